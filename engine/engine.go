@@ -1,0 +1,12 @@
+package engine
+
+// Engine is a compiled, immutable policy. Build it with Compile; decide with
+// Evaluate. It is safe for concurrent use.
+type Engine struct {
+	opts     Options
+	problems []Problem
+	policy   *compiledPolicy
+}
+
+// Problems returns the validation problems found when the policy was compiled.
+func (e *Engine) Problems() []Problem { return e.problems }

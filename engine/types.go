@@ -1,0 +1,77 @@
+package engine
+
+// Request is one tool call to decide: the body of POST /api/v1/evaluate.
+type Request struct {
+	ToolName  string         `json:"tool_name"`
+	ToolArgs  map[string]any `json:"tool_args"`
+	ChannelID string         `json:"channel_id,omitempty"`
+	Workspace string         `json:"workspace,omitempty"`
+	Scope     *Scope         `json:"scope,omitempty"`
+	// Explain asks for the Trace of the steps taken.
+	Explain bool `json:"explain,omitempty"`
+}
+
+// Scope marks a digital-persona (avatar) call, decided under the owner
+// scopes of its principal (spec 1, contract D3).
+type Scope struct {
+	AvatarMode         bool   `json:"avatar_mode"`
+	GroupDigitalAvatar bool   `json:"group_digital_avatar"`
+	PrincipalUserID    string `json:"principal_user_id"`
+}
+
+// Decision is the engine's answer for one Request.
+type Decision struct {
+	Level Level
+	// MatchedRule names what decided; empty when no rule applies (a disabled
+	// engine, a skipped channel), which the wire shows as null.
+	MatchedRule string
+	Reason      string
+	// ExternalPaths are the resolved paths outside the workspace, if any.
+	ExternalPaths []string
+	// FromOverride is true when an approval override allowed the call.
+	FromOverride bool
+	// Trace lists the steps taken, when the request asked for Explain.
+	Trace []Step
+}
+
+// Step is one entry of an explain trace.
+type Step struct {
+	// Name is the step: enabled, channel, baseline, builtin_hits, user_hits,
+	// approval_overrides, finalize, tool_level, defaults, fallback, legacy,
+	// escalation, shell, external_directory, owner_scope.
+	Name string `json:"step"`
+	// Result is the level this step produced, if any.
+	Result string `json:"result,omitempty"`
+	// Rule is the rule this step produced or matched, if any.
+	Rule string `json:"rule,omitempty"`
+	// Detail says in words what the step looked at.
+	Detail string `json:"detail,omitempty"`
+	// Hits are the rules that matched at this step.
+	Hits []string `json:"hits,omitempty"`
+	// Decisive marks the step whose result stood as the final decision.
+	Decisive bool `json:"decisive,omitempty"`
+}
+
+// Problem is one validation problem of a policy, naming its place, such as
+// "permissions.rules[3].pattern". A broken entry is inert (contract D4).
+type Problem struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+// Error formats the problem as "path: message".
+func (p Problem) Error() string { return p.Path + ": " + p.Message }
+
+// Options are the facts the engine needs from outside, fixed at compile time.
+type Options struct {
+	// Workspace is the server's --workspace, used when a request names none.
+	Workspace string
+	// HomeDir is the server user's home, for ~ and $HOME (contract D2).
+	HomeDir string
+	// ResolvePath resolves symlinks of an absolute, cleaned, forward-slash
+	// path where it exists; nil leaves paths as they are.
+	ResolvePath func(string) string
+	// CheckedChannels is the set of channels that are checked; nil means
+	// web, acp, cli and tui.
+	CheckedChannels []string
+}
