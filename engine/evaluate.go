@@ -1,0 +1,309 @@
+package engine
+
+import (
+	"sort"
+	"strings"
+)
+
+// outcome is a level and the matched_rule that produced it.
+type outcome struct {
+	level        Level
+	rule         string
+	fromOverride bool
+}
+
+// Evaluate decides one tool call: the master switch, the channel set, the
+// tiered policy (spec 2.3) or the legacy checker, shell-operator escalation,
+// the external-directory merge (spec 2.4) and owner scopes (contract D3).
+func (e *Engine) Evaluate(req *Request) Decision {
+	p := e.policy
+	var tr *tracer
+	if req.Explain {
+		tr = &tracer{}
+	}
+	if !p.enabled {
+		tr.add(Step{Name: "enabled", Result: "allow", Detail: "permissions.enabled is false", Decisive: true})
+		return Decision{Level: Allow, Reason: "Permission system is disabled", Trace: tr.steps()}
+	}
+	if !p.channels[channelKey(req.ChannelID)] {
+		tr.add(Step{Name: "channel", Result: "allow", Detail: "channel " + req.ChannelID + " is not checked", Decisive: true})
+		return Decision{Level: Allow, Reason: "Skipped for channel: " + req.ChannelID, Trace: tr.steps()}
+	}
+	tool := req.ToolName
+	var vals callValues
+	var pathBuf [8]string
+	vals.category = ToolCategory(tool)
+	e.fillValues(&vals, req.ToolArgs, pathBuf[:0])
+
+	var out outcome
+	if p.tiered {
+		out = p.evalTiered(tool, &vals, tr)
+	} else {
+		out = p.evalLegacy(tool, &vals, tr)
+	}
+	d := Decision{Level: out.level, MatchedRule: out.rule, FromOverride: out.fromOverride}
+	var sh *ShellAnalysis
+	if vals.category == CategoryShell {
+		sh = e.escalate(&d, vals.command, tr)
+	}
+	e.mergeExternal(&d, req, &vals, sh, tr)
+	downgraded := e.applyOwnerScope(&d, req, tr)
+	d.Reason = p.reason(d.Level, tool, d.MatchedRule)
+	if downgraded && p.guidance != "" {
+		d.Reason = p.guidance
+	}
+	d.Trace = tr.finish(d.MatchedRule)
+	return d
+}
+
+// channelKey normalizes a channel id; an empty channel counts as web.
+func channelKey(ch string) string {
+	if ch == "" {
+		return "web"
+	}
+	for i := 0; i < len(ch); i++ {
+		c := ch[i]
+		if c >= 'A' && c <= 'Z' || c == ' ' || c == '\t' {
+			return strings.ToLower(strings.TrimSpace(ch))
+		}
+	}
+	return ch
+}
+
+// fillValues extracts what rules match: the command of a shell tool, the
+// path values (and their home expansions) of a path tool.
+func (e *Engine) fillValues(v *callValues, args map[string]any, buf []string) {
+	switch v.category {
+	case CategoryShell:
+		v.command = shellValue(args)
+		v.slashed = slashes(v.command)
+	case CategoryPath:
+		home := e.opts.HomeDir
+		eachPathValue(args, func(s string) bool {
+			buf = append(buf, s)
+			if x := expandHome(s, home); x != s {
+				buf = append(buf, x)
+			}
+			return true
+		})
+		v.paths = buf
+	}
+}
+
+// evalTiered is evaluate_tiered_policy (spec 2.3).
+func (p *compiledPolicy) evalTiered(tool string, v *callValues, tr *tracer) outcome {
+	bl := p.tools[tool]
+	tr.add(Step{Name: "baseline", Result: bl.level.String(), Rule: bl.rule, Detail: "permissions.tools." + tool})
+	if bl.level == Deny {
+		tr.decide()
+		return outcome{level: Deny, rule: bl.rule}
+	}
+	var bbuf, ubuf [8]*rule
+	builtinHits := p.builtin.collect(tool, v, bbuf[:0])
+	tr.hits("builtin_hits", builtinHits)
+	if hasDeny(builtinHits) {
+		tr.decide()
+		return finalize(builtinHits, "tiered_policy:builtin:")
+	}
+	userHits := p.user.collect(tool, v, ubuf[:0])
+	tr.hits("user_hits", userHits)
+	if hasDeny(userHits) {
+		tr.decide()
+		return finalize(userHits, "tiered_policy:rules:")
+	}
+	if ov := p.overrides.first(tool, v); ov != nil {
+		tr.add(Step{Name: "approval_overrides", Result: "allow", Rule: ov.single, Hits: []string{ov.name}, Decisive: true})
+		return outcome{level: Allow, rule: ov.single, fromOverride: true}
+	}
+	tr.add(Step{Name: "approval_overrides", Detail: "no override matched"})
+	if len(builtinHits) > 0 {
+		out := finalize(builtinHits, "tiered_policy:builtin:")
+		tr.add(Step{Name: "finalize", Result: out.level.String(), Rule: out.rule, Detail: "built-in hits decide; user hits are not merged", Decisive: true})
+		return out
+	}
+	if len(userHits) > 0 {
+		out := finalize(userHits, "tiered_policy:rules:")
+		tr.add(Step{Name: "finalize", Result: out.level.String(), Rule: out.rule, Detail: "user hits decide", Decisive: true})
+		return out
+	}
+	if bl.set() {
+		tr.add(Step{Name: "tool_level", Result: bl.level.String(), Rule: bl.rule, Decisive: true})
+		return outcome{level: bl.level, rule: bl.rule}
+	}
+	if p.defaults.set() {
+		tr.add(Step{Name: "defaults", Result: p.defaults.level.String(), Rule: p.defaults.rule, Decisive: true})
+		return outcome{level: p.defaults.level, rule: p.defaults.rule}
+	}
+	tr.add(Step{Name: "fallback", Result: "ask", Rule: "default", Detail: "no configuration applies", Decisive: true})
+	return outcome{level: Ask, rule: "default"}
+}
+
+func hasDeny(hits []*rule) bool {
+	for _, h := range hits {
+		if h.level == Deny {
+			return true
+		}
+	}
+	return false
+}
+
+// finalize is _finalize_hits: any deny wins; else the strictest level. The
+// names of the hits at the winning level are joined with + in sorted order.
+func finalize(hits []*rule, base string) outcome {
+	win := Allow
+	for _, h := range hits {
+		win = Stricter(win, h.level)
+	}
+	var only *rule
+	count := 0
+	for _, h := range hits {
+		if h.level == win {
+			only = h
+			count++
+		}
+	}
+	if count == 1 {
+		if win == Deny {
+			return outcome{level: Deny, rule: only.singleDeny}
+		}
+		return outcome{level: win, rule: only.single}
+	}
+	names := make([]string, 0, count)
+	for _, h := range hits {
+		if h.level == win {
+			names = append(names, h.name)
+		}
+	}
+	sort.Strings(names)
+	prefix := base
+	if win == Deny {
+		prefix += "deny:"
+	}
+	return outcome{level: win, rule: prefix + strings.Join(names, "+")}
+}
+
+// evalLegacy is the tool-level checker of the legacy schema (contract 3):
+// tools.<t>.patterns (strictest match), then tools.<t>.* or tools.<t>, then
+// defaults.*; any deny among these wins, else the first that applies.
+func (p *compiledPolicy) evalLegacy(tool string, v *callValues, tr *tracer) outcome {
+	var cands [3]outcome
+	n := 0
+	var best *legacyPattern
+	for i := range p.legacy[tool] {
+		lp := &p.legacy[tool][i]
+		if legacyMatch(lp, v) && (best == nil || lp.level > best.level) {
+			best = lp
+		}
+	}
+	if best != nil {
+		cands[n] = outcome{level: best.level, rule: best.rule}
+		n++
+	}
+	if tl, ok := p.tools[tool]; ok {
+		cands[n] = outcome{level: tl.level, rule: tl.rule}
+		n++
+	}
+	if p.defaults.set() {
+		cands[n] = outcome{level: p.defaults.level, rule: p.defaults.rule}
+		n++
+	}
+	for i := 0; i < n; i++ {
+		tr.add(Step{Name: "legacy", Result: cands[i].level.String(), Rule: cands[i].rule})
+	}
+	for i := 0; i < n; i++ {
+		if cands[i].level == Deny {
+			tr.decideRule(cands[i].rule)
+			return cands[i]
+		}
+	}
+	if n > 0 {
+		tr.decideRule(cands[0].rule)
+		return cands[0]
+	}
+	tr.add(Step{Name: "fallback", Result: "ask", Rule: "default", Detail: "no configuration applies", Decisive: true})
+	return outcome{level: Ask, rule: "default"}
+}
+
+func legacyMatch(lp *legacyPattern, v *callValues) bool {
+	switch v.category {
+	case CategoryShell:
+		return lp.m.matchShell(v.command)
+	case CategoryPath:
+		for _, p := range v.paths {
+			if lp.m.matchPath(p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// escalationRisk reports whether a command holds chaining or injection
+// characters: [;&|`<>], $( or ${, or a newline (contract 3).
+func escalationRisk(cmd string) bool {
+	if strings.ContainsAny(cmd, ";&|`<>\n") {
+		return true
+	}
+	i := strings.IndexByte(cmd, '$')
+	for i >= 0 && i+1 < len(cmd) {
+		if cmd[i+1] == '(' || cmd[i+1] == '{' {
+			return true
+		}
+		j := strings.IndexByte(cmd[i+1:], '$')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+// escalate turns an allow that did not come from an approval override into
+// ask when the command is risky: operator characters, or a script that does
+// not parse (contract D2). It returns the shell analysis when it made one.
+func (e *Engine) escalate(d *Decision, cmd string, tr *tracer) *ShellAnalysis {
+	var sh *ShellAnalysis
+	if NeedsFullParse(cmd) {
+		a := AnalyzeShell(cmd, e.opts.HomeDir)
+		sh = &a
+		tr.shell(sh)
+	}
+	if d.Level != Allow || d.FromOverride {
+		return sh
+	}
+	if escalationRisk(cmd) {
+		d.Level = Ask
+		tr.add(Step{Name: "escalation", Result: "ask", Detail: "shell operators in the command turn allow into ask", Decisive: true})
+	} else if sh != nil && !sh.Parsed {
+		d.Level = Ask
+		tr.add(Step{Name: "escalation", Result: "ask", Detail: "the command does not parse as a shell script", Decisive: true})
+	}
+	return sh
+}
+
+// reason formats the reason of a decision (contract 3).
+func (p *compiledPolicy) reason(l Level, tool, rule string) string {
+	key := reasonKey{level: l, rule: rule}
+	if l == Ask {
+		key.tool = tool
+	}
+	if r, ok := p.reasons[key]; ok {
+		return r
+	}
+	return formatReason(l, tool, rule)
+}
+
+// formatReason builds a reason string.
+func formatReason(l Level, tool, rule string) string {
+	switch l {
+	case Allow:
+		return "Allowed by rule: " + rule
+	case Deny:
+		return "Denied by rule: " + rule
+	}
+	return askReason(tool, rule)
+}
+
+func askReason(tool, rule string) string {
+	return "Approval required for " + tool + " (rule: " + rule + ")"
+}

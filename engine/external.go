@@ -1,0 +1,240 @@
+package engine
+
+import (
+	"path"
+	"sort"
+	"strings"
+)
+
+// extDir is the compiled permissions.external_directory.
+type extDir struct {
+	fixed bool  // a plain level applies to every external path
+	level Level // the plain level, when fixed
+	star  Level // the "*" level of a map (default ask)
+	keys  []extKey
+}
+
+// extKey is one path-prefix key of external_directory.
+type extKey struct {
+	prefix string // normalized: forward slashes, no trailing /, drive letter lower-cased
+	raw    string
+	level  Level
+}
+
+func (c *compiler) compileExternal(v any) extDir {
+	ext := extDir{star: Ask}
+	switch val := v.(type) {
+	case nil:
+		return ext
+	case string:
+		lvl, ok := c.level("permissions.external_directory", val)
+		if !ok {
+			lvl = Ask
+		}
+		return extDir{fixed: true, level: lvl, star: lvl}
+	}
+	m, ok := asMap(v)
+	if !ok {
+		c.problem("permissions.external_directory", "must be a level or a mapping of path prefix to level")
+		return ext
+	}
+	for _, k := range sortedKeys(m) {
+		kpath := "permissions.external_directory[" + quoteKey(k) + "]"
+		lvl, ok := c.level(kpath, m[k])
+		if !ok {
+			continue
+		}
+		if k == "*" {
+			ext.star = lvl
+			continue
+		}
+		prefix := NormalizeDirKey(k)
+		if !strings.Contains(prefix, "/") {
+			c.problem(kpath, "ignored: a key must be a path with / (a bare drive letter would match a whole drive)")
+			continue
+		}
+		ext.keys = append(ext.keys, extKey{prefix: prefix, raw: k, level: lvl})
+	}
+	// Longest prefix first, so the most specific key decides.
+	sort.SliceStable(ext.keys, func(i, j int) bool { return len(ext.keys[i].prefix) > len(ext.keys[j].prefix) })
+	return ext
+}
+
+// NormalizeDirKey normalizes an external_directory key: \ to /, no trailing
+// / (but / stays /), drive letter lower-cased.
+func NormalizeDirKey(k string) string {
+	k = strings.TrimSpace(slashes(k))
+	for len(k) > 1 && strings.HasSuffix(k, "/") {
+		k = k[:len(k)-1]
+	}
+	return lowerDrive(k)
+}
+
+func lowerDrive(p string) string {
+	if hasDriveLetter(p) && p[0] >= 'A' && p[0] <= 'Z' {
+		return string(p[0]+('a'-'A')) + p[1:]
+	}
+	return p
+}
+
+// under reports whether p is dir or lies below it.
+func under(p, dir string) bool {
+	if dir == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return p == dir || len(p) > len(dir) && p[len(dir)] == '/' && p[:len(dir)] == dir
+}
+
+// levelFor returns the level for one external path and the key that gave it.
+func (x *extDir) levelFor(p string) (Level, string) {
+	if x.fixed {
+		return x.level, "*"
+	}
+	for _, k := range x.keys {
+		if under(p, k.prefix) {
+			return k.level, k.raw
+		}
+	}
+	return x.star, "*"
+}
+
+// absolute makes a path word absolute against dir, cleaned, with forward
+// slashes; drive-letter paths are absolute (contract D5). It returns "" when
+// a relative path has no base.
+func (e *Engine) absolute(w, dir string) string {
+	w = slashes(w)
+	var abs string
+	switch {
+	case hasDriveLetter(w):
+		rest := w[2:]
+		if !strings.HasPrefix(rest, "/") {
+			rest = "/" + rest
+		}
+		return lowerDrive(w[:2]) + path.Clean(rest)
+	case strings.HasPrefix(w, "/"):
+		abs = path.Clean(w)
+	case dir == "":
+		return ""
+	default:
+		abs = path.Join(dir, w)
+	}
+	if e.opts.ResolvePath != nil && strings.HasPrefix(abs, "/") {
+		abs = e.opts.ResolvePath(abs)
+	}
+	return abs
+}
+
+// workspace returns the cleaned, resolved workspace of the request.
+func (e *Engine) workspace(req *Request) string {
+	ws := req.Workspace
+	if ws == "" {
+		ws = e.opts.Workspace
+	}
+	if ws == "" {
+		return ""
+	}
+	return e.absolute(ws, "/")
+}
+
+// mergeExternal is the external-directory check of spec 2.4 and contract 3:
+// paths outside the workspace get the external_directory level, merged
+// strictest with the decision, and matched_rule gets |external_directory.*.
+func (e *Engine) mergeExternal(d *Decision, req *Request, v *callValues, sh *ShellAnalysis, tr *tracer) {
+	if v.category != CategoryShell && v.category != CategoryPath {
+		return
+	}
+	ws := e.workspace(req)
+	c := extCollector{e: e, ws: ws, ext: &e.policy.ext}
+	if v.category == CategoryShell {
+		c.cwd = ws
+		if wd, ok := req.ToolArgs["workdir"].(string); ok && strings.TrimSpace(wd) != "" {
+			c.cwd = e.absolute(expandHome(strings.TrimSpace(wd), e.opts.HomeDir), ws)
+		}
+		if sh != nil {
+			for _, w := range sh.Paths {
+				c.add(w)
+			}
+		} else {
+			eachPlainWord(v.command, func(w string) {
+				if pw, ok := PathWord(w, e.opts.HomeDir); ok {
+					c.add(pw)
+				}
+			})
+		}
+	} else {
+		c.cwd = ws
+		eachPathValue(req.ToolArgs, func(s string) bool {
+			if !isURL(s) {
+				c.add(expandHome(s, e.opts.HomeDir))
+			}
+			return true
+		})
+	}
+	if len(c.paths) == 0 {
+		return
+	}
+	d.ExternalPaths = c.paths
+	step := Step{Name: "external_directory", Result: c.level.String(), Hits: c.paths, Detail: "outside the workspace " + ws}
+	if c.level == Ask || c.level == Deny {
+		d.Level = Stricter(d.Level, c.level)
+		d.MatchedRule += "|" + c.ruleName()
+		step.Rule = d.MatchedRule
+		step.Decisive = d.Level == c.level
+	}
+	tr.add(step)
+}
+
+// extCollector gathers the external paths of one call and their level.
+type extCollector struct {
+	e        *Engine
+	ws, cwd  string
+	ext      *extDir
+	paths    []string
+	level    Level
+	levelKey string
+}
+
+func (c *extCollector) add(word string) {
+	abs := c.e.absolute(word, c.cwd)
+	if abs == "" || c.ws != "" && under(abs, lowerDrive(c.ws)) {
+		return
+	}
+	for _, p := range c.paths {
+		if p == abs {
+			return
+		}
+	}
+	c.paths = append(c.paths, abs)
+	lvl, key := c.ext.levelFor(abs)
+	if lvl > c.level || c.levelKey == "" {
+		if lvl >= c.level {
+			c.level, c.levelKey = lvl, key
+		}
+	}
+}
+
+// ruleName names what the external check matched: external_directory.* for
+// the default, external_directory[<key>] for a key.
+func (c *extCollector) ruleName() string {
+	if c.levelKey == "*" || c.levelKey == "" {
+		return "external_directory.*"
+	}
+	return "external_directory[" + c.levelKey + "]"
+}
+
+// eachPlainWord calls fn with every space-separated word of a plain command.
+func eachPlainWord(cmd string, fn func(string)) {
+	start := -1
+	for i := 0; i <= len(cmd); i++ {
+		if i == len(cmd) || cmd[i] == ' ' {
+			if start >= 0 {
+				fn(cmd[start:i])
+				start = -1
+			}
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+	}
+}

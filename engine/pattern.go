@@ -1,0 +1,210 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// globClass is the character class a glob * or ? may match (contract 3): it
+// never spans ; & | $ \ ` < > ( ) or a newline.
+const globClass = `[\-a-zA-Z0-9 ._/:"']`
+
+// ErrEmptyPattern is returned for a rule whose pattern is empty.
+var ErrEmptyPattern = errors.New("pattern is empty")
+
+// PatternError is a pattern RE2 cannot compile.
+type PatternError struct {
+	Pattern string
+	Err     error
+}
+
+func (e *PatternError) Error() string {
+	return fmt.Sprintf("invalid regular expression %q: %v", e.Pattern, e.Err)
+}
+
+func (e *PatternError) Unwrap() error { return e.Err }
+
+// matcher is one compiled rule pattern.
+type matcher struct {
+	raw string
+	// regex patterns (re:): every compiled alternative; a hit on any is a hit.
+	res []*regexp.Regexp
+	// glob patterns: exact is the normalized literal when there is no
+	// wildcard; glob the anchored regexp otherwise.
+	isRegex bool
+	hasWild bool
+	exact   string
+	glob    *regexp.Regexp
+}
+
+// ValidatePattern reports whether a rule pattern compiles: a non-empty glob
+// always does; a re: pattern must be RE2, or contain | with at least one
+// alternative that is.
+func ValidatePattern(pattern string) error {
+	m, partial, err := compilePattern(pattern)
+	if err != nil {
+		return err
+	}
+	_ = m
+	return partial
+}
+
+// compilePattern compiles a rule pattern. partial is non-nil when a re:
+// pattern only compiled alternative by alternative: it is usable, and worth
+// reporting.
+func compilePattern(p string) (m *matcher, partial error, err error) {
+	if strings.TrimSpace(p) == "" {
+		return nil, nil, ErrEmptyPattern
+	}
+	if expr, ok := strings.CutPrefix(p, "re:"); ok {
+		return compileRegex(p, expr)
+	}
+	return compileGlob(p), nil, nil
+}
+
+func compileRegex(raw, expr string) (*matcher, error, error) {
+	m := &matcher{raw: raw, isRegex: true}
+	re, err := regexp.Compile(expr)
+	if err == nil {
+		m.res = []*regexp.Regexp{re}
+		return m, nil, nil
+	}
+	whole := &PatternError{Pattern: expr, Err: err}
+	if !strings.Contains(expr, "|") {
+		return nil, nil, whole
+	}
+	for _, alt := range strings.Split(expr, "|") {
+		if alt == "" {
+			continue
+		}
+		if re, aerr := regexp.Compile(alt); aerr == nil {
+			m.res = append(m.res, re)
+		}
+	}
+	if len(m.res) == 0 {
+		return nil, nil, whole
+	}
+	return m, fmt.Errorf("%w; only the alternatives that compile are used", whole), nil
+}
+
+func compileGlob(raw string) *matcher {
+	p := strings.ReplaceAll(raw, `\`, "/")
+	m := &matcher{raw: raw}
+	if !strings.ContainsAny(p, "*?[") {
+		m.exact = p
+		return m
+	}
+	m.hasWild = true
+	body, optionalTail := p, false
+	if strings.HasSuffix(p, " *") {
+		body, optionalTail = p[:len(p)-2], true
+	}
+	var b strings.Builder
+	b.WriteString("^")
+	for _, r := range body {
+		switch r {
+		case '*':
+			b.WriteString(globClass + "*")
+		case '?':
+			b.WriteString(globClass)
+		default:
+			b.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	}
+	if optionalTail {
+		b.WriteString("(?: " + globClass + "*)?")
+	}
+	b.WriteString("$")
+	m.glob = regexp.MustCompile(b.String())
+	return m
+}
+
+// matchRegex searches v, then v with \ replaced by /.
+func (m *matcher) matchRegex(v string) bool {
+	for _, re := range m.res {
+		if re.MatchString(v) {
+			return true
+		}
+	}
+	if strings.IndexByte(v, '\\') < 0 {
+		return false
+	}
+	slashed := strings.ReplaceAll(v, `\`, "/")
+	for _, re := range m.res {
+		if re.MatchString(slashed) {
+			return true
+		}
+	}
+	return false
+}
+
+// matchGlobValue matches an already normalized value against the glob.
+func (m *matcher) matchGlobValue(v string) bool {
+	if !m.hasWild {
+		return v == m.exact
+	}
+	return m.glob.MatchString(v)
+}
+
+// matchShell matches the whole command string.
+func (m *matcher) matchShell(v string) bool {
+	if m.isRegex {
+		return m.matchRegex(v)
+	}
+	return m.matchGlobValue(slashes(v))
+}
+
+// matchPath matches one path value; a glob also tries every parent p of the
+// value as p and p/ (p/* can never match: a glob * does not match a literal *).
+func (m *matcher) matchPath(v string) bool {
+	if m.isRegex {
+		return m.matchRegex(v)
+	}
+	nv := slashes(v)
+	if m.matchGlobValue(nv) {
+		return true
+	}
+	for i := len(nv) - 1; i >= 0; i-- {
+		if nv[i] != '/' {
+			continue
+		}
+		parent := nv[:i]
+		if i == 0 {
+			parent = "/"
+		}
+		if parent == "" {
+			continue
+		}
+		if m.matchGlobValue(parent) || m.matchWithSlash(parent) {
+			return true
+		}
+	}
+	return false
+}
+
+var slashBufs = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
+
+// matchWithSlash matches parent+"/" without allocating a string.
+func (m *matcher) matchWithSlash(parent string) bool {
+	if !m.hasWild {
+		return len(m.exact) == len(parent)+1 && m.exact[len(parent)] == '/' && m.exact[:len(parent)] == parent
+	}
+	bp := slashBufs.Get().(*[]byte)
+	b := append((*bp)[:0], parent...)
+	b = append(b, '/')
+	ok := m.glob.Match(b)
+	*bp = b
+	slashBufs.Put(bp)
+	return ok
+}
+
+// slashes replaces \ with /, allocating only when there is a \.
+func slashes(v string) string {
+	if strings.IndexByte(v, '\\') < 0 {
+		return v
+	}
+	return strings.ReplaceAll(v, `\`, "/")
+}

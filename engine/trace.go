@@ -1,0 +1,104 @@
+package engine
+
+// tracer records the steps of one evaluation for explain. A nil tracer
+// records nothing, so evaluation without explain pays only a nil check.
+type tracer struct {
+	list    []Step
+	decided int // index of the decisive step, -1 for none yet
+	set     bool
+}
+
+func (t *tracer) add(s Step) {
+	if t == nil {
+		return
+	}
+	t.list = append(t.list, s)
+	if s.Decisive {
+		t.decided, t.set = len(t.list)-1, true
+	}
+}
+
+// decide marks the last step as decisive.
+func (t *tracer) decide() {
+	if t == nil || len(t.list) == 0 {
+		return
+	}
+	t.decided, t.set = len(t.list)-1, true
+}
+
+// decideRule marks the last step naming rule as decisive.
+func (t *tracer) decideRule(rule string) {
+	if t == nil {
+		return
+	}
+	for i := len(t.list) - 1; i >= 0; i-- {
+		if t.list[i].Rule == rule {
+			t.decided, t.set = i, true
+			return
+		}
+	}
+}
+
+// hits records the rules that matched at a step.
+func (t *tracer) hits(name string, hits []*rule) {
+	if t == nil {
+		return
+	}
+	s := Step{Name: name}
+	for _, h := range hits {
+		s.Hits = append(s.Hits, h.name+"="+h.level.String())
+	}
+	if len(hits) == 0 {
+		s.Detail = "no rule matched"
+	}
+	t.add(s)
+}
+
+// shell records what the shell analysis found.
+func (t *tracer) shell(a *ShellAnalysis) {
+	if t == nil {
+		return
+	}
+	s := Step{Name: "shell"}
+	for _, c := range a.Commands {
+		s.Hits = append(s.Hits, joinWords(c))
+	}
+	if !a.Parsed {
+		s.Detail = "the command does not parse"
+	} else {
+		s.Detail = "simple commands found"
+	}
+	if len(a.Paths) > 0 {
+		s.Detail += "; paths: " + joinWords(a.Paths)
+	}
+	t.add(s)
+}
+
+func joinWords(ws []string) string {
+	out := ""
+	for i, w := range ws {
+		if i > 0 {
+			out += " "
+		}
+		out += w
+	}
+	return out
+}
+
+func (t *tracer) steps() []Step {
+	if t == nil {
+		return nil
+	}
+	return t.list
+}
+
+// finish returns the steps with exactly one marked decisive.
+func (t *tracer) finish(finalRule string) []Step {
+	if t == nil {
+		return nil
+	}
+	for i := range t.list {
+		t.list[i].Decisive = t.set && i == t.decided
+	}
+	return t.list
+}
