@@ -1,0 +1,427 @@
+package store
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/toolgate/toolgate/engine"
+)
+
+// Validate dry-runs a permissions section against the built-in rules in
+// force and returns every problem; nothing is written.
+func (s *Store) Validate(section map[string]any) []engine.Problem {
+	_, problems := engine.Compile(normalizeMap(section), s.cur.Load().builtin, s.engineOptions())
+	return problems
+}
+
+// ReplaceSection replaces the whole permissions section. With a non-empty
+// ifMatch (an ETag from Section, quoted or not, or "*"), it fails with
+// ErrPreconditionFailed when the section on disk has changed since. Entries
+// whose value is unchanged keep their comments.
+func (s *Store) ReplaceSection(section map[string]any, ifMatch string) (string, error) {
+	if section == nil {
+		return "", invalid("permissions", "must be a mapping")
+	}
+	section = normalizeMap(section)
+	return s.modify(func(d *configDoc) error {
+		if tag := cleanETag(ifMatch); tag != "" && tag != "*" {
+			cur, _ := d.decodedPermissions()
+			m, _ := cur.(map[string]any)
+			if sectionETag(m) != tag {
+				return ErrPreconditionFailed
+			}
+		}
+		perms := d.permissionsMap()
+		return replaceMapping(perms, section)
+	})
+}
+
+// cleanETag strips the W/ prefix and quotes of an If-Match value.
+func cleanETag(tag string) string {
+	tag = strings.TrimSpace(tag)
+	tag = strings.TrimPrefix(tag, "W/")
+	return strings.Trim(tag, `"`)
+}
+
+// replaceMapping makes m hold exactly want: keys whose value is unchanged
+// keep their nodes (and comments) and place; new keys are appended.
+func replaceMapping(m *yaml.Node, want map[string]any) error {
+	var content []*yaml.Node
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k, v := m.Content[i], m.Content[i+1]
+		nv, keep := want[k.Value]
+		if !keep {
+			continue
+		}
+		old, err := decodeNode(v)
+		if err == nil && reflect.DeepEqual(old, nv) {
+			content = append(content, k, v)
+			continue
+		}
+		if sub, ok := nv.(map[string]any); ok && v.Kind == yaml.MappingNode && v.Style&yaml.FlowStyle == 0 {
+			if err := replaceMapping(v, sub); err != nil {
+				return err
+			}
+			content = append(content, k, v)
+			continue
+		}
+		n, err := fieldNode(k.Value, nv)
+		if err != nil {
+			return err
+		}
+		carryComments(v, n)
+		content = append(content, k, n)
+	}
+	have := map[string]bool{}
+	for i := 0; i < len(content); i += 2 {
+		have[content[i].Value] = true
+	}
+	// A foot comment of a removed last key stays at the end.
+	var foot string
+	if n := len(m.Content); n >= 2 && (len(content) == 0 || content[len(content)-2] != m.Content[n-2]) {
+		foot = m.Content[n-2].FootComment
+	}
+	m.Content = content
+	for _, k := range orderedKeys(want) {
+		if have[k] {
+			continue
+		}
+		n, err := fieldNode(k, want[k])
+		if err != nil {
+			return err
+		}
+		mapAppend(m, scalar(k), n)
+	}
+	if n := len(m.Content); foot != "" && n >= 2 && m.Content[n-2].FootComment == "" {
+		m.Content[n-2].FootComment = foot
+	}
+	return nil
+}
+
+func carryComments(old, n *yaml.Node) {
+	if n.Kind == yaml.ScalarNode && n.LineComment == "" {
+		n.LineComment = old.LineComment
+	}
+	if n.FootComment == "" {
+		n.FootComment = old.FootComment
+	}
+}
+
+// fieldNode builds the node for a value of key, with a `tools` list of
+// names in flow style.
+func fieldNode(key string, v any) (*yaml.Node, error) {
+	n, err := toNode(v)
+	if err != nil {
+		return nil, invalid(key, err.Error())
+	}
+	if key == "tools" && n.Kind == yaml.SequenceNode && allScalars(n) {
+		n.Style = yaml.FlowStyle
+	}
+	return n, nil
+}
+
+// setField sets key of m to v, or removes it when v is nil.
+func setField(m *yaml.Node, key string, v any) error {
+	if v == nil {
+		mapDelete(m, key)
+		return nil
+	}
+	n, err := fieldNode(key, v)
+	if err != nil {
+		return err
+	}
+	mapSet(m, key, n)
+	return nil
+}
+
+// settingKeys are the keys SetSettings may change, with their check.
+var settingKeys = map[string]func(any) string{
+	"enabled":               wantBool,
+	"schema":                wantString,
+	"version":               wantString,
+	"permission_mode":       wantMode,
+	"defaults":              wantLevelMap,
+	"deny_guidance_message": wantString,
+}
+
+// SetSettings changes the scalar settings of the section: enabled, schema
+// (or version), permission_mode, defaults and deny_guidance_message. A nil
+// value removes the key.
+func (s *Store) SetSettings(patch map[string]any) (string, error) {
+	patch = normalizeMap(patch)
+	var problems []engine.Problem
+	for _, k := range orderedKeys(patch) {
+		check, ok := settingKeys[k]
+		switch {
+		case !ok:
+			problems = append(problems, engine.Problem{Path: "permissions." + k, Message: "not a setting (enabled, schema, version, permission_mode, defaults, deny_guidance_message)"})
+		case patch[k] != nil:
+			if msg := check(patch[k]); msg != "" {
+				problems = append(problems, engine.Problem{Path: "permissions." + k, Message: msg})
+			}
+		}
+	}
+	if len(problems) > 0 {
+		return "", &ValidationError{Problems: problems}
+	}
+	return s.modify(func(d *configDoc) error {
+		perms := d.permissionsMap()
+		for _, k := range orderedKeys(patch) {
+			if err := setField(perms, k, patch[k]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func wantBool(v any) string {
+	if _, ok := v.(bool); !ok {
+		return "must be true or false"
+	}
+	return ""
+}
+
+func wantString(v any) string {
+	if _, ok := v.(string); !ok {
+		return "must be a string"
+	}
+	return ""
+}
+
+func wantMode(v any) string {
+	m, ok := v.(string)
+	if m = strings.ToLower(strings.TrimSpace(m)); !ok || m != "normal" && m != "strict" {
+		return fmt.Sprintf("invalid permission_mode %v, only normal or strict", v)
+	}
+	return ""
+}
+
+func wantLevelMap(v any) string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return `must be a mapping such as {"*": ask}`
+	}
+	for _, k := range orderedKeys(m) {
+		if msg := levelProblem(m[k]); msg != "" {
+			return fmt.Sprintf("%s: %s", k, msg)
+		}
+	}
+	return ""
+}
+
+// levelProblem checks a level value; the message is the spec's (6.4).
+func levelProblem(v any) string {
+	s, _ := v.(string)
+	if _, ok := engine.ParseLevel(s); !ok {
+		return fmt.Sprintf("无效级别 %q，仅允许：allow、ask、deny (invalid level %q, only allow, ask, deny)", fmt.Sprint(v), fmt.Sprint(v))
+	}
+	return ""
+}
+
+// SetToolLevel sets permissions.tools.<tool> to a level. For a legacy entry
+// (a mapping with "*" and patterns) it sets "*" and keeps the patterns.
+func (s *Store) SetToolLevel(tool, level string) (string, error) {
+	tool = strings.TrimSpace(tool)
+	if tool == "" {
+		return "", invalid("permissions.tools", "工具名不能为空。 (the tool name is empty)")
+	}
+	if msg := levelProblem(level); msg != "" {
+		return "", invalid("permissions.tools."+tool, msg)
+	}
+	level = strings.ToLower(strings.TrimSpace(level))
+	return s.modify(func(d *configDoc) error {
+		tools := ensureMap(d.permissionsMap(), "tools")
+		if _, v := mapGet(tools, tool); v != nil && v.Kind == yaml.MappingNode {
+			mapSet(v, "*", scalar(level))
+			return nil
+		}
+		mapSet(tools, tool, scalar(level))
+		return nil
+	})
+}
+
+// DeleteTool removes permissions.tools.<tool>; ErrNotFound when absent.
+func (s *Store) DeleteTool(tool string) (string, error) {
+	return s.modify(func(d *configDoc) error {
+		_, tools := mapGet(d.permissions(), "tools")
+		if !mapDelete(tools, tool) {
+			return fmt.Errorf("tool %q: %w", tool, ErrNotFound)
+		}
+		return nil
+	})
+}
+
+// CreateRule appends a rule to permissions.rules; ErrExists when a rule with
+// its id exists.
+func (s *Store) CreateRule(rule map[string]any) (string, error) {
+	return s.appendEntry("rules", rule)
+}
+
+// UpdateRule patches the rule with that id: each key of patch is set, a nil
+// value removes the key. ErrNotFound when no rule has the id; ErrExists when
+// the patch renames it to an id in use.
+func (s *Store) UpdateRule(id string, patch map[string]any) (string, error) {
+	return s.patchEntry("rules", id, patch)
+}
+
+// DeleteRule removes the rule with that id; ErrNotFound when absent.
+func (s *Store) DeleteRule(id string) (string, error) {
+	return s.deleteEntry("rules", id)
+}
+
+// AddApprovalOverride appends an entry to permissions.approval_overrides;
+// ErrExists when one with its id exists.
+func (s *Store) AddApprovalOverride(o map[string]any) (string, error) {
+	return s.appendEntry("approval_overrides", o)
+}
+
+// DeleteApprovalOverride removes the override with that id; ErrNotFound
+// when absent.
+func (s *Store) DeleteApprovalOverride(id string) (string, error) {
+	return s.deleteEntry("approval_overrides", id)
+}
+
+func entryID(m map[string]any) string {
+	id, _ := m["id"].(string)
+	return strings.TrimSpace(id)
+}
+
+func (s *Store) appendEntry(list string, entry map[string]any) (string, error) {
+	entry = normalizeMap(entry)
+	id := entryID(entry)
+	if id == "" {
+		return "", invalid("permissions."+list+"[].id", "an id is required")
+	}
+	return s.modify(func(d *configDoc) error {
+		seq := ensureSeq(d.permissionsMap(), list)
+		if findEntry(seq, id) >= 0 {
+			return fmt.Errorf("%s id %q: %w", list, id, ErrExists)
+		}
+		n, err := toNode(entry)
+		if err != nil {
+			return invalid("permissions."+list+"[]", err.Error())
+		}
+		seq.Content = append(seq.Content, n)
+		return nil
+	})
+}
+
+func (s *Store) patchEntry(list, id string, patch map[string]any) (string, error) {
+	patch = normalizeMap(patch)
+	if v, ok := patch["id"]; ok {
+		if newID, _ := v.(string); strings.TrimSpace(newID) == "" {
+			return "", invalid("permissions."+list+"[].id", "an id is required")
+		}
+	}
+	return s.modify(func(d *configDoc) error {
+		_, seq := mapGet(d.permissions(), list)
+		i := findEntry(seq, id)
+		if i < 0 {
+			return fmt.Errorf("%s id %q: %w", list, id, ErrNotFound)
+		}
+		if newID := entryID(patch); newID != "" && newID != id && findEntry(seq, newID) >= 0 {
+			return fmt.Errorf("%s id %q: %w", list, newID, ErrExists)
+		}
+		entry := seq.Content[i]
+		for _, k := range orderedKeys(patch) {
+			if err := setField(entry, k, patch[k]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (s *Store) deleteEntry(list, id string) (string, error) {
+	return s.modify(func(d *configDoc) error {
+		_, seq := mapGet(d.permissions(), list)
+		i := findEntry(seq, id)
+		if i < 0 {
+			return fmt.Errorf("%s id %q: %w", list, id, ErrNotFound)
+		}
+		seq.Content = append(seq.Content[:i], seq.Content[i+1:]...)
+		return nil
+	})
+}
+
+// findEntry returns the index of the mapping with that id in a sequence.
+func findEntry(seq *yaml.Node, id string) int {
+	if seq == nil || seq.Kind != yaml.SequenceNode {
+		return -1
+	}
+	for i, e := range seq.Content {
+		if _, v := mapGet(e, "id"); v != nil && v.Kind == yaml.ScalarNode && v.Value == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// SetExternalDirectory sets external_directory[key] to a level. A missing
+// section is created with "*": ask; a plain level becomes the "*" entry.
+func (s *Store) SetExternalDirectory(key, level string) (string, error) {
+	key = strings.TrimSpace(key)
+	if key == "" {
+		return "", invalid("permissions.external_directory", "the key is empty")
+	}
+	if msg := levelProblem(level); msg != "" {
+		return "", invalid("permissions.external_directory."+key, msg)
+	}
+	level = strings.ToLower(strings.TrimSpace(level))
+	return s.modify(func(d *configDoc) error {
+		setExternal(d.permissionsMap(), key, level)
+		return nil
+	})
+}
+
+// setExternal sets one external_directory key, creating the mapping.
+func setExternal(perms *yaml.Node, key, level string) {
+	_, ext := mapGet(perms, "external_directory")
+	if ext == nil || ext.Kind != yaml.MappingNode {
+		star := "ask"
+		if ext != nil && ext.Kind == yaml.ScalarNode && ext.Value != "" && ext.Tag != "!!null" {
+			star = ext.Value
+		}
+		ext = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Content: []*yaml.Node{scalar("*"), scalar(star)}}
+		mapSet(perms, "external_directory", ext)
+	}
+	mapSet(ext, key, scalar(level))
+}
+
+// DeleteExternalDirectory removes external_directory[key]; ErrNotFound when
+// absent.
+func (s *Store) DeleteExternalDirectory(key string) (string, error) {
+	return s.modify(func(d *configDoc) error {
+		_, ext := mapGet(d.permissions(), "external_directory")
+		if !mapDelete(ext, key) {
+			return fmt.Errorf("external_directory %q: %w", key, ErrNotFound)
+		}
+		return nil
+	})
+}
+
+// SetOwnerScopes replaces permissions.owner_scopes (contract D3:
+// {<principal_user_id>: {tools: {<tool>: level}, defaults: {"*": level}}});
+// nil removes it.
+func (s *Store) SetOwnerScopes(scopes map[string]any) (string, error) {
+	scopes = normalizeMap(scopes)
+	return s.modify(func(d *configDoc) error {
+		if scopes == nil {
+			mapDelete(d.permissions(), "owner_scopes")
+			return nil
+		}
+		return setField(d.permissionsMap(), "owner_scopes", scopes)
+	})
+}
+
+// normalizeMap normalizes a decoded JSON or YAML mapping (nil stays nil).
+func normalizeMap(m map[string]any) map[string]any {
+	if m == nil {
+		return nil
+	}
+	return normalize(m).(map[string]any)
+}

@@ -1,0 +1,130 @@
+package store
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/toolgate/toolgate/engine"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files of store/testdata/golden")
+
+// TestGoldenEdits applies every edit operation to hand-written config files
+// full of comments and unrelated sections and compares the result byte for
+// byte with store/testdata/golden/<name>.yaml.
+func TestGoldenEdits(t *testing.T) {
+	cases := []struct {
+		note, name, fixture string
+		edit                func(s *Store) error
+	}{
+		{"set the level of a listed tool, keeping its comment", "set_tool_level_existing", "config.yaml", func(s *Store) error {
+			_, err := s.SetToolLevel("bash", "deny")
+			return err
+		}},
+		{"set the level of a new tool", "set_tool_level_new", "config.yaml", func(s *Store) error {
+			_, err := s.SetToolLevel("grep", "allow")
+			return err
+		}},
+		{"set a legacy tool's * and keep its patterns", "set_tool_level_legacy", "legacy.yaml", func(s *Store) error {
+			_, err := s.SetToolLevel("bash", "allow")
+			return err
+		}},
+		{"delete a tool", "delete_tool", "config.yaml", func(s *Store) error {
+			_, err := s.DeleteTool("write_file")
+			return err
+		}},
+		{"create a rule", "create_rule", "config.yaml", func(s *Store) error {
+			_, err := s.CreateRule(map[string]any{"id": "cli_rule_bash_npm_test", "tools": []any{"bash"}, "pattern": "npm test", "action": "allow"})
+			return err
+		}},
+		{"create a rule in a file with no permissions section", "create_rule_no_section", "nopermissions.yaml", func(s *Store) error {
+			_, err := s.CreateRule(map[string]any{"id": "r1", "tools": []any{"bash"}, "pattern": "ls", "action": "allow"})
+			return err
+		}},
+		{"update a rule: null removes a key", "update_rule", "config.yaml", func(s *Store) error {
+			_, err := s.UpdateRule("rule_001", map[string]any{"action": nil, "severity": "HIGH", "description": "secrets need a look"})
+			return err
+		}},
+		{"delete a rule", "delete_rule", "config.yaml", func(s *Store) error {
+			_, err := s.DeleteRule("cli_rule_bash_ls_*")
+			return err
+		}},
+		{"add an approval override", "add_override", "config.yaml", func(s *Store) error {
+			_, err := s.AddApprovalOverride(map[string]any{"id": "o1", "tools": []any{"read_file"}, "match_type": "path", "pattern": "/etc/hosts", "action": "allow", "source": "admin"})
+			return err
+		}},
+		{"delete an approval override", "delete_override", "config.yaml", func(s *Store) error {
+			_, err := s.DeleteApprovalOverride("user_allow_bash_command_git_status")
+			return err
+		}},
+		{"set an external directory", "set_external", "config.yaml", func(s *Store) error {
+			_, err := s.SetExternalDirectory("/opt/tools", "allow")
+			return err
+		}},
+		{"set an external directory where it is a plain level", "set_external_legacy", "legacy.yaml", func(s *Store) error {
+			_, err := s.SetExternalDirectory("/srv", "deny")
+			return err
+		}},
+		{"delete an external directory", "delete_external", "config.yaml", func(s *Store) error {
+			_, err := s.DeleteExternalDirectory("/data/shared")
+			return err
+		}},
+		{"set settings", "set_settings", "config.yaml", func(s *Store) error {
+			_, err := s.SetSettings(map[string]any{"permission_mode": "strict", "enabled": false, "deny_guidance_message": "Ask an admin."})
+			return err
+		}},
+		{"set owner scopes", "set_owner_scopes", "config.yaml", func(s *Store) error {
+			_, err := s.SetOwnerScopes(map[string]any{"user-1": map[string]any{"tools": map[string]any{"bash": "deny"}, "defaults": map[string]any{"*": "ask"}}})
+			return err
+		}},
+		{"replace the section; unchanged entries keep comments", "replace_section", "config.yaml", func(s *Store) error {
+			sec, tag, err := s.Section()
+			if err != nil {
+				return err
+			}
+			sec["tools"] = map[string]any{"read_file": "allow", "bash": "deny"}
+			delete(sec, "approval_overrides")
+			sec["deny_guidance_message"] = "no"
+			_, err = s.ReplaceSection(sec, tag)
+			return err
+		}},
+		{"always allow a shell command", "always_allow", "config.yaml", func(s *Store) error {
+			_, _, err := s.AlwaysAllow(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": " npm run build "}})
+			return err
+		}},
+		{"add-dir on a tiered policy", "add_dir_tiered", "config.yaml", func(s *Store) error {
+			_, err := s.AddTrustedDirectory("~/projects/app/")
+			return err
+		}},
+		{"add-dir on a legacy policy sets only external_directory", "add_dir_legacy", "legacy.yaml", func(s *Store) error {
+			_, err := s.AddTrustedDirectory(`/srv/data\x`)
+			return err
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, dir := openFixture(t, c.fixture)
+			if err := c.edit(s); err != nil {
+				t.Fatalf("%s: %v", c.note, err)
+			}
+			got := readFile(t, filepath.Join(dir, ConfigFile))
+			golden := filepath.Join("testdata", "golden", c.name+".yaml")
+			if *update {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%s: %v (run go test ./store -run TestGoldenEdits -update)", c.note, err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s: got\n%s\nwant\n%s", c.note, got, want)
+			}
+		})
+	}
+}

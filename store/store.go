@@ -1,0 +1,416 @@
+package store
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/fsnotify/fsnotify"
+	"gopkg.in/yaml.v3"
+
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/engine/builtin"
+)
+
+// BuiltinSourcePackage is BuiltinRules' source when no user builtin_rules.yaml
+// is in force.
+const BuiltinSourcePackage = "package"
+
+// Options configure a Store; they are passed on to the engine.
+type Options struct {
+	// Workspace is the server's --workspace (also the base of a relative
+	// /add-dir path).
+	Workspace string
+	// HomeDir expands ~; empty means the current user's home.
+	HomeDir string
+	// Logger gets reload and watcher messages; nil means slog.Default().
+	Logger *slog.Logger
+	// ResolvePath resolves symlinks; nil means store.ResolvePath.
+	ResolvePath func(string) string
+	// CheckedChannels are the channels the engine checks; nil = its default.
+	CheckedChannels []string
+}
+
+// Store is the policy on disk and the engine compiled from it. Readers
+// (Engine, Problems, Section, BuiltinRules) never block; writes are
+// serialized in the process by a mutex and across processes by a file lock.
+type Store struct {
+	dir  string
+	opts Options
+	log  *slog.Logger
+
+	cur atomic.Pointer[state]
+
+	mu        sync.Mutex // serializes writes and reloads in this process
+	subsMu    sync.Mutex
+	subs      []func()
+	watcher   *fsnotify.Watcher
+	done      chan struct{}
+	closeOnce sync.Once
+	wg        sync.WaitGroup
+}
+
+// state is one immutable snapshot of the loaded policy.
+type state struct {
+	engine   *engine.Engine
+	problems []engine.Problem
+	// section is the last good decoded permissions mapping (nil if absent).
+	section map[string]any
+	etag    string
+	// builtin is the last good built-in rule list and where it came from.
+	builtin       []any
+	builtinSource string
+	// cfgRaw and builtinRaw are the bytes last read, good or not, so that a
+	// reload of unchanged files is a no-op. builtinRaw is nil for the package
+	// default.
+	cfgRaw, builtinRaw []byte
+	cfgOK              bool
+}
+
+// Open loads the config dir, creating it and a default config.yaml when
+// missing, compiles the engine and starts watching the dir for changes.
+// A config.yaml that does not parse is reported by Problems and leaves a
+// policy that asks for everything; it is not an error.
+func Open(dir string, opts Options) (*Store, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.ResolvePath == nil {
+		opts.ResolvePath = ResolvePath
+	}
+	if opts.HomeDir == "" {
+		if h, err := os.UserHomeDir(); err == nil {
+			opts.HomeDir = h
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("store: config dir %q: %w", dir, err)
+	}
+	s := &Store{dir: abs, opts: opts, log: opts.Logger, done: make(chan struct{})}
+	if err := s.createDefaults(); err != nil {
+		return nil, err
+	}
+	st, _ := s.load(nil)
+	s.cur.Store(st)
+	s.logProblems(st)
+	if err := s.startWatcher(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close stops the watcher.
+func (s *Store) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		close(s.done)
+		if s.watcher != nil {
+			err = s.watcher.Close()
+		}
+		s.wg.Wait()
+	})
+	return err
+}
+
+// Dir is the absolute config dir.
+func (s *Store) Dir() string { return s.dir }
+
+func (s *Store) configPath() string  { return filepath.Join(s.dir, ConfigFile) }
+func (s *Store) builtinPath() string { return filepath.Join(s.dir, BuiltinFile) }
+
+// Engine is the engine now in force. It never blocks.
+func (s *Store) Engine() *engine.Engine { return s.cur.Load().engine }
+
+// Problems are the validation problems of the policy now in force, plus a
+// parse error of config.yaml or builtin_rules.yaml if either does not parse
+// (then the last good content of that file stays in force).
+func (s *Store) Problems() []engine.Problem {
+	return append([]engine.Problem(nil), s.cur.Load().problems...)
+}
+
+// Section returns the decoded permissions section in force (nil when the
+// file has none) and its ETag. The map is a copy the caller may change.
+func (s *Store) Section() (map[string]any, string, error) {
+	st := s.cur.Load()
+	if st.section == nil {
+		return nil, st.etag, nil
+	}
+	return deepCopy(st.section).(map[string]any), st.etag, nil
+}
+
+// BuiltinRules returns the built-in rule list in force and its source:
+// "package" for the embedded default, else the user file's path.
+func (s *Store) BuiltinRules() ([]any, string) {
+	st := s.cur.Load()
+	return deepCopy(st.builtin).([]any), st.builtinSource
+}
+
+// OnChange registers fn to be called after every reload or write that
+// changed the policy. fn runs on the goroutine that made the change, after
+// the new engine is in force; it must not block for long.
+func (s *Store) OnChange(fn func()) {
+	s.subsMu.Lock()
+	s.subs = append(s.subs, fn)
+	s.subsMu.Unlock()
+}
+
+func (s *Store) notify() {
+	s.subsMu.Lock()
+	subs := append([]func(){}, s.subs...)
+	s.subsMu.Unlock()
+	for _, fn := range subs {
+		fn()
+	}
+}
+
+// Reload re-reads both files and swaps in a new engine if either changed.
+// A file that does not parse keeps its last good content in force and is
+// reported by Problems; that is not an error of Reload.
+func (s *Store) Reload() error {
+	s.mu.Lock()
+	st, changed := s.load(s.cur.Load())
+	if changed {
+		s.cur.Store(st)
+	}
+	s.mu.Unlock()
+	if changed {
+		s.logProblems(st)
+		s.notify()
+	}
+	return nil
+}
+
+func (s *Store) logProblems(st *state) {
+	for _, p := range st.problems {
+		s.log.Warn("policy problem", "dir", s.dir, "path", p.Path, "problem", p.Message)
+	}
+}
+
+// createDefaults creates the dir and a default config.yaml when missing.
+func (s *Store) createDefaults() error {
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return fmt.Errorf("store: create config dir: %w", err)
+	}
+	return s.withFileLock(func() error {
+		removeStaleTemps(s.dir)
+		if _, err := os.Stat(s.configPath()); err == nil {
+			return nil
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("store: %w", err)
+		}
+		if err := writeAtomic(s.configPath(), []byte(DefaultConfig), 0o600); err != nil {
+			return err
+		}
+		s.log.Info("wrote default config", "path", s.configPath())
+		return nil
+	})
+}
+
+// load reads both files and builds a new state. prev (nil at Open) supplies
+// the last good content of a file that does not parse. changed is false
+// when both files hold the bytes prev was built from.
+func (s *Store) load(prev *state) (*state, bool) {
+	cfgRaw, cfgErr := os.ReadFile(s.configPath())
+	builtinRaw, builtinErr := os.ReadFile(s.builtinPath())
+	if errors.Is(builtinErr, fs.ErrNotExist) {
+		builtinRaw, builtinErr = nil, nil
+	}
+	if prev != nil && (cfgErr == nil) == prev.cfgOK && bytes.Equal(cfgRaw, prev.cfgRaw) &&
+		builtinErr == nil && (builtinRaw == nil) == (prev.builtinRaw == nil) && bytes.Equal(builtinRaw, prev.builtinRaw) {
+		return prev, false
+	}
+	st := &state{cfgRaw: cfgRaw, builtinRaw: builtinRaw, cfgOK: cfgErr == nil}
+	var fileProblems []engine.Problem
+
+	st.builtin, st.builtinSource = []any{}, BuiltinSourcePackage
+	if prev != nil {
+		st.builtin, st.builtinSource = prev.builtin, prev.builtinSource
+	}
+	switch rules, src, p := s.decodeBuiltin(builtinRaw, builtinErr); {
+	case p != nil:
+		fileProblems = append(fileProblems, *p)
+		if prev == nil {
+			st.builtin, st.builtinSource = packageRules(), BuiltinSourcePackage
+		}
+	default:
+		st.builtin, st.builtinSource = rules, src
+	}
+
+	var section map[string]any
+	var sectionProblems []engine.Problem
+	switch {
+	case cfgErr != nil:
+		fileProblems = append(fileProblems, engine.Problem{Path: ConfigFile, Message: readErrMessage(cfgErr)})
+		section, sectionProblems = keepSection(prev)
+	default:
+		sec, ps, perr := decodeSection(cfgRaw)
+		if perr != nil {
+			fileProblems = append(fileProblems, engine.Problem{Path: ConfigFile, Message: perr.Error()})
+			section, sectionProblems = keepSection(prev)
+		} else {
+			section, sectionProblems = sec, ps
+		}
+	}
+	st.section = section
+	st.etag = sectionETag(section)
+	eng, problems := engine.Compile(section, st.builtin, s.engineOptions())
+	st.engine = eng
+	st.problems = append(append(fileProblems, sectionProblems...), problems...)
+	return st, true
+}
+
+func readErrMessage(err error) string {
+	if errors.Is(err, fs.ErrNotExist) {
+		return "file is missing; the last good policy stays in force"
+	}
+	return err.Error()
+}
+
+// keepSection returns the last good section (nil at start, which asks for
+// everything) and the store's own problems about it.
+func keepSection(prev *state) (map[string]any, []engine.Problem) {
+	if prev == nil {
+		return nil, nil
+	}
+	var ps []engine.Problem
+	for _, p := range prev.problems {
+		if p.Path == "permissions" {
+			ps = append(ps, p)
+		}
+	}
+	return prev.section, ps
+}
+
+// decodeSection parses config.yaml text and returns its permissions
+// mapping. A non-mapping permissions value is a problem and counts as absent.
+func decodeSection(raw []byte) (map[string]any, []engine.Problem, error) {
+	doc, err := parseConfig(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := doc.decodedPermissions()
+	if err != nil {
+		return nil, nil, err
+	}
+	switch t := v.(type) {
+	case nil:
+		return nil, nil, nil
+	case map[string]any:
+		return t, nil, nil
+	}
+	return nil, []engine.Problem{{Path: "permissions", Message: fmt.Sprintf("must be a mapping, not %s", kindName(v))}}, nil
+}
+
+// decodeBuiltin decodes builtin_rules.yaml (raw nil: the package default).
+func (s *Store) decodeBuiltin(raw []byte, readErr error) ([]any, string, *engine.Problem) {
+	if readErr != nil {
+		return nil, "", &engine.Problem{Path: BuiltinFile, Message: readErr.Error()}
+	}
+	if raw == nil {
+		return packageRules(), BuiltinSourcePackage, nil
+	}
+	rules, err := decodeRuleList(raw)
+	if err != nil {
+		return nil, "", &engine.Problem{Path: BuiltinFile, Message: err.Error()}
+	}
+	return rules, s.builtinPath(), nil
+}
+
+// decodeRuleList decodes a file with a top-level `rules:` list.
+func decodeRuleList(raw []byte) ([]any, error) {
+	var top any
+	if err := yaml.Unmarshal(raw, &top); err != nil {
+		return nil, err
+	}
+	top = normalize(top)
+	if top == nil {
+		return []any{}, nil
+	}
+	m, ok := top.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("the top level must be a mapping with a rules list, not %s", kindName(top))
+	}
+	switch r := m["rules"].(type) {
+	case nil:
+		return []any{}, nil
+	case []any:
+		return r, nil
+	default:
+		return nil, fmt.Errorf("rules must be a list, not %s", kindName(r))
+	}
+}
+
+// packageRules decodes the embedded default; it is tested to parse.
+func packageRules() []any {
+	rules, err := decodeRuleList(builtin.Default)
+	if err != nil {
+		return []any{}
+	}
+	return rules
+}
+
+func (s *Store) engineOptions() engine.Options {
+	return engine.Options{
+		Workspace:       s.opts.Workspace,
+		HomeDir:         s.opts.HomeDir,
+		ResolvePath:     s.opts.ResolvePath,
+		CheckedChannels: s.opts.CheckedChannels,
+	}
+}
+
+// sectionETag is the hash of the section's canonical JSON (map keys sorted).
+func sectionETag(section map[string]any) string {
+	b, err := json.Marshal(section)
+	if err != nil {
+		b = []byte(fmt.Sprintf("%#v", section))
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
+}
+
+func kindName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case map[string]any:
+		return "a mapping"
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case int, int64, uint64, float64:
+		return "a number"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// deepCopy copies decoded maps and lists so callers cannot change a state.
+func deepCopy(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, e := range t {
+			out[k] = deepCopy(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = deepCopy(e)
+		}
+		return out
+	}
+	return v
+}
