@@ -145,7 +145,11 @@ func Compile(perms map[string]any, builtin []any, opts Options) (*Engine, []Prob
 		}
 	}
 	p.reasons = buildReasonCache(p)
-	return &Engine{opts: opts, problems: c.problems, policy: p}, c.problems
+	e := &Engine{opts: opts, problems: c.problems, policy: p}
+	if opts.Workspace != "" {
+		e.serverWS = e.absolute(opts.Workspace, "/")
+	}
+	return e, c.problems
 }
 
 func (c *compiler) compileMode(v any) Mode {

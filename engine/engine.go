@@ -6,6 +6,8 @@ type Engine struct {
 	opts     Options
 	problems []Problem
 	policy   *compiledPolicy
+	// serverWS is opts.Workspace, cleaned and resolved once.
+	serverWS string
 }
 
 // Problems returns the validation problems found when the policy was compiled.

@@ -133,6 +133,9 @@ func (e *Engine) workspace(req *Request) string {
 	if ws == "" {
 		return ""
 	}
+	if ws == e.opts.Workspace && e.serverWS != "" {
+		return e.serverWS
+	}
 	return e.absolute(ws, "/")
 }
 
@@ -143,13 +146,8 @@ func (e *Engine) mergeExternal(d *Decision, req *Request, v *callValues, sh *She
 	if v.category != CategoryShell && v.category != CategoryPath {
 		return
 	}
-	ws := e.workspace(req)
-	c := extCollector{e: e, ws: ws, ext: &e.policy.ext}
-	if v.category == CategoryShell {
-		c.cwd = ws
-		if wd, ok := req.ToolArgs["workdir"].(string); ok && strings.TrimSpace(wd) != "" {
-			c.cwd = e.absolute(expandHome(strings.TrimSpace(wd), e.opts.HomeDir), ws)
-		}
+	c := extCollector{e: e, req: req, ext: &e.policy.ext, shell: v.category == CategoryShell}
+	if c.shell {
 		if sh != nil {
 			for _, w := range sh.Paths {
 				c.add(w)
@@ -162,7 +160,6 @@ func (e *Engine) mergeExternal(d *Decision, req *Request, v *callValues, sh *She
 			})
 		}
 	} else {
-		c.cwd = ws
 		eachPathValue(req.ToolArgs, func(s string) bool {
 			if !isURL(s) {
 				c.add(expandHome(s, e.opts.HomeDir))
@@ -174,7 +171,7 @@ func (e *Engine) mergeExternal(d *Decision, req *Request, v *callValues, sh *She
 		return
 	}
 	d.ExternalPaths = c.paths
-	step := Step{Name: "external_directory", Result: c.level.String(), Hits: c.paths, Detail: "outside the workspace " + ws}
+	step := Step{Name: "external_directory", Result: c.level.String(), Hits: c.paths, Detail: "outside the workspace " + c.ws}
 	if c.level == Ask || c.level == Deny {
 		d.Level = Stricter(d.Level, c.level)
 		d.MatchedRule += "|" + c.ruleName()
@@ -184,19 +181,39 @@ func (e *Engine) mergeExternal(d *Decision, req *Request, v *callValues, sh *She
 	tr.add(step)
 }
 
-// extCollector gathers the external paths of one call and their level.
+// extCollector gathers the external paths of one call and their level. The
+// workspace is resolved only once a path word is found, so a command without
+// paths costs no filesystem lookups.
 type extCollector struct {
 	e        *Engine
-	ws, cwd  string
+	req      *Request
 	ext      *extDir
+	shell    bool
+	ready    bool
+	ws, cwd  string
 	paths    []string
 	level    Level
 	levelKey string
 }
 
+func (c *extCollector) init() {
+	c.ready = true
+	c.ws = c.e.workspace(c.req)
+	c.cwd = c.ws
+	if !c.shell {
+		return
+	}
+	if wd, ok := c.req.ToolArgs["workdir"].(string); ok && strings.TrimSpace(wd) != "" {
+		c.cwd = c.e.absolute(expandHome(strings.TrimSpace(wd), c.e.opts.HomeDir), c.ws)
+	}
+}
+
 func (c *extCollector) add(word string) {
+	if !c.ready {
+		c.init()
+	}
 	abs := c.e.absolute(word, c.cwd)
-	if abs == "" || c.ws != "" && under(abs, lowerDrive(c.ws)) {
+	if abs == "" || c.ws != "" && under(abs, c.ws) {
 		return
 	}
 	for _, p := range c.paths {
@@ -206,10 +223,8 @@ func (c *extCollector) add(word string) {
 	}
 	c.paths = append(c.paths, abs)
 	lvl, key := c.ext.levelFor(abs)
-	if lvl > c.level || c.levelKey == "" {
-		if lvl >= c.level {
-			c.level, c.levelKey = lvl, key
-		}
+	if c.levelKey == "" || lvl > c.level {
+		c.level, c.levelKey = lvl, key
 	}
 }
 
