@@ -240,15 +240,14 @@ func toolList(names []string) []any {
 	return out
 }
 
-// isTiered applies contract 3: schema (or version), lower-cased without
-// spaces, is tiered_policy, v_cc or v4.2.
+// isTiered applies contract 3 through the engine's own test: schema (or
+// version), lower-cased without spaces, is tiered_policy, v_cc or v4.2.
 func isTiered(section map[string]any) bool {
 	v, ok := section["schema"]
-	if !ok || v == nil {
+	if !ok {
 		v = section["version"]
 	}
-	s := strings.ToLower(strings.ReplaceAll(fmt.Sprint(v), " ", ""))
-	return s == "tiered_policy" || s == "v_cc" || s == "v4.2"
+	return engine.IsTieredSchema(v)
 }
 
 // normalizeDir expands ~, makes the path absolute against the workspace (or

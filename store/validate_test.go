@@ -1,0 +1,299 @@
+package store
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/engine"
+)
+
+func hasProblem(ps []engine.Problem, path, contains string) bool {
+	for _, p := range ps {
+		if p.Path == path && strings.Contains(p.Message, contains) {
+			return true
+		}
+	}
+	return false
+}
+
+const brokenPolicy = `other: keep
+permissions:
+  schema: tiered_policy
+  tools:
+    bash: sometimes
+    read_file: allow
+  rules:
+    - id: good
+      tools: [write_file]
+      pattern: 're:\.env$'
+      action: deny
+    - id: bad_regex
+      tools: [bash]
+      pattern: 're:(unclosed'
+      action: deny
+    - id: good
+      tools: [bash]
+      pattern: ls
+      action: allow
+    - id: mixed
+      tools: [bash, read_file]
+      pattern: x
+      action: deny
+`
+
+// TestValidationReportsEveryProblemAtOnce: each broken entry is reported by
+// its place and is inert; the rest of the policy keeps deciding (D4).
+func TestValidationReportsEveryProblemAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ConfigFile), []byte(brokenPolicy))
+	s, err := Open(dir, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ps := s.Problems()
+	for _, want := range []struct{ note, path, msg string }{
+		{"invalid level", "permissions.tools.bash", "invalid level"},
+		{"bad regex", "permissions.rules[1].pattern", ""},
+		{"duplicate id", "permissions.rules[2].id", "duplicate"},
+		{"mixed categories", "permissions.rules[3].tools", "mixes"},
+	} {
+		if !hasProblem(ps, want.path, want.msg) {
+			t.Errorf("%s: no problem at %s containing %q; got %v", want.note, want.path, want.msg, ps)
+		}
+	}
+	d := s.Engine().Evaluate(&engine.Request{ToolName: "write_file", ToolArgs: map[string]any{"path": "/work/ws/.env"}, Workspace: "/work/ws"})
+	if d.Level != engine.Deny {
+		t.Errorf("the good rule still decides: got %v (%s), want deny", d.Level, d.MatchedRule)
+	}
+}
+
+// TestNotYAMLAtStartAsksForEverything: with no last good policy, a file that
+// is not YAML is reported and nothing is allowed without a person.
+func TestNotYAMLAtStartAsksForEverything(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ConfigFile), []byte("permissions: [unclosed\n  tools: {\n"))
+	s, err := Open(dir, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if !hasProblem(s.Problems(), ConfigFile, "line") {
+		t.Errorf("got %v, want a config.yaml problem naming the line", s.Problems())
+	}
+	if d := s.Engine().Evaluate(&engine.Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "/work/ws/a"}}); d.Level != engine.Ask {
+		t.Errorf("got %v, want ask", d.Level)
+	}
+	if _, err := s.SetToolLevel("bash", "allow"); !errors.Is(err, ErrBrokenConfig) {
+		t.Errorf("edit of a broken file: got %v, want ErrBrokenConfig", err)
+	}
+}
+
+func TestPermissionsNotAMapping(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ConfigFile), []byte("permissions: [1, 2]\n"))
+	s, err := Open(dir, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if !hasProblem(s.Problems(), "permissions", "must be a mapping") {
+		t.Errorf("got %v", s.Problems())
+	}
+}
+
+// TestEditRejectsNewProblems: an edit that would add a problem writes
+// nothing, even when the file already has problems of its own.
+func TestEditRejectsNewProblems(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, ConfigFile), []byte(brokenPolicy))
+	s, err := Open(dir, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	before := readFile(t, filepath.Join(dir, ConfigFile))
+	cases := []struct {
+		note, path string
+		edit       func() error
+	}{
+		{"bad regex", "permissions.rules[4].pattern", func() error {
+			_, err := s.CreateRule(map[string]any{"id": "x", "tools": []any{"bash"}, "pattern": "re:(", "action": "deny"})
+			return err
+		}},
+		{"bad action", "permissions.rules[4].action", func() error {
+			_, err := s.CreateRule(map[string]any{"id": "x", "tools": []any{"bash"}, "pattern": "ls", "action": "maybe"})
+			return err
+		}},
+		{"bad level", "permissions.tools.grep", func() error { _, err := s.SetToolLevel("grep", "perhaps"); return err }},
+		{"unknown setting", "permissions.colour", func() error { _, err := s.SetSettings(map[string]any{"colour": "red"}); return err }},
+		{"bad mode", "permissions.permission_mode", func() error {
+			_, err := s.SetSettings(map[string]any{"permission_mode": "paranoid"})
+			return err
+		}},
+		{"unknown tool in a patch", "permissions.rules[0].tools", func() error {
+			_, err := s.UpdateRule("good", map[string]any{"tools": []any{"no_such_tool"}})
+			return err
+		}},
+	}
+	for _, c := range cases {
+		err := c.edit()
+		var ve *ValidationError
+		if !errors.As(err, &ve) {
+			t.Errorf("%s: got %v, want a *ValidationError", c.note, err)
+			continue
+		}
+		if !hasProblem(ve.Problems, c.path, "") {
+			t.Errorf("%s: got %v, want a problem at %s", c.note, ve.Problems, c.path)
+		}
+	}
+	if got := readFile(t, filepath.Join(dir, ConfigFile)); string(got) != string(before) {
+		t.Errorf("rejected edits changed the file:\n%s", got)
+	}
+	// An edit that fixes nothing and breaks nothing goes through.
+	if _, err := s.SetToolLevel("grep", "allow"); err != nil {
+		t.Errorf("a valid edit of a file with old problems: %v", err)
+	}
+}
+
+func TestSentinelErrors(t *testing.T) {
+	s, _ := openFixture(t, "config.yaml")
+	cases := []struct {
+		note string
+		want error
+		edit func() error
+	}{
+		{"delete a missing tool", ErrNotFound, func() error { _, err := s.DeleteTool("nope"); return err }},
+		{"update a missing rule", ErrNotFound, func() error { _, err := s.UpdateRule("nope", map[string]any{"action": "deny"}); return err }},
+		{"delete a missing rule", ErrNotFound, func() error { _, err := s.DeleteRule("nope"); return err }},
+		{"delete a missing override", ErrNotFound, func() error { _, err := s.DeleteApprovalOverride("nope"); return err }},
+		{"delete a missing external key", ErrNotFound, func() error { _, err := s.DeleteExternalDirectory("/nope"); return err }},
+		{"create a rule with a used id", ErrExists, func() error {
+			_, err := s.CreateRule(map[string]any{"id": "rule_001", "tools": []any{"bash"}, "pattern": "ls", "action": "allow"})
+			return err
+		}},
+		{"rename a rule to a used id", ErrExists, func() error {
+			_, err := s.UpdateRule("rule_001", map[string]any{"id": "cli_rule_bash_ls_*"})
+			return err
+		}},
+		{"add an override with a used id", ErrExists, func() error {
+			_, err := s.AddApprovalOverride(map[string]any{"id": "user_allow_bash_command_git_status", "tools": []any{"bash"}, "match_type": "command", "pattern": "x", "action": "allow"})
+			return err
+		}},
+		{"replace with a stale etag", ErrPreconditionFailed, func() error {
+			_, err := s.ReplaceSection(map[string]any{"enabled": true}, `"0000"`)
+			return err
+		}},
+	}
+	for _, c := range cases {
+		if err := c.edit(); !errors.Is(err, c.want) {
+			t.Errorf("%s: got %v, want %v", c.note, err, c.want)
+		}
+	}
+}
+
+// TestETagDetectsHandEdits: an ETag read before a hand edit is stale after
+// it, even before the watcher has reloaded.
+func TestETagDetectsHandEdits(t *testing.T) {
+	s, dir := openFixture(t, "config.yaml")
+	sec, tag, _ := s.Section()
+	path := filepath.Join(dir, ConfigFile)
+	raw := strings.Replace(string(readFile(t, path)), "write_file: ask", "write_file: deny", 1)
+	writeFile(t, path, []byte(raw))
+	if _, err := s.ReplaceSection(sec, tag); !errors.Is(err, ErrPreconditionFailed) {
+		t.Fatalf("got %v, want ErrPreconditionFailed", err)
+	}
+	if !strings.Contains(string(readFile(t, path)), "write_file: deny") {
+		t.Errorf("the hand edit was overwritten")
+	}
+	if err := s.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	sec, tag, _ = s.Section()
+	sec["permission_mode"] = "strict"
+	newTag, err := s.ReplaceSection(sec, `W/"`+tag+`"`)
+	if err != nil || newTag == tag {
+		t.Fatalf("fresh etag: got %q, %v; want a new etag", newTag, err)
+	}
+	if _, got, _ := s.Section(); got != newTag {
+		t.Errorf("Section etag %q, want %q", got, newTag)
+	}
+}
+
+// TestWriteErrorLeavesPolicy: a write that fails (read-only dir) wraps the
+// OS error and leaves the policy in memory as it was.
+func TestWriteErrorLeavesPolicy(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root ignores directory permissions")
+	}
+	s, dir := openFixture(t, "config.yaml")
+	_, tag, _ := s.Section()
+	if err := os.Chmod(dir, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Chmod(dir, 0o700)
+	_, err := s.SetToolLevel("bash", "deny")
+	if !errors.Is(err, os.ErrPermission) {
+		t.Fatalf("got %v, want an error wrapping os.ErrPermission", err)
+	}
+	if _, got, _ := s.Section(); got != tag {
+		t.Errorf("the policy in memory changed after a failed write")
+	}
+}
+
+// TestReloadPicksUpEdits: a hand edit, in place or by rename, is decided on
+// within a second; a broken edit keeps the last good policy and is reported.
+func TestReloadPicksUpEdits(t *testing.T) {
+	s, dir := openFixture(t, "config.yaml")
+	changed := make(chan struct{}, 16)
+	s.OnChange(func() { changed <- struct{}{} })
+	path := filepath.Join(dir, ConfigFile)
+	orig := string(readFile(t, path))
+	bash := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make"}}
+
+	writeFile(t, path, []byte(strings.Replace(orig, "bash: ask", "bash: deny", 1)))
+	waitFor(t, "in-place edit", func() bool { return s.Engine().Evaluate(bash).Level == engine.Deny })
+
+	tmp := filepath.Join(dir, "editor.swp")
+	writeFile(t, tmp, []byte(strings.Replace(orig, "bash: ask", "bash: allow", 1)))
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "edit by rename", func() bool { return s.Engine().Evaluate(bash).Level == engine.Allow })
+	select {
+	case <-changed:
+	default:
+		t.Errorf("OnChange was not called")
+	}
+
+	writeFile(t, path, []byte("permissions: {tools: [\n"))
+	waitFor(t, "broken edit reported", func() bool { return hasProblem(s.Problems(), ConfigFile, "") })
+	if got := s.Engine().Evaluate(bash).Level; got != engine.Allow {
+		t.Errorf("after a broken edit: got %v, want the last good allow", got)
+	}
+
+	writeFile(t, filepath.Join(dir, BuiltinFile), []byte("rules:\n  - id: no_make\n    tools: [bash]\n    pattern: make\n    action: deny\n"))
+	writeFile(t, path, []byte(orig))
+	waitFor(t, "user builtin rules", func() bool { return s.Engine().Evaluate(bash).Level == engine.Deny })
+	if _, src := s.BuiltinRules(); src != filepath.Join(dir, BuiltinFile) {
+		t.Errorf("builtin source %q, want the user file", src)
+	}
+	if len(s.Problems()) != 0 {
+		t.Errorf("problems after the fix: %v", s.Problems())
+	}
+}
+
+func waitFor(t *testing.T, note string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not seen within a second", note)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
