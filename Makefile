@@ -1,0 +1,61 @@
+# toolgate: `make test` installs what the tests need and runs every test.
+GO ?= go
+FUZZTIME ?= 10s
+SOAKFUZZTIME ?= 2m
+
+.PHONY: test deps generate check-generated vet unit integration fuzz soak bench build run
+
+test: deps check-generated vet unit integration fuzz
+
+build:
+	$(GO) build -o bin/toolgate ./cmd/server
+
+run:
+	$(GO) run ./cmd/server
+
+# deps installs Debian's Chromium for the browser tests when it is missing
+# (as root, through apt-get), and fetches the Go modules.
+deps:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing chromium (Debian package) for the browser tests"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core >/dev/null; \
+		else \
+			echo "chromium is missing: install Debian's chromium package (as root) to run the browser tests"; exit 1; \
+		fi; \
+	fi
+	$(GO) mod download
+
+generate:
+	$(GO) tool templ generate
+
+# check-generated fails when the committed _templ.go files are stale.
+check-generated:
+	$(GO) tool templ generate
+	@if [ -d .git ] && ! git diff --exit-code -- '*_templ.go'; then \
+		echo "templ output is stale: run 'make generate' and commit"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+unit:
+	$(GO) test -count=1 $$($(GO) list ./... | grep -v /integration)
+
+integration:
+	$(GO) test -count=1 -timeout 15m ./integration/...
+
+# fuzz runs each fuzz target briefly; `make soak` runs them longer.
+fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+		for f in $$($(GO) test -list '^Fuzz' $$pkg 2>/dev/null | grep '^Fuzz' || true); do \
+			echo "fuzz $$pkg $$f"; \
+			$(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+		done; \
+	done
+
+soak:
+	$(MAKE) fuzz FUZZTIME=$(SOAKFUZZTIME)
+	TOOLGATE_SOAK=1 $(GO) test -count=1 -timeout 60m ./integration/...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./engine/...

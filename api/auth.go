@@ -1,0 +1,103 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/toolgate/toolgate/store"
+)
+
+// TokenVerifier checks bearer tokens.
+type TokenVerifier interface {
+	Verify(token string) (store.Principal, bool)
+}
+
+// SessionAuthenticator checks a browser session (the web package's cookie).
+type SessionAuthenticator interface {
+	SessionPrincipal(r *http.Request) (store.Principal, bool)
+}
+
+type principalKey struct{}
+
+// PrincipalFrom returns the authenticated principal of a request.
+func PrincipalFrom(ctx context.Context) (store.Principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(store.Principal)
+	return p, ok
+}
+
+// WithPrincipal stores a principal in a context.
+func WithPrincipal(ctx context.Context, p store.Principal) context.Context {
+	return context.WithValue(ctx, principalKey{}, p)
+}
+
+// bearerToken returns the token of an Authorization: Bearer header.
+func bearerToken(r *http.Request) (string, bool) {
+	h := r.Header.Get("Authorization")
+	scheme, tok, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	tok = strings.TrimSpace(tok)
+	return tok, tok != ""
+}
+
+// authenticate requires a valid bearer token or browser session. A
+// cookie-authenticated request that changes something must also pass Go's
+// cross-origin protection, since a browser sends cookies cross-site.
+func (s *Server) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if tok, ok := bearerToken(r); ok {
+			p, valid := s.deps.Tokens.Verify(tok)
+			if !valid {
+				writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "invalid token"})
+				return
+			}
+			next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
+			return
+		}
+		if s.deps.Sessions != nil {
+			if p, ok := s.deps.Sessions.SessionPrincipal(r); ok {
+				if err := s.csrf.Check(r); err != nil {
+					writeError(w, r, &Error{Status: http.StatusForbidden, Code: CodeForbidden, Message: "cross-origin request refused", cause: err})
+					return
+				}
+				next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
+				return
+			}
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="toolgate"`)
+		writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "missing bearer token"})
+	})
+}
+
+// roleRank orders the roles for "at least" checks: agent < approver < admin
+// does not hold (an approver may not evaluate), so rights are listed per role.
+var roleRights = map[string]map[string]bool{
+	store.RoleAdmin:    {rightEvaluate: true, rightRead: true, rightApprove: true, rightWrite: true},
+	store.RoleApprover: {rightRead: true, rightApprove: true},
+	store.RoleAgent:    {rightEvaluate: true},
+}
+
+// The rights a route may require.
+const (
+	rightEvaluate = "evaluate" // evaluate and check
+	rightRead     = "read"     // read the policy, approvals and decisions
+	rightApprove  = "approve"  // answer approvals
+	rightWrite    = "write"    // change the policy, manage tokens
+)
+
+// require lets a request through only when its principal has the right.
+func require(right string) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			p, _ := PrincipalFrom(r.Context())
+			if !roleRights[p.Role][right] {
+				writeError(w, r, &Error{Status: http.StatusForbidden, Code: CodeForbidden,
+					Message: "role " + p.Role + " may not " + right})
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}

@@ -1,0 +1,85 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/toolgate/toolgate/engine"
+)
+
+// EvaluateRequest is the wire form of POST /api/v1/evaluate.
+type EvaluateRequest struct {
+	ToolName  string          `json:"tool_name"`
+	ToolArgs  json.RawMessage `json:"tool_args"`
+	ChannelID string          `json:"channel_id"`
+	Workspace string          `json:"workspace"`
+	Scope     *ScopeWire      `json:"scope"`
+	Explain   bool            `json:"explain"`
+}
+
+// ScopeWire is the digital-persona scope of a call.
+type ScopeWire struct {
+	AvatarMode         bool   `json:"avatar_mode"`
+	GroupDigitalAvatar bool   `json:"group_digital_avatar"`
+	PrincipalUserID    string `json:"principal_user_id"`
+}
+
+// EvaluateResponse is the wire form of a decision.
+type EvaluateResponse struct {
+	Level         string        `json:"level"`
+	MatchedRule   *string       `json:"matched_rule"`
+	Reason        string        `json:"reason"`
+	ExternalPaths []string      `json:"external_paths,omitempty"`
+	Trace         []engine.Step `json:"trace,omitempty"`
+}
+
+// toEngine validates the wire request and converts it.
+func (w *EvaluateRequest) toEngine() (*engine.Request, error) {
+	if strings.TrimSpace(w.ToolName) == "" {
+		return nil, badRequest("tool_name", "tool_name is required")
+	}
+	args := map[string]any{}
+	raw := bytes.TrimSpace(w.ToolArgs)
+	if len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
+		if raw[0] != '{' {
+			return nil, badRequest("tool_args", "tool_args must be a JSON object")
+		}
+		if err := json.Unmarshal(raw, &args); err != nil {
+			return nil, badRequest("tool_args", "tool_args must be a JSON object: %v", err)
+		}
+	}
+	req := &engine.Request{ToolName: w.ToolName, ToolArgs: args, ChannelID: w.ChannelID, Workspace: w.Workspace, Explain: w.Explain}
+	if w.Scope != nil {
+		req.Scope = &engine.Scope{AvatarMode: w.Scope.AvatarMode, GroupDigitalAvatar: w.Scope.GroupDigitalAvatar, PrincipalUserID: w.Scope.PrincipalUserID}
+	}
+	return req, nil
+}
+
+// decisionWire converts an engine decision to its wire form.
+func decisionWire(d engine.Decision) EvaluateResponse {
+	out := EvaluateResponse{Level: d.Level.String(), Reason: d.Reason, ExternalPaths: d.ExternalPaths, Trace: d.Trace}
+	if d.MatchedRule != "" {
+		rule := d.MatchedRule
+		out.MatchedRule = &rule
+	}
+	return out
+}
+
+// handleEvaluate is POST /api/v1/evaluate: a decision, no side effects.
+func (s *Server) handleEvaluate(w http.ResponseWriter, r *http.Request) {
+	var in EvaluateRequest
+	if err := decodeJSON(w, r, &in); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	req, err := in.toEngine()
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	d := s.deps.Policy.Engine().Evaluate(req)
+	s.observe(r, req, d)
+	writeJSON(w, http.StatusOK, decisionWire(d))
+}

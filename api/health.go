@@ -1,0 +1,32 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/toolgate/toolgate/engine"
+)
+
+// handleHealthz is GET /healthz: the process is up. No auth.
+func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// ReadyResponse is the body of GET /readyz.
+type ReadyResponse struct {
+	Status   string           `json:"status"`
+	Problems []engine.Problem `json:"problems"`
+}
+
+// handleReadyz is GET /readyz: a policy is loaded and deciding; the current
+// validation problems are listed (the policy still decides with them).
+func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
+	problems := s.deps.Policy.Problems()
+	if problems == nil {
+		problems = []engine.Problem{}
+	}
+	status := "ready"
+	if len(problems) > 0 {
+		status = "ready_with_problems"
+	}
+	writeJSON(w, http.StatusOK, ReadyResponse{Status: status, Problems: problems})
+}

@@ -1,0 +1,72 @@
+package api
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/toolgate/toolgate/engine"
+)
+
+// PolicySource is the engine in force and its validation problems.
+type PolicySource interface {
+	Engine() *engine.Engine
+	Problems() []engine.Problem
+}
+
+// DecisionObserver is told of every decision (the decision log, metrics).
+type DecisionObserver interface {
+	Observe(r *http.Request, req *engine.Request, d engine.Decision)
+}
+
+// Deps are what the API needs from the rest of the server.
+type Deps struct {
+	Policy   PolicySource
+	Tokens   TokenVerifier
+	Sessions SessionAuthenticator // optional: browser sessions of the web package
+	Observer DecisionObserver     // optional
+	// OpenAPI is the text of openapi.yaml, served at /openapi.yaml.
+	OpenAPI []byte
+	Logger  *slog.Logger
+}
+
+// Server holds the API handlers.
+type Server struct {
+	deps Deps
+	csrf *http.CrossOriginProtection
+}
+
+// New builds the API server.
+func New(deps Deps) *Server {
+	if deps.Logger == nil {
+		deps.Logger = slog.Default()
+	}
+	return &Server{deps: deps, csrf: http.NewCrossOriginProtection()}
+}
+
+// Mount adds the API's routes to a router: /healthz, /readyz, /openapi.yaml
+// and everything under /api/v1.
+func (s *Server) Mount(r chi.Router) {
+	r.Get("/healthz", s.handleHealthz)
+	r.Get("/openapi.yaml", s.handleOpenAPI)
+	r.Group(func(r chi.Router) {
+		r.Use(s.authenticate)
+		r.With(require(rightRead)).Get("/readyz", s.handleReadyz)
+		r.Route("/api/v1", func(r chi.Router) {
+			r.With(require(rightEvaluate)).Post("/evaluate", s.handleEvaluate)
+		})
+	})
+}
+
+// observe passes a decision to the observer, if any.
+func (s *Server) observe(r *http.Request, req *engine.Request, d engine.Decision) {
+	if s.deps.Observer != nil {
+		s.deps.Observer.Observe(r, req, d)
+	}
+}
+
+// handleOpenAPI serves openapi.yaml.
+func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/yaml")
+	_, _ = w.Write(s.deps.OpenAPI)
+}

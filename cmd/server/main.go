@@ -1,0 +1,128 @@
+// Command server runs toolgate: the permission service that decides allow,
+// ask or deny for every tool call an AI agent wants to make.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "toolgate:", err)
+		os.Exit(1)
+	}
+}
+
+// config is the command line.
+type config struct {
+	addr            string
+	configDir       string
+	workspace       string
+	approvalTimeout time.Duration
+	logFormat       string
+	logLevel        string
+}
+
+func parseFlags(args []string, stderr io.Writer) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("toolgate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:8765", "address to listen on (loopback by default)")
+	fs.StringVar(&c.configDir, "config-dir", "", "config dir (default $JIUWENSWARM_CONFIG_DIR, else ~/.jiuwenswarm/config)")
+	fs.StringVar(&c.workspace, "workspace", "", "the agents' workspace when a request names none (default: the current directory)")
+	fs.DurationVar(&c.approvalTimeout, "approval-timeout", 300*time.Second, "how long an ask waits for a person before it is denied")
+	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
+	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if c.workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return c, fmt.Errorf("workspace: %w", err)
+		}
+		c.workspace = wd
+	}
+	return c, nil
+}
+
+func newLogger(c config, w io.Writer) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(c.logLevel))
+	opts := &slog.HandlerOptions{Level: level}
+	if c.logFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c, err := parseFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	log := newLogger(c, stderr)
+	slog.SetDefault(log)
+	app, err := wire(c, log)
+	if err != nil {
+		return err
+	}
+	defer app.close()
+
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	srv := &http.Server{
+		Handler:           app.handler,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		// Long polls of /api/v1/check and approvals wait up to 600 s.
+		WriteTimeout:   11 * time.Minute,
+		IdleTimeout:    2 * time.Minute,
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	announce(stdout, log, ln.Addr().String(), app.tokenFile, c.addr)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+	case <-ctx.Done():
+		log.Info("shutting down")
+		app.shutdown()
+		sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(sctx); err != nil {
+			return fmt.Errorf("shutdown: %w", err)
+		}
+	}
+	return nil
+}
+
+// announce prints where the server listens, and warns when that is not loopback.
+func announce(stdout io.Writer, log *slog.Logger, addr, tokenFile, requested string) {
+	fmt.Fprintf(stdout, "toolgate listening on http://%s/ (admin UI); log in with the token in %s\n", addr, tokenFile)
+	host, _, _ := net.SplitHostPort(requested)
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		log.Warn("listening beyond loopback: anyone who can reach this address can try tokens", "addr", requested)
+		fmt.Fprintf(stdout, "WARNING: toolgate is listening on %s, not only on loopback\n", requested)
+	}
+}
