@@ -1,0 +1,260 @@
+package store
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/engine"
+)
+
+func TestOverrideID(t *testing.T) {
+	cases := []struct{ note, tool, matchType, pattern, want string }{
+		{"runs of non-alphanumerics become one _", "bash", "command", "git  push --force", "user_allow_bash_command_git_push_force"},
+		{"lower-cased", "read_file", "path", "/Home/U/Notes.MD", "user_allow_read_file_path_home_u_notes_md"},
+		{"at most 120 characters", "bash", "command", strings.Repeat("a", 200), ("user_allow_bash_command_" + strings.Repeat("a", 200))[:120]},
+	}
+	for _, c := range cases {
+		if got := overrideID(c.tool, c.matchType, c.pattern); got != c.want {
+			t.Errorf("%s: got %q, want %q", c.note, got, c.want)
+		}
+	}
+}
+
+// TestAlwaysAllow: contract 3 "always allow": only on ask, the exact
+// command or first path value, never twice; the new override decides.
+func TestAlwaysAllow(t *testing.T) {
+	s, _ := openFixture(t, "config.yaml")
+	build := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "  npm run build "}}
+	o, created, err := s.AlwaysAllow(build)
+	if err != nil || !created {
+		t.Fatalf("got %v, %v, %v", o, created, err)
+	}
+	if o["id"] != "user_allow_bash_command_npm_run_build" || o["pattern"] != "npm run build" || o["match_type"] != "command" ||
+		o["action"] != "allow" || o["source"] != SourceUserApproval {
+		t.Errorf("override %v", o)
+	}
+	if d := s.Engine().Evaluate(build); d.Level != engine.Allow || !strings.Contains(d.MatchedRule, "approval_overrides") {
+		t.Errorf("after always allow: got %v %s, want allow by the override", d.Level, d.MatchedRule)
+	}
+	if _, _, err := s.AlwaysAllow(build); !errors.Is(err, ErrNotAsk) {
+		t.Errorf("second time: got %v, want ErrNotAsk (it is allowed now)", err)
+	}
+	read := &engine.Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "/work/ws/a"}}
+	if _, _, err := s.AlwaysAllow(read); !errors.Is(err, ErrNotAsk) {
+		t.Errorf("an allowed call: got %v, want ErrNotAsk", err)
+	}
+	write := &engine.Request{ToolName: "write_file", ToolArgs: map[string]any{"content": "x", "path": "/work/ws/out.txt", "backup": "/work/ws/b"}}
+	o, created, err = s.AlwaysAllow(write)
+	if err != nil || !created || o["pattern"] != "/work/ws/out.txt" || o["match_type"] != "path" {
+		t.Errorf("path tool: got %v, %v, %v; want the path value", o, created, err)
+	}
+	if _, _, err := s.AlwaysAllow(&engine.Request{ToolName: "mcp_fetch_webpage", ToolArgs: map[string]any{"url": "https://x"}}); !errors.Is(err, ErrNoPattern) && !errors.Is(err, ErrNotAsk) {
+		t.Errorf("network tool: got %v, want ErrNoPattern", err)
+	}
+}
+
+// TestAlwaysAllowNeverTwice: when the override exists but the call still
+// asks (the external-directory check asks), the existing entry comes back.
+func TestAlwaysAllowNeverTwice(t *testing.T) {
+	s, dir := openFixture(t, "config.yaml")
+	req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "cat /etc/hosts"}, Workspace: "/work/ws"}
+	if _, created, err := s.AlwaysAllow(req); err != nil || !created {
+		t.Fatalf("first: %v %v", created, err)
+	}
+	if d := s.Engine().Evaluate(req); d.Level != engine.Ask {
+		t.Skipf("the external path no longer asks (%v %s)", d.Level, d.MatchedRule)
+	}
+	o, created, err := s.AlwaysAllow(req)
+	if err != nil || created || o["id"] != "user_allow_bash_command_cat_etc_hosts" {
+		t.Errorf("second: got %v, %v, %v; want the existing override, not created", o, created, err)
+	}
+	if n := strings.Count(string(readFile(t, filepath.Join(dir, ConfigFile))), "id: user_allow_bash_command_cat_etc_hosts"); n != 1 {
+		t.Errorf("override written %d times", n)
+	}
+}
+
+// TestAddTrustedDirectory: /add-dir of contract 3 on a tiered policy.
+func TestAddTrustedDirectory(t *testing.T) {
+	s, _ := openFixture(t, "config.yaml")
+	res, err := s.AddTrustedDirectory("~/projects/app/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Dir != "/home/u/projects/app" || !res.Tiered || len(res.Created) != 2 {
+		t.Fatalf("result %+v", res)
+	}
+	if id := res.Created[0]["id"]; id != "cli_trusted_path_f799cb970afa5597" {
+		t.Errorf("path override id %v", id)
+	}
+	if p := res.Created[1]["pattern"]; p != "re:.*/home/u/projects/app.*" {
+		t.Errorf("shell pattern %v", p)
+	}
+	sec, _, _ := s.Section()
+	if ext := sec["external_directory"].(map[string]any); ext["/home/u/projects/app"] != "allow" || ext["*"] != "ask" {
+		t.Errorf("external_directory %v", ext)
+	}
+	d := s.Engine().Evaluate(&engine.Request{ToolName: "write_file", ToolArgs: map[string]any{"path": "/home/u/projects/app/main.go"}, Workspace: "/work/ws"})
+	if d.Level != engine.Allow {
+		t.Errorf("write in the trusted dir: got %v %s, want allow", d.Level, d.MatchedRule)
+	}
+	again, err := s.AddTrustedDirectory("/home/u/projects/app")
+	if err != nil || len(again.Created) != 0 || len(again.Existing) != 2 {
+		t.Errorf("second add-dir: %+v %v; want nothing created", again, err)
+	}
+	if _, err := s.AddTrustedDirectory("  "); err == nil {
+		t.Errorf("an empty path was accepted")
+	}
+}
+
+func TestAddTrustedDirectoryLegacy(t *testing.T) {
+	s, _ := openFixture(t, "legacy.yaml")
+	res, err := s.AddTrustedDirectory("data/../shared")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Dir != "/work/ws/shared" || res.Tiered || len(res.Created) != 0 {
+		t.Errorf("result %+v; want the dir against the workspace and no overrides", res)
+	}
+	sec, _, _ := s.Section()
+	if _, ok := sec["approval_overrides"]; ok {
+		t.Errorf("approval_overrides written on a legacy policy")
+	}
+	if ext := sec["external_directory"].(map[string]any); ext["*"] != "ask" || ext["/work/ws/shared"] != "allow" {
+		t.Errorf("external_directory %v", ext)
+	}
+}
+
+// TestDefaultConfig: a fresh dir gets the safe default of contract 2.
+func TestDefaultConfig(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "new", "config")
+	s, err := Open(dir, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if got := string(readFile(t, filepath.Join(dir, ConfigFile))); got != DefaultConfig {
+		t.Errorf("config.yaml is not the default")
+	}
+	if ps := s.Problems(); len(ps) != 0 {
+		t.Errorf("default config problems: %v", ps)
+	}
+	if _, src := s.BuiltinRules(); src != BuiltinSourcePackage {
+		t.Errorf("builtin source %q, want package", src)
+	}
+	cases := []struct {
+		note string
+		req  engine.Request
+		want engine.Level
+	}{
+		{"read-only path tools allow", engine.Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "/work/ws/a.go"}}, engine.Allow},
+		{"shell asks", engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make"}}, engine.Ask},
+		{"write tools ask", engine.Request{ToolName: "write_file", ToolArgs: map[string]any{"path": "/work/ws/a.go"}}, engine.Ask},
+		{"external paths ask", engine.Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "/etc/passwd"}}, engine.Ask},
+		{"unknown tools ask", engine.Request{ToolName: "mcp_fetch_webpage", ToolArgs: map[string]any{"url": "https://x"}}, engine.Ask},
+	}
+	for _, c := range cases {
+		if d := s.Engine().Evaluate(&c.req); d.Level != c.want {
+			t.Errorf("%s: got %v (%s), want %v", c.note, d.Level, d.MatchedRule, c.want)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(dir, ConfigFile)); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("config.yaml mode: %v %v", fi.Mode(), err)
+	}
+}
+
+func TestOnChangeAfterWrite(t *testing.T) {
+	s, _ := openFixture(t, "config.yaml")
+	calls := 0
+	s.OnChange(func() { calls++ })
+	if _, err := s.SetToolLevel("bash", "deny"); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 1 {
+		t.Errorf("OnChange called %d times after a write, want 1", calls)
+	}
+	if _, err := s.DeleteTool("nope"); err == nil || calls != 1 {
+		t.Errorf("a failed edit: err %v, calls %d", err, calls)
+	}
+}
+
+func TestBrokenBuiltinKeepsLastGood(t *testing.T) {
+	s, dir := openFixture(t, "config.yaml")
+	path := filepath.Join(dir, BuiltinFile)
+	writeFile(t, path, []byte("rules:\n  - id: no_make\n    tools: [bash]\n    pattern: make\n    action: deny\n"))
+	if err := s.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, []byte("rules: [\n"))
+	if err := s.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	rules, src := s.BuiltinRules()
+	if len(rules) != 1 || src != path {
+		t.Errorf("got %d rules from %q, want the last good user file", len(rules), src)
+	}
+	if !hasProblem(s.Problems(), BuiltinFile, "") {
+		t.Errorf("problems %v, want a builtin_rules.yaml problem", s.Problems())
+	}
+	if d := s.Engine().Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make"}}); d.Level != engine.Deny {
+		t.Errorf("got %v, want the last good deny", d.Level)
+	}
+}
+
+func TestResolveConfigDir(t *testing.T) {
+	home, _ := os.UserHomeDir()
+	t.Setenv(EnvConfigDir, "/env/dir")
+	if got, _ := ResolveConfigDir("/flag/dir"); got != "/flag/dir" {
+		t.Errorf("flag: got %q", got)
+	}
+	if got, _ := ResolveConfigDir(""); got != "/env/dir" {
+		t.Errorf("env: got %q", got)
+	}
+	t.Setenv(EnvConfigDir, "")
+	if got, _ := ResolveConfigDir(""); got != filepath.Join(home, ".jiuwenswarm", "config") {
+		t.Errorf("default: got %q", got)
+	}
+	if got, _ := ResolveConfigDir("~/cfg"); got != filepath.Join(home, "cfg") {
+		t.Errorf("~: got %q", got)
+	}
+}
+
+func TestResolvePath(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	if err := os.Mkdir(real, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, filepath.Join(dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	base, _ := filepath.EvalSymlinks(dir)
+	cases := []struct{ note, in, want string }{
+		{"an existing link", dir + "/link", base + "/real"},
+		{"a missing file under a link", dir + "/link/new/file.txt", base + "/real/new/file.txt"},
+		{"nothing exists below the root", "/no/such/path", "/no/such/path"},
+	}
+	for _, c := range cases {
+		if got := ResolvePath(filepath.ToSlash(c.in)); got != filepath.ToSlash(c.want) {
+			t.Errorf("%s: got %q, want %q", c.note, got, c.want)
+		}
+	}
+}
+
+// BenchmarkEngine: readers take the engine without locks.
+func BenchmarkEngine(b *testing.B) {
+	dir := b.TempDir()
+	s, err := Open(dir, testOptions())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	b.ReportAllocs()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			_ = s.Engine()
+		}
+	})
+}
