@@ -128,3 +128,33 @@ func TestGoldenEdits(t *testing.T) {
 		})
 	}
 }
+
+// TestEditEdgeLayouts: files whose layout is unusual keep what they can.
+func TestEditEdgeLayouts(t *testing.T) {
+	cases := []struct{ note, src, want string }{
+		{"permissions first, head comments kept once",
+			"# head\n\n# perms head\npermissions:\n  tools:\n    bash: ask\nother: 1\n",
+			"# head\n\n# perms head\npermissions:\n  tools:\n    bash: ask\n    grep: allow\nother: 1\n"},
+		{"a flow-style section stays flow style; the file gets a final newline",
+			"permissions: {tools: {bash: ask}}\n# c\nother: 1",
+			"permissions: {tools: {bash: ask, grep: allow}}\n# c\nother: 1\n"},
+		{"an empty section is filled", "permissions:\n", "permissions:\n  tools:\n    grep: allow\n"},
+		{"a comment-only file keeps its comment", "# only a comment\n", "# only a comment\n\npermissions:\n  tools:\n    grep: allow\n"},
+		{"an indentation of four is kept", "a: 1\npermissions:\n    tools:\n        bash: ask\n", "a: 1\npermissions:\n    tools:\n        bash: ask\n        grep: allow\n"},
+	}
+	for _, c := range cases {
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, ConfigFile), []byte(c.src))
+		s, err := Open(dir, testOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.SetToolLevel("grep", "allow"); err != nil {
+			t.Errorf("%s: %v", c.note, err)
+		}
+		s.Close()
+		if got := string(readFile(t, filepath.Join(dir, ConfigFile))); got != c.want {
+			t.Errorf("%s: got\n%q\nwant\n%q", c.note, got, c.want)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package store
 
 import (
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -8,7 +10,8 @@ import (
 
 // testOptions are fixed facts so that results do not depend on the machine.
 func testOptions() Options {
-	return Options{Workspace: "/work/ws", HomeDir: "/home/u", ResolvePath: func(p string) string { return p }}
+	return Options{Workspace: "/work/ws", HomeDir: "/home/u", ResolvePath: func(p string) string { return p },
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 }
 
 // openFixture copies a testdata file to a temp dir as config.yaml and opens it.

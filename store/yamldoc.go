@@ -13,10 +13,10 @@ import (
 // text, so that a write can splice a re-encoded `permissions` section into the
 // untouched bytes of the rest of the file.
 type configDoc struct {
-	raw  []byte
-	doc  *yaml.Node // the document node, nil for an empty file
-	top  *yaml.Node // the top-level mapping, nil when the file has none
-	key  *yaml.Node // the `permissions` key node, nil when absent
+	raw []byte
+	doc *yaml.Node // the document node, nil for an empty file
+	top *yaml.Node // the top-level mapping, nil when the file has none
+	key *yaml.Node // the `permissions` key node, nil when absent
 	// startLine and endLine (1-based, end exclusive, 0 = end of file) bound
 	// the lines of the original `permissions` entry.
 	startLine, endLine int
@@ -29,7 +29,7 @@ var errNotMapping = errors.New("the top level of config.yaml is not a mapping")
 // parseConfig parses config.yaml text. An empty file (or one with only
 // comments) is a valid, empty document.
 func parseConfig(raw []byte) (*configDoc, error) {
-	d := &configDoc{raw: raw}
+	d := &configDoc{raw: raw, spliceable: true}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
 		return nil, err
