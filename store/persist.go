@@ -2,6 +2,7 @@ package store
 
 import (
 	"crypto/sha256"
+	"errors"
 	"encoding/hex"
 	"fmt"
 	"os"
@@ -73,7 +74,7 @@ func (s *Store) AlwaysAllow(req *engine.Request) (map[string]any, bool, error) {
 		return nil
 	})
 	switch {
-	case err == errUnchanged:
+	case errors.Is(err, errUnchanged):
 		return existing, false, nil
 	case err != nil:
 		return nil, false, err
@@ -82,7 +83,7 @@ func (s *Store) AlwaysAllow(req *engine.Request) (map[string]any, bool, error) {
 }
 
 // errUnchanged aborts a modify that has nothing to write.
-var errUnchanged = fmt.Errorf("store: nothing to change")
+var errUnchanged = errors.New("store: nothing to change")
 
 // rememberedPattern picks the match type and pattern of an "always allow".
 func rememberedPattern(req *engine.Request) (string, string) {
