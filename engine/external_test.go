@@ -1,0 +1,81 @@
+package engine
+
+import (
+	"reflect"
+	"testing"
+)
+
+// TestExternalDirectory covers the external-directory merge (spec 4,
+// contract 3, D2, D5): keys, .. escapes, Windows separators, workdir.
+func TestExternalDirectory(t *testing.T) {
+	e, problems := compileYAML(t, `schema: tiered_policy
+defaults: {"*": allow}
+external_directory:
+  "*": ask
+  /data/shared: allow
+  /data/shared/secret: deny
+  C:/Users/me: allow
+  "C:": allow
+  /tmp/: allow`, "")
+	if !hasProblem(problems, `permissions.external_directory["C:"]`) {
+		t.Errorf("short key: want a problem, got %v", problems)
+	}
+	runDecisionCases(t, e, []decisionCase{
+		{"inside the workspace", pathCall("read_file", "/ws/project/src/a.go"), Allow, "tiered_policy:defaults.*"},
+		{"relative inside", pathCall("read_file", "src/a.go"), Allow, "tiered_policy:defaults.*"},
+		{"outside asks", pathCall("read_file", "/etc/hosts"), Ask, "tiered_policy:defaults.*|external_directory.*"},
+		{".. escapes the workspace", pathCall("read_file", "../other/x"), Ask, "tiered_policy:defaults.*|external_directory.*"},
+		{".. inside an absolute path", pathCall("read_file", "/ws/project/../other/x"), Ask, "tiered_policy:defaults.*|external_directory.*"},
+		{"a sibling with a common prefix is outside", pathCall("read_file", "/ws/project2/x"), Ask, "tiered_policy:defaults.*|external_directory.*"},
+		{"trusted prefix", pathCall("read_file", "/data/shared/r.csv"), Allow, "tiered_policy:defaults.*"},
+		{"a key with a trailing / is normalized", pathCall("read_file", "/tmp/x"), Allow, "tiered_policy:defaults.*"},
+		{"a deny key under a trusted prefix", pathCall("read_file", "/data/shared/secret/k"), Deny, "tiered_policy:defaults.*|external_directory[/data/shared/secret]"},
+		{"Windows separators", pathCall("read_file", `C:\Users\me\notes.txt`), Allow, "tiered_policy:defaults.*"},
+		{"drive letters compare case-insensitively", pathCall("read_file", `c:\Users\me\notes.txt`), Allow, "tiered_policy:defaults.*"},
+		{"a short key is ignored (D5: drive paths are external)", pathCall("read_file", `D:\x`), Ask, "tiered_policy:defaults.*|external_directory.*"},
+		{"home expands in path values (D2)", pathCall("write_file", "~/.bashrc"), Ask, "tiered_policy:defaults.*|external_directory.*"},
+		{"shell: every simple command (D2)", shellCall("bash", "echo hi && cat /etc/passwd"), Ask, "tiered_policy:defaults.*|external_directory.*"},
+		{"shell: ~ expands", shellCall("bash", "cat ~/.ssh/id_rsa"), Ask, "tiered_policy:defaults.*|external_directory.*"},
+		{"shell: URLs are not paths", shellCall("bash", "curl https://example.com/a/b"), Allow, "tiered_policy:defaults.*"},
+		{"shell: relative refs stay inside", shellCall("bash", "git checkout origin/main"), Allow, "tiered_policy:defaults.*"},
+	})
+	wd := shellCall("bash", "cat ./a.txt")
+	wd.ToolArgs["workdir"] = "/etc"
+	if got := e.Evaluate(wd); got.Level != Ask || !reflect.DeepEqual(got.ExternalPaths, []string{"/etc/a.txt"}) {
+		t.Errorf("workdir: got %s %v, want ask [/etc/a.txt]", got.Level, got.ExternalPaths)
+	}
+	reqWS := pathCall("read_file", "/srv/x")
+	reqWS.Workspace = "/srv"
+	if got := e.Evaluate(reqWS); got.Level != Allow {
+		t.Errorf("request workspace: got %s, want allow", got.Level)
+	}
+}
+
+// TestExternalDirectoryForms: absent means ask; a plain level applies to all.
+func TestExternalDirectoryForms(t *testing.T) {
+	for _, c := range []struct {
+		yaml string
+		want Level
+	}{{"", Ask}, {"external_directory: deny", Deny}, {"external_directory: allow", Allow}, {"external_directory: {}", Ask}} {
+		e, _ := compileYAML(t, "schema: tiered_policy\ndefaults: {\"*\": allow}\n"+c.yaml, "")
+		if got := e.Evaluate(pathCall("read_file", "/etc/hosts")); got.Level != c.want {
+			t.Errorf("%q: got %s, want %s", c.yaml, got.Level, c.want)
+		}
+	}
+}
+
+// TestExternalSymlinks: a symlink that leads out of the workspace is
+// external once resolved.
+func TestExternalSymlinks(t *testing.T) {
+	opts := testOpts
+	opts.ResolvePath = func(p string) string {
+		if p == "/ws/project/link/passwd" {
+			return "/etc/passwd"
+		}
+		return p
+	}
+	e, _ := Compile(map[string]any{"schema": "tiered_policy", "defaults": map[string]any{"*": "allow"}}, nil, opts)
+	if got := e.Evaluate(pathCall("read_file", "link/passwd")); got.Level != Ask {
+		t.Errorf("symlink escape: got %s %v, want ask", got.Level, got.ExternalPaths)
+	}
+}

@@ -1,0 +1,68 @@
+package engine
+
+import (
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// testOpts are the options of the engine tests: a POSIX workspace and home.
+var testOpts = Options{Workspace: "/ws/project", HomeDir: "/home/u"}
+
+// compileYAML compiles a permissions section and a built-in rule list
+// written as YAML.
+func compileYAML(t testing.TB, perms, builtin string) (*Engine, []Problem) {
+	t.Helper()
+	var p map[string]any
+	if err := yaml.Unmarshal([]byte(perms), &p); err != nil {
+		t.Fatalf("perms YAML: %v", err)
+	}
+	var b []any
+	if builtin != "" {
+		if err := yaml.Unmarshal([]byte(builtin), &b); err != nil {
+			t.Fatalf("builtin YAML: %v", err)
+		}
+	}
+	return Compile(p, b, testOpts)
+}
+
+// shellCall and pathCall build requests on the web channel.
+func shellCall(tool, cmd string) *Request {
+	return &Request{ToolName: tool, ToolArgs: map[string]any{"command": cmd}, ChannelID: "web"}
+}
+
+func pathCall(tool, p string) *Request {
+	return &Request{ToolName: tool, ToolArgs: map[string]any{"path": p}, ChannelID: "web"}
+}
+
+// decisionCase is one table row: a request and the decision expected.
+type decisionCase struct {
+	note  string
+	req   *Request
+	level Level
+	rule  string
+}
+
+func runDecisionCases(t *testing.T, e *Engine, cases []decisionCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.note, func(t *testing.T) {
+			got := e.Evaluate(c.req)
+			if got.Level != c.level || got.MatchedRule != c.rule {
+				t.Errorf("got %s %q, want %s %q (reason %q)", got.Level, got.MatchedRule, c.level, c.rule, got.Reason)
+			}
+			if want := formatReason(got.Level, c.req.ToolName, got.MatchedRule); c.req.Scope == nil && got.MatchedRule != "" && got.Reason != want {
+				t.Errorf("reason: got %q, want %q", got.Reason, want)
+			}
+		})
+	}
+}
+
+func mustYAML(t testing.TB, text string) map[string]any {
+	t.Helper()
+	m := map[string]any{}
+	if err := yaml.Unmarshal([]byte(text), &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}

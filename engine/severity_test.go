@@ -1,0 +1,79 @@
+package engine
+
+import "testing"
+
+// TestSeverityTable covers every row of the table of spec 2.1, both modes.
+func TestSeverityTable(t *testing.T) {
+	cases := []struct {
+		severity       string
+		normal, strict Level
+	}{
+		{"LOW", Allow, Allow},
+		{"MEDIUM", Allow, Ask},
+		{"HIGH", Ask, Ask},
+		{"CRITICAL", Ask, Deny},
+		{"EXTREME", Ask, Ask}, // unknown is HIGH
+		{"", Ask, Ask},        // missing is HIGH
+		{"low", Allow, Allow}, // case does not matter
+	}
+	for _, c := range cases {
+		for _, mode := range []string{"normal", "strict"} {
+			want := c.normal
+			if mode == "strict" {
+				want = c.strict
+			}
+			t.Run(c.severity+"/"+mode, func(t *testing.T) {
+				rule := "{id: r, tools: [bash], pattern: \"make\"}"
+				if c.severity != "" {
+					rule = "{id: r, tools: [bash], pattern: \"make\", severity: " + c.severity + "}"
+				}
+				e, _ := compileYAML(t, "schema: tiered_policy\npermission_mode: "+mode+"\nrules: ["+rule+"]", "")
+				got := e.Evaluate(shellCall("bash", "make"))
+				if got.Level != want {
+					t.Errorf("got %s, want %s", got.Level, want)
+				}
+			})
+		}
+	}
+}
+
+// TestExplicitActionBypassesSeverity: an action is used directly (spec 2.1,
+// 6.3), and an action that is not a level makes the rule inert (contract D4).
+func TestExplicitActionBypassesSeverity(t *testing.T) {
+	e, problems := compileYAML(t, `schema: tiered_policy
+permission_mode: normal
+rules:
+  - {id: d, tools: [bash], pattern: "rm *", action: deny, severity: LOW}
+  - {id: blk, tools: [bash], pattern: "cat *", action: block}
+  - {id: up, tools: [bash], pattern: "ls *", action: ALLOW}`, "")
+	runDecisionCases(t, e, []decisionCase{
+		{"deny action in normal mode", shellCall("bash", "rm x"), Deny, "tiered_policy:rules:deny:rules[d]"},
+		{"invalid action: rule is inert", shellCall("bash", "cat a"), Ask, "default"},
+		{"action case does not matter", shellCall("bash", "ls"), Allow, "tiered_policy:rules:rules[up]"},
+	})
+	if !hasProblem(problems, "permissions.rules[1].action") {
+		t.Errorf("problems: got %v, want one at permissions.rules[1].action", problems)
+	}
+}
+
+// TestPermissionModeIsCaseInsensitive: STRICT is strict; anything else normal.
+func TestPermissionModeIsCaseInsensitive(t *testing.T) {
+	for _, c := range []struct {
+		mode string
+		want Level
+	}{{"STRICT", Deny}, {"strict", Deny}, {"normal", Ask}, {"weird", Ask}} {
+		e, _ := compileYAML(t, "schema: tiered_policy\npermission_mode: "+c.mode+"\nrules: [{id: r, tools: [bash], pattern: make, severity: CRITICAL}]", "")
+		if got := e.Evaluate(shellCall("bash", "make")).Level; got != c.want {
+			t.Errorf("mode %q: got %s, want %s", c.mode, got, c.want)
+		}
+	}
+}
+
+func hasProblem(ps []Problem, path string) bool {
+	for _, p := range ps {
+		if p.Path == path {
+			return true
+		}
+	}
+	return false
+}
