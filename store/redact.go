@@ -1,0 +1,177 @@
+package store
+
+import (
+	"encoding/json"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/toolgate/toolgate/engine"
+)
+
+// Redacted replaces a secret in the decision log.
+const Redacted = "[REDACTED]"
+
+// secretValue is a shell word: a quoted string or a run up to whitespace or
+// an operator.
+const secretValue = `("[^"]*"|'[^']*'|[^\s'";&|]+)`
+
+// secretName matches names that hold secrets: tokens, passwords, keys.
+const secretName = `(?:secret|token|passw(?:or)?d|passwd|pwd|api[-_]?key|access[-_]?key|private[-_]?key|credentials?|auth)`
+
+// redactRule is one pattern and its replacement, which keeps the name of the
+// secret and masks its value.
+type redactRule struct {
+	re   *regexp.Regexp
+	repl string
+}
+
+// redactRules run in order: whole blocks first, then well-known key formats,
+// then name=value forms. Each masks only the value, so the log still shows
+// which secret was passed.
+var redactRules = []redactRule{
+	// PEM private key blocks, terminated or cut off.
+	{regexp.MustCompile(`-----BEGIN ([A-Z0-9 ]*)PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`), `-----BEGIN ${1}PRIVATE KEY-----` + Redacted + `-----END ${1}PRIVATE KEY-----`},
+	// Well-known token formats: GitHub, OpenAI/Anthropic/Stripe style sk-,
+	// Slack, AWS access key ids, Google API keys, JWTs.
+	{regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{16,}|github_pat_[A-Za-z0-9_]{16,}|sk-[A-Za-z0-9_\-]{12,}|(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{12,}|xox[abposr]-[A-Za-z0-9\-]{8,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_\-]{30,}|eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})`), Redacted},
+	// Secret-bearing headers: Authorization: Bearer x (Basic, token, Digest),
+	// X-Api-Key: x, X-Auth-Token: x.
+	{regexp.MustCompile(`(?i)(\b[\w-]*` + secretName + `[\w-]*\s*:\s*(?:(?:bearer|basic|token|digest)\s+)?)([^\s'";&|]+)`), `${1}` + Redacted},
+	// mysql -pSECRET (the password glued to -p) for the MySQL family.
+	{regexp.MustCompile(`(\b(?:mysql\w*|mariadb\w*)\b[^;&|\n]*?\s-p)([^\s;&|]+)`), `${1}` + Redacted},
+	// Command-line flags: --password=x, --password x, --token x, -password x.
+	{regexp.MustCompile(`(?i)((?:^|\s)--?[\w-]*` + secretName + `[\w-]*(?:=|\s+))` + secretValue), `${1}` + Redacted},
+	// Assignments and query parameters: AWS_SECRET_ACCESS_KEY=x, token=x in
+	// a URL, password: in JSON-ish text.
+	{regexp.MustCompile(`(?i)(\b[\w.-]*` + secretName + `[\w.-]*=)` + secretValue), `${1}` + Redacted},
+	// Passwords in URLs: scheme://user:secret@host.
+	{regexp.MustCompile(`(\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]+:)([^\s@/]+)(@)`), `${1}` + Redacted + `${3}`},
+}
+
+// Redact masks the secrets in a command line or any other text: private key
+// blocks, well-known token formats (ghp_, sk-, AKIA, ...), authorization
+// headers, mysql -p passwords, --password style flags, NAME=value
+// assignments whose name says secret/token/password/key, and URL passwords.
+// It is pure and safe for concurrent use.
+func Redact(s string) string {
+	if s == "" {
+		return s
+	}
+	for _, r := range redactRules {
+		s = r.re.ReplaceAllString(s, r.repl)
+	}
+	return s
+}
+
+// secretKey matches argument names whose whole value is a secret.
+var secretKey = regexp.MustCompile(`(?i)` + secretName)
+
+// RedactArgs returns a deep copy of tool arguments with secrets masked: the
+// value of a key that names a secret (password, token, api_key, ...) is
+// replaced whole, and every other string goes through Redact.
+func RedactArgs(args map[string]any) map[string]any {
+	if args == nil {
+		return nil
+	}
+	out := make(map[string]any, len(args))
+	for k, v := range args {
+		if s, ok := v.(string); ok && secretKey.MatchString(k) && s != "" {
+			out[k] = Redacted
+			continue
+		}
+		out[k] = redactValue(v)
+	}
+	return out
+}
+
+func redactValue(v any) any {
+	switch t := v.(type) {
+	case string:
+		return Redact(t)
+	case map[string]any:
+		return RedactArgs(t)
+	case map[any]any:
+		m := make(map[string]any, len(t))
+		for k, x := range t {
+			if ks, ok := k.(string); ok {
+				m[ks] = x
+			}
+		}
+		return RedactArgs(m)
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = redactValue(x)
+		}
+		return out
+	}
+	return v
+}
+
+// SummaryMax is the longest argument summary kept in the decision log, in
+// bytes.
+const SummaryMax = 300
+
+// Summarize is the redacted one-line summary of a call's arguments that the
+// decision log keeps: the command of a shell tool, the path values of a
+// path tool, else the arguments as JSON.
+func Summarize(tool string, args map[string]any) string {
+	var s string
+	switch engine.ToolCategory(tool) {
+	case engine.CategoryShell:
+		s = Redact(engine.ShellCommand(args))
+	case engine.CategoryPath:
+		s = pathSummary(args)
+	}
+	if s == "" && len(args) > 0 {
+		b, err := json.Marshal(RedactArgs(args))
+		if err == nil {
+			s = string(b)
+		}
+	}
+	return truncate(strings.ReplaceAll(s, "\n", `\n`), SummaryMax)
+}
+
+// pathSummary lists the string arguments of a path tool as key=value, keys
+// sorted, redacted.
+func pathSummary(args map[string]any) string {
+	keys := make([]string, 0, len(args))
+	for k, v := range args {
+		if _, ok := v.(string); ok {
+			keys = append(keys, k)
+		}
+	}
+	// Path keys first, so that a long content argument cannot push the
+	// path out of the summary.
+	sort.Slice(keys, func(i, j int) bool {
+		pi, pj := summaryPathKeys[keys[i]], summaryPathKeys[keys[j]]
+		if pi != pj {
+			return pi
+		}
+		return keys[i] < keys[j]
+	})
+	red := RedactArgs(args)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		parts = append(parts, k+"="+red[k].(string))
+	}
+	return strings.Join(parts, " ")
+}
+
+// summaryPathKeys are the argument names the engine reads as paths (contract 3).
+var summaryPathKeys = map[string]bool{"path": true, "file_path": true, "target_file": true, "file": true,
+	"old_path": true, "new_path": true, "source_path": true, "dest_path": true, "directory": true, "dir": true}
+
+// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}

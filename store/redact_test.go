@@ -1,0 +1,107 @@
+package store
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRedact(t *testing.T) {
+	cases := []struct {
+		note     string
+		in       string
+		want     string
+		mustLose []string
+	}{
+		{note: "bearer header in curl", in: `curl -H "Authorization: Bearer abc.def-123" https://api.example.com`,
+			want: `curl -H "Authorization: Bearer [REDACTED]" https://api.example.com`},
+		{note: "basic header", in: `curl -H 'Authorization: Basic dXNlcjpwYXNz' x`, want: `curl -H 'Authorization: Basic [REDACTED]' x`},
+		{note: "api key header", in: `curl -H "X-Api-Key: k123" u`, want: `curl -H "X-Api-Key: [REDACTED]" u`},
+		{note: "mysql glued password", in: `mysql -u root -pSECRET db`, want: `mysql -u root -p[REDACTED] db`},
+		{note: "mysqldump glued password", in: `mysqldump -pS3cr3t! --all-databases`, want: `mysqldump -p[REDACTED] --all-databases`},
+		{note: "mkdir -p is not a password", in: `mkdir -p build/out`, want: `mkdir -p build/out`},
+		{note: "export aws secret", in: `export AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG && aws s3 ls`,
+			want: `export AWS_SECRET_ACCESS_KEY=[REDACTED] && aws s3 ls`},
+		{note: "quoted assignment", in: `GITHUB_TOKEN="a b c" gh pr list`, want: `GITHUB_TOKEN=[REDACTED] gh pr list`},
+		{note: "password flag with equals", in: `psql --password=hunter2 -h db`, want: `psql --password=[REDACTED] -h db`},
+		{note: "password flag with space", in: `tool --api-key abc123 run`, want: `tool --api-key [REDACTED] run`},
+		{note: "token in url query", in: `curl "https://x.io/cb?token=abc123&page=2"`, want: `curl "https://x.io/cb?token=[REDACTED]&page=2"`},
+		{note: "access_token in url", in: `wget https://x.io/?access_token=zz`, want: `wget https://x.io/?access_token=[REDACTED]`},
+		{note: "url userinfo", in: `git clone https://bob:pa55@github.com/o/r`, want: `git clone https://bob:[REDACTED]@github.com/o/r`},
+		{note: "private key block", in: "echo '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaA\nAAAA\n-----END OPENSSH PRIVATE KEY-----' > k",
+			want: "echo '-----BEGIN OPENSSH PRIVATE KEY-----[REDACTED]-----END OPENSSH PRIVATE KEY-----' > k"},
+		{note: "cut-off private key block", in: "-----BEGIN RSA PRIVATE KEY-----\nMIIE", mustLose: []string{"MIIE"}},
+		{note: "github token", in: `git push https://ghp_abcdefghijklmnopqrstuvwxyz0123@github.com/o/r`, mustLose: []string{"ghp_abcdefghij"}},
+		{note: "openai style key", in: `echo sk-proj-abcdefghijklmnop1234`, want: `echo [REDACTED]`},
+		{note: "aws access key id", in: `echo AKIAIOSFODNN7EXAMPLE`, want: `echo [REDACTED]`},
+		{note: "plain command untouched", in: `git status && ls -la /tmp`, want: `git status && ls -la /tmp`},
+		{note: "empty", in: ``, want: ``},
+	}
+	for _, c := range cases {
+		t.Run(c.note, func(t *testing.T) {
+			got := Redact(c.in)
+			if c.want != "" || c.in == "" {
+				if got != c.want {
+					t.Errorf("Redact(%q)\n got %q\nwant %q", c.in, got, c.want)
+				}
+			}
+			for _, s := range c.mustLose {
+				if strings.Contains(got, s) {
+					t.Errorf("Redact(%q) = %q still contains %q", c.in, got, s)
+				}
+			}
+		})
+	}
+}
+
+func TestRedactArgs(t *testing.T) {
+	in := map[string]any{
+		"command":  "mysql -pSECRET",
+		"password": "hunter2",
+		"env":      map[string]any{"API_TOKEN": "t0k", "HOME": "/home/u"},
+		"list":     []any{"--token=abc", 3.0},
+		"count":    2.0,
+	}
+	got := RedactArgs(in)
+	checks := []struct {
+		note string
+		got  any
+		want any
+	}{
+		{"command redacted", got["command"], "mysql -p[REDACTED]"},
+		{"secret key masked whole", got["password"], Redacted},
+		{"nested secret key", got["env"].(map[string]any)["API_TOKEN"], Redacted},
+		{"nested plain kept", got["env"].(map[string]any)["HOME"], "/home/u"},
+		{"list strings redacted", got["list"].([]any)[0], "--token=[REDACTED]"},
+		{"numbers kept", got["count"], 2.0},
+		{"input untouched", in["password"], "hunter2"},
+	}
+	for _, c := range checks {
+		if c.got != c.want {
+			t.Errorf("%s: got %v, want %v", c.note, c.got, c.want)
+		}
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	long := strings.Repeat("x", 1000)
+	cases := []struct {
+		note string
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"shell command, redacted", "bash", map[string]any{"command": "export AWS_SECRET_ACCESS_KEY=abc"}, "export AWS_SECRET_ACCESS_KEY=[REDACTED]"},
+		{"newlines escaped", "bash", map[string]any{"command": "a\nb"}, `a\nb`},
+		{"path tool, path first", "write_file", map[string]any{"path": "a.txt", "content": "hi"}, "path=a.txt content=hi"},
+		{"other tool as json", "mcp_fetch_webpage", map[string]any{"url": "https://x/?token=1"}, `{"url":"https://x/?token=[REDACTED]"}`},
+		{"no args", "custom", nil, ""},
+	}
+	for _, c := range cases {
+		if got := Summarize(c.tool, c.args); got != c.want {
+			t.Errorf("%s: got %q, want %q", c.note, got, c.want)
+		}
+	}
+	if got := Summarize("bash", map[string]any{"command": long}); len(got) > SummaryMax {
+		t.Errorf("long summary has %d bytes, want at most %d", len(got), SummaryMax)
+	}
+}
