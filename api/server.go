@@ -25,6 +25,10 @@ type Deps struct {
 	Tokens   TokenVerifier
 	Sessions SessionAuthenticator // optional: browser sessions of the web package
 	Observer DecisionObserver     // optional
+	// Store edits the policy (the permissions routes, /rpc, commands).
+	Store PolicyStore
+	// TokenAdmin manages API tokens (/api/v1/tokens).
+	TokenAdmin TokenManager
 	// OpenAPI is the text of openapi.yaml, served at /openapi.yaml.
 	OpenAPI []byte
 	Logger  *slog.Logger
@@ -52,8 +56,14 @@ func (s *Server) Mount(r chi.Router) {
 	r.Group(func(r chi.Router) {
 		r.Use(s.authenticate)
 		r.With(require(rightRead)).Get("/readyz", s.handleReadyz)
+		if s.deps.Store != nil {
+			r.With(require(rightRead)).Post("/rpc", s.handleRPC)
+		}
 		r.Route("/api/v1", func(r chi.Router) {
 			r.With(require(rightEvaluate)).Post("/evaluate", s.handleEvaluate)
+			if s.deps.Store != nil && s.deps.TokenAdmin != nil {
+				s.mountPermissions(r)
+			}
 		})
 	})
 }

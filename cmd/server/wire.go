@@ -59,7 +59,7 @@ func wire(c config, log *slog.Logger) (*app, error) {
 	if created {
 		log.Info("created the admin token", "file", a.tokenFile)
 	}
-	apiServer := api.New(api.Deps{Policy: st, Tokens: tokens, OpenAPI: toolgate.OpenAPI, Logger: log})
+	apiServer := api.New(api.Deps{Policy: st, Tokens: tokens, Store: st, TokenAdmin: tokens, OpenAPI: toolgate.OpenAPI, Logger: log})
 	r := chi.NewRouter()
 	r.Use(middleware.RequestID, middleware.Recoverer)
 	apiServer.Mount(r)

@@ -1,0 +1,216 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/toolgate/toolgate/store"
+)
+
+// CommandRequest is the body of POST /api/v1/commands.
+type CommandRequest struct {
+	Text string `json:"text"`
+}
+
+// CommandResponse is what a terminal prints and the RPC methods used.
+type CommandResponse struct {
+	OK      bool     `json:"ok"`
+	Output  string   `json:"output"`
+	Methods []string `json:"methods"`
+}
+
+// handleCommand is POST /api/v1/commands: run one /permissions or /add-dir
+// line. Viewing needs the read right, everything else the write right. A
+// parse error is a 400 whose message is the spec's text (6.4); a failed
+// write names the RPC method in the message, as the TUI shows it.
+func (s *Server) handleCommand(w http.ResponseWriter, r *http.Request) {
+	var in CommandRequest
+	if err := decodeJSON(w, r, &in); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	cmd, err := ParseCommand(in.Text)
+	if err != nil {
+		writeError(w, r, badRequest("text", "%s", err.Error()))
+		return
+	}
+	if cmd.Kind != CommandView && !hasRight(r, rightWrite) {
+		writeError(w, r, forbidden(r, rightWrite))
+		return
+	}
+	out, err := s.runCommand(cmd)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// hasRight tells whether the request's principal has a right.
+func hasRight(r *http.Request, right string) bool {
+	p, _ := PrincipalFrom(r.Context())
+	return roleRights[p.Role][right]
+}
+
+func forbidden(r *http.Request, right string) *Error {
+	p, _ := PrincipalFrom(r.Context())
+	return &Error{Status: http.StatusForbidden, Code: CodeForbidden, Message: "role " + p.Role + " may not " + right}
+}
+
+// runCommand carries out a parsed command.
+func (s *Server) runCommand(cmd Command) (CommandResponse, error) {
+	switch cmd.Kind {
+	case CommandView:
+		text, err := s.viewText()
+		return CommandResponse{OK: err == nil, Output: text, Methods: []string{"permissions.tools.get", "permissions.rules.get"}}, err
+	case CommandToolLevel:
+		const method = "permissions.tools.update"
+		if _, err := s.deps.Store.SetToolLevel(cmd.Tool, cmd.Level); err != nil {
+			return CommandResponse{}, methodError(method, err)
+		}
+		return CommandResponse{OK: true, Output: fmt.Sprintf("✓ %s →  %s\n", cmd.Tool, cmd.Level), Methods: []string{method}}, nil
+	case CommandRule:
+		return s.runRuleCommand(cmd)
+	case CommandAddDir:
+		const method = "command.add_dir"
+		res, err := s.deps.Store.AddTrustedDirectory(cmd.Path)
+		if err != nil {
+			return CommandResponse{}, methodError(method, err)
+		}
+		return CommandResponse{OK: true, Output: addDirText(res), Methods: []string{method}}, nil
+	}
+	return CommandResponse{}, fmt.Errorf("command kind %d", cmd.Kind)
+}
+
+// runRuleCommand creates the rule of spec 6.3, or updates it when its id
+// exists (the same command run again, or a changed level).
+func (s *Server) runRuleCommand(cmd Command) (CommandResponse, error) {
+	id := CLIRuleID(cmd.Tool, cmd.Pattern)
+	rule := map[string]any{"id": id, "tools": []any{cmd.Tool}, "pattern": cmd.Pattern, "action": cmd.Level}
+	methods := []string{"permissions.rules.create"}
+	verb := "created"
+	_, err := s.deps.Store.CreateRule(rule)
+	if errors.Is(err, store.ErrExists) {
+		methods = append(methods, "permissions.rules.update")
+		verb = "updated"
+		_, err = s.deps.Store.UpdateRule(id, map[string]any{"tools": []any{cmd.Tool}, "pattern": cmd.Pattern, "action": cmd.Level})
+	}
+	if err != nil {
+		return CommandResponse{}, methodError(methods[len(methods)-1], err)
+	}
+	out := fmt.Sprintf("✓ rule %s: [%s]  %s  pattern: %s  action: %s\n", verb, id, cmd.Tool, cmd.Pattern, cmd.Level)
+	return CommandResponse{OK: true, Output: out, Methods: methods}, nil
+}
+
+// methodError names the RPC method that failed (spec 6.4), keeping the
+// status of the underlying error.
+func methodError(method string, err error) error {
+	e := *toAPIError(err)
+	e.Message = method + " failed: " + e.Message
+	e.cause = err
+	return &e
+}
+
+// viewText renders the two sections of spec 6.1.
+func (s *Server) viewText() (string, error) {
+	sec, _, err := s.section()
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString("── Tool Permissions ──\n")
+	tools := toolsOf(sec)
+	names := orderedTools(s.deps.Store.ToolOrder(), tools)
+	width := 0
+	for _, n := range names {
+		width = max(width, len([]rune(n)))
+	}
+	if len(names) == 0 {
+		b.WriteString("  (none)\n")
+	}
+	for _, n := range names {
+		fmt.Fprintf(&b, "  %s%s →  %s\n", n, strings.Repeat(" ", width-len([]rune(n))), toolLevelText(tools[n]))
+	}
+	b.WriteString("\n── Rules ──\n")
+	rules := listOf(sec, "rules")
+	if len(rules) == 0 {
+		b.WriteString("  (none)\n")
+	}
+	for _, e := range rules {
+		b.WriteString("  " + ruleText(e) + "\n")
+	}
+	return b.String(), nil
+}
+
+// orderedTools lists the tools in file order, then any others sorted.
+func orderedTools(order []string, tools map[string]any) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, n := range order {
+		if _, ok := tools[n]; ok && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	for _, n := range sortedKeys(tools) {
+		if !seen[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// toolLevelText shows a plain level, or the "*" level of a legacy entry.
+func toolLevelText(v any) string {
+	if m, ok := v.(map[string]any); ok {
+		return fmt.Sprint(m["*"]) + " (patterns)"
+	}
+	return fmt.Sprint(v)
+}
+
+// ruleText is one line of the Rules section: [id]  tools  pattern: p  action: a.
+func ruleText(e any) string {
+	m, _ := e.(map[string]any)
+	id, _ := m["id"].(string)
+	if id == "" {
+		id = "?"
+	}
+	var tools string
+	switch t := m["tools"].(type) {
+	case string:
+		tools = t
+	case []any:
+		parts := make([]string, len(t))
+		for i, x := range t {
+			parts[i] = fmt.Sprint(x)
+		}
+		tools = strings.Join(parts, ",")
+	}
+	line := fmt.Sprintf("[%s]  %s  pattern: %v", id, tools, m["pattern"])
+	if a, ok := m["action"]; ok && a != nil {
+		return line + fmt.Sprintf("  action: %v", a)
+	}
+	if sev, ok := m["severity"]; ok && sev != nil {
+		return line + fmt.Sprintf("  severity: %v", sev)
+	}
+	return line
+}
+
+// addDirText is what /add-dir prints.
+func addDirText(res store.AddDirResult) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "✓ trusted directory: %s\n  external_directory[%s] = %s\n", res.Dir, res.Dir, res.ExternalDirectory)
+	if !res.Tiered {
+		b.WriteString("  schema is not tiered_policy: approval_overrides not written\n")
+		return b.String()
+	}
+	for _, o := range res.Created {
+		fmt.Fprintf(&b, "  approval override added: %v\n", o["id"])
+	}
+	for _, id := range res.Existing {
+		fmt.Fprintf(&b, "  approval override already present: %s\n", id)
+	}
+	return b.String()
+}

@@ -1,0 +1,45 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+)
+
+// handleListOverrides is GET /api/v1/permissions/approval-overrides.
+func (s *Server) handleListOverrides(w http.ResponseWriter, r *http.Request) {
+	sec, etag, err := s.section()
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	setETag(w, etag)
+	writeJSON(w, http.StatusOK, map[string]any{"approval_overrides": listOf(sec, "approval_overrides")})
+}
+
+// handleAddOverride is POST /api/v1/permissions/approval-overrides: 201;
+// 409 when the id is taken.
+func (s *Server) handleAddOverride(w http.ResponseWriter, r *http.Request) {
+	o, err := decodeEntry(w, r, "override_")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	etag, err := s.deps.Store.AddApprovalOverride(o)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	s.respondEntry(w, r, "approval_overrides", o["id"].(string), etag, http.StatusCreated)
+}
+
+// handleDeleteOverride is DELETE /api/v1/permissions/approval-overrides/{id}.
+func (s *Server) handleDeleteOverride(w http.ResponseWriter, r *http.Request) {
+	etag, err := s.deps.Store.DeleteApprovalOverride(chi.URLParam(r, "id"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	setETag(w, etag)
+	w.WriteHeader(http.StatusNoContent)
+}

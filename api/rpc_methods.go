@@ -1,0 +1,290 @@
+package api
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/toolgate/toolgate/store"
+)
+
+// rpcMethod is one JSON-RPC method: the right it needs and its body.
+type rpcMethod struct {
+	right string
+	run   func(s *Server, params json.RawMessage) (any, error)
+}
+
+// rpcMethods are the methods of spec 6.5 and contract 5.
+var rpcMethods map[string]rpcMethod
+
+func init() {
+	rpcMethods = map[string]rpcMethod{
+		"permissions.tools.get":                 {rightRead, rpcToolsGet},
+		"permissions.tools.set":                 {rightWrite, rpcToolsSet},
+		"permissions.tools.update":              {rightWrite, rpcToolsUpdate},
+		"permissions.tools.delete":              {rightWrite, rpcToolsDelete},
+		"permissions.rules.get":                 {rightRead, rpcRulesGet},
+		"permissions.rules.create":              {rightWrite, rpcRulesCreate},
+		"permissions.rules.update":              {rightWrite, rpcRulesUpdate},
+		"permissions.rules.delete":              {rightWrite, rpcRulesDelete},
+		"permissions.approval_overrides.get":    {rightRead, rpcOverridesGet},
+		"permissions.approval_overrides.delete": {rightWrite, rpcOverridesDelete},
+		"permissions.owner_scopes.get":          {rightRead, rpcOwnersGet},
+		"permissions.owner_scopes.set":          {rightWrite, rpcOwnersSet},
+		"command.add_dir":                       {rightWrite, rpcAddDir},
+	}
+}
+
+// rpcParams decodes params strictly into v; absent params are {}.
+func rpcParams(params json.RawMessage, v any) error {
+	if len(params) == 0 {
+		params = json.RawMessage("{}")
+	}
+	if params[0] != '{' {
+		return badRequest("params", "params must be an object")
+	}
+	return decodeBytes(params, v)
+}
+
+// rpcObject decodes params into a map.
+func rpcObject(params json.RawMessage) (map[string]any, error) {
+	var m map[string]any
+	if err := rpcParams(params, &m); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m, nil
+}
+
+type noParams struct{}
+
+func rpcSection(s *Server, params json.RawMessage) (map[string]any, error) {
+	if err := rpcParams(params, &noParams{}); err != nil {
+		return nil, err
+	}
+	sec, _, err := s.section()
+	return sec, err
+}
+
+func rpcToolsGet(s *Server, params json.RawMessage) (any, error) {
+	sec, err := rpcSection(s, params)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"tools": toolsOf(sec)}, nil
+}
+
+// toolLevelParams are the params of permissions.tools.update.
+type toolLevelParams struct {
+	Tool  string `json:"tool"`
+	Level string `json:"level"`
+}
+
+func rpcToolsUpdate(s *Server, params json.RawMessage) (any, error) {
+	var p toolLevelParams
+	if err := rpcParams(params, &p); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(p.Tool) == "" {
+		return nil, badRequest("tool", msgEmptyTool)
+	}
+	if err := checkLevel("level", p.Level); err != nil {
+		return nil, err
+	}
+	if _, err := s.deps.Store.SetToolLevel(p.Tool, normLevel(p.Level)); err != nil {
+		return nil, err
+	}
+	return map[string]any{"tool": p.Tool, "level": normLevel(p.Level)}, nil
+}
+
+// rpcToolsSet replaces the whole tools map: {"tools": {<tool>: level}}.
+func rpcToolsSet(s *Server, params json.RawMessage) (any, error) {
+	var p struct {
+		Tools map[string]any `json:"tools"`
+	}
+	if err := rpcParams(params, &p); err != nil {
+		return nil, err
+	}
+	if p.Tools == nil {
+		return nil, badRequest("tools", "tools is required: an object of tool -> level")
+	}
+	if err := checkSection(map[string]any{"tools": p.Tools}); err != nil {
+		return nil, err
+	}
+	sec, etag, err := s.section()
+	if err != nil {
+		return nil, err
+	}
+	sec["tools"] = p.Tools
+	if _, err := s.deps.Store.ReplaceSection(sec, etag); err != nil {
+		return nil, err
+	}
+	return map[string]any{"tools": p.Tools}, nil
+}
+
+type idParams struct {
+	ID string `json:"id"`
+}
+
+func rpcID(params json.RawMessage) (string, error) {
+	var p idParams
+	if err := rpcParams(params, &p); err != nil {
+		return "", err
+	}
+	if p.ID == "" {
+		return "", badRequest("id", "id is required")
+	}
+	return p.ID, nil
+}
+
+func rpcToolsDelete(s *Server, params json.RawMessage) (any, error) {
+	var p struct {
+		Tool string `json:"tool"`
+	}
+	if err := rpcParams(params, &p); err != nil {
+		return nil, err
+	}
+	if p.Tool == "" {
+		return nil, badRequest("tool", msgEmptyTool)
+	}
+	if _, err := s.deps.Store.DeleteTool(p.Tool); err != nil {
+		return nil, err
+	}
+	return map[string]any{"deleted": p.Tool}, nil
+}
+
+// rpcRulesGet returns every rule, or the one named by id.
+func rpcRulesGet(s *Server, params json.RawMessage) (any, error) {
+	var p idParams
+	if err := rpcParams(params, &p); err != nil {
+		return nil, err
+	}
+	sec, _, err := s.section()
+	if err != nil {
+		return nil, err
+	}
+	rules := listOf(sec, "rules")
+	if p.ID == "" {
+		return map[string]any{"rules": rules}, nil
+	}
+	rule, ok := findByID(rules, p.ID)
+	if !ok {
+		return nil, fmt.Errorf("rule %q: %w", p.ID, store.ErrNotFound)
+	}
+	return rule, nil
+}
+
+// rpcRulesCreate takes the rule itself as params.
+func rpcRulesCreate(s *Server, params json.RawMessage) (any, error) {
+	rule, err := rpcObject(params)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := rule["id"].(string); !ok {
+		return nil, badRequest("id", "id is required")
+	}
+	if err := checkRule("", rule, false); err != nil {
+		return nil, err
+	}
+	if _, err := s.deps.Store.CreateRule(rule); err != nil {
+		return nil, err
+	}
+	return rule, nil
+}
+
+// rpcRulesUpdate takes {id, <fields to set>}; null removes a field.
+func rpcRulesUpdate(s *Server, params json.RawMessage) (any, error) {
+	patch, err := rpcObject(params)
+	if err != nil {
+		return nil, err
+	}
+	id, _ := patch["id"].(string)
+	if id == "" {
+		return nil, badRequest("id", "id is required")
+	}
+	delete(patch, "id")
+	if len(patch) == 0 {
+		return nil, badRequest("", "nothing to update: give the fields to set")
+	}
+	if err := checkRule("", patch, true); err != nil {
+		return nil, err
+	}
+	if _, err := s.deps.Store.UpdateRule(id, patch); err != nil {
+		return nil, err
+	}
+	sec, _, err := s.section()
+	if err != nil {
+		return nil, err
+	}
+	rule, _ := findByID(listOf(sec, "rules"), id)
+	return rule, nil
+}
+
+func rpcRulesDelete(s *Server, params json.RawMessage) (any, error) {
+	id, err := rpcID(params)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.deps.Store.DeleteRule(id); err != nil {
+		return nil, err
+	}
+	return map[string]any{"deleted": id}, nil
+}
+
+func rpcOverridesGet(s *Server, params json.RawMessage) (any, error) {
+	sec, err := rpcSection(s, params)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"approval_overrides": listOf(sec, "approval_overrides")}, nil
+}
+
+func rpcOverridesDelete(s *Server, params json.RawMessage) (any, error) {
+	id, err := rpcID(params)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.deps.Store.DeleteApprovalOverride(id); err != nil {
+		return nil, err
+	}
+	return map[string]any{"deleted": id}, nil
+}
+
+func rpcOwnersGet(s *Server, params json.RawMessage) (any, error) {
+	sec, err := rpcSection(s, params)
+	if err != nil {
+		return nil, err
+	}
+	scopes, _ := sec["owner_scopes"].(map[string]any)
+	if scopes == nil {
+		scopes = map[string]any{}
+	}
+	return map[string]any{"owner_scopes": scopes}, nil
+}
+
+func rpcOwnersSet(s *Server, params json.RawMessage) (any, error) {
+	var p OwnerScopesRequest
+	if err := rpcParams(params, &p); err != nil {
+		return nil, err
+	}
+	if err := s.setOwnerScopes(p.OwnerScopes); err != nil {
+		return nil, err
+	}
+	return rpcOwnersGet(s, nil)
+}
+
+// rpcAddDir is /add-dir: {"path": ...}.
+func rpcAddDir(s *Server, params json.RawMessage) (any, error) {
+	var p struct {
+		Path string `json:"path"`
+	}
+	if err := rpcParams(params, &p); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(p.Path) == "" {
+		return nil, badRequest("path", "path is required")
+	}
+	return s.deps.Store.AddTrustedDirectory(p.Path)
+}

@@ -1,0 +1,151 @@
+package api
+
+import (
+	"fmt"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/toolgate/toolgate/store"
+)
+
+// listOf returns one of the entry lists of the section, never nil.
+func listOf(sec map[string]any, key string) []any {
+	l, _ := sec[key].([]any)
+	if l == nil {
+		l = []any{}
+	}
+	return l
+}
+
+// findByID returns the entry of a list with that id.
+func findByID(list []any, id string) (map[string]any, bool) {
+	for _, e := range list {
+		if m, ok := e.(map[string]any); ok && m["id"] == id {
+			return m, true
+		}
+	}
+	return nil, false
+}
+
+// handleListRules is GET /api/v1/permissions/rules.
+func (s *Server) handleListRules(w http.ResponseWriter, r *http.Request) {
+	sec, etag, err := s.section()
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	setETag(w, etag)
+	writeJSON(w, http.StatusOK, map[string]any{"rules": listOf(sec, "rules")})
+}
+
+// handleGetRule is GET /api/v1/permissions/rules/{id}.
+func (s *Server) handleGetRule(w http.ResponseWriter, r *http.Request) {
+	sec, etag, err := s.section()
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	id := chi.URLParam(r, "id")
+	rule, ok := findByID(listOf(sec, "rules"), id)
+	if !ok {
+		writeError(w, r, fmt.Errorf("rule %q: %w", id, store.ErrNotFound))
+		return
+	}
+	setETag(w, etag)
+	writeJSON(w, http.StatusOK, rule)
+}
+
+// handleCreateRule is POST /api/v1/permissions/rules: 201 with the rule;
+// 409 when its id is taken. A rule without an id gets a random one.
+func (s *Server) handleCreateRule(w http.ResponseWriter, r *http.Request) {
+	rule, err := decodeEntry(w, r, "rule_")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	etag, err := s.deps.Store.CreateRule(rule)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	s.respondEntry(w, r, "rules", rule["id"].(string), etag, http.StatusCreated)
+}
+
+// decodeEntry reads and checks a new rule or override, giving it an id
+// with prefix when it has none.
+func decodeEntry(w http.ResponseWriter, r *http.Request, prefix string) (map[string]any, error) {
+	var entry map[string]any
+	if err := decodeJSON(w, r, &entry); err != nil {
+		return nil, err
+	}
+	if entry == nil {
+		return nil, badRequest("", "the body must be a JSON object")
+	}
+	if _, ok := entry["id"]; !ok {
+		id, err := store.NewSecret()
+		if err != nil {
+			return nil, err
+		}
+		entry["id"] = prefix + id[:12]
+	}
+	if err := checkRule("", entry, false); err != nil {
+		return nil, err
+	}
+	return entry, nil
+}
+
+// respondEntry answers with the entry of list now on disk.
+func (s *Server) respondEntry(w http.ResponseWriter, r *http.Request, list, id, etag string, status int) {
+	sec, _, err := s.section()
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	entry, ok := findByID(listOf(sec, list), id)
+	if !ok {
+		writeError(w, r, fmt.Errorf("%s id %q after the write: %w", list, id, store.ErrNotFound))
+		return
+	}
+	setETag(w, etag)
+	writeJSON(w, status, entry)
+}
+
+// handlePatchRule is PATCH /api/v1/permissions/rules/{id}: each key given
+// is set, null removes it; an id in the body renames the rule.
+func (s *Server) handlePatchRule(w http.ResponseWriter, r *http.Request) {
+	id := chi.URLParam(r, "id")
+	var patch map[string]any
+	if err := decodeJSON(w, r, &patch); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if len(patch) == 0 {
+		writeError(w, r, badRequest("", "the body must be an object with at least one field"))
+		return
+	}
+	if err := checkRule("", patch, true); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	etag, err := s.deps.Store.UpdateRule(id, patch)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if newID, ok := patch["id"].(string); ok {
+		id = newID
+	}
+	s.respondEntry(w, r, "rules", id, etag, http.StatusOK)
+}
+
+// handleDeleteRule is DELETE /api/v1/permissions/rules/{id}.
+func (s *Server) handleDeleteRule(w http.ResponseWriter, r *http.Request) {
+	etag, err := s.deps.Store.DeleteRule(chi.URLParam(r, "id"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	setETag(w, etag)
+	w.WriteHeader(http.StatusNoContent)
+}

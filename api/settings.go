@@ -1,0 +1,78 @@
+package api
+
+import (
+	"net/http"
+)
+
+// settingKeys are the scalar settings of the section.
+var settingKeys = []string{"enabled", "schema", "version", "permission_mode", "defaults", "deny_guidance_message"}
+
+// handleGetSettings is GET /api/v1/permissions/settings.
+func (s *Server) handleGetSettings(w http.ResponseWriter, r *http.Request) {
+	sec, etag, err := s.section()
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	out := map[string]any{}
+	for _, k := range settingKeys {
+		if v, ok := sec[k]; ok {
+			out[k] = v
+		}
+	}
+	setETag(w, etag)
+	writeJSON(w, http.StatusOK, out)
+}
+
+// handlePatchSettings is PATCH /api/v1/permissions/settings: each key given
+// is set; null removes it.
+func (s *Server) handlePatchSettings(w http.ResponseWriter, r *http.Request) {
+	var patch map[string]any
+	if err := decodeJSON(w, r, &patch); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if err := checkSettings(patch); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if _, err := s.deps.Store.SetSettings(patch); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	s.handleGetSettings(w, r)
+}
+
+// checkSettings checks a settings patch field by field.
+func checkSettings(patch map[string]any) *Error {
+	if len(patch) == 0 {
+		return badRequest("", "the body must be an object with at least one setting")
+	}
+	for _, k := range sortedKeys(patch) {
+		v := patch[k]
+		if v == nil {
+			continue
+		}
+		switch k {
+		case "enabled":
+			if _, ok := v.(bool); !ok {
+				return badRequest(k, "enabled must be true or false")
+			}
+		case "schema", "version", "deny_guidance_message":
+			if _, ok := v.(string); !ok {
+				return badRequest(k, "%s must be a string", k)
+			}
+		case "permission_mode":
+			if m, _ := v.(string); m != "normal" && m != "strict" {
+				return badRequest(k, "invalid permission_mode %v, only normal or strict", v)
+			}
+		case "defaults":
+			if err := checkLevelMap(k, v); err != nil {
+				return err
+			}
+		default:
+			return badRequest(k, "unknown setting %q (allowed: enabled, schema, version, permission_mode, defaults, deny_guidance_message)", k)
+		}
+	}
+	return nil
+}

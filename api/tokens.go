@@ -1,0 +1,90 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/toolgate/toolgate/store"
+)
+
+// TokenManager creates, lists and revokes API tokens; *store.Tokens is one.
+type TokenManager interface {
+	Create(name, role string, channels, sessions []string) (store.TokenInfo, string, error)
+	List() []store.TokenInfo
+	Revoke(id string) error
+}
+
+// TokenWire is a token as the API shows it: never its secret or hash.
+type TokenWire struct {
+	ID       string    `json:"id"`
+	Name     string    `json:"name"`
+	Role     string    `json:"role"`
+	Channels []string  `json:"channels,omitempty"`
+	Sessions []string  `json:"sessions,omitempty"`
+	Created  time.Time `json:"created"`
+}
+
+// CreateTokenRequest is the body of POST /api/v1/tokens.
+type CreateTokenRequest struct {
+	Name     string   `json:"name"`
+	Role     string   `json:"role"`
+	Channels []string `json:"channels"`
+	Sessions []string `json:"sessions"`
+}
+
+// CreateTokenResponse carries the secret, shown this once only.
+type CreateTokenResponse struct {
+	Token  TokenWire `json:"token"`
+	Secret string    `json:"secret"`
+}
+
+func tokenWire(t store.TokenInfo) TokenWire {
+	return TokenWire{ID: t.ID, Name: t.Name, Role: t.Role, Channels: t.Channels, Sessions: t.Sessions, Created: t.Created}
+}
+
+// handleListTokens is GET /api/v1/tokens (admin).
+func (s *Server) handleListTokens(w http.ResponseWriter, r *http.Request) {
+	list := s.deps.TokenAdmin.List()
+	out := make([]TokenWire, len(list))
+	for i, t := range list {
+		out[i] = tokenWire(t)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tokens": out})
+}
+
+// handleCreateToken is POST /api/v1/tokens (admin): 201 with the secret.
+func (s *Server) handleCreateToken(w http.ResponseWriter, r *http.Request) {
+	var in CreateTokenRequest
+	if err := decodeJSON(w, r, &in); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if strings.TrimSpace(in.Name) == "" {
+		writeError(w, r, badRequest("name", "name is required"))
+		return
+	}
+	switch in.Role {
+	case store.RoleAdmin, store.RoleApprover, store.RoleAgent:
+	default:
+		writeError(w, r, badRequest("role", "invalid role %q, only admin, approver or agent", in.Role))
+		return
+	}
+	info, secret, err := s.deps.TokenAdmin.Create(in.Name, in.Role, in.Channels, in.Sessions)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, CreateTokenResponse{Token: tokenWire(info), Secret: secret})
+}
+
+// handleRevokeToken is DELETE /api/v1/tokens/{id} (admin).
+func (s *Server) handleRevokeToken(w http.ResponseWriter, r *http.Request) {
+	if err := s.deps.TokenAdmin.Revoke(chi.URLParam(r, "id")); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}

@@ -1,0 +1,65 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+)
+
+// ToolLevelRequest is the body of PUT /api/v1/permissions/tools/{tool}.
+type ToolLevelRequest struct {
+	Level string `json:"level"`
+}
+
+// toolsOf returns permissions.tools (a plain level or a legacy mapping per tool).
+func toolsOf(sec map[string]any) map[string]any {
+	tools, _ := sec["tools"].(map[string]any)
+	if tools == nil {
+		tools = map[string]any{}
+	}
+	return tools
+}
+
+// handleListTools is GET /api/v1/permissions/tools.
+func (s *Server) handleListTools(w http.ResponseWriter, r *http.Request) {
+	sec, etag, err := s.section()
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	setETag(w, etag)
+	writeJSON(w, http.StatusOK, map[string]any{"tools": toolsOf(sec)})
+}
+
+// handlePutTool is PUT /api/v1/permissions/tools/{tool}: set its level.
+func (s *Server) handlePutTool(w http.ResponseWriter, r *http.Request) {
+	tool := strings.TrimSpace(chi.URLParam(r, "tool"))
+	var in ToolLevelRequest
+	if err := decodeJSON(w, r, &in); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if err := checkLevel("level", in.Level); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	etag, err := s.deps.Store.SetToolLevel(tool, normLevel(in.Level))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	setETag(w, etag)
+	writeJSON(w, http.StatusOK, map[string]any{"tool": tool, "level": normLevel(in.Level)})
+}
+
+// handleDeleteTool is DELETE /api/v1/permissions/tools/{tool}.
+func (s *Server) handleDeleteTool(w http.ResponseWriter, r *http.Request) {
+	etag, err := s.deps.Store.DeleteTool(chi.URLParam(r, "tool"))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	setETag(w, etag)
+	w.WriteHeader(http.StatusNoContent)
+}
