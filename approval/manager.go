@@ -1,0 +1,532 @@
+package approval
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/toolgate/toolgate/engine"
+)
+
+// Defaults of Options.
+const (
+	DefaultTimeout          = 300 * time.Second
+	DefaultRetention        = 15 * time.Minute
+	DefaultSubscriberBuffer = 256
+	DefaultHistoryBuffer    = 1024
+)
+
+// Options configure a Manager. The zero value is usable.
+type Options struct {
+	// Timeout is how long an ask waits for an answer before it expires as
+	// deny; DefaultTimeout when zero.
+	Timeout time.Duration
+	// Retention is how long a resolved approval stays in memory for Get and
+	// Wait; DefaultRetention when zero.
+	Retention time.Duration
+	// Clock is the time source; RealClock when nil.
+	Clock Clock
+	// Persister handles allow_always; without it allow_always fails.
+	Persister Persister
+	// History, when set, records every approval and change.
+	History History
+	// HistoryBuffer is the capacity of the history queue.
+	HistoryBuffer int
+	// SubscriberBuffer is the channel capacity Subscribe gives.
+	SubscriberBuffer int
+	// Logger gets warnings (history failures); slog.Default when nil.
+	Logger *slog.Logger
+}
+
+// Stats are counters for metrics.
+type Stats struct {
+	Pending            int
+	Subscribers        int
+	SubscribersDropped uint64
+	HistoryDropped     uint64
+	HistoryErrors      uint64
+}
+
+// Manager owns the pending asks. It is safe for concurrent use.
+type Manager struct {
+	opts  Options
+	clock Clock
+	log   *slog.Logger
+
+	mu        sync.Mutex // guards the fields below and every entry's a
+	byID      map[string]*entry
+	pending   map[string]*entry // by join key
+	subs      map[*subscriber]struct{}
+	closed    bool
+	shutdown  chan struct{}
+	subsDrops atomic.Uint64
+
+	hist *historyWriter
+}
+
+// entry is the manager's record of one approval.
+type entry struct {
+	// decideMu serializes the outcome of one approval: Decide (which may call
+	// the Persister outside m.mu), expiry and cancellation all hold it, so
+	// exactly one of them resolves the approval. Lock order: decideMu, then m.mu.
+	decideMu sync.Mutex
+	a        Approval
+	req      engine.Request
+	key      string
+	done     chan struct{} // closed on resolution
+	timer    Timer
+}
+
+type subscriber struct {
+	ch     chan Event
+	filter Filter
+}
+
+// New returns a Manager. Call Shutdown when done.
+func New(opts Options) *Manager {
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.Retention <= 0 {
+		opts.Retention = DefaultRetention
+	}
+	if opts.SubscriberBuffer <= 0 {
+		opts.SubscriberBuffer = DefaultSubscriberBuffer
+	}
+	if opts.HistoryBuffer <= 0 {
+		opts.HistoryBuffer = DefaultHistoryBuffer
+	}
+	m := &Manager{
+		opts:     opts,
+		clock:    opts.Clock,
+		log:      opts.Logger,
+		byID:     make(map[string]*entry),
+		pending:  make(map[string]*entry),
+		subs:     make(map[*subscriber]struct{}),
+		shutdown: make(chan struct{}),
+	}
+	if m.clock == nil {
+		m.clock = RealClock{}
+	}
+	if m.log == nil {
+		m.log = slog.Default()
+	}
+	if opts.History != nil {
+		m.hist = newHistoryWriter(opts.History, opts.HistoryBuffer, m.log)
+	}
+	return m
+}
+
+// Timeout returns the configured ask timeout.
+func (m *Manager) Timeout() time.Duration { return m.opts.Timeout }
+
+// Done is closed when Shutdown starts.
+func (m *Manager) Done() <-chan struct{} { return m.shutdown }
+
+// Create opens an approval for an ask. An identical ask (same session,
+// channel, workspace, tool and canonical tool_args) that is still pending is
+// joined instead: Create returns it with joined true, and no new prompt is
+// sent. An empty sessionID never joins, because unrelated callers cannot be
+// told apart. decision must be the engine's ask for req.
+func (m *Manager) Create(ctx context.Context, req engine.Request, decision engine.Decision, sessionID string) (Approval, bool, error) {
+	if err := ctx.Err(); err != nil {
+		return Approval{}, false, err
+	}
+	args, canon, err := canonicalArgs(req.ToolArgs)
+	if err != nil {
+		return Approval{}, false, err
+	}
+	if err := validateAsk(req, decision); err != nil {
+		return Approval{}, false, err
+	}
+	req.ToolArgs = args
+	key := joinKey(sessionID, req, canon)
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return Approval{}, false, ErrClosed
+	}
+	if e, ok := m.pending[key]; ok && key != "" {
+		e.a.Joins++
+		return e.a, true, nil
+	}
+	e := m.newEntry(req, decision, sessionID, key)
+	m.byID[e.a.ID] = e
+	if key != "" {
+		m.pending[key] = e
+	}
+	e.timer = m.clock.AfterFunc(m.opts.Timeout, func() { m.expire(e) })
+	m.publishLocked(EventRequested, e.a)
+	m.record(e.a)
+	return e.a, false, nil
+}
+
+func validateAsk(req engine.Request, decision engine.Decision) error {
+	if strings.TrimSpace(req.ToolName) == "" {
+		return fmt.Errorf("%w: tool_name is empty", ErrInvalidRequest)
+	}
+	if decision.Level != engine.Ask {
+		return fmt.Errorf("%w: decision is %q, not ask", ErrInvalidRequest, decision.Level)
+	}
+	if req.Scope != nil && req.Scope.AvatarMode {
+		// The engine turns ask into deny for owner-scope calls (D3); reaching
+		// here is a wiring bug, and prompting would be wrong.
+		return fmt.Errorf("%w: owner-scope calls are never prompted", ErrInvalidRequest)
+	}
+	return nil
+}
+
+func (m *Manager) newEntry(req engine.Request, d engine.Decision, sessionID, key string) *entry {
+	now := m.clock.Now()
+	return &entry{
+		req:  req,
+		key:  key,
+		done: make(chan struct{}),
+		a: Approval{
+			ID:        rand.Text(),
+			Status:    StatusPending,
+			CreatedAt: now,
+			ExpiresAt: now.Add(m.opts.Timeout),
+			Request: Request{
+				ToolName:  req.ToolName,
+				ToolArgs:  req.ToolArgs,
+				ChannelID: req.ChannelID,
+				SessionID: sessionID,
+				Workspace: req.Workspace,
+			},
+			Asked: Asked{
+				MatchedRule:   d.MatchedRule,
+				Reason:        d.Reason,
+				ExternalPaths: slices.Clone(d.ExternalPaths),
+			},
+		},
+	}
+}
+
+// canonicalArgs returns a private deep copy of args and their canonical JSON
+// (encoding/json sorts map keys at every level).
+func canonicalArgs(args map[string]any) (map[string]any, string, error) {
+	if args == nil {
+		args = map[string]any{}
+	}
+	b, err := json.Marshal(args)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: tool_args: %w", ErrInvalidRequest, err)
+	}
+	var cp map[string]any
+	if err := json.Unmarshal(b, &cp); err != nil {
+		return nil, "", fmt.Errorf("%w: tool_args: %w", ErrInvalidRequest, err)
+	}
+	return cp, string(b), nil
+}
+
+func joinKey(sessionID string, req engine.Request, canon string) string {
+	if sessionID == "" {
+		return ""
+	}
+	return strings.Join([]string{sessionID, req.ChannelID, req.Workspace, req.ToolName, canon}, "\x00")
+}
+
+// Get returns a snapshot of one approval.
+func (m *Manager) Get(id string) (Approval, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.byID[id]
+	if !ok {
+		return Approval{}, ErrNotFound
+	}
+	return e.a, nil
+}
+
+// List returns the approvals in memory visible through filter, oldest first;
+// an empty status lists every status.
+func (m *Manager) List(filter Filter, status Status) []Approval {
+	m.mu.Lock()
+	out := make([]Approval, 0, len(m.pending))
+	for _, e := range m.byID {
+		if (status == "" || e.a.Status == status) && filter.Allows(e.a) {
+			out = append(out, e.a)
+		}
+	}
+	m.mu.Unlock()
+	slices.SortFunc(out, func(a, b Approval) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out
+}
+
+// Wait blocks until the approval is resolved, timeout passes, or ctx ends,
+// and returns its state then. At timeout it returns the pending approval and
+// no error; when ctx ends it returns the state and ctx.Err(). A timeout of
+// zero or less returns the current state at once.
+func (m *Manager) Wait(ctx context.Context, id string, timeout time.Duration) (Approval, error) {
+	m.mu.Lock()
+	e, ok := m.byID[id]
+	m.mu.Unlock()
+	if !ok {
+		return Approval{}, ErrNotFound
+	}
+	if timeout > 0 {
+		expired := make(chan struct{})
+		t := m.clock.AfterFunc(timeout, func() { close(expired) })
+		defer t.Stop()
+		select {
+		case <-e.done:
+		case <-expired:
+		case <-ctx.Done():
+			return m.snapshot(e), ctx.Err()
+		}
+	}
+	return m.snapshot(e), nil
+}
+
+func (m *Manager) snapshot(e *entry) Approval {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return e.a
+}
+
+// Decide answers a pending approval on behalf of principal. The first answer
+// wins; a later one gets the resolved approval and ErrAlreadyDecided.
+// allow_always first calls the Persister; if that fails the approval stays
+// pending and the error is returned.
+func (m *Manager) Decide(ctx context.Context, id string, choice Choice, principal, comment string) (Approval, error) {
+	if !choice.Valid() {
+		return Approval{}, fmt.Errorf("%w: %q", ErrInvalidChoice, choice)
+	}
+	if strings.TrimSpace(principal) == "" {
+		return Approval{}, fmt.Errorf("%w: principal is empty", ErrInvalidRequest)
+	}
+	if len(comment) > MaxCommentLen {
+		return Approval{}, fmt.Errorf("%w: comment longer than %d bytes", ErrInvalidRequest, MaxCommentLen)
+	}
+	m.mu.Lock()
+	e, ok := m.byID[id]
+	m.mu.Unlock()
+	if !ok {
+		return Approval{}, ErrNotFound
+	}
+	e.decideMu.Lock()
+	defer e.decideMu.Unlock()
+	cur := m.snapshot(e)
+	if !cur.Pending() {
+		return cur, ErrAlreadyDecided
+	}
+	if err := ctx.Err(); err != nil {
+		return cur, err
+	}
+	var rule map[string]any
+	if choice == ChoiceAllowAlways {
+		var err error
+		if rule, err = m.persist(e.req); err != nil {
+			return cur, err
+		}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e.a.PersistedRule = rule
+	m.resolveLocked(e, statusOf(choice), choice, principal, comment)
+	return e.a, nil
+}
+
+func (m *Manager) persist(req engine.Request) (map[string]any, error) {
+	if m.opts.Persister == nil {
+		return nil, ErrNoPersister
+	}
+	rule, _, err := m.opts.Persister.AlwaysAllow(&req)
+	if err != nil {
+		return nil, fmt.Errorf("approval: persist always-allow: %w", err)
+	}
+	return rule, nil
+}
+
+func statusOf(c Choice) Status {
+	if c.Decision() == DecisionAllow {
+		return StatusAllowed
+	}
+	return StatusDenied
+}
+
+// Cancel ends a pending approval as cancelled (final decision deny), for
+// example when the agent that asked has gone away.
+func (m *Manager) Cancel(id, principal, reason string) (Approval, error) {
+	m.mu.Lock()
+	e, ok := m.byID[id]
+	m.mu.Unlock()
+	if !ok {
+		return Approval{}, ErrNotFound
+	}
+	e.decideMu.Lock()
+	defer e.decideMu.Unlock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !e.a.Pending() {
+		return e.a, ErrAlreadyDecided
+	}
+	if principal == "" {
+		principal = PrincipalSystem
+	}
+	m.resolveLocked(e, StatusCancelled, "", principal, reason)
+	return e.a, nil
+}
+
+// expire is the timer callback: an unanswered ask becomes expired (deny).
+func (m *Manager) expire(e *entry) {
+	e.decideMu.Lock()
+	defer e.decideMu.Unlock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if e.a.Pending() {
+		m.resolveLocked(e, StatusExpired, "", PrincipalSystem, "no answer before the timeout")
+	}
+}
+
+// resolveLocked moves a pending entry to its final state, wakes its waiters
+// and tells subscribers. Callers hold e.decideMu and m.mu.
+func (m *Manager) resolveLocked(e *entry, st Status, choice Choice, by, comment string) {
+	now := m.clock.Now()
+	e.a.Status = st
+	e.a.Choice = choice
+	e.a.DecidedBy = by
+	e.a.DecidedAt = &now
+	e.a.Comment = comment
+	e.a.Decision = DecisionDeny
+	if st == StatusAllowed {
+		e.a.Decision = DecisionAllow
+	}
+	if e.timer != nil {
+		e.timer.Stop()
+	}
+	if e.key != "" && m.pending[e.key] == e {
+		delete(m.pending, e.key)
+	}
+	close(e.done)
+	m.publishLocked(EventResolved, e.a)
+	m.record(e.a)
+	id := e.a.ID
+	m.clock.AfterFunc(m.opts.Retention, func() { m.forget(id) })
+}
+
+func (m *Manager) forget(id string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if e, ok := m.byID[id]; ok && !e.a.Pending() {
+		delete(m.byID, id)
+	}
+}
+
+// Shutdown cancels every pending approval, waking its waiters with that
+// answer, closes every subscription and flushes the history queue. Create
+// fails with ErrClosed afterwards. It is idempotent.
+func (m *Manager) Shutdown() {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return
+	}
+	m.closed = true
+	close(m.shutdown)
+	open := make([]*entry, 0, len(m.pending))
+	for _, e := range m.byID {
+		if e.a.Pending() {
+			open = append(open, e)
+		}
+	}
+	m.mu.Unlock()
+	for _, e := range open {
+		m.cancelForShutdown(e)
+	}
+	m.mu.Lock()
+	for s := range m.subs {
+		delete(m.subs, s)
+		close(s.ch)
+	}
+	if m.hist != nil {
+		m.hist.stop()
+	}
+	m.mu.Unlock()
+	if m.hist != nil {
+		m.hist.wait(5 * time.Second)
+	}
+}
+
+func (m *Manager) cancelForShutdown(e *entry) {
+	e.decideMu.Lock()
+	defer e.decideMu.Unlock()
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if e.a.Pending() {
+		m.resolveLocked(e, StatusCancelled, "", PrincipalSystem, "server shutting down")
+	}
+}
+
+// RecoverHistory marks as cancelled every approval the History still holds
+// as pending: asks left by a previous run that stopped or crashed before
+// they were answered. Their agents are gone; nobody can answer them now. It
+// returns how many it closed.
+func (m *Manager) RecoverHistory(ctx context.Context) (int, error) {
+	if m.opts.History == nil {
+		return 0, nil
+	}
+	stale, err := m.opts.History.PendingApprovals(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("approval: load pending history: %w", err)
+	}
+	n := 0
+	for _, a := range stale {
+		m.mu.Lock()
+		_, live := m.byID[a.ID]
+		m.mu.Unlock()
+		if live {
+			continue
+		}
+		now := m.clock.Now()
+		a.Status, a.DecidedAt, a.Decision = StatusCancelled, &now, DecisionDeny
+		a.DecidedBy, a.Comment = PrincipalSystem, "server stopped before an answer"
+		if err := m.opts.History.RecordApproval(ctx, a); err != nil {
+			return n, fmt.Errorf("approval: record recovered %s: %w", a.ID, err)
+		}
+		n++
+	}
+	return n, nil
+}
+
+// Stats returns the manager's counters.
+func (m *Manager) Stats() Stats {
+	m.mu.Lock()
+	s := Stats{Pending: m.pendingCountLocked(), Subscribers: len(m.subs)}
+	m.mu.Unlock()
+	s.SubscribersDropped = m.subsDrops.Load()
+	if m.hist != nil {
+		s.HistoryDropped = m.hist.dropped.Load()
+		s.HistoryErrors = m.hist.errors.Load()
+	}
+	return s
+}
+
+func (m *Manager) pendingCountLocked() int {
+	n := 0
+	for _, e := range m.byID {
+		if e.a.Pending() {
+			n++
+		}
+	}
+	return n
+}
+
+func (m *Manager) record(a Approval) {
+	if m.hist != nil {
+		m.hist.enqueue(a)
+	}
+}
