@@ -12,7 +12,9 @@ import (
 
 	toolgate "github.com/toolgate/toolgate"
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/web"
 )
 
 // app is the wired server: its handler and what to close.
@@ -59,10 +61,13 @@ func wire(c config, log *slog.Logger) (*app, error) {
 	if created {
 		log.Info("created the admin token", "file", a.tokenFile)
 	}
-	apiServer := api.New(api.Deps{Policy: st, Tokens: tokens, Store: st, TokenAdmin: tokens, OpenAPI: toolgate.OpenAPI, Logger: log})
+	ui := web.New(web.Deps{Policy: st, Tokens: tokens, Logger: log,
+		EngineOptions: engine.Options{Workspace: c.workspace, ResolvePath: store.ResolvePath}})
+	apiServer := api.New(api.Deps{Policy: st, Tokens: tokens, Store: st, TokenAdmin: tokens, OpenAPI: toolgate.OpenAPI, Logger: log, Sessions: ui.Sessions()})
 	r := chi.NewRouter()
 	r.Use(middleware.RequestID, middleware.Recoverer)
 	apiServer.Mount(r)
+	ui.Mount(r)
 	a.handler = r
 	return a, nil
 }

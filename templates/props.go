@@ -1,0 +1,263 @@
+// Package templates holds toolgate's server-rendered admin pages as templ
+// components. Every component takes a typed props struct and does no I/O:
+// the web package gathers the data and the components only render it.
+package templates
+
+// Nav is what the layout needs on every signed-in page.
+type Nav struct {
+	// Active is the path of the current page, to highlight its link.
+	Active string
+	// User and Role name who is signed in.
+	User string
+	Role string
+	// CSRF is the session's CSRF token, put in a hidden field of every form.
+	CSRF string
+	// CanEdit is false for a read-only role: no edit forms are rendered.
+	CanEdit bool
+	// Flash is the one-time message of the last change, if any.
+	Flash Flash
+}
+
+// Flash is a one-time message shown at the top of a page.
+type Flash struct {
+	// Kind is "ok" or "error".
+	Kind string
+	Text string
+}
+
+// Levels are the three permission levels, in strictness order.
+var Levels = []string{"allow", "ask", "deny"}
+
+// Severities are the rule severities, in order.
+var Severities = []string{"LOW", "MEDIUM", "HIGH", "CRITICAL"}
+
+// LoginProps are the login page's.
+type LoginProps struct {
+	CSRF  string
+	Error string
+}
+
+// MessageProps are a page that only says something: a conflict, a refusal,
+// a missing entry.
+type MessageProps struct {
+	Nav    Nav
+	Title  string
+	Text   string
+	TestID string
+	// Link and LinkText offer a way on, such as reloading the page.
+	Link     string
+	LinkText string
+}
+
+// SeverityRow is one row of the severity table for the current mode.
+type SeverityRow struct {
+	Severity string
+	Level    string
+}
+
+// Count is one number on the overview.
+type Count struct {
+	Label string
+	N     int
+	Link  string
+}
+
+// OverviewProps are the overview page's.
+type OverviewProps struct {
+	Nav      Nav
+	ETag     string
+	Enabled  bool
+	Schema   string
+	Tiered   bool
+	Mode     string
+	Severity []SeverityRow
+	Defaults string
+	Counts   []Count
+	Problems []string
+	// Pending is the number of asks waiting; PendingKnown is false when no
+	// approval manager is wired.
+	Pending      int
+	PendingKnown bool
+}
+
+// ToolRow is one tool on the tools page.
+type ToolRow struct {
+	Name     string
+	Category string
+	// Level is the configured level, empty when the tool is not configured.
+	Level string
+	// Legacy marks a legacy entry (a map with "*" and patterns).
+	Legacy bool
+}
+
+// ToolsProps are the tools page's.
+type ToolsProps struct {
+	Nav     Nav
+	ETag    string
+	Tools   []ToolRow
+	Default string
+}
+
+// RuleRow is one rule in a rules table.
+type RuleRow struct {
+	ID          string
+	Tools       string
+	Pattern     string
+	MatchType   string
+	Action      string
+	Severity    string
+	Description string
+	Source      string
+}
+
+// RuleForm is the add or edit form of a rule.
+type RuleForm struct {
+	// Editing is true when OrigID names the rule being edited.
+	Editing     bool
+	OrigID      string
+	ID          string
+	Tools       string
+	Pattern     string
+	MatchType   string
+	Action      string
+	Severity    string
+	Description string
+	Error       string
+}
+
+// TestResult is one sample call of the "test this rule" box.
+type TestResult struct {
+	Sample  string
+	Tool    string
+	Matched bool
+	Level   string
+	Rule    string
+}
+
+// TestBox is the "test this rule" box: a rule and sample calls in, which of
+// them it matches out.
+type TestBox struct {
+	Tools     string
+	Pattern   string
+	MatchType string
+	Action    string
+	Severity  string
+	Samples   string
+	Ran       bool
+	Error     string
+	Results   []TestResult
+}
+
+// RulesProps are the rules page's.
+type RulesProps struct {
+	Nav           Nav
+	ETag          string
+	Rules         []RuleRow
+	Builtin       []RuleRow
+	BuiltinSource string
+	Form          RuleForm
+	Test          TestBox
+}
+
+// DirRow is one entry of external_directory.
+type DirRow struct {
+	Key   string
+	Level string
+}
+
+// OverrideRow is one approval override.
+type OverrideRow struct {
+	ID        string
+	Tools     string
+	MatchType string
+	Pattern   string
+	Action    string
+	Source    string
+	Created   string
+}
+
+// TrustedResult is what adding a trusted directory did.
+type TrustedResult struct {
+	Dir      string
+	Tiered   bool
+	Created  []OverrideRow
+	Existing []string
+}
+
+// DirectoriesProps are the external directories page's.
+type DirectoriesProps struct {
+	Nav  Nav
+	ETag string
+	// Star is the level of "*" (any external path).
+	Star    string
+	Entries []DirRow
+	Trusted *TrustedResult
+}
+
+// OverridesProps are the approval overrides page's.
+type OverridesProps struct {
+	Nav       Nav
+	ETag      string
+	Overrides []OverrideRow
+}
+
+// PlayForm is the playground's tool call.
+type PlayForm struct {
+	Tool      string
+	Args      string
+	Command   string
+	Path      string
+	Channel   string
+	Workspace string
+}
+
+// StepRow is one step of an explain trace.
+type StepRow struct {
+	Name     string
+	Result   string
+	Rule     string
+	Detail   string
+	Hits     string
+	Decisive bool
+}
+
+// PlayResult is the decision of the playground's call.
+type PlayResult struct {
+	Level         string
+	MatchedRule   string
+	Reason        string
+	ExternalPaths []string
+	Steps         []StepRow
+}
+
+// PlaygroundProps are the playground page's.
+type PlaygroundProps struct {
+	Nav    Nav
+	Form   PlayForm
+	Tools  []string
+	Error  string
+	Result *PlayResult
+}
+
+// ApprovalRow is one pending ask.
+type ApprovalRow struct {
+	ID      string
+	Tool    string
+	Summary string
+	Args    string
+	Channel string
+	Session string
+	Reason  string
+	Rule    string
+	Created string
+	Expires string
+}
+
+// ApprovalsProps are the approvals inbox's.
+type ApprovalsProps struct {
+	Nav Nav
+	// Available is false when no approval manager is wired.
+	Available bool
+	CanDecide bool
+	Pending   []ApprovalRow
+}

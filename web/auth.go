@@ -1,0 +1,155 @@
+package web
+
+import (
+	"context"
+	"crypto/subtle"
+	"net/http"
+	"strings"
+
+	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/templates"
+)
+
+// loginCookie carries the login form's CSRF token (double submit), since
+// there is no session yet to keep it in.
+const loginCookie = "toolgate_login"
+
+// current is the signed-in session of a request.
+type current struct {
+	id   string
+	sess session
+}
+
+type currentKey struct{}
+
+// currentFrom returns the session the request was authenticated with.
+func currentFrom(ctx context.Context) current {
+	c, _ := ctx.Value(currentKey{}).(current)
+	return c
+}
+
+// canEdit reports whether a role may change the policy.
+func canEdit(role string) bool { return role == store.RoleAdmin }
+
+// canApprove reports whether a role may answer asks.
+func canApprove(role string) bool { return role == store.RoleAdmin || role == store.RoleApprover }
+
+// nav builds the layout props for a request and takes the flash message.
+func (u *UI) nav(r *http.Request, active string) templates.Nav {
+	c := currentFrom(r.Context())
+	return templates.Nav{
+		Active: active, User: c.sess.principal.Name, Role: c.sess.principal.Role,
+		CSRF: c.sess.csrf, CanEdit: canEdit(c.sess.principal.Role),
+		Flash: u.sessions.TakeFlash(c.id),
+	}
+}
+
+// flash keeps a message for the next page of the request's session.
+func (u *UI) flash(r *http.Request, kind, text string) {
+	u.sessions.SetFlash(currentFrom(r.Context()).id, templates.Flash{Kind: kind, Text: text})
+}
+
+// redirect answers a form post with 303 See Other.
+func redirect(w http.ResponseWriter, r *http.Request, to string) {
+	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// loginPage shows the sign-in form with a fresh login CSRF token.
+func (u *UI) loginPage(w http.ResponseWriter, r *http.Request) {
+	if _, ok := u.sessions.SessionPrincipal(r); ok {
+		redirect(w, r, "/")
+		return
+	}
+	u.renderLogin(w, r, http.StatusOK, "")
+}
+
+func (u *UI) renderLogin(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	tok := randomID()
+	http.SetCookie(w, &http.Cookie{
+		Name: loginCookie, Value: tok, Path: "/login", HttpOnly: true,
+		Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode, MaxAge: 3600,
+	})
+	render(w, r, status, templates.Login(templates.LoginProps{CSRF: tok, Error: msg}))
+}
+
+// login checks the token and starts a session. Agents may not sign in.
+func (u *UI) login(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		u.renderLogin(w, r, http.StatusBadRequest, "The form could not be read.")
+		return
+	}
+	c, err := r.Cookie(loginCookie)
+	form := r.PostForm.Get("csrf_token")
+	if err != nil || form == "" || subtle.ConstantTimeCompare([]byte(c.Value), []byte(form)) != 1 {
+		u.renderLogin(w, r, http.StatusForbidden, "The sign-in form expired. Please try again.")
+		return
+	}
+	p, ok := u.deps.Tokens.Verify(strings.TrimSpace(r.PostForm.Get("token")))
+	if !ok {
+		u.deps.Logger.Info("web login refused", "reason", "unknown token")
+		u.renderLogin(w, r, http.StatusUnauthorized, "That token is not valid.")
+		return
+	}
+	if !canApprove(p.Role) {
+		u.deps.Logger.Info("web login refused", "reason", "role", "role", p.Role, "name", p.Name)
+		u.renderLogin(w, r, http.StatusForbidden, "Agent tokens cannot sign in to the admin pages.")
+		return
+	}
+	if _, old, ok := u.sessions.lookup(r); ok {
+		u.sessions.Delete(old) // a new id at every sign-in: no session fixation
+	}
+	id := u.sessions.Create(p)
+	u.sessions.setCookie(w, r, id)
+	http.SetCookie(w, &http.Cookie{Name: loginCookie, Value: "", Path: "/login", MaxAge: -1})
+	u.deps.Logger.Info("web login", "name", p.Name, "role", p.Role)
+	redirect(w, r, "/")
+}
+
+// logout ends the session.
+func (u *UI) logout(w http.ResponseWriter, r *http.Request) {
+	u.sessions.Delete(currentFrom(r.Context()).id)
+	clearCookie(w, r)
+	redirect(w, r, "/login")
+}
+
+// requireSession lets only signed-in browsers through: a page request
+// without a session goes to /login; a POST also needs the session's CSRF
+// token (form field csrf_token or header X-CSRF-Token).
+func (u *UI) requireSession(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		se, id, ok := u.sessions.lookup(r)
+		if !ok {
+			if r.Method == http.MethodGet || r.Method == http.MethodHead {
+				redirect(w, r, "/login")
+				return
+			}
+			http.Error(w, "not signed in", http.StatusUnauthorized)
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
+			tok := r.Header.Get("X-CSRF-Token")
+			if tok == "" {
+				tok = r.PostFormValue("csrf_token")
+			}
+			if !u.sessions.CheckCSRF(id, tok) {
+				http.Error(w, "missing or wrong CSRF token", http.StatusForbidden)
+				return
+			}
+		}
+		ctx := context.WithValue(r.Context(), currentKey{}, current{id: id, sess: se})
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// requireAdmin refuses a change by a role that may only look.
+func requireAdmin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !canEdit(currentFrom(r.Context()).sess.principal.Role) {
+			http.Error(w, "your role may not change the policy", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,71 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/toolgate/toolgate/templates"
+)
+
+// directoriesPage shows external_directory.
+func (u *UI) directoriesPage(w http.ResponseWriter, r *http.Request) {
+	render(w, r, http.StatusOK, templates.Directories(u.directoriesProps(r, nil)))
+}
+
+func (u *UI) directoriesProps(r *http.Request, trusted *templates.TrustedResult) templates.DirectoriesProps {
+	sec, etag := u.section()
+	p := templates.DirectoriesProps{Nav: u.nav(r, "/directories"), ETag: etag, Trusted: trusted, Star: "ask"}
+	switch v := sec["external_directory"].(type) {
+	case string:
+		p.Star = strings.ToLower(v)
+	default:
+		m := asMap(v)
+		if s := str(m["*"]); s != "" {
+			p.Star = strings.ToLower(s)
+		}
+		for _, k := range sortedKeys(m) {
+			if k != "*" {
+				p.Entries = append(p.Entries, templates.DirRow{Key: k, Level: strings.ToLower(str(m[k]))})
+			}
+		}
+	}
+	return p
+}
+
+// saveDirectory sets the level of a prefix (or of "*").
+func (u *UI) saveDirectory(w http.ResponseWriter, r *http.Request) {
+	if u.stale(w, r, "/directories") {
+		return
+	}
+	key, level := strings.TrimSpace(r.PostFormValue("key")), r.PostFormValue("level")
+	_, err := u.deps.Policy.SetExternalDirectory(key, level)
+	u.done(w, r, "/directories", err, "Saved: "+key+" is now "+level+".")
+}
+
+// deleteDirectory removes a prefix.
+func (u *UI) deleteDirectory(w http.ResponseWriter, r *http.Request) {
+	if u.stale(w, r, "/directories") {
+		return
+	}
+	key := r.PostFormValue("key")
+	_, err := u.deps.Policy.DeleteExternalDirectory(key)
+	u.done(w, r, "/directories", err, "Deleted "+key+".")
+}
+
+// trustDirectory is /add-dir; the page then shows the overrides it made.
+func (u *UI) trustDirectory(w http.ResponseWriter, r *http.Request) {
+	if u.stale(w, r, "/directories") {
+		return
+	}
+	res, err := u.deps.Policy.AddTrustedDirectory(strings.TrimSpace(r.PostFormValue("path")))
+	if err != nil {
+		u.done(w, r, "/directories", err, "")
+		return
+	}
+	tr := &templates.TrustedResult{Dir: res.Dir, Tiered: res.Tiered, Existing: res.Existing}
+	for _, o := range res.Created {
+		tr.Created = append(tr.Created, overrideRow(o))
+	}
+	u.flash(r, "ok", "Trusted "+res.Dir+".")
+	render(w, r, http.StatusOK, templates.Directories(u.directoriesProps(r, tr)))
+}

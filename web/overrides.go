@@ -1,0 +1,52 @@
+package web
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/toolgate/toolgate/templates"
+)
+
+// overridesPage lists the approval overrides.
+func (u *UI) overridesPage(w http.ResponseWriter, r *http.Request) {
+	sec, etag := u.section()
+	p := templates.OverridesProps{Nav: u.nav(r, "/overrides"), ETag: etag}
+	for _, v := range asList(sec["approval_overrides"]) {
+		if m := asMap(v); m != nil {
+			p.Overrides = append(p.Overrides, overrideRow(m))
+		}
+	}
+	render(w, r, http.StatusOK, templates.Overrides(p))
+}
+
+// overrideRow renders a decoded approval override. Its created time is
+// shown when the entry records one.
+func overrideRow(m map[string]any) templates.OverrideRow {
+	row := templates.OverrideRow{
+		ID: str(m["id"]), Tools: toolsText(m["tools"]), MatchType: str(m["match_type"]),
+		Pattern: str(m["pattern"]), Action: str(m["action"]), Source: str(m["source"]),
+	}
+	for _, k := range []string{"created_at", "created"} {
+		switch t := m[k].(type) {
+		case time.Time:
+			row.Created = t.UTC().Format(time.RFC3339)
+		case nil:
+		default:
+			row.Created = str(t)
+		}
+		if row.Created != "" {
+			break
+		}
+	}
+	return row
+}
+
+// deleteOverride revokes an override.
+func (u *UI) deleteOverride(w http.ResponseWriter, r *http.Request) {
+	if u.stale(w, r, "/overrides") {
+		return
+	}
+	id := r.PostFormValue("id")
+	_, err := u.deps.Policy.DeleteApprovalOverride(id)
+	u.done(w, r, "/overrides", err, "Revoked override "+id+".")
+}

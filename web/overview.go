@@ -1,0 +1,75 @@
+package web
+
+import (
+	"net/http"
+
+	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/templates"
+)
+
+// overview shows the state of the policy at a glance.
+func (u *UI) overview(w http.ResponseWriter, r *http.Request) {
+	sec, etag := u.section()
+	render(w, r, http.StatusOK, templates.Overview(u.overviewProps(r, sec, etag)))
+}
+
+func (u *UI) overviewProps(r *http.Request, sec map[string]any, etag string) templates.OverviewProps {
+	schema := str(sec["schema"])
+	if schema == "" {
+		schema = str(sec["version"])
+	}
+	mode := engine.ParseMode(str(sec["permission_mode"]))
+	enabled := true
+	if b, ok := sec["enabled"].(bool); ok {
+		enabled = b
+	}
+	p := templates.OverviewProps{
+		Nav: u.nav(r, "/"), ETag: etag, Enabled: enabled, Schema: schema,
+		Tiered: engine.IsTieredSchema(schema), Mode: mode.String(),
+		Defaults: str(asMap(sec["defaults"])["*"]),
+	}
+	for _, s := range []engine.Severity{engine.SeverityLow, engine.SeverityMedium, engine.SeverityHigh, engine.SeverityCritical} {
+		p.Severity = append(p.Severity, templates.SeverityRow{Severity: s.String(), Level: engine.SeverityLevel(s, mode).String()})
+	}
+	builtin, _ := u.deps.Policy.BuiltinRules()
+	p.Counts = []templates.Count{
+		{Label: "tools set", N: len(asMap(sec["tools"])), Link: "/tools"},
+		{Label: "rules", N: len(asList(sec["rules"])), Link: "/rules"},
+		{Label: "built-in rules", N: len(builtin), Link: "/rules"},
+		{Label: "approval overrides", N: len(asList(sec["approval_overrides"])), Link: "/overrides"},
+		{Label: "external directories", N: len(asMap(sec["external_directory"])), Link: "/directories"},
+	}
+	for _, pr := range u.deps.Policy.Problems() {
+		p.Problems = append(p.Problems, problemText(pr))
+	}
+	if u.deps.Approvals != nil {
+		p.PendingKnown = true
+		p.Pending = len(u.deps.Approvals.List(approval.Filter{}, approval.StatusPending))
+	}
+	return p
+}
+
+// problemText says a validation problem in words.
+func problemText(p engine.Problem) string {
+	if p.Path == "" {
+		return p.Message
+	}
+	return "In " + p.Path + ": " + p.Message
+}
+
+// saveSettings sets the master switch, mode and default level.
+func (u *UI) saveSettings(w http.ResponseWriter, r *http.Request) {
+	if u.stale(w, r, "/") {
+		return
+	}
+	patch := map[string]any{
+		"enabled":         r.PostFormValue("enabled") == "true",
+		"permission_mode": engine.ParseMode(r.PostFormValue("permission_mode")).String(),
+	}
+	if d := r.PostFormValue("default"); d != "" {
+		patch["defaults"] = map[string]any{"*": d}
+	}
+	_, err := u.deps.Policy.SetSettings(patch)
+	u.done(w, r, "/", err, "Settings saved.")
+}

@@ -1,0 +1,61 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/templates"
+)
+
+// playgroundPage shows the empty playground.
+func (u *UI) playgroundPage(w http.ResponseWriter, r *http.Request) {
+	render(w, r, http.StatusOK, templates.Playground(templates.PlaygroundProps{
+		Nav: u.nav(r, "/playground"), Tools: knownTools(), Form: templates.PlayForm{Tool: "bash", Channel: "web"},
+	}))
+}
+
+// playground decides the posted call with the policy in force, explained.
+// It changes nothing.
+func (u *UI) playground(w http.ResponseWriter, r *http.Request) {
+	f := func(k string) string { return strings.TrimSpace(r.PostFormValue(k)) }
+	form := templates.PlayForm{Tool: f("tool"), Args: f("args"), Command: r.PostFormValue("command"),
+		Path: f("path"), Channel: f("channel"), Workspace: f("workspace")}
+	p := templates.PlaygroundProps{Nav: u.nav(r, "/playground"), Tools: knownTools(), Form: form}
+	req, msg := playRequest(form)
+	if msg != "" {
+		p.Error = msg
+		render(w, r, http.StatusUnprocessableEntity, templates.Playground(p))
+		return
+	}
+	d := u.deps.Policy.Engine().Evaluate(req)
+	res := &templates.PlayResult{Level: d.Level.String(), MatchedRule: d.MatchedRule, Reason: d.Reason, ExternalPaths: d.ExternalPaths}
+	for _, s := range d.Trace {
+		res.Steps = append(res.Steps, templates.StepRow{Name: s.Name, Result: s.Result, Rule: s.Rule,
+			Detail: s.Detail, Hits: strings.Join(s.Hits, ", "), Decisive: s.Decisive})
+	}
+	p.Result = res
+	render(w, r, http.StatusOK, templates.Playground(p))
+}
+
+// playRequest builds the engine request of the form: the JSON arguments,
+// with the command and path fields added when given.
+func playRequest(f templates.PlayForm) (*engine.Request, string) {
+	if f.Tool == "" {
+		return nil, "Name a tool."
+	}
+	args := map[string]any{}
+	if f.Args != "" {
+		if err := json.Unmarshal([]byte(f.Args), &args); err != nil {
+			return nil, "The arguments are not a JSON object: " + err.Error()
+		}
+	}
+	if c := strings.TrimSpace(f.Command); c != "" {
+		args["command"] = f.Command
+	}
+	if f.Path != "" {
+		args["path"] = f.Path
+	}
+	return &engine.Request{ToolName: f.Tool, ToolArgs: args, ChannelID: f.Channel, Workspace: f.Workspace, Explain: true}, ""
+}

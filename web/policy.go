@@ -1,0 +1,130 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/templates"
+)
+
+// asMap reads a decoded YAML or JSON mapping.
+func asMap(v any) map[string]any {
+	switch m := v.(type) {
+	case map[string]any:
+		return m
+	case map[any]any:
+		out := make(map[string]any, len(m))
+		for k, x := range m {
+			out[fmt.Sprint(k)] = x
+		}
+		return out
+	}
+	return nil
+}
+
+// asList reads a decoded list.
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+// str renders a scalar as text ("" for nil).
+func str(v any) string {
+	if v == nil {
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+// toolsText renders a rule's tools, a list or one string.
+func toolsText(v any) string {
+	if l, ok := v.([]any); ok {
+		parts := make([]string, 0, len(l))
+		for _, t := range l {
+			parts = append(parts, str(t))
+		}
+		return strings.Join(parts, ", ")
+	}
+	return str(v)
+}
+
+// splitTools reads a comma- or space-separated tool list.
+func splitTools(s string) []any {
+	var out []any
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
+		out = append(out, f)
+	}
+	return out
+}
+
+// sortedKeys returns the keys of a map in order.
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// section reads the permissions section in force and its ETag.
+func (u *UI) section() (map[string]any, string) {
+	sec, etag, err := u.deps.Policy.Section()
+	if err != nil {
+		u.deps.Logger.Warn("read policy section", "err", err)
+	}
+	if sec == nil {
+		sec = map[string]any{}
+	}
+	return sec, etag
+}
+
+// stale refuses a form rendered from an older version of the policy: it
+// answers 409 with a reload link and reports true. Nothing is changed.
+func (u *UI) stale(w http.ResponseWriter, r *http.Request, back string) bool {
+	_, etag := u.section()
+	if r.PostFormValue("etag") == etag {
+		return false
+	}
+	render(w, r, http.StatusConflict, templates.Message(templates.MessageProps{
+		Nav: u.nav(r, back), Title: "Someone else changed the policy", TestID: "conflict",
+		Text: "The policy changed since this page was loaded (in another tab, through the API or in config.yaml), " +
+			"so your change was not saved, to avoid overwriting theirs. Reload the page to see the current policy and try again.",
+		Link: back, LinkText: "Reload the page",
+	}))
+	return true
+}
+
+// errorText says in plain words why a store operation failed.
+func errorText(err error) string {
+	var ve *store.ValidationError
+	switch {
+	case errors.As(err, &ve):
+		msgs := make([]string, 0, len(ve.Problems))
+		for _, p := range ve.Problems {
+			msgs = append(msgs, p.Path+": "+p.Message)
+		}
+		return "Not saved: " + strings.Join(msgs, "; ")
+	case errors.Is(err, store.ErrNotFound):
+		return "Not saved: that entry is no longer there."
+	case errors.Is(err, store.ErrExists):
+		return "Not saved: an entry with that id already exists."
+	case errors.Is(err, store.ErrBrokenConfig):
+		return "Not saved: config.yaml does not parse; fix the file by hand first."
+	}
+	return "Not saved: " + err.Error()
+}
+
+// done answers a change: a flash message and a redirect back to the page.
+func (u *UI) done(w http.ResponseWriter, r *http.Request, back string, err error, ok string) {
+	if err != nil {
+		u.flash(r, "error", errorText(err))
+	} else {
+		u.flash(r, "ok", ok)
+	}
+	redirect(w, r, back)
+}

@@ -1,0 +1,266 @@
+package web
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/templates"
+)
+
+// rulesPage lists the rules with an empty add form.
+func (u *UI) rulesPage(w http.ResponseWriter, r *http.Request) {
+	render(w, r, http.StatusOK, templates.Rules(u.rulesProps(r, templates.RuleForm{}, templates.TestBox{})))
+}
+
+// ruleEditPage is the rules page with one rule in the form.
+func (u *UI) ruleEditPage(w http.ResponseWriter, r *http.Request) {
+	id := r.URL.Query().Get("id")
+	sec, _ := u.section()
+	for _, v := range asList(sec["rules"]) {
+		if m := asMap(v); m != nil && str(m["id"]) == id {
+			row := ruleRow(m)
+			form := templates.RuleForm{Editing: true, OrigID: id, ID: id, Tools: row.Tools, Pattern: row.Pattern,
+				MatchType: row.MatchType, Action: row.Action, Severity: row.Severity, Description: row.Description}
+			render(w, r, http.StatusOK, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
+			return
+		}
+	}
+	u.flash(r, "error", "There is no rule "+id+" any more.")
+	redirect(w, r, "/rules")
+}
+
+func (u *UI) rulesProps(r *http.Request, form templates.RuleForm, test templates.TestBox) templates.RulesProps {
+	sec, etag := u.section()
+	p := templates.RulesProps{Nav: u.nav(r, "/rules"), ETag: etag, Form: form, Test: test}
+	for _, v := range asList(sec["rules"]) {
+		if m := asMap(v); m != nil {
+			p.Rules = append(p.Rules, ruleRow(m))
+		}
+	}
+	builtin, source := u.deps.Policy.BuiltinRules()
+	p.BuiltinSource = source
+	for _, v := range builtin {
+		if m := asMap(v); m != nil {
+			p.Builtin = append(p.Builtin, ruleRow(m))
+		}
+	}
+	return p
+}
+
+// ruleRow renders a decoded rule.
+func ruleRow(m map[string]any) templates.RuleRow {
+	return templates.RuleRow{
+		ID: str(m["id"]), Tools: toolsText(m["tools"]), Pattern: str(m["pattern"]),
+		MatchType: str(m["match_type"]), Action: strings.ToLower(str(m["action"])),
+		Severity: strings.ToUpper(str(m["severity"])), Description: str(m["description"]), Source: str(m["source"]),
+	}
+}
+
+// ruleFormFrom reads the rule form of a request.
+func ruleFormFrom(r *http.Request) templates.RuleForm {
+	f := func(k string) string { return strings.TrimSpace(r.PostFormValue(k)) }
+	return templates.RuleForm{
+		OrigID: f("orig_id"), ID: f("id"), Tools: f("tools"), Pattern: f("pattern"), MatchType: f("match_type"),
+		Action: f("action"), Severity: f("severity"), Description: f("description"),
+	}
+}
+
+var nonAlnum = regexp.MustCompile(`[^a-zA-Z0-9*]+`)
+
+// ruleID makes an id from the first tool and the pattern, as the
+// /permissions command does (cli_rule_<tool>_<pattern>).
+func ruleID(tools []any, pattern string) string {
+	tool := ""
+	if len(tools) > 0 {
+		tool = str(tools[0])
+	}
+	id := "rule_" + strings.ToLower(tool) + "_" + strings.Trim(nonAlnum.ReplaceAllString(pattern, "_"), "_")
+	if len(id) > 120 {
+		id = id[:120]
+	}
+	return id
+}
+
+// checkRule says what is wrong with a rule's tools and pattern, or "".
+func checkRule(tools []any, pattern string) string {
+	if len(tools) == 0 {
+		return "Name at least one tool."
+	}
+	first := engine.ToolCategory(str(tools[0]))
+	for _, t := range tools {
+		c := engine.ToolCategory(str(t))
+		if c == engine.CategoryUnknown {
+			return fmt.Sprintf("%q is not a shell, path or network tool, so the rule would be skipped.", str(t))
+		}
+		if c != first {
+			return "The tools mix categories (" + first.String() + " and " + c.String() + "), so the rule would be skipped."
+		}
+	}
+	if err := engine.ValidatePattern(pattern); err != nil {
+		return "The pattern does not compile: " + err.Error()
+	}
+	if first == engine.CategoryNetwork {
+		return "Rules for network tools never match (by design); the tool level decides."
+	}
+	return ""
+}
+
+// ruleMap builds a rule from the form; empty fields are left out.
+func ruleMap(f templates.RuleForm) map[string]any {
+	tools := splitTools(f.Tools)
+	m := map[string]any{"tools": tools, "pattern": f.Pattern}
+	m["id"] = f.ID
+	if f.ID == "" {
+		m["id"] = ruleID(tools, f.Pattern)
+	}
+	for k, v := range map[string]string{"action": f.Action, "severity": f.Severity, "match_type": f.MatchType, "description": f.Description} {
+		if v != "" {
+			m[k] = v
+		}
+	}
+	return m
+}
+
+// createRule adds a rule.
+func (u *UI) createRule(w http.ResponseWriter, r *http.Request) {
+	if u.stale(w, r, "/rules") {
+		return
+	}
+	form := ruleFormFrom(r)
+	rule := ruleMap(form)
+	if msg := checkRule(rule["tools"].([]any), form.Pattern); msg != "" && !strings.HasPrefix(msg, "Rules for network") {
+		form.Error = "Not saved: " + msg
+		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
+		return
+	}
+	id, err := u.deps.Policy.CreateRule(rule)
+	if err != nil {
+		form.Error = errorText(err)
+		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
+		return
+	}
+	_ = id
+	u.done(w, r, "/rules", nil, "Added rule "+str(rule["id"])+".")
+}
+
+// updateRule saves the edit form; a cleared field is removed from the rule.
+func (u *UI) updateRule(w http.ResponseWriter, r *http.Request) {
+	if u.stale(w, r, "/rules") {
+		return
+	}
+	form := ruleFormFrom(r)
+	form.Editing = true
+	rule := ruleMap(form)
+	if msg := checkRule(rule["tools"].([]any), form.Pattern); msg != "" && !strings.HasPrefix(msg, "Rules for network") {
+		form.Error = "Not saved: " + msg
+		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
+		return
+	}
+	patch := map[string]any{}
+	for _, k := range []string{"id", "tools", "pattern", "action", "severity", "match_type", "description"} {
+		patch[k] = rule[k] // nil removes the key
+	}
+	if _, err := u.deps.Policy.UpdateRule(form.OrigID, patch); err != nil {
+		form.Error = errorText(err)
+		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
+		return
+	}
+	u.done(w, r, "/rules", nil, "Saved rule "+str(rule["id"])+".")
+}
+
+// deleteRule removes a rule.
+func (u *UI) deleteRule(w http.ResponseWriter, r *http.Request) {
+	if u.stale(w, r, "/rules") {
+		return
+	}
+	id := r.PostFormValue("id")
+	_, err := u.deps.Policy.DeleteRule(id)
+	u.done(w, r, "/rules", err, "Deleted rule "+id+".")
+}
+
+// checkPattern answers the as-you-type check of the rule form with JSON
+// {ok, message}.
+func (u *UI) checkPattern(w http.ResponseWriter, r *http.Request) {
+	tools := splitTools(r.PostFormValue("tools"))
+	pattern := strings.TrimSpace(r.PostFormValue("pattern"))
+	msg := checkRule(tools, pattern)
+	if pattern == "" {
+		msg = "Enter a pattern."
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"ok": msg == "", "message": orText(msg, "Pattern OK.")})
+}
+
+func orText(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// testRule runs sample calls against a one-rule policy.
+func (u *UI) testRule(w http.ResponseWriter, r *http.Request) {
+	f := func(k string) string { return strings.TrimSpace(r.PostFormValue(k)) }
+	box := templates.TestBox{Tools: f("tools"), Pattern: f("pattern"), Action: f("action"),
+		Severity: f("severity"), MatchType: f("match_type"), Samples: r.PostFormValue("samples"), Ran: true}
+	box.Results, box.Error = u.runRuleTest(box)
+	render(w, r, http.StatusOK, templates.Rules(u.rulesProps(r, templates.RuleForm{}, box)))
+}
+
+// runRuleTest compiles the box's rule alone (tiered, no built-in rules, no
+// defaults) and decides each sample with each of its tools.
+func (u *UI) runRuleTest(box templates.TestBox) ([]templates.TestResult, string) {
+	rule := ruleMap(templates.RuleForm{Tools: box.Tools, Pattern: box.Pattern, Action: box.Action,
+		Severity: box.Severity, MatchType: box.MatchType, ID: "tested"})
+	tools := rule["tools"].([]any)
+	if msg := checkRule(tools, box.Pattern); msg != "" {
+		return nil, msg
+	}
+	perms := map[string]any{"enabled": true, "schema": "tiered_policy", "rules": []any{rule}}
+	eng, problems := engine.Compile(perms, nil, u.deps.EngineOptions)
+	if len(problems) > 0 {
+		return nil, problemText(problems[0])
+	}
+	var out []templates.TestResult
+	for _, line := range strings.Split(box.Samples, "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		for _, t := range tools {
+			tool := str(t)
+			args, err := sampleArgs(tool, line)
+			if err != nil {
+				return nil, "Sample " + line + ": " + err.Error()
+			}
+			d := eng.Evaluate(&engine.Request{ToolName: tool, ToolArgs: args})
+			matched := strings.Contains(d.MatchedRule, "rules[tested]")
+			out = append(out, templates.TestResult{Sample: line, Tool: tool, Matched: matched,
+				Level: d.Level.String(), Rule: d.MatchedRule})
+		}
+	}
+	if len(out) == 0 {
+		return nil, "Give at least one sample call."
+	}
+	return out, ""
+}
+
+// sampleArgs reads a sample: JSON tool arguments, or a command for a shell
+// tool, or a path for any other.
+func sampleArgs(tool, line string) (map[string]any, error) {
+	if strings.HasPrefix(line, "{") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			return nil, fmt.Errorf("not valid JSON: %w", err)
+		}
+		return m, nil
+	}
+	if engine.ToolCategory(tool) == engine.CategoryShell {
+		return map[string]any{"command": line}, nil
+	}
+	return map[string]any{"path": line}, nil
+}

@@ -1,0 +1,176 @@
+// Package web serves toolgate's admin pages: server-rendered templ pages
+// for the policy (tools, rules, external directories, approval overrides),
+// a playground that explains decisions, and the approvals inbox. Every
+// change goes through the same store operations as the REST API.
+package web
+
+import (
+	"context"
+	"embed"
+	"io/fs"
+	"log/slog"
+	"net/http"
+
+	"github.com/a-h/templ"
+	"github.com/go-chi/chi/v5"
+
+	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/store"
+)
+
+//go:embed static
+var staticFiles embed.FS
+
+// PolicyReader is the policy in force, as the pages show it.
+type PolicyReader interface {
+	Section() (map[string]any, string, error)
+	Problems() []engine.Problem
+	Engine() *engine.Engine
+	BuiltinRules() ([]any, string)
+}
+
+// PolicyEditor is the policy and its edit operations; *store.Store
+// satisfies it.
+type PolicyEditor interface {
+	PolicyReader
+	SetSettings(patch map[string]any) (string, error)
+	SetToolLevel(tool, level string) (string, error)
+	DeleteTool(tool string) (string, error)
+	CreateRule(rule map[string]any) (string, error)
+	UpdateRule(id string, patch map[string]any) (string, error)
+	DeleteRule(id string) (string, error)
+	SetExternalDirectory(key, level string) (string, error)
+	DeleteExternalDirectory(key string) (string, error)
+	AddTrustedDirectory(path string) (store.AddDirResult, error)
+	DeleteApprovalOverride(id string) (string, error)
+}
+
+// TokenVerifier checks the token given at login.
+type TokenVerifier interface {
+	Verify(token string) (store.Principal, bool)
+}
+
+// PendingLister lists the asks waiting for a person; *approval.Manager
+// satisfies it.
+type PendingLister interface {
+	List(filter approval.Filter, status approval.Status) []approval.Approval
+}
+
+// ApprovalDecider answers asks; *approval.Manager satisfies it.
+type ApprovalDecider interface {
+	PendingLister
+	Decide(ctx context.Context, id string, choice approval.Choice, principal, comment string) (approval.Approval, error)
+}
+
+// Deps are what the pages need from the rest of the server.
+type Deps struct {
+	Policy PolicyEditor
+	Tokens TokenVerifier
+	// Approvals is optional: without it the inbox says approvals are not
+	// available.
+	Approvals ApprovalDecider
+	// Sessions is optional: New makes one when nil.
+	Sessions *Sessions
+	// EngineOptions compile the one-rule policies of "test this rule".
+	EngineOptions engine.Options
+	Logger        *slog.Logger
+}
+
+// UI is the admin pages.
+type UI struct {
+	deps     Deps
+	sessions *Sessions
+	csrf     *http.CrossOriginProtection
+}
+
+// New builds the admin pages.
+func New(deps Deps) *UI {
+	if deps.Logger == nil {
+		deps.Logger = slog.Default()
+	}
+	if deps.Sessions == nil {
+		deps.Sessions = NewSessions(0)
+	}
+	return &UI{deps: deps, sessions: deps.Sessions, csrf: http.NewCrossOriginProtection()}
+}
+
+// Sessions returns the browser sessions, which also authenticate the API
+// (api.SessionAuthenticator) and the websocket.
+func (u *UI) Sessions() *Sessions { return u.sessions }
+
+// Mount adds the pages to a router: /, /login, /logout, /settings,
+// /tools, /rules..., /directories..., /overrides..., /playground,
+// /approvals... and /static/*.
+func (u *UI) Mount(r chi.Router) {
+	r.Group(func(r chi.Router) {
+		r.Use(securityHeaders, u.crossOrigin)
+		static, _ := fs.Sub(staticFiles, "static")
+		r.Handle("/static/*", http.StripPrefix("/static/", http.FileServerFS(static)))
+		r.Get("/login", u.loginPage)
+		r.Post("/login", u.login)
+		r.Group(func(r chi.Router) {
+			r.Use(u.requireSession)
+			r.Post("/logout", u.logout)
+			r.Get("/", u.overview)
+			r.Get("/tools", u.toolsPage)
+			r.Get("/rules", u.rulesPage)
+			r.Get("/rules/edit", u.ruleEditPage)
+			r.Get("/directories", u.directoriesPage)
+			r.Get("/overrides", u.overridesPage)
+			r.Get("/playground", u.playgroundPage)
+			r.Get("/approvals", u.approvalsPage)
+			r.Post("/approvals/decide", u.decideApproval)
+			r.Group(func(r chi.Router) {
+				r.Use(requireAdmin)
+				r.Post("/settings", u.saveSettings)
+				r.Post("/tools", u.saveTool)
+				r.Post("/rules", u.createRule)
+				r.Post("/rules/update", u.updateRule)
+				r.Post("/rules/delete", u.deleteRule)
+				r.Post("/rules/test", u.testRule)
+				r.Post("/rules/check", u.checkPattern)
+				r.Post("/directories", u.saveDirectory)
+				r.Post("/directories/delete", u.deleteDirectory)
+				r.Post("/directories/trust", u.trustDirectory)
+				r.Post("/overrides/delete", u.deleteOverride)
+				r.Post("/playground", u.playground)
+			})
+		})
+	})
+}
+
+// securityHeaders sets the headers every page carries: no framing, no
+// referrer, and only this origin's scripts, styles and connections.
+func securityHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("X-Content-Type-Options", "nosniff")
+		next.ServeHTTP(w, r)
+	})
+}
+
+// crossOrigin refuses cross-site form posts (Go's CrossOriginProtection,
+// by Sec-Fetch-Site or Origin); the session's CSRF token is checked too.
+func (u *UI) crossOrigin(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := u.csrf.Check(r); err != nil {
+			http.Error(w, "cross-origin request refused", http.StatusForbidden)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// render writes a component with a status.
+func render(w http.ResponseWriter, r *http.Request, status int, c templ.Component) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	if err := c.Render(r.Context(), w); err != nil {
+		slog.Default().Warn("render page", "path", r.URL.Path, "err", err)
+	}
+}
