@@ -1,0 +1,306 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/toolgate/toolgate/approval"
+)
+
+// approvalHistorySchema holds one row per approval (its latest state) and one
+// row per state change (who answered what, when, with which choice).
+const approvalHistorySchema = `
+CREATE TABLE approvals (
+	id             TEXT PRIMARY KEY,
+	status         TEXT NOT NULL,
+	created_at     INTEGER NOT NULL,
+	expires_at     INTEGER NOT NULL,
+	decided_at     INTEGER,
+	tool_name      TEXT NOT NULL,
+	tool_args      TEXT NOT NULL,
+	channel_id     TEXT NOT NULL,
+	session_id     TEXT NOT NULL,
+	workspace      TEXT NOT NULL,
+	matched_rule   TEXT NOT NULL,
+	reason         TEXT NOT NULL,
+	external_paths TEXT NOT NULL,
+	choice         TEXT NOT NULL,
+	decided_by     TEXT NOT NULL,
+	comment        TEXT NOT NULL,
+	decision       TEXT NOT NULL,
+	persisted_rule TEXT NOT NULL,
+	joins          INTEGER NOT NULL
+);
+CREATE INDEX approvals_by_created ON approvals (created_at DESC, id DESC);
+CREATE INDEX approvals_by_status ON approvals (status, created_at DESC, id DESC);
+CREATE TABLE approval_events (
+	seq         INTEGER PRIMARY KEY AUTOINCREMENT,
+	approval_id TEXT NOT NULL REFERENCES approvals (id) ON DELETE CASCADE,
+	at          INTEGER NOT NULL,
+	status      TEXT NOT NULL,
+	choice      TEXT NOT NULL,
+	actor       TEXT NOT NULL,
+	comment     TEXT NOT NULL
+);
+CREATE INDEX approval_events_by_approval ON approval_events (approval_id, seq);
+`
+
+// ApprovalEvent is one recorded state change of an approval.
+type ApprovalEvent struct {
+	Seq        int64           `json:"seq"`
+	ApprovalID string          `json:"approval_id"`
+	At         time.Time       `json:"at"`
+	Status     approval.Status `json:"status"`
+	Choice     approval.Choice `json:"choice,omitempty"`
+	Actor      string          `json:"actor,omitempty"`
+	Comment    string          `json:"comment,omitempty"`
+}
+
+// ApprovalQuery selects a page of history, newest first.
+type ApprovalQuery struct {
+	// Status limits to one status; empty means all.
+	Status approval.Status
+	// SessionID limits to one session; empty means all.
+	SessionID string
+	// Limit is the page size: default 50, at most 500.
+	Limit int
+	// Cursor is the NextCursor of the previous page; empty starts at the newest.
+	Cursor string
+}
+
+// ApprovalPage is one page of history.
+type ApprovalPage struct {
+	Approvals []approval.Approval `json:"approvals"`
+	// NextCursor fetches the next (older) page; empty on the last page.
+	NextCursor string `json:"next_cursor,omitempty"`
+}
+
+// ErrBadCursor is returned for a cursor ListApprovals did not produce.
+var ErrBadCursor = errors.New("store: bad history cursor")
+
+// RecordApproval stores the state of an approval and, when the state
+// changed, one event row. Tool arguments are redacted before they are
+// written. A resolved approval is never moved back to pending, so a late or
+// repeated write cannot undo an answer. It satisfies approval.History.
+func (d *DB) RecordApproval(ctx context.Context, a approval.Approval) error {
+	args, err := json.Marshal(RedactArgs(a.Request.ToolArgs))
+	if err != nil {
+		return fmt.Errorf("store: record approval %s: tool_args: %w", a.ID, err)
+	}
+	paths, _ := json.Marshal(nonNil(a.Asked.ExternalPaths))
+	rule := ""
+	if a.PersistedRule != nil {
+		b, _ := json.Marshal(a.PersistedRule)
+		rule = string(b)
+	}
+	tx, err := d.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("store: record approval %s: %w", a.ID, err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `INSERT INTO approvals (id, status, created_at, expires_at, decided_at,
+		tool_name, tool_args, channel_id, session_id, workspace, matched_rule, reason, external_paths,
+		choice, decided_by, comment, decision, persisted_rule, joins)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (id) DO UPDATE SET status = excluded.status, decided_at = excluded.decided_at,
+			choice = excluded.choice, decided_by = excluded.decided_by, comment = excluded.comment,
+			decision = excluded.decision, persisted_rule = excluded.persisted_rule, joins = excluded.joins
+		WHERE approvals.status = 'pending' AND excluded.status <> 'pending'`,
+		a.ID, string(a.Status), a.CreatedAt.UnixNano(), a.ExpiresAt.UnixNano(), nanosOrNil(a.DecidedAt),
+		a.Request.ToolName, string(args), a.Request.ChannelID, a.Request.SessionID, a.Request.Workspace,
+		a.Asked.MatchedRule, a.Asked.Reason, string(paths),
+		string(a.Choice), a.DecidedBy, a.Comment, a.Decision, rule, a.Joins)
+	if err != nil {
+		return fmt.Errorf("store: record approval %s: %w", a.ID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil // nothing changed: a repeat, or a late write after the answer
+	}
+	at := a.CreatedAt
+	if a.DecidedAt != nil {
+		at = *a.DecidedAt
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO approval_events (approval_id, at, status, choice, actor, comment)
+		VALUES (?, ?, ?, ?, ?, ?)`, a.ID, at.UnixNano(), string(a.Status), string(a.Choice), a.DecidedBy, a.Comment); err != nil {
+		return fmt.Errorf("store: record approval event %s: %w", a.ID, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("store: record approval %s: %w", a.ID, err)
+	}
+	return nil
+}
+
+const approvalColumns = `id, status, created_at, expires_at, decided_at, tool_name, tool_args, channel_id,
+	session_id, workspace, matched_rule, reason, external_paths, choice, decided_by, comment, decision,
+	persisted_rule, joins`
+
+// PendingApprovals returns every approval recorded as pending, oldest
+// first. It satisfies approval.History.
+func (d *DB) PendingApprovals(ctx context.Context) ([]approval.Approval, error) {
+	rows, err := d.sql.QueryContext(ctx, `SELECT `+approvalColumns+` FROM approvals
+		WHERE status = 'pending' ORDER BY created_at, id`)
+	if err != nil {
+		return nil, fmt.Errorf("store: pending approvals: %w", err)
+	}
+	return scanApprovals(rows)
+}
+
+// GetApproval returns the recorded state of one approval, or
+// approval.ErrNotFound.
+func (d *DB) GetApproval(ctx context.Context, id string) (approval.Approval, error) {
+	rows, err := d.sql.QueryContext(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE id = ?`, id)
+	if err != nil {
+		return approval.Approval{}, fmt.Errorf("store: get approval: %w", err)
+	}
+	list, err := scanApprovals(rows)
+	if err != nil {
+		return approval.Approval{}, err
+	}
+	if len(list) == 0 {
+		return approval.Approval{}, approval.ErrNotFound
+	}
+	return list[0], nil
+}
+
+// ListApprovals returns one page of history, newest first.
+func (d *DB) ListApprovals(ctx context.Context, q ApprovalQuery) (ApprovalPage, error) {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 50
+	}
+	limit = min(limit, 500)
+	var where []string
+	var args []any
+	if q.Status != "" {
+		where, args = append(where, "status = ?"), append(args, string(q.Status))
+	}
+	if q.SessionID != "" {
+		where, args = append(where, "session_id = ?"), append(args, q.SessionID)
+	}
+	if q.Cursor != "" {
+		ts, id, err := parseCursor(q.Cursor)
+		if err != nil {
+			return ApprovalPage{}, err
+		}
+		where = append(where, "(created_at < ? OR (created_at = ? AND id < ?))")
+		args = append(args, ts, ts, id)
+	}
+	query := `SELECT ` + approvalColumns + ` FROM approvals`
+	if len(where) > 0 {
+		query += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	query += ` ORDER BY created_at DESC, id DESC LIMIT ?`
+	rows, err := d.sql.QueryContext(ctx, query, append(args, limit+1)...)
+	if err != nil {
+		return ApprovalPage{}, fmt.Errorf("store: list approvals: %w", err)
+	}
+	list, err := scanApprovals(rows)
+	if err != nil {
+		return ApprovalPage{}, err
+	}
+	page := ApprovalPage{Approvals: list}
+	if len(list) > limit {
+		page.Approvals = list[:limit]
+		last := list[limit-1]
+		page.NextCursor = strconv.FormatInt(last.CreatedAt.UnixNano(), 10) + "." + last.ID
+	}
+	return page, nil
+}
+
+// ApprovalEvents returns the recorded state changes of one approval, in order.
+func (d *DB) ApprovalEvents(ctx context.Context, id string) ([]ApprovalEvent, error) {
+	rows, err := d.sql.QueryContext(ctx, `SELECT seq, approval_id, at, status, choice, actor, comment
+		FROM approval_events WHERE approval_id = ? ORDER BY seq`, id)
+	if err != nil {
+		return nil, fmt.Errorf("store: approval events: %w", err)
+	}
+	defer rows.Close()
+	var out []ApprovalEvent
+	for rows.Next() {
+		var e ApprovalEvent
+		var at int64
+		var st, ch string
+		if err := rows.Scan(&e.Seq, &e.ApprovalID, &at, &st, &ch, &e.Actor, &e.Comment); err != nil {
+			return nil, fmt.Errorf("store: approval events: %w", err)
+		}
+		e.At, e.Status, e.Choice = time.Unix(0, at).UTC(), approval.Status(st), approval.Choice(ch)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+func parseCursor(c string) (int64, string, error) {
+	ts, id, ok := strings.Cut(c, ".")
+	n, err := strconv.ParseInt(ts, 10, 64)
+	if !ok || err != nil || id == "" {
+		return 0, "", fmt.Errorf("%w: %q", ErrBadCursor, c)
+	}
+	return n, id, nil
+}
+
+func scanApprovals(rows *sql.Rows) ([]approval.Approval, error) {
+	defer rows.Close()
+	var out []approval.Approval
+	for rows.Next() {
+		a, err := scanApproval(rows)
+		if err != nil {
+			return nil, fmt.Errorf("store: read approval: %w", err)
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+func scanApproval(rows *sql.Rows) (approval.Approval, error) {
+	var a approval.Approval
+	var created, expires int64
+	var decided sql.NullInt64
+	var status, choice, args, paths, rule string
+	err := rows.Scan(&a.ID, &status, &created, &expires, &decided, &a.Request.ToolName, &args,
+		&a.Request.ChannelID, &a.Request.SessionID, &a.Request.Workspace, &a.Asked.MatchedRule,
+		&a.Asked.Reason, &paths, &choice, &a.DecidedBy, &a.Comment, &a.Decision, &rule, &a.Joins)
+	if err != nil {
+		return a, err
+	}
+	a.Status, a.Choice = approval.Status(status), approval.Choice(choice)
+	a.CreatedAt, a.ExpiresAt = time.Unix(0, created).UTC(), time.Unix(0, expires).UTC()
+	if decided.Valid {
+		t := time.Unix(0, decided.Int64).UTC()
+		a.DecidedAt = &t
+	}
+	if err := json.Unmarshal([]byte(args), &a.Request.ToolArgs); err != nil {
+		return a, fmt.Errorf("tool_args of %s: %w", a.ID, err)
+	}
+	if err := json.Unmarshal([]byte(paths), &a.Asked.ExternalPaths); err != nil {
+		return a, fmt.Errorf("external_paths of %s: %w", a.ID, err)
+	}
+	if len(a.Asked.ExternalPaths) == 0 {
+		a.Asked.ExternalPaths = nil
+	}
+	if rule != "" {
+		if err := json.Unmarshal([]byte(rule), &a.PersistedRule); err != nil {
+			return a, fmt.Errorf("persisted_rule of %s: %w", a.ID, err)
+		}
+	}
+	return a, nil
+}
+
+func nanosOrNil(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return t.UnixNano()
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
