@@ -1,0 +1,459 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/toolgate/toolgate/engine"
+)
+
+// DecisionEntry is one logged decision of /api/v1/evaluate or /api/v1/check.
+type DecisionEntry struct {
+	ID   int64     `json:"id"`
+	Time time.Time `json:"time"`
+	// Source is the route that decided: "evaluate" or "check".
+	Source      string `json:"source"`
+	Tool        string `json:"tool_name"`
+	Summary     string `json:"summary"`
+	Channel     string `json:"channel_id"`
+	Session     string `json:"session_id"`
+	Level       string `json:"level"`
+	MatchedRule string `json:"matched_rule"`
+	// LatencyMicros is the time from the request's arrival to the decision.
+	LatencyMicros int64 `json:"latency_us"`
+	// Request is the whole call with its arguments redacted; it is kept only
+	// when full arguments are logged (--log-full-args) and feeds the preview.
+	Request *engine.Request `json:"-"`
+}
+
+// DecisionLogOptions configure a DecisionLog; zero values take the defaults.
+type DecisionLogOptions struct {
+	// QueueSize bounds the entries waiting for the writer (default 8192);
+	// when full, new entries are dropped and counted.
+	QueueSize int
+	// BatchSize is the most entries written in one transaction (default 512).
+	BatchSize int
+	// Retention is how long entries are kept (default 720h); MaxRows is the
+	// most kept (default 1,000,000). Both are applied every PruneEvery
+	// (default 1m).
+	Retention  time.Duration
+	MaxRows    int64
+	PruneEvery time.Duration
+	// Now is the clock (default time.Now).
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+func (o *DecisionLogOptions) fill() {
+	if o.QueueSize <= 0 {
+		o.QueueSize = 8192
+	}
+	if o.BatchSize <= 0 {
+		o.BatchSize = 512
+	}
+	if o.Retention <= 0 {
+		o.Retention = 720 * time.Hour
+	}
+	if o.MaxRows <= 0 {
+		o.MaxRows = 1_000_000
+	}
+	if o.PruneEvery <= 0 {
+		o.PruneEvery = time.Minute
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+}
+
+// DecisionLog is the decision log in SQLite. Enqueue never blocks: entries
+// go through a buffered channel to one writer goroutine that inserts them
+// in batches, one transaction each, so a slow disk never slows a decision.
+type DecisionLog struct {
+	db      *sql.DB
+	opts    DecisionLogOptions
+	queue   chan DecisionEntry
+	flushes chan chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
+	once    sync.Once
+
+	dropped atomic.Uint64
+	failed  atomic.Uint64
+	written atomic.Uint64
+}
+
+// decisionSchema is the decisions table: migration 2 of the database.
+const decisionSchema = `
+CREATE TABLE decisions (
+	id           INTEGER PRIMARY KEY AUTOINCREMENT,
+	ts           INTEGER NOT NULL, -- unix microseconds
+	source       TEXT NOT NULL,
+	tool         TEXT NOT NULL,
+	summary      TEXT NOT NULL,
+	channel      TEXT NOT NULL DEFAULT '',
+	session      TEXT NOT NULL DEFAULT '',
+	level        TEXT NOT NULL,
+	matched_rule TEXT NOT NULL DEFAULT '',
+	latency_us   INTEGER NOT NULL DEFAULT 0,
+	request      TEXT -- redacted full call, only with --log-full-args
+);
+CREATE INDEX decisions_ts ON decisions(ts);
+CREATE INDEX decisions_tool ON decisions(tool, id);
+CREATE INDEX decisions_session ON decisions(session, id);
+`
+
+func init() {
+	migrations = append(migrations, Migration{Version: 2, Name: "decision log", SQL: decisionSchema})
+}
+
+// NewDecisionLog starts the writer of the decision log in db (whose
+// migrations made the table). Close stops it.
+func NewDecisionLog(db *DB, opts DecisionLogOptions) *DecisionLog {
+	opts.fill()
+	l := &DecisionLog{
+		db: db.SQL(), opts: opts,
+		queue:   make(chan DecisionEntry, opts.QueueSize),
+		flushes: make(chan chan struct{}),
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
+	}
+	go l.run()
+	return l
+}
+
+// Enqueue hands an entry to the writer without waiting. When the queue is
+// full the entry is dropped, counted by Dropped, and false is returned.
+func (l *DecisionLog) Enqueue(e DecisionEntry) bool {
+	select {
+	case l.queue <- e:
+		return true
+	default:
+		l.dropped.Add(1)
+		return false
+	}
+}
+
+// Dropped is the number of entries dropped because the queue was full.
+func (l *DecisionLog) Dropped() uint64 { return l.dropped.Load() }
+
+// Failed is the number of entries lost to write errors.
+func (l *DecisionLog) Failed() uint64 { return l.failed.Load() }
+
+// Written is the number of entries written.
+func (l *DecisionLog) Written() uint64 { return l.written.Load() }
+
+// QueueLen is the number of entries waiting for the writer.
+func (l *DecisionLog) QueueLen() int { return len(l.queue) }
+
+// Flush waits until every entry enqueued before the call is written (or
+// lost to an error), or ctx ends.
+func (l *DecisionLog) Flush(ctx context.Context) error {
+	ack := make(chan struct{})
+	select {
+	case l.flushes <- ack:
+	case <-l.done:
+		return errors.New("decision log is closed")
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case <-ack:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close writes what is queued and stops the writer. It does not close db.
+func (l *DecisionLog) Close() error {
+	l.once.Do(func() { close(l.stop) })
+	<-l.done
+	return nil
+}
+
+// run is the writer goroutine: batches inserts and prunes periodically.
+func (l *DecisionLog) run() {
+	defer close(l.done)
+	prune := time.NewTicker(l.opts.PruneEvery)
+	defer prune.Stop()
+	batch := make([]DecisionEntry, 0, l.opts.BatchSize)
+	for {
+		select {
+		case e := <-l.queue:
+			batch = l.fillBatch(append(batch[:0], e))
+			l.write(batch)
+		case ack := <-l.flushes:
+			l.drain(batch)
+			close(ack)
+		case <-prune.C:
+			if _, err := l.Prune(context.Background()); err != nil {
+				l.opts.Logger.Warn("decision log prune failed", "err", err)
+			}
+		case <-l.stop:
+			l.drain(batch)
+			return
+		}
+	}
+}
+
+// fillBatch adds what is already queued, up to BatchSize, without waiting.
+func (l *DecisionLog) fillBatch(batch []DecisionEntry) []DecisionEntry {
+	for len(batch) < l.opts.BatchSize {
+		select {
+		case e := <-l.queue:
+			batch = append(batch, e)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+// drain writes everything queued now.
+func (l *DecisionLog) drain(batch []DecisionEntry) {
+	for len(l.queue) > 0 {
+		batch = l.fillBatch(batch[:0])
+		l.write(batch)
+	}
+}
+
+// write inserts a batch in one transaction; on error the batch is counted
+// as failed and logged (without its contents).
+func (l *DecisionLog) write(batch []DecisionEntry) {
+	if len(batch) == 0 {
+		return
+	}
+	if err := l.insert(batch); err != nil {
+		l.failed.Add(uint64(len(batch)))
+		l.opts.Logger.Warn("decision log write failed", "entries", len(batch), "err", err)
+		return
+	}
+	l.written.Add(uint64(len(batch)))
+}
+
+func (l *DecisionLog) insert(batch []DecisionEntry) error {
+	tx, err := l.db.Begin()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	stmt, err := tx.Prepare(`INSERT INTO decisions
+		(ts, source, tool, summary, channel, session, level, matched_rule, latency_us, request)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, e := range batch {
+		var req any
+		if e.Request != nil {
+			b, err := json.Marshal(e.Request)
+			if err != nil {
+				return fmt.Errorf("encode request: %w", err)
+			}
+			req = string(b)
+		}
+		if e.Time.IsZero() {
+			e.Time = l.opts.Now()
+		}
+		if _, err := stmt.Exec(e.Time.UnixMicro(), e.Source, e.Tool, e.Summary, e.Channel, e.Session,
+			e.Level, e.MatchedRule, e.LatencyMicros, req); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// Prune deletes entries older than the retention and, beyond MaxRows, the
+// oldest ones. It returns the number deleted.
+func (l *DecisionLog) Prune(ctx context.Context) (int64, error) {
+	cutoff := l.opts.Now().Add(-l.opts.Retention).UnixMicro()
+	res, err := l.db.ExecContext(ctx, `DELETE FROM decisions WHERE ts < ?`, cutoff)
+	if err != nil {
+		return 0, fmt.Errorf("prune by age: %w", err)
+	}
+	byAge, _ := res.RowsAffected()
+	res, err = l.db.ExecContext(ctx, `DELETE FROM decisions WHERE id <= (
+		SELECT id FROM decisions ORDER BY id DESC LIMIT 1 OFFSET ?)`, l.opts.MaxRows)
+	if err != nil {
+		return byAge, fmt.Errorf("prune by count: %w", err)
+	}
+	byCount, _ := res.RowsAffected()
+	return byAge + byCount, nil
+}
+
+// DecisionQuery filters and pages the log. Empty fields do not filter.
+type DecisionQuery struct {
+	Tool    string
+	Level   string
+	Rule    string // a substring of matched_rule
+	Session string
+	Since   time.Time
+	Until   time.Time
+	// Limit is the page size (1-500, default 50). Before is a cursor: only
+	// entries with a smaller id; Offset skips entries (used without Before).
+	Limit  int
+	Before int64
+	Offset int
+}
+
+// MaxDecisionPage is the largest page Query returns.
+const MaxDecisionPage = 500
+
+// DecisionPage is one page of the log, newest first. NextBefore is the
+// cursor of the next page, 0 when this is the last.
+type DecisionPage struct {
+	Entries    []DecisionEntry
+	NextBefore int64
+}
+
+// where builds the WHERE clause of a query.
+func (q DecisionQuery) where() (string, []any) {
+	var conds []string
+	var args []any
+	add := func(cond string, arg any) {
+		conds = append(conds, cond)
+		args = append(args, arg)
+	}
+	if q.Tool != "" {
+		add("tool = ?", q.Tool)
+	}
+	if q.Level != "" {
+		add("level = ?", q.Level)
+	}
+	if q.Rule != "" {
+		add("instr(matched_rule, ?) > 0", q.Rule)
+	}
+	if q.Session != "" {
+		add("session = ?", q.Session)
+	}
+	if !q.Since.IsZero() {
+		add("ts >= ?", q.Since.UnixMicro())
+	}
+	if !q.Until.IsZero() {
+		add("ts < ?", q.Until.UnixMicro())
+	}
+	if q.Before > 0 {
+		add("id < ?", q.Before)
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+const decisionColumns = `id, ts, source, tool, summary, channel, session, level, matched_rule, latency_us, request`
+
+// Query returns one page of entries matching q, newest first. The full
+// request is not included.
+func (l *DecisionLog) Query(ctx context.Context, q DecisionQuery) (DecisionPage, error) {
+	if q.Limit <= 0 {
+		q.Limit = 50
+	}
+	q.Limit = min(q.Limit, MaxDecisionPage)
+	where, args := q.where()
+	args = append(args, q.Limit+1, max(q.Offset, 0))
+	rows, err := l.db.QueryContext(ctx, `SELECT `+decisionColumns+` FROM decisions`+where+
+		` ORDER BY id DESC LIMIT ? OFFSET ?`, args...)
+	if err != nil {
+		return DecisionPage{}, fmt.Errorf("query decisions: %w", err)
+	}
+	entries, err := scanDecisions(rows, false)
+	if err != nil {
+		return DecisionPage{}, err
+	}
+	page := DecisionPage{Entries: entries}
+	if len(entries) > q.Limit {
+		page.Entries = entries[:q.Limit]
+		page.NextBefore = page.Entries[q.Limit-1].ID
+	}
+	return page, nil
+}
+
+// Recent returns up to n of the newest entries that carry their full
+// request (logged with --log-full-args), newest first.
+func (l *DecisionLog) Recent(ctx context.Context, n int) ([]DecisionEntry, error) {
+	rows, err := l.db.QueryContext(ctx, `SELECT `+decisionColumns+` FROM decisions
+		WHERE request IS NOT NULL ORDER BY id DESC LIMIT ?`, n)
+	if err != nil {
+		return nil, fmt.Errorf("recent decisions: %w", err)
+	}
+	return scanDecisions(rows, true)
+}
+
+func scanDecisions(rows *sql.Rows, withRequest bool) ([]DecisionEntry, error) {
+	defer rows.Close()
+	out := []DecisionEntry{}
+	for rows.Next() {
+		var e DecisionEntry
+		var ts int64
+		var req sql.NullString
+		if err := rows.Scan(&e.ID, &ts, &e.Source, &e.Tool, &e.Summary, &e.Channel, &e.Session,
+			&e.Level, &e.MatchedRule, &e.LatencyMicros, &req); err != nil {
+			return nil, fmt.Errorf("scan decision: %w", err)
+		}
+		e.Time = time.UnixMicro(ts).UTC()
+		if withRequest && req.Valid {
+			var r engine.Request
+			if err := json.Unmarshal([]byte(req.String), &r); err != nil {
+				return nil, fmt.Errorf("decision %d: decode request: %w", e.ID, err)
+			}
+			e.Request = &r
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// LevelBucket counts the decisions of one time bucket by level.
+type LevelBucket struct {
+	Start  time.Time
+	Counts map[string]int64
+}
+
+// LevelSeries counts the entries matching q (its paging ignored) by level
+// in n equal buckets from q.Since to q.Until (defaults: the last 24 hours).
+func (l *DecisionLog) LevelSeries(ctx context.Context, q DecisionQuery, n int) ([]LevelBucket, error) {
+	if q.Until.IsZero() {
+		q.Until = l.opts.Now()
+	}
+	if q.Since.IsZero() || !q.Since.Before(q.Until) {
+		q.Since = q.Until.Add(-24 * time.Hour)
+	}
+	n = max(n, 1)
+	q.Before, q.Limit, q.Offset = 0, 0, 0
+	width := max((q.Until.Sub(q.Since).Microseconds()+int64(n)-1)/int64(n), 1)
+	where, args := q.where()
+	rows, err := l.db.QueryContext(ctx, `SELECT (ts - ?) / ?, level, count(*) FROM decisions`+where+
+		` GROUP BY 1, 2`, append([]any{q.Since.UnixMicro(), width}, args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("decision series: %w", err)
+	}
+	defer rows.Close()
+	buckets := make([]LevelBucket, n)
+	for i := range buckets {
+		buckets[i] = LevelBucket{Start: q.Since.Add(time.Duration(int64(i)*width) * time.Microsecond), Counts: map[string]int64{}}
+	}
+	for rows.Next() {
+		var i, c int64
+		var level string
+		if err := rows.Scan(&i, &level, &c); err != nil {
+			return nil, fmt.Errorf("scan series: %w", err)
+		}
+		if i >= 0 && i < int64(n) {
+			buckets[i].Counts[level] += c
+		}
+	}
+	return buckets, rows.Err()
+}

@@ -1,0 +1,215 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/engine"
+)
+
+// openDecisionTestDB opens a fresh SQLite file like the server does.
+func openDecisionTestDB(t *testing.T) (*DB, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "toolgate.db")
+	db, err := OpenDB(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, path
+}
+
+// fakeClock is a settable clock.
+type fakeClock struct{ now time.Time }
+
+func (c *fakeClock) Now() time.Time { return c.now }
+
+func newTestLog(t *testing.T, opts DecisionLogOptions) (*DecisionLog, *sql.DB, string) {
+	t.Helper()
+	db, path := openDecisionTestDB(t)
+	l := NewDecisionLog(db, opts)
+	t.Cleanup(func() { l.Close() })
+	return l, db.SQL(), path
+}
+
+func flush(t *testing.T, l *DecisionLog) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := l.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func countRows(t *testing.T, db *sql.DB) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM decisions`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestDecisionLogRecordsAndQueries(t *testing.T) {
+	clock := &fakeClock{now: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}
+	l, _, _ := newTestLog(t, DecisionLogOptions{Now: clock.Now})
+	base := clock.now
+	entries := []DecisionEntry{
+		{Time: base, Source: "evaluate", Tool: "bash", Summary: "git push", Level: "ask", MatchedRule: "tiered_policy:rules:rules[git_push]", Session: "s1", Channel: "web", LatencyMicros: 12},
+		{Time: base.Add(time.Minute), Source: "check", Tool: "bash", Summary: "ls", Level: "allow", MatchedRule: "tools.bash", Session: "s2"},
+		{Time: base.Add(2 * time.Minute), Source: "evaluate", Tool: "read_file", Summary: "path=a", Level: "deny", MatchedRule: "tools.read_file",
+			Request: &engine.Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "a"}}},
+	}
+	for _, e := range entries {
+		if !l.Enqueue(e) {
+			t.Fatal("enqueue dropped an entry with an empty queue")
+		}
+	}
+	flush(t, l)
+	ctx := context.Background()
+	cases := []struct {
+		note    string
+		q       DecisionQuery
+		wantIDs []int64
+	}{
+		{"all, newest first", DecisionQuery{}, []int64{3, 2, 1}},
+		{"by tool", DecisionQuery{Tool: "bash"}, []int64{2, 1}},
+		{"by level", DecisionQuery{Level: "deny"}, []int64{3}},
+		{"by rule substring", DecisionQuery{Rule: "git_push"}, []int64{1}},
+		{"by session", DecisionQuery{Session: "s2"}, []int64{2}},
+		{"since is inclusive", DecisionQuery{Since: base.Add(time.Minute)}, []int64{3, 2}},
+		{"until is exclusive", DecisionQuery{Until: base.Add(time.Minute)}, []int64{1}},
+		{"limit", DecisionQuery{Limit: 2}, []int64{3, 2}},
+		{"cursor", DecisionQuery{Before: 2}, []int64{1}},
+		{"offset", DecisionQuery{Offset: 1}, []int64{2, 1}},
+	}
+	for _, c := range cases {
+		page, err := l.Query(ctx, c.q)
+		if err != nil {
+			t.Fatalf("%s: %v", c.note, err)
+		}
+		var got []int64
+		for _, e := range page.Entries {
+			got = append(got, e.ID)
+		}
+		if len(got) != len(c.wantIDs) {
+			t.Errorf("%s: got ids %v, want %v", c.note, got, c.wantIDs)
+			continue
+		}
+		for i := range got {
+			if got[i] != c.wantIDs[i] {
+				t.Errorf("%s: got ids %v, want %v", c.note, got, c.wantIDs)
+				break
+			}
+		}
+	}
+	page, _ := l.Query(ctx, DecisionQuery{Limit: 2})
+	if page.NextBefore != 2 {
+		t.Errorf("next cursor: got %d, want 2", page.NextBefore)
+	}
+	first, _ := l.Query(ctx, DecisionQuery{Tool: "bash", Rule: "git_push"})
+	e := first.Entries[0]
+	want := entries[0]
+	if e.Source != want.Source || e.Summary != want.Summary || e.Level != want.Level || e.MatchedRule != want.MatchedRule ||
+		e.Session != want.Session || e.Channel != want.Channel || e.LatencyMicros != want.LatencyMicros || !e.Time.Equal(want.Time) {
+		t.Errorf("stored entry: got %+v, want %+v", e, want)
+	}
+	recent, err := l.Recent(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recent) != 1 || recent[0].Request == nil || recent[0].Request.ToolArgs["path"] != "a" {
+		t.Errorf("recent with requests: got %+v, want the one read_file entry with its args", recent)
+	}
+	series, err := l.LevelSeries(ctx, DecisionQuery{Since: base, Until: base.Add(3 * time.Minute)}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if series[0].Counts["ask"] != 1 || series[1].Counts["allow"] != 1 || series[2].Counts["deny"] != 1 {
+		t.Errorf("series: got %+v, want one ask, one allow, one deny in buckets 0, 1, 2", series)
+	}
+}
+
+func TestDecisionLogRetention(t *testing.T) {
+	clock := &fakeClock{now: time.Date(2025, 1, 10, 0, 0, 0, 0, time.UTC)}
+	t.Run("by age", func(t *testing.T) {
+		l, db, _ := newTestLog(t, DecisionLogOptions{Now: clock.Now, Retention: 24 * time.Hour})
+		for _, age := range []time.Duration{72 * time.Hour, 25 * time.Hour, 23 * time.Hour, time.Minute} {
+			l.Enqueue(DecisionEntry{Time: clock.now.Add(-age), Tool: "bash", Level: "ask"})
+		}
+		flush(t, l)
+		n, err := l.Prune(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n != 2 || countRows(t, db) != 2 {
+			t.Errorf("pruned %d, kept %d; want 2 pruned (older than 24h), 2 kept", n, countRows(t, db))
+		}
+	})
+	t.Run("by count", func(t *testing.T) {
+		l, db, _ := newTestLog(t, DecisionLogOptions{Now: clock.Now, MaxRows: 3})
+		for i := range 5 {
+			l.Enqueue(DecisionEntry{Time: clock.now, Tool: "bash", Summary: string(rune('a' + i)), Level: "ask"})
+		}
+		flush(t, l)
+		if _, err := l.Prune(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		page, _ := l.Query(context.Background(), DecisionQuery{})
+		if countRows(t, db) != 3 || page.Entries[2].Summary != "c" {
+			t.Errorf("kept %d rows (oldest %q); want the newest 3 (c, d, e)", countRows(t, db), page.Entries[len(page.Entries)-1].Summary)
+		}
+	})
+	t.Run("periodically", func(t *testing.T) {
+		l, db, _ := newTestLog(t, DecisionLogOptions{Now: clock.Now, MaxRows: 1, PruneEvery: 10 * time.Millisecond})
+		l.Enqueue(DecisionEntry{Tool: "a", Level: "ask"})
+		l.Enqueue(DecisionEntry{Tool: "b", Level: "ask"})
+		flush(t, l)
+		deadline := time.Now().Add(10 * time.Second)
+		for countRows(t, db) != 1 && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if got := countRows(t, db); got != 1 {
+			t.Errorf("after periodic pruning: %d rows, want 1", got)
+		}
+	})
+}
+
+// TestDecisionLogNeverBlocks stalls the writer on a SQLite write lock the
+// test holds: Enqueue must keep returning at once and count what it drops.
+func TestDecisionLogNeverBlocks(t *testing.T) {
+	const queue, batch, total = 4, 2, 200
+	l, db, path := newTestLog(t, DecisionLogOptions{QueueSize: queue, BatchSize: batch})
+	locker, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locker.Close()
+	conn, err := locker.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	accepted := 0
+	for range total {
+		if l.Enqueue(DecisionEntry{Tool: "bash", Level: "allow"}) {
+			accepted++
+		}
+	}
+	if got := int(l.Dropped()); got != total-accepted || got < total-queue-batch {
+		t.Errorf("dropped %d of %d with the writer stalled; want %d (at least %d)", got, total, total-accepted, total-queue-batch)
+	}
+	if _, err := conn.ExecContext(context.Background(), "COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	flush(t, l)
+	if got := countRows(t, db); got != accepted {
+		t.Errorf("rows after the stall: got %d, want the %d accepted", got, accepted)
+	}
+}
