@@ -1,0 +1,259 @@
+package templates
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/a-h/templ"
+)
+
+// doc renders a component and parses it.
+func doc(t *testing.T, c templ.Component) *goquery.Document {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := c.Render(context.Background(), &buf); err != nil {
+		t.Fatalf("render: %v", err)
+	}
+	d, err := goquery.NewDocumentFromReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func tid(id string) string { return `[data-testid="` + id + `"]` }
+
+// count asserts how many elements have a data-testid.
+func count(t *testing.T, d *goquery.Document, id string, want int) {
+	t.Helper()
+	if got := d.Find(tid(id)).Length(); got != want {
+		t.Errorf("%s: got %d elements, want %d", id, got, want)
+	}
+}
+
+func text(d *goquery.Document, id string) string {
+	return strings.TrimSpace(d.Find(tid(id)).First().Text())
+}
+
+var admin = Nav{User: "admin", Role: "admin", CSRF: "tok123", CanEdit: true}
+var approver = Nav{User: "ann", Role: "approver", CSRF: "tok456"}
+
+// everyFormHasCSRF checks that each POST form carries the session's token.
+func everyFormHasCSRF(t *testing.T, d *goquery.Document, token string) {
+	t.Helper()
+	d.Find(`form[method="post"]`).Each(func(i int, f *goquery.Selection) {
+		if v, _ := f.Find(`input[name="csrf_token"]`).Attr("value"); v != token {
+			t.Errorf("form %d (%s) has csrf_token %q, want %q", i, f.AttrOr("action", ""), v, token)
+		}
+	})
+}
+
+// onlyLogoutForm checks that a read-only page renders no edit forms.
+func onlyLogoutForm(t *testing.T, d *goquery.Document) {
+	t.Helper()
+	d.Find("form").Each(func(i int, f *goquery.Selection) {
+		if f.AttrOr("action", "") != "/logout" {
+			t.Errorf("read-only page renders a form to %s", f.AttrOr("action", ""))
+		}
+	})
+	count(t, d, "read-only", 1)
+}
+
+func TestLayoutShowsFlashAndUser(t *testing.T) {
+	n := admin
+	n.Active = "/tools"
+	n.Flash = Flash{Kind: "ok", Text: "Saved."}
+	d := doc(t, Tools(ToolsProps{Nav: n}))
+	if got := text(d, "flash"); got != "Saved." {
+		t.Errorf("flash: got %q", got)
+	}
+	if got := text(d, "user"); got != "admin (admin)" {
+		t.Errorf("user: got %q", got)
+	}
+	if !d.Find(tid("nav-Tools")).HasClass("active") {
+		t.Errorf("the Tools link is not marked active")
+	}
+	count(t, d, "read-only", 0)
+}
+
+func TestLogin(t *testing.T) {
+	d := doc(t, Login(LoginProps{CSRF: "abc", Error: "That token is not valid."}))
+	count(t, d, "login-form", 1)
+	if got := text(d, "login-error"); got != "That token is not valid." {
+		t.Errorf("error: got %q", got)
+	}
+	if typ, _ := d.Find(tid("token")).Attr("type"); typ != "password" {
+		t.Errorf("token input type %q, want password", typ)
+	}
+	everyFormHasCSRF(t, d, "abc")
+}
+
+func TestOverview(t *testing.T) {
+	p := OverviewProps{Nav: admin, ETag: "e1", Enabled: true, Schema: "tiered_policy", Tiered: true, Mode: "strict",
+		Severity: []SeverityRow{{"LOW", "allow"}, {"MEDIUM", "ask"}, {"HIGH", "ask"}, {"CRITICAL", "deny"}},
+		Defaults: "ask", Counts: []Count{{Label: "rules", N: 3, Link: "/rules"}},
+		Problems: []string{"In permissions.rules[0].pattern: bad"}, Pending: 2, PendingKnown: true}
+	d := doc(t, Overview(p))
+	if got := text(d, "mode"); got != "strict" {
+		t.Errorf("mode: got %q", got)
+	}
+	if got := d.Find(tid("severity-table") + " tbody tr").Length(); got != 4 {
+		t.Errorf("severity rows: got %d", got)
+	}
+	if got := d.Find(tid("severity-table") + " tbody tr").Last().Text(); !strings.Contains(got, "deny") {
+		t.Errorf("CRITICAL in strict mode: got %q, want deny", got)
+	}
+	if got := text(d, "problem"); !strings.Contains(got, "rules[0]") {
+		t.Errorf("problem: got %q", got)
+	}
+	if got := text(d, "pending-count"); got != "2 waiting" {
+		t.Errorf("pending: got %q", got)
+	}
+	if _, ok := d.Find(tid("enabled-switch")).Attr("checked"); !ok {
+		t.Errorf("enabled switch is not checked")
+	}
+	if v, _ := d.Find(`input[name="etag"]`).Attr("value"); v != "e1" {
+		t.Errorf("etag field: got %q", v)
+	}
+	everyFormHasCSRF(t, d, "tok123")
+
+	ro := doc(t, Overview(OverviewProps{Nav: approver, Mode: "normal"}))
+	onlyLogoutForm(t, ro)
+	if got := text(ro, "pending-count"); got != "not available" {
+		t.Errorf("pending without manager: got %q", got)
+	}
+}
+
+func TestTools(t *testing.T) {
+	p := ToolsProps{Nav: admin, ETag: "e", Default: "ask", Tools: []ToolRow{
+		{Name: "bash", Category: "shell", Level: "ask"}, {Name: "grep", Category: "path"}, {Name: "x", Category: "other", Level: "allow", Legacy: true}}}
+	d := doc(t, Tools(p))
+	count(t, d, "tool-save", 3)
+	if got := d.Find(tid("tool-bash") + " option[selected]").AttrOr("value", "?"); got != "ask" {
+		t.Errorf("bash selected level: got %q", got)
+	}
+	if got := d.Find(tid("tool-grep") + " option[selected]").AttrOr("value", "?"); got != "" {
+		t.Errorf("grep (not set) selected: got %q", got)
+	}
+	everyFormHasCSRF(t, d, "tok123")
+	ro := doc(t, Tools(ToolsProps{Nav: approver, Tools: p.Tools}))
+	onlyLogoutForm(t, ro)
+	count(t, ro, "tool-level", 3)
+}
+
+func TestRules(t *testing.T) {
+	p := RulesProps{Nav: admin, ETag: "e",
+		Rules:   []RuleRow{{ID: "r1", Tools: "bash", Pattern: "ls *", Action: "allow"}, {ID: "r2", Tools: "write_file", Pattern: "re:\\.env$", Severity: "MEDIUM"}},
+		Builtin: []RuleRow{{ID: "b1", Tools: "bash", Pattern: "rm -rf /*", Action: "deny"}}, BuiltinSource: "package",
+		Test: TestBox{Ran: true, Results: []TestResult{{Sample: "ls -la", Tool: "bash", Matched: true, Level: "allow"}, {Sample: "rm x", Tool: "bash", Level: "ask"}}},
+	}
+	d := doc(t, Rules(p))
+	count(t, d, "rule-row", 2)
+	count(t, d, "builtin-row", 1)
+	count(t, d, "rule-delete", 2)
+	if got := d.Find(tid("rule-row")).Eq(1).Find(tid("rule-action")).Text(); !strings.Contains(got, "severity MEDIUM") {
+		t.Errorf("severity rule effect: got %q", got)
+	}
+	if got := text(d, "builtin-source"); !strings.Contains(got, "package default") {
+		t.Errorf("builtin source: got %q", got)
+	}
+	count(t, d, "rule-add", 1)
+	if got := d.Find(tid("test-result") + `[data-matched="true"]`).Length(); got != 1 {
+		t.Errorf("matched samples: got %d, want 1", got)
+	}
+	if d.Find(`script[src="/static/rules.js"]`).Length() != 1 {
+		t.Errorf("rules.js is not included")
+	}
+	everyFormHasCSRF(t, d, "tok123")
+
+	edit := doc(t, Rules(RulesProps{Nav: admin, Form: RuleForm{Editing: true, OrigID: "r1", ID: "r1", Pattern: "ls *", Error: "Not saved: bad"}}))
+	count(t, edit, "rule-save", 1)
+	if v, _ := edit.Find(`input[name="orig_id"]`).Attr("value"); v != "r1" {
+		t.Errorf("orig_id: got %q", v)
+	}
+	if got := text(edit, "rule-error"); got != "Not saved: bad" {
+		t.Errorf("rule error: got %q", got)
+	}
+
+	ro := doc(t, Rules(RulesProps{Nav: approver, Rules: p.Rules}))
+	count(t, ro, "rule-delete", 0)
+	count(t, ro, "rule-form", 0)
+}
+
+func TestDirectories(t *testing.T) {
+	p := DirectoriesProps{Nav: admin, ETag: "e", Star: "ask", Entries: []DirRow{{Key: "/srv", Level: "allow"}},
+		Trusted: &TrustedResult{Dir: "/srv", Tiered: true, Created: []OverrideRow{{ID: "cli_trusted_path_1", Source: "cli_add_dir"}}}}
+	d := doc(t, Directories(p))
+	count(t, d, "dir-row", 2)
+	count(t, d, "dir-delete", 1) // "*" cannot be deleted
+	count(t, d, "trust-form", 1)
+	if got := text(d, "trusted-overrides"); !strings.Contains(got, "cli_trusted_path_1") {
+		t.Errorf("trusted overrides: got %q", got)
+	}
+	count(t, d, "override-revoke", 0)
+	everyFormHasCSRF(t, d, "tok123")
+	onlyLogoutForm(t, doc(t, Directories(DirectoriesProps{Nav: approver, Star: "ask", Entries: p.Entries})))
+}
+
+func TestOverrides(t *testing.T) {
+	rows := []OverrideRow{{ID: "o1", Source: "user_approval", Created: "2026-01-02T03:04:05Z"}, {ID: "o2", Source: "cli_add_dir"}}
+	d := doc(t, Overrides(OverridesProps{Nav: admin, ETag: "e", Overrides: rows}))
+	count(t, d, "override-row", 2)
+	count(t, d, "override-revoke", 2)
+	if got := d.Find(tid("override-row")).Eq(1).Text(); !strings.Contains(got, "unknown") {
+		t.Errorf("missing created time: got %q", got)
+	}
+	everyFormHasCSRF(t, d, "tok123")
+	count(t, doc(t, Overrides(OverridesProps{Nav: admin})), "no-overrides", 1)
+	onlyLogoutForm(t, doc(t, Overrides(OverridesProps{Nav: approver, Overrides: rows})))
+}
+
+func TestPlayground(t *testing.T) {
+	p := PlaygroundProps{Nav: admin, Tools: []string{"bash"}, Form: PlayForm{Tool: "bash", Command: "ls"},
+		Result: &PlayResult{Level: "allow", MatchedRule: "tools.bash", Reason: "Allowed by rule: tools.bash",
+			Steps: []StepRow{{Name: "baseline", Result: "allow"}, {Name: "tool_level", Result: "allow", Rule: "tools.bash", Decisive: true}, {Name: "escalation"}}}}
+	d := doc(t, Playground(p))
+	count(t, d, "decisive-step", 1)
+	count(t, d, "step", 2)
+	if got := text(d, "decisive-step"); !strings.Contains(got, "tool_level") || !strings.Contains(got, "tools.bash") {
+		t.Errorf("decisive step: got %q", got)
+	}
+	if got := text(d, "play-rule"); got != "tools.bash" {
+		t.Errorf("rule: got %q", got)
+	}
+	everyFormHasCSRF(t, d, "tok123")
+	ro := doc(t, Playground(PlaygroundProps{Nav: approver}))
+	onlyLogoutForm(t, ro)
+}
+
+func TestApprovals(t *testing.T) {
+	rows := []ApprovalRow{{ID: "a1", Tool: "bash", Summary: "rm -rf build", Reason: "Approval required"}}
+	n := approver
+	n.CanEdit = true
+	d := doc(t, Approvals(ApprovalsProps{Nav: n, Available: true, CanDecide: true, Pending: rows}))
+	// One live item plus the empty one in the template for the JavaScript.
+	if got := d.Find(tid("approvals") + " " + tid("approval")).Length(); got != 1 {
+		t.Errorf("approvals listed: got %d", got)
+	}
+	for _, c := range []string{"allow-once", "allow-always", "deny"} {
+		if d.Find(tid("approvals") + " " + tid(c)).Length() != 1 {
+			t.Errorf("choice %s missing", c)
+		}
+	}
+	if _, hidden := d.Find(tid("no-approvals")).Attr("hidden"); !hidden {
+		t.Errorf("the empty note shows with an ask pending")
+	}
+	everyFormHasCSRF(t, d, "tok456")
+	count(t, doc(t, Approvals(ApprovalsProps{Nav: n})), "approvals-unavailable", 1)
+}
+
+func TestMessage(t *testing.T) {
+	d := doc(t, Message(MessageProps{Nav: admin, Title: "Conflict", Text: "changed", TestID: "conflict", Link: "/tools", LinkText: "Reload"}))
+	count(t, d, "conflict", 1)
+	if v, _ := d.Find(tid("message-link")).Attr("href"); v != "/tools" {
+		t.Errorf("link: got %q", v)
+	}
+}
