@@ -1,0 +1,65 @@
+package store
+
+import (
+	"testing"
+
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/engine/builtin"
+)
+
+// FuzzLoad: arbitrary bytes as config.yaml (and as builtin_rules.yaml) go
+// through the store's own decoding and the engine's compilation without a
+// panic; whatever compiles decides one of the three levels, and a document
+// the store accepts renders back to text that parses again.
+func FuzzLoad(f *testing.F) {
+	f.Add([]byte(DefaultConfig))
+	f.Add(builtin.Default)
+	f.Add([]byte("permissions: [1, 2]\n"))
+	f.Add([]byte("permissions:\n  tools: {bash: {\"*\": allow, patterns: {\"rm *\": deny}}}\n"))
+	f.Add([]byte("a: &x [*x]\npermissions: *x\n"))
+	f.Add([]byte("permissions: {schema: v4.2, rules: [{id: r, tools: bash, pattern: 're:(a+)+$', action: allow}]}\n"))
+	f.Add([]byte("\xff\xfe: \x00\n"))
+	// A few package rules keep each run cheap (compiling the whole list
+	// takes tens of milliseconds) while still exercising the built-in path.
+	rules := packageRules()
+	if len(rules) > 8 {
+		rules = rules[:8]
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		section, _, err := decodeSection(raw)
+		if err == nil {
+			e, _ := engine.Compile(section, rules, engine.Options{Workspace: "/ws", HomeDir: "/home/u"})
+			checkLevel(t, e)
+			doc, perr := parseConfig(raw)
+			if perr != nil {
+				t.Fatalf("decodeSection accepted what parseConfig refuses: %v", perr)
+			}
+			if doc.permissions() != nil {
+				out, rerr := doc.render()
+				if rerr == nil {
+					if _, _, err := decodeSection(out); err != nil {
+						t.Fatalf("rendered config does not parse again: %v\n%q", err, out)
+					}
+				}
+			}
+		}
+		if rules, err := decodeRuleList(raw); err == nil {
+			e, _ := engine.Compile(map[string]any{"schema": "tiered_policy"}, rules, engine.Options{Workspace: "/ws", HomeDir: "/home/u"})
+			checkLevel(t, e)
+		}
+	})
+}
+
+// checkLevel evaluates a shell and a path call and wants a real level.
+func checkLevel(t *testing.T, e *engine.Engine) {
+	t.Helper()
+	for _, req := range []*engine.Request{
+		{ToolName: "bash", ToolArgs: map[string]any{"command": "rm -rf / && cat ~/.ssh/id_rsa"}},
+		{ToolName: "read_file", ToolArgs: map[string]any{"path": "../etc/passwd"}},
+	} {
+		d := e.Evaluate(req)
+		if d.Level != engine.Allow && d.Level != engine.Ask && d.Level != engine.Deny {
+			t.Fatalf("level %d is not a decision", d.Level)
+		}
+	}
+}
