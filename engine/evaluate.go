@@ -31,9 +31,16 @@ func (e *Engine) Evaluate(req *Request) Decision {
 	}
 	tool := req.ToolName
 	var vals callValues
-	var pathBuf [8]string
 	vals.category = ToolCategory(tool)
-	e.fillValues(&vals, req.ToolArgs, pathBuf[:0])
+	if vals.category != CategoryPath {
+		e.fillValues(&vals, req.ToolArgs, nil)
+	} else {
+		// A pooled buffer: any buffer reachable from vals escapes, because
+		// matching leaks the command (escape analysis is not per field).
+		buf := pathValueBufs.Get().(*[]string)
+		vals.paths = appendPathValues((*buf)[:0], req.ToolArgs, e.opts.HomeDir)
+		defer releasePathValues(buf, vals.paths)
+	}
 
 	var out outcome
 	if p.tiered {
@@ -46,7 +53,10 @@ func (e *Engine) Evaluate(req *Request) Decision {
 	if vals.category == CategoryShell {
 		sh = e.escalate(&d, vals.command, tr)
 	}
-	e.mergeExternal(&d, req, &vals, sh, tr)
+	// mergeExternal reads only the category and the command (it leaks what
+	// it is given); a copy without the path values keeps pathBuf on the stack.
+	extVals := callValues{category: vals.category, command: vals.command}
+	e.mergeExternal(&d, req, &extVals, sh, tr)
 	downgraded := e.applyOwnerScope(&d, req, tr)
 	d.Reason = p.reason(d.Level, tool, d.MatchedRule)
 	if downgraded && p.guidance != "" {
@@ -78,22 +88,16 @@ func (e *Engine) fillValues(v *callValues, args map[string]any, buf []string) {
 		v.command = shellValue(args)
 		v.slashed = slashes(v.command)
 	case CategoryPath:
-		home := e.opts.HomeDir
-		eachPathValue(args, func(s string) bool {
-			buf = append(buf, s)
-			if x := expandHome(s, home); x != s {
-				buf = append(buf, x)
-			}
-			return true
-		})
-		v.paths = buf
+		v.paths = appendPathValues(buf, args, e.opts.HomeDir)
 	}
 }
 
 // evalTiered is evaluate_tiered_policy (spec 2.3).
 func (p *compiledPolicy) evalTiered(tool string, v *callValues, tr *tracer) outcome {
 	bl := p.tools[tool]
-	tr.add(Step{Name: "baseline", Result: bl.level.String(), Rule: bl.rule, Detail: "permissions.tools." + tool})
+	if tr != nil { // the Detail concatenation would allocate on every call
+		tr.add(Step{Name: "baseline", Result: bl.level.String(), Rule: bl.rule, Detail: "permissions.tools." + tool})
+	}
 	if bl.level == Deny {
 		tr.decide()
 		return outcome{level: Deny, rule: bl.rule}

@@ -1,10 +1,17 @@
 package engine
 
+import (
+	"strings"
+	"sync"
+)
+
 // toolRules are the rules of one tool: shell rules with a literal pattern are
-// found by one map lookup of the command; the rest are scanned.
+// found by one map lookup of the command; the rest are scanned, but only the
+// candidates the prefilter names run their matcher.
 type toolRules struct {
 	exact map[string][]*rule
 	scan  []*rule
+	pf    *prefilter
 }
 
 func newRuleIndex(rules []*rule) ruleIndex {
@@ -26,6 +33,25 @@ func newRuleIndex(rules []*rule) ruleIndex {
 			tr.scan = append(tr.scan, r)
 		}
 	}
+	// A rule listing several tools is in several scan lists; its keys are
+	// computed once.
+	memo := map[*rule]ruleKeys{}
+	keys := func(r *rule) (ruleKeys, bool) {
+		if rk, done := memo[r]; done {
+			return rk, rk.keys != nil
+		}
+		rk, ok := keysOf(r.m, r.category)
+		if !ok {
+			rk = ruleKeys{}
+		}
+		memo[r] = rk
+		return rk, ok
+	}
+	for _, tr := range idx.byTool {
+		if len(tr.scan) > 0 {
+			tr.pf = newPrefilter(tr.scan, keys)
+		}
+	}
 	return idx
 }
 
@@ -35,6 +61,48 @@ type callValues struct {
 	command  string   // shell: the command
 	slashed  string   // shell: the command with \ as / (for literal lookups)
 	paths    []string // path: every path value, plus ~ / $HOME expansions
+}
+
+// pathValueBufs hold the path values of calls being evaluated.
+var pathValueBufs = sync.Pool{New: func() any { b := make([]string, 0, 8); return &b }}
+
+// releasePathValues returns a buffer of pathValueBufs, keeping its growth
+// and dropping its strings.
+func releasePathValues(buf *[]string, used []string) {
+	clear(used)
+	*buf = used[:0]
+	pathValueBufs.Put(buf)
+}
+
+// appendPathValues appends every path value of the arguments (as
+// eachPathValue finds them) and its ~ / $HOME expansion when it differs.
+// It loops without a callback so that buf, on the caller's stack, stays
+// there.
+func appendPathValues(buf []string, args map[string]any, home string) []string {
+	add := func(buf []string, k, s string) []string {
+		t := strings.TrimSpace(s)
+		if t == "" || !isPathValue(k, t) {
+			return buf
+		}
+		buf = append(buf, t)
+		if x := expandHome(t, home); x != t {
+			buf = append(buf, x)
+		}
+		return buf
+	}
+	for k, v := range args {
+		switch s := v.(type) {
+		case string:
+			buf = add(buf, k, s)
+		case []any:
+			for _, item := range s {
+				if str, ok := item.(string); ok {
+					buf = add(buf, k, str)
+				}
+			}
+		}
+	}
+	return buf
 }
 
 // matches reports whether rule r matches the call.
@@ -55,21 +123,50 @@ func (v *callValues) matches(r *rule) bool {
 	return false
 }
 
-// collect appends to hits every rule of idx for tool that matches the call.
+// candidateBuf is the stack size of the candidate list; more candidates
+// spill to the heap.
+const candidateBuf = 64
+
+// everyRule reports whether every scanned rule is a candidate: no rule of
+// the tool has a key, so there is no automaton to run.
+func (tr *toolRules) everyRule() bool { return tr.pf == nil || tr.pf.ac == nil }
+
+// collect appends to hits every rule of idx for tool that matches the call,
+// in file order: the literal hits of the exact map merged with the
+// candidates that match.
 func (idx *ruleIndex) collect(tool string, v *callValues, hits []*rule) []*rule {
 	tr := idx.byTool[tool]
 	if tr == nil {
 		return hits
 	}
+	var exact []*rule
 	if tr.exact != nil && v.category == CategoryShell {
-		hits = append(hits, tr.exact[v.slashed]...)
+		exact = tr.exact[v.slashed]
 	}
-	for _, r := range tr.scan {
-		if v.matches(r) {
-			hits = append(hits, r)
+	if tr.everyRule() {
+		for _, r := range tr.scan {
+			if v.matches(r) {
+				hits, exact = mergeHit(hits, exact, r)
+			}
+		}
+		return append(hits, exact...)
+	}
+	var cb [candidateBuf]int32
+	for _, pos := range tr.pf.candidates(v, cb[:0]) {
+		if r := tr.scan[pos]; v.matches(r) {
+			hits, exact = mergeHit(hits, exact, r)
 		}
 	}
-	return hits
+	return append(hits, exact...)
+}
+
+// mergeHit appends the exact hits that come before r in file order, then r.
+func mergeHit(hits, exact []*rule, r *rule) ([]*rule, []*rule) {
+	for len(exact) > 0 && exact[0].order < r.order {
+		hits = append(hits, exact[0])
+		exact = exact[1:]
+	}
+	return append(hits, r), exact
 }
 
 // first returns the first rule of idx in file order for tool that matches.
@@ -84,15 +181,25 @@ func (idx *ruleIndex) first(tool string, v *callValues) *rule {
 			best = rs[0]
 		}
 	}
-	for _, r := range tr.scan {
+	if tr.everyRule() {
+		for _, r := range tr.scan {
+			if best != nil && r.order > best.order {
+				break
+			}
+			if v.matches(r) {
+				return r
+			}
+		}
+		return best
+	}
+	var cb [candidateBuf]int32
+	for _, pos := range tr.pf.candidates(v, cb[:0]) {
+		r := tr.scan[pos]
 		if best != nil && r.order > best.order {
 			break
 		}
 		if v.matches(r) {
-			if best == nil || r.order < best.order {
-				best = r
-			}
-			break
+			return r
 		}
 	}
 	return best

@@ -1,0 +1,164 @@
+package engine
+
+import (
+	"slices"
+	"sort"
+)
+
+// acMachine is an Aho-Corasick automaton over folded bytes (foldTable): one
+// pass over a value reports every key it contains. States are stored in
+// flat arrays (edges in CSR form, sorted by byte) so that a policy of
+// 100,000 rules costs a few arrays rather than millions of small objects;
+// the root's transitions are a dense table because most bytes of a benign
+// value are read there.
+type acMachine struct {
+	root      [256]int32
+	edgeStart []int32 // edges of state s: edgeStart[s] : edgeStart[s+1]
+	edgeByte  []byte
+	edgeNext  []int32
+	fail      []int32
+	out       []int32 // key id ending at the state, or -1
+	dict      []int32 // next state on the fail chain with out >= 0, or -1
+}
+
+// newACMachine builds the automaton of keys (distinct, non-empty, already
+// folded); key i is reported as i.
+func newACMachine(keys []string) *acMachine {
+	order := make([]int32, len(keys))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sort.Slice(order, func(a, b int) bool { return keys[order[a]] < keys[order[b]] })
+
+	// Build the trie from sorted keys: a key shares its longest common
+	// prefix with the previous key's path, so children are created in
+	// increasing byte order and the trie needs no per-node maps.
+	parent := []int32{-1}
+	via := []byte{0}
+	out := []int32{-1}
+	path := []int32{0}
+	prev := ""
+	for _, id := range order {
+		k := keys[id]
+		l := 0
+		for l < len(k) && l < len(prev) && k[l] == prev[l] {
+			l++
+		}
+		path = path[:l+1]
+		node := path[l]
+		for i := l; i < len(k); i++ {
+			parent = append(parent, node)
+			via = append(via, k[i])
+			out = append(out, -1)
+			node = int32(len(parent) - 1)
+			path = append(path, node)
+		}
+		out[node] = id
+		prev = k
+	}
+	n := len(parent)
+	m := &acMachine{out: out, fail: make([]int32, n), dict: make([]int32, n), edgeStart: make([]int32, n+1)}
+	for s := 1; s < n; s++ {
+		m.edgeStart[parent[s]+1]++
+	}
+	for s := 1; s <= n; s++ {
+		m.edgeStart[s] += m.edgeStart[s-1]
+	}
+	m.edgeByte = make([]byte, n-1)
+	m.edgeNext = make([]int32, n-1)
+	fill := slices.Clone(m.edgeStart[:n])
+	for s := 1; s < n; s++ {
+		p := parent[s]
+		m.edgeByte[fill[p]] = via[s]
+		m.edgeNext[fill[p]] = int32(s)
+		fill[p]++
+	}
+	m.link()
+	return m
+}
+
+// child returns the trie child of s on byte c, or -1.
+func (m *acMachine) child(s int32, c byte) int32 {
+	lo, hi := m.edgeStart[s], m.edgeStart[s+1]
+	for lo < hi {
+		mid := int32(uint32(lo+hi) >> 1)
+		switch b := m.edgeByte[mid]; {
+		case b == c:
+			return m.edgeNext[mid]
+		case b < c:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return -1
+}
+
+// step is the automaton's transition from s on byte c.
+func (m *acMachine) step(s int32, c byte) int32 {
+	for s != 0 {
+		if t := m.child(s, c); t >= 0 {
+			return t
+		}
+		s = m.fail[s]
+	}
+	return m.root[c]
+}
+
+// link computes the root table, fail and dictionary links breadth-first.
+func (m *acMachine) link() {
+	for c := range 256 {
+		m.root[c] = 0
+	}
+	queue := make([]int32, 0, len(m.fail))
+	for e := m.edgeStart[0]; e < m.edgeStart[1]; e++ {
+		t := m.edgeNext[e]
+		m.root[m.edgeByte[e]] = t
+		m.fail[t] = 0
+		m.dict[t] = -1
+		queue = append(queue, t)
+	}
+	m.dict[0] = -1
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		for e := m.edgeStart[s]; e < m.edgeStart[s+1]; e++ {
+			t, c := m.edgeNext[e], m.edgeByte[e]
+			f := m.step(m.fail[s], c)
+			m.fail[t] = f
+			if m.out[f] >= 0 {
+				m.dict[t] = f
+			} else {
+				m.dict[t] = m.dict[f]
+			}
+			queue = append(queue, t)
+		}
+	}
+}
+
+// scan feeds the folded bytes of v through the automaton and appends to
+// ids the id of every key it contains that ids does not hold yet.
+func (m *acMachine) scan(v string, ids []int32) []int32 {
+	var s int32
+	for i := 0; i < len(v); i++ {
+		s = m.step(s, foldTable[v[i]])
+		if m.out[s] >= 0 {
+			ids = addKey(ids, m.out[s])
+		}
+		for d := m.dict[s]; d >= 0; d = m.dict[d] {
+			ids = addKey(ids, m.out[d])
+		}
+	}
+	return ids
+}
+
+// addKey appends id unless ids holds it; the newest ids are checked first
+// because a key found again is usually one found just before.
+func addKey(ids []int32, id int32) []int32 {
+	for i := len(ids) - 1; i >= 0; i-- {
+		if ids[i] == id {
+			return ids
+		}
+	}
+	return append(ids, id)
+}
