@@ -29,6 +29,15 @@ type Deps struct {
 	Store PolicyStore
 	// TokenAdmin manages API tokens (/api/v1/tokens).
 	TokenAdmin TokenManager
+	// Decisions is the decision log (GET /api/v1/decisions, the preview);
+	// nil when --decision-log=false.
+	Decisions DecisionLog
+	// PreviewPolicy and EngineOptions let the preview compile drafts the way
+	// the server compiles the policy in force.
+	PreviewPolicy PreviewPolicy
+	EngineOptions engine.Options
+	// Metrics serves /metrics; nil leaves the route out.
+	Metrics http.Handler
 	// OpenAPI is the text of openapi.yaml, served at /openapi.yaml.
 	OpenAPI []byte
 	Logger  *slog.Logger
@@ -56,11 +65,16 @@ func (s *Server) Mount(r chi.Router) {
 	r.Group(func(r chi.Router) {
 		r.Use(s.authenticate)
 		r.With(require(rightRead)).Get("/readyz", s.handleReadyz)
+		if s.deps.Metrics != nil {
+			r.With(require(rightRead)).Method(http.MethodGet, "/metrics", s.deps.Metrics)
+		}
 		if s.deps.Store != nil {
 			r.With(require(rightRead)).Post("/rpc", s.handleRPC)
 		}
 		r.Route("/api/v1", func(r chi.Router) {
 			r.With(require(rightEvaluate)).Post("/evaluate", s.handleEvaluate)
+			r.With(require(rightRead)).Get("/decisions", s.handleListDecisions)
+			r.With(require(rightWrite)).Post("/permissions/preview", s.handlePreview)
 			if s.deps.Store != nil && s.deps.TokenAdmin != nil {
 				s.mountPermissions(r)
 			}

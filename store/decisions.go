@@ -32,6 +32,30 @@ type DecisionEntry struct {
 	// Request is the whole call with its arguments redacted; it is kept only
 	// when full arguments are logged (--log-full-args) and feeds the preview.
 	Request *engine.Request `json:"-"`
+
+	// Call is the raw call as decided. When set, the writer derives the
+	// redacted Summary (if empty) and, with FullArgs, the redacted Request
+	// from it, so that redaction costs nothing on the request path. The
+	// caller must not change Call after Enqueue.
+	Call     *engine.Request `json:"-"`
+	FullArgs bool            `json:"-"`
+}
+
+// prepare fills the redacted fields derived from Call.
+func (e *DecisionEntry) prepare() {
+	if e.Call == nil {
+		return
+	}
+	if e.Summary == "" {
+		e.Summary = Summarize(e.Call.ToolName, e.Call.ToolArgs)
+	}
+	if e.FullArgs && e.Request == nil {
+		r := *e.Call
+		r.ToolArgs = RedactArgs(r.ToolArgs)
+		r.Explain = false
+		e.Request = &r
+	}
+	e.Call = nil
 }
 
 // DecisionLogOptions configure a DecisionLog; zero values take the defaults.
@@ -256,6 +280,7 @@ func (l *DecisionLog) insert(batch []DecisionEntry) error {
 	}
 	defer stmt.Close()
 	for _, e := range batch {
+		e.prepare()
 		var req any
 		if e.Request != nil {
 			b, err := json.Marshal(e.Request)

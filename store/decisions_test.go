@@ -178,6 +178,30 @@ func TestDecisionLogRetention(t *testing.T) {
 	})
 }
 
+func TestDecisionLogRedactsCalls(t *testing.T) {
+	l, _, _ := newTestLog(t, DecisionLogOptions{})
+	call := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "mysql -pSECRET db"}, Explain: true}
+	l.Enqueue(DecisionEntry{Tool: "bash", Level: "ask", Call: call, FullArgs: true})
+	l.Enqueue(DecisionEntry{Tool: "bash", Level: "ask", Call: call})
+	flush(t, l)
+	page, err := l.Query(context.Background(), DecisionQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range page.Entries {
+		if e.Summary != "mysql -p[REDACTED] db" {
+			t.Errorf("entry %d summary: got %q, want the redacted command", e.ID, e.Summary)
+		}
+	}
+	recent, _ := l.Recent(context.Background(), 10)
+	if len(recent) != 1 || recent[0].Request.ToolArgs["command"] != "mysql -p[REDACTED] db" || recent[0].Request.Explain {
+		t.Errorf("full args: got %+v, want one redacted request without explain", recent)
+	}
+	if call.ToolArgs["command"] != "mysql -pSECRET db" {
+		t.Errorf("the caller's call was changed: %v", call.ToolArgs)
+	}
+}
+
 // TestDecisionLogNeverBlocks stalls the writer on a SQLite write lock the
 // test holds: Enqueue must keep returning at once and count what it drops.
 func TestDecisionLogNeverBlocks(t *testing.T) {

@@ -34,6 +34,11 @@ type config struct {
 	approvalTimeout time.Duration
 	logFormat       string
 	logLevel        string
+	// The decision log (issue 8).
+	decisionLog  bool
+	logFullArgs  bool
+	logRetention time.Duration
+	logMaxRows   int64
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -46,6 +51,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&c.approvalTimeout, "approval-timeout", 300*time.Second, "how long an ask waits for a person before it is denied")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	fs.BoolVar(&c.decisionLog, "decision-log", true, "keep a log of every decision in <config-dir>/decisions.db")
+	fs.BoolVar(&c.logFullArgs, "log-full-args", false, "also log the full (redacted) arguments of each call, for the impact preview")
+	fs.DurationVar(&c.logRetention, "log-retention", 720*time.Hour, "how long decision log entries are kept")
+	fs.Int64Var(&c.logMaxRows, "log-max-rows", 1_000_000, "the most decision log entries kept")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}

@@ -63,11 +63,67 @@ func wire(c config, log *slog.Logger) (*app, error) {
 	}
 	ui := web.New(web.Deps{Policy: st, Tokens: tokens, Logger: log,
 		EngineOptions: engine.Options{Workspace: c.workspace, ResolvePath: store.ResolvePath}})
+	dl, err := wireDecisionLog(c, dir, st, a, log)
+	if err != nil {
+		a.close()
+		return nil, err
+	}
 	apiServer := api.New(api.Deps{Policy: st, Tokens: tokens, Store: st, TokenAdmin: tokens, OpenAPI: toolgate.OpenAPI, Logger: log, Sessions: ui.Sessions()})
+	dl.apply(apiServer)
 	r := chi.NewRouter()
-	r.Use(middleware.RequestID, middleware.Recoverer)
+	r.Use(middleware.RequestID, api.RequestLog(log), middleware.Recoverer)
 	apiServer.Mount(r)
 	ui.Mount(r)
 	a.handler = r
 	return a, nil
+}
+
+// decisionParts are the decision log, the metrics and the recorder that
+// feeds them (issue 8).
+type decisionParts struct {
+	log      *store.DecisionLog // nil when --decision-log=false
+	metrics  *api.Metrics
+	recorder *api.DecisionRecorder
+	options  engine.Options
+	policy   *store.Store
+}
+
+// decisionDBFile is the SQLite file of the decision log in the config dir.
+const decisionDBFile = "decisions.db"
+
+// wireDecisionLog opens the decision log (unless turned off) and the metrics.
+func wireDecisionLog(c config, dir string, st *store.Store, a *app, log *slog.Logger) (*decisionParts, error) {
+	p := &decisionParts{policy: st, options: engine.Options{Workspace: c.workspace, ResolvePath: store.ResolvePath}}
+	if home, err := os.UserHomeDir(); err == nil {
+		p.options.HomeDir = home
+	}
+	mo := api.MetricsOptions{ConfigProblems: func() float64 { return float64(len(st.Problems())) }}
+	if c.decisionLog {
+		db, err := store.OpenDB(filepath.Join(dir, decisionDBFile))
+		if err != nil {
+			return nil, err
+		}
+		a.closers = append(a.closers, db.Close)
+		p.log = store.NewDecisionLog(db, store.DecisionLogOptions{Retention: c.logRetention, MaxRows: c.logMaxRows, Logger: log})
+		a.closers = append(a.closers, p.log.Close)
+		mo.LogDropped = func() float64 { return float64(p.log.Dropped()) }
+		mo.LogQueued = func() float64 { return float64(p.log.QueueLen()) }
+	}
+	p.metrics = api.NewMetrics(mo)
+	st.OnChange(p.metrics.ConfigReloaded)
+	var logIface api.DecisionLog
+	if p.log != nil {
+		logIface = p.log
+	}
+	p.recorder = api.NewDecisionRecorder(logIface, p.metrics, c.logFullArgs)
+	return p, nil
+}
+
+// apply gives the API server its observer, log, preview and metrics.
+func (p *decisionParts) apply(s *api.Server) {
+	var log api.DecisionLog
+	if p.log != nil {
+		log = p.log
+	}
+	s.SetDecisionDeps(p.recorder, log, p.policy, p.options, p.metrics.Handler())
 }

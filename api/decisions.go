@@ -1,0 +1,216 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/store"
+)
+
+// DecisionLog is the decision log as the API uses it: the recorder
+// enqueues, the routes read.
+type DecisionLog interface {
+	Enqueue(e store.DecisionEntry) bool
+	Query(ctx context.Context, q store.DecisionQuery) (store.DecisionPage, error)
+	Recent(ctx context.Context, n int) ([]store.DecisionEntry, error)
+}
+
+// DecisionRecorder is the DecisionObserver of the server: it counts every
+// decision in the metrics and hands it to the decision log without waiting.
+// Redaction happens later, on the log's writer goroutine.
+type DecisionRecorder struct {
+	log      DecisionLog // nil when the log is off
+	metrics  *Metrics    // nil when metrics are off
+	fullArgs bool
+}
+
+// NewDecisionRecorder builds the recorder; log or metrics may be nil.
+// fullArgs keeps the whole (redacted) call for the impact preview.
+func NewDecisionRecorder(log DecisionLog, metrics *Metrics, fullArgs bool) *DecisionRecorder {
+	return &DecisionRecorder{log: log, metrics: metrics, fullArgs: fullArgs}
+}
+
+// Observe implements DecisionObserver: a metrics increment and a
+// non-blocking enqueue.
+func (d *DecisionRecorder) Observe(r *http.Request, req *engine.Request, dec engine.Decision) {
+	now := time.Now()
+	var latency time.Duration
+	if start := requestStart(r); !start.IsZero() {
+		latency = now.Sub(start)
+	}
+	if d.metrics != nil {
+		d.metrics.ObserveDecision(req.ToolName, dec.Level, latency)
+	}
+	if d.log == nil {
+		return
+	}
+	d.log.Enqueue(store.DecisionEntry{
+		Time:          now,
+		Source:        decisionSource(r.URL.Path),
+		Tool:          req.ToolName,
+		Channel:       req.ChannelID,
+		Session:       requestSession(r),
+		Level:         dec.Level.String(),
+		MatchedRule:   dec.MatchedRule,
+		LatencyMicros: latency.Microseconds(),
+		Call:          req,
+		FullArgs:      d.fullArgs,
+	})
+}
+
+// SetDecisionDeps gives the server its decision observer, the decision log
+// (nil when off), the policy the preview starts from with the engine options
+// to compile drafts, and the /metrics handler. Call it before Mount.
+func (s *Server) SetDecisionDeps(obs DecisionObserver, log DecisionLog, policy PreviewPolicy, opts engine.Options, metrics http.Handler) {
+	s.deps.Observer = obs
+	s.deps.Decisions = log
+	s.deps.PreviewPolicy = policy
+	s.deps.EngineOptions = opts
+	s.deps.Metrics = metrics
+}
+
+// decisionSource names the route of a decision.
+func decisionSource(path string) string {
+	if strings.HasSuffix(path, "/check") {
+		return "check"
+	}
+	return "evaluate"
+}
+
+// DecisionWire is one logged decision on the wire.
+type DecisionWire struct {
+	ID          int64     `json:"id"`
+	Time        time.Time `json:"time"`
+	Source      string    `json:"source"`
+	ToolName    string    `json:"tool_name"`
+	Summary     string    `json:"summary"`
+	ChannelID   string    `json:"channel_id"`
+	SessionID   string    `json:"session_id"`
+	Level       string    `json:"level"`
+	MatchedRule *string   `json:"matched_rule"`
+	LatencyUS   int64     `json:"latency_us"`
+}
+
+// DecisionListResponse is a page of GET /api/v1/decisions.
+type DecisionListResponse struct {
+	Decisions  []DecisionWire `json:"decisions"`
+	NextCursor string         `json:"next_cursor,omitempty"`
+}
+
+func decisionToWire(e store.DecisionEntry) DecisionWire {
+	w := DecisionWire{ID: e.ID, Time: e.Time, Source: e.Source, ToolName: e.Tool, Summary: e.Summary,
+		ChannelID: e.Channel, SessionID: e.Session, Level: e.Level, LatencyUS: e.LatencyMicros}
+	if e.MatchedRule != "" {
+		rule := e.MatchedRule
+		w.MatchedRule = &rule
+	}
+	return w
+}
+
+// errDecisionLogOff answers the log's routes when --decision-log=false.
+var errDecisionLogOff = &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
+	Message: "the decision log is turned off (--decision-log=false)"}
+
+// decisionQueryParams are the query parameters of GET /api/v1/decisions.
+var decisionQueryParams = map[string]bool{"tool": true, "level": true, "rule": true, "session": true,
+	"since": true, "until": true, "limit": true, "cursor": true, "offset": true}
+
+// ParseDecisionQuery reads the filters and paging of GET /api/v1/decisions
+// (also used by the admin page): tool, level, rule (substring), session,
+// since and until (RFC 3339), limit (1-500), cursor or offset.
+func ParseDecisionQuery(v url.Values) (store.DecisionQuery, error) {
+	for k := range v {
+		if !decisionQueryParams[k] {
+			return store.DecisionQuery{}, badRequest(k, "unknown query parameter %q", k)
+		}
+	}
+	q := store.DecisionQuery{Tool: v.Get("tool"), Rule: v.Get("rule"), Session: v.Get("session")}
+	if lv := v.Get("level"); lv != "" {
+		l, ok := engine.ParseLevel(lv)
+		if !ok {
+			return q, badRequest("level", "level must be allow, ask or deny, not %q", lv)
+		}
+		q.Level = l.String()
+	}
+	var err error
+	if q.Since, err = parseTimeParam(v, "since"); err != nil {
+		return q, err
+	}
+	if q.Until, err = parseTimeParam(v, "until"); err != nil {
+		return q, err
+	}
+	if q.Limit, err = parseIntParam(v, "limit", 1, store.MaxDecisionPage); err != nil {
+		return q, err
+	}
+	offset, err := parseIntParam(v, "offset", 0, 1<<31-1)
+	if err != nil {
+		return q, err
+	}
+	q.Offset = offset
+	if c := v.Get("cursor"); c != "" {
+		n, err := strconv.ParseInt(c, 10, 64)
+		if err != nil || n <= 0 {
+			return q, badRequest("cursor", "cursor must be a next_cursor of an earlier page")
+		}
+		if q.Offset > 0 {
+			return q, badRequest("offset", "use cursor or offset, not both")
+		}
+		q.Before = n
+	}
+	return q, nil
+}
+
+func parseTimeParam(v url.Values, name string) (time.Time, error) {
+	s := v.Get(name)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, badRequest(name, "%s must be an RFC 3339 time such as 2025-01-02T15:04:05Z", name)
+	}
+	return t, nil
+}
+
+func parseIntParam(v url.Values, name string, lo, hi int) (int, error) {
+	s := v.Get(name)
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < lo || n > hi {
+		return 0, badRequest(name, "%s must be a whole number from %d to %d", name, lo, hi)
+	}
+	return n, nil
+}
+
+// handleListDecisions is GET /api/v1/decisions.
+func (s *Server) handleListDecisions(w http.ResponseWriter, r *http.Request) {
+	if s.deps.Decisions == nil {
+		writeError(w, r, errDecisionLogOff)
+		return
+	}
+	q, err := ParseDecisionQuery(r.URL.Query())
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	page, err := s.deps.Decisions.Query(r.Context(), q)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	out := DecisionListResponse{Decisions: make([]DecisionWire, 0, len(page.Entries))}
+	for _, e := range page.Entries {
+		out.Decisions = append(out.Decisions, decisionToWire(e))
+	}
+	if page.NextBefore > 0 {
+		out.NextCursor = strconv.FormatInt(page.NextBefore, 10)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
