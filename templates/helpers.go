@@ -1,6 +1,9 @@
 package templates
 
-import "net/url"
+import (
+	"net/url"
+	"strconv"
+)
 
 // urlQuery escapes a value for a query string.
 func urlQuery(s string) string { return url.QueryEscape(s) }
@@ -28,3 +31,6 @@ func ruleFormAction(editing bool) string {
 	}
 	return "/rules#rule-form"
 }
+
+// itoa formats a count.
+func itoa(n int) string { return strconv.Itoa(n) }
