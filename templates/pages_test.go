@@ -132,10 +132,10 @@ func TestTools(t *testing.T) {
 		{Name: "bash", Category: "shell", Level: "ask"}, {Name: "grep", Category: "path"}, {Name: "x", Category: "other", Level: "allow", Legacy: true}}}
 	d := doc(t, Tools(p))
 	count(t, d, "tool-save", 3)
-	if got := d.Find(tid("tool-bash") + " option[selected]").AttrOr("value", "?"); got != "ask" {
+	if got := d.Find(tid("tool-bash")+" option[selected]").AttrOr("value", "?"); got != "ask" {
 		t.Errorf("bash selected level: got %q", got)
 	}
-	if got := d.Find(tid("tool-grep") + " option[selected]").AttrOr("value", "?"); got != "" {
+	if got := d.Find(tid("tool-grep")+" option[selected]").AttrOr("value", "?"); got != "" {
 		t.Errorf("grep (not set) selected: got %q", got)
 	}
 	everyFormHasCSRF(t, d, "tok123")
@@ -239,7 +239,7 @@ func TestApprovals(t *testing.T) {
 		t.Errorf("approvals listed: got %d", got)
 	}
 	for _, c := range []string{"allow-once", "allow-always", "deny"} {
-		if d.Find(tid("approvals") + " " + tid(c)).Length() != 1 {
+		if d.Find(tid("approvals")+" "+tid(c)).Length() != 1 {
 			t.Errorf("choice %s missing", c)
 		}
 	}
