@@ -242,3 +242,10 @@ func TestIndexMatchesScanOnBuiltinCorpus(t *testing.T) {
 		}
 	}
 }
+
+// PlainEngine and GeneratedRules serve the benchmarks of package
+// engine_test (which may import store).
+func PlainEngine(e *Engine) *Engine { return plainEngine(e) }
+
+// GeneratedRules is generatedRules for package engine_test.
+func GeneratedRules(n int) []any { return generatedRules(n) }

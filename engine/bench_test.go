@@ -1,0 +1,133 @@
+package engine_test
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/engine/builtin"
+	"github.com/toolgate/toolgate/store"
+)
+
+// Benchmarks of issue 9: the indexed engine against the plain in-order scan
+// (PlainEngine) in the same run, on the default config that store writes
+// plus generated user rules. Run:
+//
+//	go test ./engine/ -run '^$' -bench . -benchmem
+
+var ruleCounts = []int{0, 10, 100, 1000, 10000, 100000}
+
+// defaultPolicy decodes the permissions section of store.DefaultConfig and
+// the package built-in rules, then appends n generated user rules.
+func defaultPolicy(tb testing.TB, n int) (map[string]any, []any) {
+	tb.Helper()
+	var cfg struct {
+		Permissions map[string]any `yaml:"permissions"`
+	}
+	if err := yaml.Unmarshal([]byte(store.DefaultConfig), &cfg); err != nil {
+		tb.Fatal(err)
+	}
+	var b struct {
+		Rules []any `yaml:"rules"`
+	}
+	if err := yaml.Unmarshal(builtin.Default, &b); err != nil {
+		tb.Fatal(err)
+	}
+	if n > 0 {
+		cfg.Permissions["rules"] = engine.GeneratedRules(n)
+	}
+	return cfg.Permissions, b.Rules
+}
+
+func compileDefault(tb testing.TB, n int) *engine.Engine {
+	perms, b := defaultPolicy(tb, n)
+	e, _ := engine.Compile(perms, b, engine.Options{Workspace: "/ws/project", HomeDir: "/home/u", ResolvePath: func(p string) string { return p }})
+	return e
+}
+
+// matchingCommand is a command that the first generated rule matches (a
+// glob "<verb> task0 *"), or a built-in rule when there are none.
+func matchingCommand(n int) string {
+	if n == 0 {
+		return "sudo apt-get install jq"
+	}
+	p := engine.GeneratedRules(1)[0].(map[string]any)["pattern"].(string)
+	return strings.TrimSuffix(p, " *") + " --verbose"
+}
+
+func calls(n int) []struct {
+	name string
+	req  *engine.Request
+} {
+	return []struct {
+		name string
+		req  *engine.Request
+	}{
+		{"benign", &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "npm run build --silent"}}},
+		{"match", &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": matchingCommand(n)}}},
+		{"path", &engine.Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "/ws/project/src/main.go"}}},
+	}
+}
+
+// BenchmarkEvaluate: rules=<user rules>/<call>/<indexed|plain>.
+func BenchmarkEvaluate(b *testing.B) {
+	for _, n := range ruleCounts {
+		e := compileDefault(b, n)
+		plain := engine.PlainEngine(e)
+		for _, c := range calls(n) {
+			for _, v := range []struct {
+				name string
+				e    *engine.Engine
+			}{{"indexed", e}, {"plain", plain}} {
+				b.Run(fmt.Sprintf("rules=%d/%s/%s", n, c.name, v.name), func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						v.e.Evaluate(c.req)
+					}
+				})
+			}
+		}
+	}
+}
+
+// BenchmarkCommandLength: cost against command length at 10,000 rules.
+func BenchmarkCommandLength(b *testing.B) {
+	e := compileDefault(b, 10000)
+	for _, size := range []int{16, 256, 4096} {
+		cmd := strings.Repeat("npm run build ", size/14+1)[:size]
+		req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": cmd}}
+		b.Run(fmt.Sprintf("len=%d", size), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				e.Evaluate(req)
+			}
+		})
+	}
+}
+
+// BenchmarkCompile: the time and allocation of compiling n user rules,
+// with the heap the compiled engine keeps (MB-live).
+func BenchmarkCompile(b *testing.B) {
+	for _, n := range []int{10000, 100000} {
+		perms, rules := defaultPolicy(b, n)
+		b.Run(fmt.Sprintf("rules=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			var live float64
+			for b.Loop() {
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				e, _ := engine.Compile(perms, rules, engine.Options{Workspace: "/ws/project"})
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				live = float64(after.HeapAlloc-before.HeapAlloc) / (1 << 20)
+				runtime.KeepAlive(e)
+			}
+			b.ReportMetric(live, "MB-live")
+		})
+	}
+}
