@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -13,6 +14,10 @@ import (
 
 // MetricsOptions feed the gauges the metrics read at scrape time; a nil
 // func leaves that metric out.
+// Pending approvals and websocket clients are always exported (0 until
+// set), since the approval manager and the hub may be wired after the
+// metrics: pass them here or later with SetPendingApprovals and
+// SetWebsocketClients.
 type MetricsOptions struct {
 	// PendingApprovals is the number of asks waiting for a person.
 	PendingApprovals func() float64
@@ -36,6 +41,24 @@ type Metrics struct {
 	approvalLatency prometheus.Histogram
 	reloads         prometheus.Counter
 	knownTools      map[string]bool
+	pending         atomic.Pointer[func() float64]
+	websockets      atomic.Pointer[func() float64]
+}
+
+// SetPendingApprovals sets the func the pending-approvals gauge reads.
+func (m *Metrics) SetPendingApprovals(f func() float64) { m.pending.Store(&f) }
+
+// SetWebsocketClients sets the func the websocket-clients gauge reads.
+func (m *Metrics) SetWebsocketClients(f func() float64) { m.websockets.Store(&f) }
+
+// readFunc calls the func a pointer holds, 0 when unset.
+func readFunc(p *atomic.Pointer[func() float64]) func() float64 {
+	return func() float64 {
+		if f := p.Load(); f != nil && *f != nil {
+			return (*f)()
+		}
+		return 0
+	}
 }
 
 // otherTool is the tool label of every tool outside the known categories,
@@ -78,8 +101,10 @@ func NewMetrics(o MetricsOptions) *Metrics {
 			m.registry.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: name, Help: help}, f))
 		}
 	}
-	gauge("toolgate_approvals_pending", "Asks waiting for a person.", o.PendingApprovals)
-	gauge("toolgate_websocket_clients", "Connected browser websockets.", o.WebsocketClients)
+	m.SetPendingApprovals(o.PendingApprovals)
+	m.SetWebsocketClients(o.WebsocketClients)
+	gauge("toolgate_approvals_pending", "Asks waiting for a person.", readFunc(&m.pending))
+	gauge("toolgate_websocket_clients", "Connected browser websockets.", readFunc(&m.websockets))
 	gauge("toolgate_config_problems", "Validation problems of the policy in force.", o.ConfigProblems)
 	gauge("toolgate_decision_log_queue", "Decision log entries waiting for the writer.", o.LogQueued)
 	if o.LogDropped != nil {
@@ -115,3 +140,12 @@ func (m *Metrics) ObserveApprovalLatency(d time.Duration) {
 // ConfigReloaded counts a policy change put in force (pass it to
 // store.OnChange).
 func (m *Metrics) ConfigReloaded() { m.reloads.Inc() }
+
+// handleMetrics is GET /metrics.
+func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
+	if s.deps.Metrics == nil {
+		writeError(w, r, &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "metrics are not wired"})
+		return
+	}
+	s.deps.Metrics.ServeHTTP(w, r)
+}

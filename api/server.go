@@ -36,7 +36,7 @@ type Deps struct {
 	// the server compiles the policy in force.
 	PreviewPolicy PreviewPolicy
 	EngineOptions engine.Options
-	// Metrics serves /metrics; nil leaves the route out.
+	// Metrics serves /metrics; nil answers 503.
 	Metrics http.Handler
 	// OpenAPI is the text of openapi.yaml, served at /openapi.yaml.
 	OpenAPI []byte
@@ -65,14 +65,13 @@ func (s *Server) Mount(r chi.Router) {
 	r.Group(func(r chi.Router) {
 		r.Use(s.authenticate)
 		r.With(require(rightRead)).Get("/readyz", s.handleReadyz)
-		if s.deps.Metrics != nil {
-			r.With(require(rightRead)).Method(http.MethodGet, "/metrics", s.deps.Metrics)
-		}
+		r.With(require(rightRead)).Get("/metrics", s.handleMetrics)
 		if s.deps.Store != nil {
 			r.With(require(rightRead)).Post("/rpc", s.handleRPC)
 		}
 		r.Route("/api/v1", func(r chi.Router) {
 			r.With(require(rightEvaluate)).Post("/evaluate", s.handleEvaluate)
+			r.With(require(rightEvaluate)).Post("/evaluate/batch", s.handleEvaluateBatch)
 			r.With(require(rightRead)).Get("/decisions", s.handleListDecisions)
 			r.With(require(rightWrite)).Post("/permissions/preview", s.handlePreview)
 			if s.deps.Store != nil && s.deps.TokenAdmin != nil {
