@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"os"
 
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
@@ -91,6 +92,9 @@ func New(deps Deps) *UI {
 	}
 	if deps.Sessions == nil {
 		deps.Sessions = NewSessions(0)
+	}
+	if deps.EngineOptions.HomeDir == "" {
+		deps.EngineOptions.HomeDir, _ = os.UserHomeDir()
 	}
 	return &UI{deps: deps, sessions: deps.Sessions, csrf: http.NewCrossOriginProtection()}
 }
