@@ -1,0 +1,193 @@
+// Command loadgen drives POST /api/v1/evaluate (or /evaluate/batch) of a
+// toolgate server on loopback with N connections for T seconds and prints
+// throughput, latency percentiles and the server's memory.
+//
+//	loadgen -url http://127.0.0.1:8080 -token $TOKEN -c 64 -d 10s [-batch 100] [-pid 1234]
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/HdrHistogram/hdrhistogram-go"
+)
+
+type config struct {
+	url, token, mix string
+	conns, batch    int
+	dur             time.Duration
+	pid             int
+}
+
+func main() {
+	var c config
+	flag.StringVar(&c.url, "url", "http://127.0.0.1:8080", "server base URL (loopback only)")
+	flag.StringVar(&c.token, "token", os.Getenv("TOOLGATE_TOKEN"), "bearer token with the evaluate right")
+	flag.IntVar(&c.conns, "c", 16, "connections (one goroutine each)")
+	flag.DurationVar(&c.dur, "d", 10*time.Second, "duration")
+	flag.IntVar(&c.batch, "batch", 0, "calls per request on /api/v1/evaluate/batch (0: single /evaluate)")
+	flag.StringVar(&c.mix, "mix", "benign,match,path", "comma-separated call kinds: benign, match, path, long")
+	flag.IntVar(&c.pid, "pid", 0, "server process id, to report VmRSS/VmHWM from /proc")
+	flag.Parse()
+	if err := run(c); err != nil {
+		fmt.Fprintln(os.Stderr, "loadgen:", err)
+		os.Exit(1)
+	}
+}
+
+// calls are the request bodies of each kind in the mix.
+var calls = map[string]map[string]any{
+	"benign": {"tool_name": "bash", "tool_args": map[string]any{"command": "npm run build --silent"}},
+	"match":  {"tool_name": "bash", "tool_args": map[string]any{"command": "git push --force origin main"}},
+	"path":   {"tool_name": "read_file", "tool_args": map[string]any{"path": "src/main.go"}},
+	"long":   {"tool_name": "bash", "tool_args": map[string]any{"command": strings.Repeat("npm run build ", 70)}},
+}
+
+func checkLoopback(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return err
+	}
+	if ip := net.ParseIP(u.Hostname()); ip == nil || !ip.Equal(net.IPv4(127, 0, 0, 1)) {
+		return fmt.Errorf("-url must be on 127.0.0.1, got %q", u.Host)
+	}
+	return nil
+}
+
+// bodies builds one request body per kind of the mix.
+func bodies(c config) ([][]byte, error) {
+	var out [][]byte
+	for _, kind := range strings.Split(c.mix, ",") {
+		call, ok := calls[strings.TrimSpace(kind)]
+		if !ok {
+			return nil, fmt.Errorf("unknown -mix kind %q", kind)
+		}
+		var v any = call
+		if c.batch > 0 {
+			list := make([]any, c.batch)
+			for i := range list {
+				list[i] = call
+			}
+			v = map[string]any{"calls": list}
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+func run(c config) error {
+	if err := checkLoopback(c.url); err != nil {
+		return err
+	}
+	if c.conns < 1 || c.dur <= 0 {
+		return errors.New("-c and -d must be positive")
+	}
+	reqBodies, err := bodies(c)
+	if err != nil {
+		return err
+	}
+	path := "/api/v1/evaluate"
+	if c.batch > 0 {
+		path = "/api/v1/evaluate/batch"
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c.conns, MaxConnsPerHost: c.conns}, Timeout: 30 * time.Second}
+	ctx, cancel := context.WithTimeout(context.Background(), c.dur)
+	defer cancel()
+	var mu sync.Mutex
+	total := hdrhistogram.New(1, int64(30*time.Second/time.Microsecond), 3)
+	var requests, failures int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := 0; w < c.conns; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			h := hdrhistogram.New(1, int64(30*time.Second/time.Microsecond), 3)
+			var n, bad int64
+			for i := w; ctx.Err() == nil; i++ {
+				t0 := time.Now()
+				ok := post(ctx, client, c, path, reqBodies[i%len(reqBodies)])
+				if ctx.Err() != nil {
+					break
+				}
+				_ = h.RecordValue(time.Since(t0).Microseconds())
+				n++
+				if !ok {
+					bad++
+				}
+			}
+			mu.Lock()
+			total.Merge(h)
+			requests += n
+			failures += bad
+			mu.Unlock()
+		}(w)
+	}
+	wg.Wait()
+	elapsed := time.Since(start).Seconds()
+	per := int64(1)
+	if c.batch > 0 {
+		per = int64(c.batch)
+	}
+	fmt.Printf("connections %d, duration %.1fs, batch %d, mix %s\n", c.conns, elapsed, c.batch, c.mix)
+	fmt.Printf("requests %d (%d failed), %.0f requests/s, %.0f decisions/s\n", requests, failures, float64(requests)/elapsed, float64(requests*per)/elapsed)
+	fmt.Printf("latency p50 %s, p90 %s, p99 %s, p99.9 %s, max %s\n", us(total.ValueAtQuantile(50)), us(total.ValueAtQuantile(90)),
+		us(total.ValueAtQuantile(99)), us(total.ValueAtQuantile(99.9)), us(total.Max()))
+	if c.pid > 0 {
+		fmt.Println(serverMemory(c.pid))
+	}
+	if failures > 0 {
+		return fmt.Errorf("%d requests failed", failures)
+	}
+	return nil
+}
+
+func us(v int64) string { return (time.Duration(v) * time.Microsecond).String() }
+
+// post sends one request and reads the whole answer; it reports success.
+func post(ctx context.Context, client *http.Client, c config, path string, body []byte) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url+path, bytes.NewReader(body))
+	if err != nil {
+		return false
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return false
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// serverMemory reads VmRSS and VmHWM of a process from /proc.
+func serverMemory(pid int) string {
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return "server memory: " + err.Error()
+	}
+	var parts []string
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") || strings.HasPrefix(line, "VmHWM:") {
+			parts = append(parts, strings.Join(strings.Fields(line), " "))
+		}
+	}
+	return "server memory: " + strings.Join(parts, ", ")
+}
