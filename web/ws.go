@@ -1,0 +1,279 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/store"
+)
+
+// HubPrincipal is who is on the other end of a websocket.
+type HubPrincipal struct {
+	Name string
+	// Role is store.RoleAdmin, store.RoleApprover or store.RoleAgent; agents
+	// (which ask, never answer) and unknown roles may not connect.
+	Role string
+	// Filter limits the asks this principal sees and may answer.
+	Filter approval.Filter
+	// Bearer is true when the request was authenticated by an
+	// "Authorization: Bearer" token rather than a browser session cookie.
+	// Only such clients may connect without an Origin header.
+	Bearer bool
+}
+
+// HubAuthenticator authenticates a websocket request before the upgrade.
+type HubAuthenticator interface {
+	Authenticate(r *http.Request) (HubPrincipal, bool)
+}
+
+// HubAuthFunc adapts a function to HubAuthenticator.
+type HubAuthFunc func(r *http.Request) (HubPrincipal, bool)
+
+// Authenticate calls f.
+func (f HubAuthFunc) Authenticate(r *http.Request) (HubPrincipal, bool) { return f(r) }
+
+// wsClient is one connection. Only the hub goroutine touches send (and
+// closes it); only writePump writes to conn.
+type wsClient struct {
+	hub       *Hub
+	conn      *websocket.Conn
+	send      chan *websocket.PreparedMessage
+	principal HubPrincipal
+}
+
+// ServeHTTP is GET /ws: it authenticates, checks the role and the Origin,
+// and only then upgrades.
+func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		wsError(w, http.StatusMethodNotAllowed, "method_not_allowed", "use GET")
+		return
+	}
+	p, ok := h.auth.Authenticate(r)
+	if !ok {
+		wsError(w, http.StatusUnauthorized, "unauthorized", "a session cookie or bearer token is required")
+		return
+	}
+	if p.Role != store.RoleAdmin && p.Role != store.RoleApprover {
+		wsError(w, http.StatusForbidden, "forbidden", "this role may not receive approvals")
+		return
+	}
+	if !h.originAllowed(r, p) {
+		wsError(w, http.StatusForbidden, "forbidden_origin", "the Origin of this request is not allowed")
+		return
+	}
+	if !h.waitRunning(h.opts.WriteWait) {
+		wsError(w, http.StatusServiceUnavailable, "unavailable", "the websocket hub is not running")
+		return
+	}
+	up := h.upgrader
+	// Checked above with the principal in hand; repeated so the upgrader can
+	// never be left open by a future edit.
+	up.CheckOrigin = func(r *http.Request) bool { return h.originAllowed(r, p) }
+	conn, err := up.Upgrade(w, r, nil)
+	if err != nil {
+		return // the upgrader has answered with an error status
+	}
+	c := &wsClient{hub: h, conn: conn, send: make(chan *websocket.PreparedMessage, h.opts.SendBuffer), principal: p}
+	select {
+	case h.register <- c:
+	case <-h.stopped:
+		conn.Close()
+		return
+	}
+	go c.writePump()
+	c.readPump()
+}
+
+// waitRunning waits up to d for Run to start, which covers a request that
+// arrives just as the server starts; it is false once Run has ended.
+func (h *Hub) waitRunning(d time.Duration) bool {
+	select {
+	case <-h.stopped:
+		return false
+	default:
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-h.running:
+		return true
+	case <-t.C:
+		return false
+	}
+}
+
+// originAllowed is the explicit Origin check: a browser's Origin must name
+// this server's host or one of the configured origins. No Origin at all is
+// a non-browser client, allowed only with a bearer token.
+func (h *Hub) originAllowed(r *http.Request, p HubPrincipal) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return p.Bearer && strings.HasPrefix(strings.ToLower(r.Header.Get("Authorization")), "bearer ")
+	}
+	u, err := url.Parse(origin)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
+		return false
+	}
+	if strings.EqualFold(u.Host, r.Host) {
+		return true
+	}
+	self := u.Scheme + "://" + u.Host
+	for _, a := range h.opts.AllowedOrigins {
+		if strings.EqualFold(strings.TrimRight(a, "/"), self) {
+			return true
+		}
+	}
+	return false
+}
+
+// wsError answers a refused upgrade in the API's error shape.
+func wsError(w http.ResponseWriter, status int, code, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": code, "message": msg}})
+}
+
+// writePump is the connection's only writer: queued messages and pings.
+func (c *wsClient) writePump() {
+	ping := time.NewTicker(c.hub.opts.PingPeriod)
+	defer func() {
+		ping.Stop()
+		c.conn.Close()
+	}()
+	for {
+		select {
+		case msg, ok := <-c.send:
+			c.conn.SetWriteDeadline(time.Now().Add(c.hub.opts.WriteWait))
+			if !ok {
+				c.conn.WriteMessage(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, ""))
+				return
+			}
+			if err := c.conn.WritePreparedMessage(msg); err != nil {
+				return
+			}
+		case <-ping.C:
+			c.conn.SetWriteDeadline(time.Now().Add(c.hub.opts.WriteWait))
+			if err := c.conn.WriteMessage(websocket.PingMessage, nil); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// readPump reads the client's messages until the connection fails or falls
+// silent for PongWait, then unregisters it.
+func (c *wsClient) readPump() {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer func() {
+		cancel()
+		select {
+		case c.hub.unregister <- c:
+		case <-c.hub.stopped:
+		}
+		c.conn.Close()
+	}()
+	c.conn.SetReadLimit(c.hub.opts.MaxMessageSize)
+	c.conn.SetReadDeadline(time.Now().Add(c.hub.opts.PongWait))
+	c.conn.SetPongHandler(func(string) error {
+		return c.conn.SetReadDeadline(time.Now().Add(c.hub.opts.PongWait))
+	})
+	for {
+		kind, data, err := c.conn.ReadMessage()
+		if err != nil {
+			return
+		}
+		if kind != websocket.TextMessage {
+			c.reply(errorMsg("", "bad_request", "messages are JSON text"))
+			continue
+		}
+		c.reply(c.handle(ctx, data))
+	}
+}
+
+// reply hands a message for this client to the hub goroutine, which owns
+// the queue.
+func (c *wsClient) reply(msg *websocket.PreparedMessage) {
+	select {
+	case c.hub.direct <- directMsg{c: c, msg: msg}:
+	case <-c.hub.stopped:
+	}
+}
+
+type inMsg struct {
+	Type    string          `json:"type"`
+	ID      string          `json:"id"`
+	Choice  approval.Choice `json:"choice"`
+	Comment string          `json:"comment"`
+}
+
+type decidedMsg struct {
+	Type     string            `json:"type"`
+	ID       string            `json:"id"`
+	Approval approval.Approval `json:"approval"`
+}
+
+type errMsg struct {
+	Type    string `json:"type"`
+	ID      string `json:"id,omitempty"`
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+func errorMsg(id, code, message string) *websocket.PreparedMessage {
+	return prepare(errMsg{Type: MsgError, ID: id, Code: code, Message: message})
+}
+
+// handle answers one client message.
+func (c *wsClient) handle(ctx context.Context, data []byte) *websocket.PreparedMessage {
+	var in inMsg
+	if err := json.Unmarshal(data, &in); err != nil {
+		return errorMsg("", "bad_request", "invalid JSON: "+err.Error())
+	}
+	if in.Type != MsgDecide {
+		return errorMsg(in.ID, "bad_request", "unknown message type "+quote(in.Type))
+	}
+	if in.ID == "" {
+		return errorMsg("", "bad_request", "id is required")
+	}
+	if !in.Choice.Valid() {
+		return errorMsg(in.ID, "bad_request", "choice must be allow_once, allow_always or deny")
+	}
+	cur, err := c.hub.approvals.Get(in.ID)
+	if err != nil {
+		return decideError(in.ID, err)
+	}
+	if !c.principal.Filter.Allows(cur) {
+		return errorMsg(in.ID, "forbidden", "this approval is outside your channels or sessions")
+	}
+	a, err := c.hub.approvals.Decide(ctx, in.ID, in.Choice, c.principal.Name, in.Comment)
+	if err != nil {
+		return decideError(in.ID, err)
+	}
+	return prepare(decidedMsg{Type: MsgDecided, ID: a.ID, Approval: a})
+}
+
+func decideError(id string, err error) *websocket.PreparedMessage {
+	switch {
+	case errors.Is(err, approval.ErrAlreadyDecided):
+		return errorMsg(id, "conflict", "this approval was already answered")
+	case errors.Is(err, approval.ErrNotFound):
+		return errorMsg(id, "not_found", "no such approval")
+	case errors.Is(err, approval.ErrInvalidChoice), errors.Is(err, approval.ErrInvalidRequest), errors.Is(err, approval.ErrNoPersister):
+		return errorMsg(id, "bad_request", err.Error())
+	default:
+		return errorMsg(id, "internal", "the answer could not be saved; the approval is still pending")
+	}
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
