@@ -2,9 +2,13 @@ package integration
 
 import (
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -300,5 +304,54 @@ func draftWithRule(rule map[string]any) map[string]any {
 			map[string]any{"id": "git_ok", "tools": []string{"bash"}, "pattern": "git *", "action": "allow"},
 			rule,
 		},
+	}
+}
+
+// TestDecisionsPage signs in as the admin and reads the log page: the
+// rows, the filter and the SVG chart, with secrets masked.
+func TestDecisionsPage(t *testing.T) {
+	s := StartServer(t, ServerOptions{ConfigYAML: decisionsConfig})
+	evaluate(t, s, "bash", map[string]any{"command": "ls -la"})
+	evaluate(t, s, "bash", map[string]any{"command": "mysql -pTOPSECRET db"})
+	waitLogged(t, s, 2)
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar}
+	page := func(path string) string {
+		resp, err := client.Get(s.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	login := page("/login")
+	m := regexp.MustCompile(`name="csrf_token" value="([^"]+)"`).FindStringSubmatch(login)
+	if m == nil {
+		t.Fatalf("no csrf token on the login page")
+	}
+	req, _ := http.NewRequest("POST", s.URL+"/login", strings.NewReader(url.Values{"token": {s.Token}, "csrf_token": {m[1]}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", s.URL)
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	html := page("/decisions")
+	for _, want := range []string{`data-testid="decision-chart"`, "<svg", `data-level="allow"`, `data-level="ask"`, "ls -la", "mysql -p[REDACTED] db", `href="/decisions"`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("decisions page lacks %q", want)
+		}
+	}
+	if strings.Contains(html, "TOPSECRET") {
+		t.Errorf("decisions page shows the secret")
+	}
+	filtered := page("/decisions?level=allow")
+	if !strings.Contains(filtered, "ls -la") || strings.Contains(filtered, "mysql -p") {
+		t.Errorf("level=allow filter: page should show only ls -la")
+	}
+	if bad := page("/decisions?since=yesterday"); !strings.Contains(bad, "RFC 3339") {
+		t.Errorf("a bad since is not explained on the page")
 	}
 }

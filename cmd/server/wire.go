@@ -74,6 +74,7 @@ func wire(c config, log *slog.Logger) (*app, error) {
 	r.Use(middleware.RequestID, api.RequestLog(log), middleware.Recoverer)
 	apiServer.Mount(r)
 	ui.Mount(r)
+	dl.mountPage(ui, r)
 	a.handler = r
 	return a, nil
 }
@@ -126,4 +127,13 @@ func (p *decisionParts) apply(s *api.Server) {
 		log = p.log
 	}
 	s.SetDecisionDeps(p.recorder, log, p.policy, p.options, p.metrics.Handler())
+}
+
+// mountPage adds the decision log page of the admin UI.
+func (p *decisionParts) mountPage(ui *web.UI, r chi.Router) {
+	var log web.DecisionReader
+	if p.log != nil {
+		log = p.log
+	}
+	ui.MountDecisions(r, log)
 }

@@ -1,0 +1,153 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
+
+	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/store"
+)
+
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// decisionServer is an API over a real store, token set and decision log.
+type decisionServer struct {
+	url   string
+	token string
+	log   *store.DecisionLog
+	dbDir string
+}
+
+func newDecisionServer(tb testing.TB, logOn bool, opts store.DecisionLogOptions) *decisionServer {
+	tb.Helper()
+	dir := tb.TempDir()
+	st, err := store.Open(dir, store.Options{Workspace: tb.TempDir()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = st.Close() })
+	tokens, _, err := store.OpenTokens(dir)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	token, err := tokens.AdminToken()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ds := &decisionServer{token: token, dbDir: dir}
+	metrics := api.NewMetrics(api.MetricsOptions{})
+	var dl api.DecisionLog
+	if logOn {
+		db, err := store.OpenDB(filepath.Join(dir, "decisions.db"))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		tb.Cleanup(func() { _ = db.Close() })
+		ds.log = store.NewDecisionLog(db, opts)
+		tb.Cleanup(func() { _ = ds.log.Close() })
+		dl = ds.log
+	}
+	srv := api.New(api.Deps{Policy: st, Tokens: tokens, Store: st, TokenAdmin: tokens})
+	srv.SetDecisionDeps(api.NewDecisionRecorder(dl, metrics, true), dl, st, engine.Options{}, metrics.Handler())
+	r := chi.NewRouter()
+	r.Use(middleware.RequestID, api.RequestLog(discardLogger()), middleware.Recoverer)
+	srv.Mount(r)
+	hs := httptest.NewServer(r)
+	tb.Cleanup(hs.Close)
+	ds.url = hs.URL
+	return ds
+}
+
+func (ds *decisionServer) evaluate(tb testing.TB, client *http.Client, body []byte) {
+	req, _ := http.NewRequest("POST", ds.url+"/api/v1/evaluate", bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+ds.token)
+	resp, err := client.Do(req)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var buf [512]byte
+	for {
+		if _, err := resp.Body.Read(buf[:]); err != nil {
+			break
+		}
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		tb.Fatalf("evaluate: status %d", resp.StatusCode)
+	}
+}
+
+// TestObserveNeverBlocksOnAStalledLog holds SQLite's write lock so the
+// log's writer stalls: evaluations still answer, and the overflow is
+// counted as dropped.
+func TestObserveNeverBlocksOnAStalledLog(t *testing.T) {
+	const queue, total = 8, 100
+	ds := newDecisionServer(t, true, store.DecisionLogOptions{QueueSize: queue, BatchSize: 1})
+	locker, err := sql.Open("sqlite", "file:"+filepath.Join(ds.dbDir, "decisions.db")+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locker.Close()
+	conn, err := locker.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	body := []byte(`{"tool_name":"bash","tool_args":{"command":"ls -la"}}`)
+	for range total {
+		ds.evaluate(t, http.DefaultClient, body)
+	}
+	if got := ds.log.Dropped(); got < total-queue-1 {
+		t.Errorf("dropped %d with the writer stalled; want at least %d", got, total-queue-1)
+	}
+	if _, err := conn.ExecContext(context.Background(), "COMMIT"); err != nil {
+		t.Fatal(err)
+	}
+	conn.Close()
+	if err := ds.log.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ds.log.Written()+ds.log.Dropped(), uint64(total); got != want {
+		t.Errorf("written+dropped = %d, want %d", got, want)
+	}
+}
+
+// BenchmarkEvaluateHTTP measures POST /api/v1/evaluate over loopback HTTP
+// with the decision log on (full args, as the preview needs) and off.
+func BenchmarkEvaluateHTTP(b *testing.B) {
+	body := []byte(`{"tool_name":"bash","tool_args":{"command":"curl -H \"Authorization: Bearer abc\" https://example.com/x?token=1"}}`)
+	for _, c := range []struct {
+		name  string
+		logOn bool
+	}{{"log=off", false}, {"log=on", true}} {
+		b.Run(c.name, func(b *testing.B) {
+			ds := newDecisionServer(b, c.logOn, store.DecisionLogOptions{})
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					ds.evaluate(b, client, body)
+				}
+			})
+			b.StopTimer()
+			if ds.log != nil {
+				_ = ds.log.Flush(context.Background())
+				b.ReportMetric(float64(ds.log.Dropped()), "dropped")
+			}
+		})
+	}
+}

@@ -1,0 +1,156 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/templates"
+)
+
+// DecisionReader is the decision log as the decisions page reads it.
+type DecisionReader interface {
+	Query(ctx context.Context, q store.DecisionQuery) (store.DecisionPage, error)
+	LevelSeries(ctx context.Context, q store.DecisionQuery, n int) ([]store.LevelBucket, error)
+}
+
+// Chart layout.
+const (
+	chartBuckets = 24
+	chartWidth   = 720.0
+	chartHeight  = 160.0
+	decisionPage = 100
+)
+
+// MountDecisions adds the decision log page, /decisions, behind the same
+// session and headers as the other pages. log is nil when the decision log
+// is off; the page then says so.
+func (u *UI) MountDecisions(r chi.Router, log DecisionReader) {
+	r.Group(func(r chi.Router) {
+		r.Use(securityHeaders, u.crossOrigin, u.requireSession)
+		r.Get("/decisions", func(w http.ResponseWriter, r *http.Request) { u.decisionsPage(w, r, log) })
+	})
+}
+
+func (u *UI) decisionsPage(w http.ResponseWriter, r *http.Request, log DecisionReader) {
+	p := templates.DecisionsProps{Nav: u.nav(r, "/decisions")}
+	if log == nil {
+		p.Off = true
+		render(w, r, http.StatusOK, templates.Decisions(p))
+		return
+	}
+	v := r.URL.Query()
+	p.Filter = templates.DecisionFilter{Tool: v.Get("tool"), Level: v.Get("level"), Rule: v.Get("rule"),
+		Session: v.Get("session"), Since: v.Get("since"), Until: v.Get("until")}
+	q, err := decisionQuery(v)
+	if err != nil {
+		p.Error = err.Error()
+		render(w, r, http.StatusBadRequest, templates.Decisions(p))
+		return
+	}
+	page, err := log.Query(r.Context(), q)
+	if err != nil {
+		u.deps.Logger.Warn("decisions page", "err", err)
+		p.Error = "the decision log could not be read"
+		render(w, r, http.StatusInternalServerError, templates.Decisions(p))
+		return
+	}
+	for _, e := range page.Entries {
+		p.Rows = append(p.Rows, templates.DecisionRow{ID: e.ID, Time: e.Time.UTC().Format("2006-01-02 15:04:05"),
+			Source: e.Source, Tool: e.Tool, Summary: e.Summary, Channel: e.Channel, Session: e.Session,
+			Level: e.Level, MatchedRule: e.MatchedRule, LatencyUS: e.LatencyMicros})
+	}
+	if page.NextBefore > 0 {
+		next := url.Values{}
+		for k, vals := range v {
+			if k != "cursor" {
+				next[k] = vals
+			}
+		}
+		next.Set("cursor", strconv.FormatInt(page.NextBefore, 10))
+		p.NextURL = "/decisions?" + next.Encode()
+	}
+	series, err := log.LevelSeries(r.Context(), q, chartBuckets)
+	if err != nil {
+		u.deps.Logger.Warn("decisions chart", "err", err)
+	}
+	p.Chart = layoutChart(series)
+	render(w, r, http.StatusOK, templates.Decisions(p))
+}
+
+// decisionQuery reads the page's filters; a bad value is an error to show.
+func decisionQuery(v url.Values) (store.DecisionQuery, error) {
+	q := store.DecisionQuery{Tool: v.Get("tool"), Rule: v.Get("rule"), Session: v.Get("session"), Limit: decisionPage}
+	if lv := v.Get("level"); lv != "" {
+		l, ok := engine.ParseLevel(lv)
+		if !ok {
+			return q, fmt.Errorf("level must be allow, ask or deny, not %q", lv)
+		}
+		q.Level = l.String()
+	}
+	for _, f := range []struct {
+		name string
+		dst  *time.Time
+	}{{"since", &q.Since}, {"until", &q.Until}} {
+		if s := v.Get(f.name); s != "" {
+			t, err := time.Parse(time.RFC3339, s)
+			if err != nil {
+				return q, fmt.Errorf("%s must be an RFC 3339 time such as 2025-01-02T15:04:05Z", f.name)
+			}
+			*f.dst = t
+		}
+	}
+	if c := v.Get("cursor"); c != "" {
+		n, err := strconv.ParseInt(c, 10, 64)
+		if err != nil || n <= 0 {
+			return q, fmt.Errorf("the page link is broken: start again from the first page")
+		}
+		q.Before = n
+	}
+	return q, nil
+}
+
+// chartLevels are stacked bottom to top.
+var chartLevels = []string{"allow", "ask", "deny"}
+
+// layoutChart turns level counts per bucket into stacked SVG bars.
+func layoutChart(series []store.LevelBucket) templates.DecisionChart {
+	c := templates.DecisionChart{Width: chartWidth, Height: chartHeight}
+	if len(series) == 0 {
+		return c
+	}
+	for _, b := range series {
+		var sum int64
+		for _, n := range b.Counts {
+			sum += n
+		}
+		c.Total += sum
+		c.Max = max(c.Max, sum)
+	}
+	slot := chartWidth / float64(len(series))
+	for i, b := range series {
+		x := float64(i) * slot
+		y := chartHeight
+		for _, level := range chartLevels {
+			n := b.Counts[level]
+			if n == 0 || c.Max == 0 {
+				continue
+			}
+			h := chartHeight * float64(n) / float64(c.Max)
+			y -= h
+			c.Bars = append(c.Bars, templates.ChartBar{X: x + 1, Y: y, W: slot - 2, H: h, Level: level,
+				Title: fmt.Sprintf("%s from %s: %d %s", level, b.Start.UTC().Format("Jan 2 15:04"), n, level)})
+		}
+		if i%6 == 0 {
+			c.Labels = append(c.Labels, templates.ChartLabel{X: x, Text: b.Start.UTC().Format("Jan 2 15:04")})
+		}
+	}
+	return c
+}
