@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"sync"
 )
 
 // globClass is the character class a glob * or ? may match (contract 3): it
@@ -37,7 +36,7 @@ type matcher struct {
 	isRegex bool
 	hasWild bool
 	exact   string
-	glob    *regexp.Regexp
+	glob    *globProgram
 }
 
 // ValidatePattern reports whether a rule pattern compiles: a non-empty glob
@@ -98,27 +97,7 @@ func compileGlob(raw string) *matcher {
 		return m
 	}
 	m.hasWild = true
-	body, optionalTail := p, false
-	if strings.HasSuffix(p, " *") {
-		body, optionalTail = p[:len(p)-2], true
-	}
-	var b strings.Builder
-	b.WriteString("^")
-	for _, r := range body {
-		switch r {
-		case '*':
-			b.WriteString(globClass + "*")
-		case '?':
-			b.WriteString(globClass)
-		default:
-			b.WriteString(regexp.QuoteMeta(string(r)))
-		}
-	}
-	if optionalTail {
-		b.WriteString("(?: " + globClass + "*)?")
-	}
-	b.WriteString("$")
-	m.glob = regexp.MustCompile(b.String())
+	m.glob = newGlobProgram(p)
 	return m
 }
 
@@ -146,7 +125,7 @@ func (m *matcher) matchGlobValue(v string) bool {
 	if !m.hasWild {
 		return v == m.exact
 	}
-	return m.glob.MatchString(v)
+	return m.glob.match(v, false)
 }
 
 // matchShell matches the whole command string.
@@ -185,20 +164,12 @@ func (m *matcher) matchPath(v string) bool {
 	return false
 }
 
-var slashBufs = sync.Pool{New: func() any { b := make([]byte, 0, 256); return &b }}
-
-// matchWithSlash matches parent+"/" without allocating a string.
+// matchWithSlash matches parent+"/" without building the string.
 func (m *matcher) matchWithSlash(parent string) bool {
 	if !m.hasWild {
 		return len(m.exact) == len(parent)+1 && m.exact[len(parent)] == '/' && m.exact[:len(parent)] == parent
 	}
-	bp := slashBufs.Get().(*[]byte)
-	b := append((*bp)[:0], parent...)
-	b = append(b, '/')
-	ok := m.glob.Match(b)
-	*bp = b
-	slashBufs.Put(bp)
-	return ok
+	return m.glob.match(parent, true)
 }
 
 // slashes replaces \ with /, allocating only when there is a \.
