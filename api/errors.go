@@ -40,6 +40,8 @@ const (
 	CodeInternal           = "internal"
 	CodeUnavailable        = "unavailable"
 	CodeMethodNotAllowed   = "method_not_allowed"
+	CodeStorageFull        = "storage_full"
+	CodeStorageReadOnly    = "storage_read_only"
 )
 
 func badRequest(field, format string, args ...any) *Error {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"syscall"
 
 	"github.com/go-chi/chi/v5"
 
@@ -64,6 +65,26 @@ func storeError(err error) *Error {
 		return &Error{Status: http.StatusConflict, Code: CodeConflict, Message: trimStorePrefix(err), cause: err}
 	case errors.Is(err, store.ErrBadRole):
 		return badRequest("role", "%v", err)
+	}
+	return writeFailure(err)
+}
+
+// writeFailure maps a config dir that cannot be written (full disk, file
+// size limit, read-only file system, no permission) to a clear 507 or 503:
+// nothing was written and the policy in force is unchanged.
+func writeFailure(err error) *Error {
+	const unchanged = "; nothing was written and the policy in force is unchanged"
+	for _, errno := range []syscall.Errno{syscall.ENOSPC, syscall.EDQUOT, syscall.EFBIG} {
+		if errors.Is(err, errno) {
+			return &Error{Status: http.StatusInsufficientStorage, Code: CodeStorageFull,
+				Message: "config.yaml could not be written: " + errno.Error() + " (the disk is full or a size limit is reached)" + unchanged, cause: err}
+		}
+	}
+	for _, errno := range []syscall.Errno{syscall.EROFS, syscall.EACCES, syscall.EPERM} {
+		if errors.Is(err, errno) {
+			return &Error{Status: http.StatusServiceUnavailable, Code: CodeStorageReadOnly,
+				Message: "config.yaml could not be written: " + errno.Error() + " (the config dir is read-only)" + unchanged, cause: err}
+		}
 	}
 	return nil
 }

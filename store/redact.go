@@ -62,7 +62,46 @@ func Redact(s string) string {
 	for _, r := range redactRules {
 		s = r.re.ReplaceAllString(s, r.repl)
 	}
-	return s
+	return randomRun.ReplaceAllStringFunc(s, func(run string) string {
+		if looksRandom(run) {
+			return Redacted
+		}
+		return run
+	})
+}
+
+// randomRun is a long run of token characters; looksRandom decides whether
+// it is a secret: toolgate's own tokens (64 hex digits) and other generated
+// keys passed bare, as in `echo <token>`, carry no name to go by.
+var randomRun = regexp.MustCompile(`[A-Za-z0-9_\-+]{40,}={0,2}`)
+
+// looksRandom reports whether a run is hex of 48 digits or more (longer
+// than a git SHA-1), or mixes upper case, lower case and digits.
+func looksRandom(run string) bool {
+	var upper, lower, digit, nonHex bool
+	for i := 0; i < len(run); i++ {
+		c := run[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'a' && c <= 'f', c >= 'A' && c <= 'F':
+			if c >= 'a' {
+				lower = true
+			} else {
+				upper = true
+			}
+		case c >= 'a' && c <= 'z':
+			lower, nonHex = true, true
+		case c >= 'A' && c <= 'Z':
+			upper, nonHex = true, true
+		default:
+			nonHex = true
+		}
+	}
+	if !nonHex && digit && len(run) >= 48 {
+		return true
+	}
+	return upper && lower && digit
 }
 
 // secretKey matches argument names whose whole value is a secret.

@@ -105,3 +105,20 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("long summary has %d bytes, want at most %d", len(got), SummaryMax)
 	}
 }
+
+// TestRedactBareRandomTokens: a generated key passed without a name (echo
+// <token>) is masked; a git SHA-1 and ordinary words are not.
+func TestRedactBareRandomTokens(t *testing.T) {
+	tok := "3f9c1e0a7b2d4c6e8f0a1b2c3d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6"
+	cases := []struct{ in, want string }{
+		{"echo " + tok, "echo " + Redacted},
+		{"curl -d key=" + "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcd" + " x", "curl -d key=" + Redacted + " x"},
+		{"git show 4b825dc642cb6eb9a060e54bf8d69288fbee4904", "git show 4b825dc642cb6eb9a060e54bf8d69288fbee4904"},
+		{"npm run build-production-bundle-for-everything-now", "npm run build-production-bundle-for-everything-now"},
+	}
+	for _, c := range cases {
+		if got := Redact(c.in); got != c.want {
+			t.Errorf("Redact(%q): got %q, want %q", c.in, got, c.want)
+		}
+	}
+}
