@@ -155,15 +155,23 @@ func TestSecurityWebsocketOrigin(t *testing.T) {
 			continue
 		}
 		if resp == nil || resp.StatusCode != 403 {
-			t.Errorf("Origin %s: got %v %v, want 403", origin, resp, err)
+			t.Errorf("Origin %s: got %s, want 403", origin, wsStatus(resp, err))
 		}
 	}
 	h := http.Header{"Origin": {s.URL}, "Authorization": {"Bearer " + s.Token}}
 	c, resp, err := websocket.DefaultDialer.Dial(wsURL, h)
 	if err != nil {
-		t.Fatalf("own Origin: %v %v", resp, err)
+		t.Fatalf("own Origin: %s", wsStatus(resp, err))
 	}
 	c.Close()
+}
+
+// wsStatus describes a failed websocket handshake.
+func wsStatus(resp *http.Response, err error) string {
+	if resp == nil {
+		return err.Error()
+	}
+	return fmt.Sprintf("%d (%v)", resp.StatusCode, err)
 }
 
 // secBrowser is a cookie-keeping client signed in to the admin pages.
