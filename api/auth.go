@@ -101,3 +101,20 @@ func require(right string) func(http.Handler) http.Handler {
 		})
 	}
 }
+
+// requireAny lets a request through when its principal has any of the rights.
+func requireAny(rights ...string) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			p, _ := PrincipalFrom(r.Context())
+			for _, right := range rights {
+				if roleRights[p.Role][right] {
+					next.ServeHTTP(w, r)
+					return
+				}
+			}
+			writeError(w, r, &Error{Status: http.StatusForbidden, Code: CodeForbidden,
+				Message: "role " + p.Role + " may not do this"})
+		})
+	}
+}

@@ -36,6 +36,8 @@ type Deps struct {
 	// the server compiles the policy in force.
 	PreviewPolicy PreviewPolicy
 	EngineOptions engine.Options
+	// Approvals holds pending asks (POST /api/v1/check, /api/v1/approvals).
+	Approvals Approvals
 	// Metrics serves /metrics; nil answers 503.
 	Metrics http.Handler
 	// OpenAPI is the text of openapi.yaml, served at /openapi.yaml.
@@ -76,6 +78,9 @@ func (s *Server) Mount(r chi.Router) {
 			r.With(require(rightWrite)).Post("/permissions/preview", s.handlePreview)
 			if s.deps.Store != nil && s.deps.TokenAdmin != nil {
 				s.mountPermissions(r)
+			}
+			if s.deps.Approvals != nil {
+				s.mountApprovals(r)
 			}
 		})
 	})

@@ -210,10 +210,16 @@ func TestFaultFullDiskAndReadOnly(t *testing.T) {
 		map[string]any{"id": "after_space", "tools": []string{"bash"}, "pattern": "cmake *", "action": "allow"}); st != 201 {
 		t.Errorf("write after freeing space: %d %s", st, body)
 	}
-	if out, err := exec.Command("mount", "-o", "remount,ro", dir).CombinedOutput(); err != nil {
+	// A read-only bind mount over the config dir: files the server already
+	// holds open (the approval history) keep working, every new write by
+	// path meets a read-only file system.
+	if out, err := exec.Command("mount", "--bind", cfg, cfg).CombinedOutput(); err != nil {
+		t.Fatalf("bind mount: %v %s", err, out)
+	}
+	defer exec.Command("umount", "-l", cfg).Run()
+	if out, err := exec.Command("mount", "-o", "remount,ro,bind", cfg).CombinedOutput(); err != nil {
 		t.Fatalf("remount ro: %v %s", err, out)
 	}
-	defer exec.Command("mount", "-o", "remount,rw", dir).Run()
 	wantWriteRefused(t, s, "read-only config dir", "read_only", "read-only", "read only", "write", "permission")
 	if strings.Contains(s.Output(), "panic") {
 		t.Errorf("server output has a panic:\n%s", s.Output())

@@ -118,8 +118,10 @@ func runChecks(t *testing.T, s *Server, stop <-chan struct{}, c *loadCounters) {
 	go func() {
 		for {
 			var m struct {
-				Type string `json:"type"`
-				ID   string `json:"id"`
+				Type     string `json:"type"`
+				Approval struct {
+					ID string `json:"id"`
+				} `json:"approval"`
 			}
 			_, data, err := ws.ReadMessage()
 			if err != nil {
@@ -129,9 +131,9 @@ func runChecks(t *testing.T, s *Server, stop <-chan struct{}, c *loadCounters) {
 				continue
 			}
 			mu.Lock()
-			seen[m.ID]++
+			seen[m.Approval.ID]++
 			mu.Unlock()
-			_ = ws.WriteJSON(map[string]any{"type": "approval.decide", "id": m.ID, "choice": "deny"})
+			_ = ws.WriteJSON(map[string]any{"type": "approval.decide", "id": m.Approval.ID, "choice": "deny"})
 		}
 	}()
 	ids := map[string]bool{}

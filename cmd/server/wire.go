@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 
 	toolgate "github.com/toolgate/toolgate"
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/web"
@@ -61,22 +63,87 @@ func wire(c config, log *slog.Logger) (*app, error) {
 	if created {
 		log.Info("created the admin token", "file", a.tokenFile)
 	}
-	ui := web.New(web.Deps{Policy: st, Tokens: tokens, Logger: log,
+	mgr, err := wireApprovals(c, dir, st, a, log)
+	if err != nil {
+		a.close()
+		return nil, err
+	}
+	ui := web.New(web.Deps{Policy: st, Tokens: tokens, Logger: log, Approvals: mgr,
 		EngineOptions: engine.Options{Workspace: c.workspace, ResolvePath: store.ResolvePath}})
+	hub := wireHub(mgr, ui.Sessions().HubAuthWithTokens(tokens), st, a, log)
 	dl, err := wireDecisionLog(c, dir, st, a, log)
 	if err != nil {
 		a.close()
 		return nil, err
 	}
-	apiServer := api.New(api.Deps{Policy: st, Tokens: tokens, Store: st, TokenAdmin: tokens, OpenAPI: toolgate.OpenAPI, Logger: log, Sessions: ui.Sessions()})
+	dl.metrics.SetPendingApprovals(func() float64 { return float64(mgr.Stats().Pending) })
+	dl.metrics.SetWebsocketClients(func() float64 { return float64(hub.Clients()) })
+	go observeApprovalLatency(mgr, dl.metrics)
+	apiServer := api.New(api.Deps{Policy: st, Tokens: tokens, Store: st, TokenAdmin: tokens, Approvals: mgr,
+		OpenAPI: toolgate.OpenAPI, Logger: log, Sessions: ui.Sessions()})
 	dl.apply(apiServer)
 	r := chi.NewRouter()
 	r.Use(middleware.RequestID, api.RequestLog(log), middleware.Recoverer)
 	apiServer.Mount(r)
+	r.Get("/ws", hub.ServeHTTP)
 	ui.Mount(r)
 	dl.mountPage(ui, r)
 	a.handler = r
 	return a, nil
+}
+
+// approvalDBFile is the SQLite file of the approval history.
+const approvalDBFile = "approvals.db"
+
+// wireApprovals opens the approval history and the manager of pending asks;
+// asks left pending by a previous run are marked cancelled.
+func wireApprovals(c config, dir string, st *store.Store, a *app, log *slog.Logger) (*approval.Manager, error) {
+	db, err := store.OpenDB(filepath.Join(dir, approvalDBFile))
+	if err != nil {
+		return nil, err
+	}
+	a.closers = append(a.closers, db.Close)
+	mgr := approval.New(approval.Options{Timeout: c.approvalTimeout, Persister: st, History: db, Logger: log})
+	if n, err := mgr.RecoverHistory(context.Background()); err != nil {
+		log.Warn("approval history: recovery failed", "err", err)
+	} else if n > 0 {
+		log.Info("approval history: cancelled asks left pending by the previous run", "count", n)
+	}
+	a.stoppers = append(a.stoppers, mgr.Shutdown)
+	return mgr, nil
+}
+
+// wireHub starts the websocket hub and tells it of policy changes.
+func wireHub(mgr *approval.Manager, auth web.HubAuthenticator, st *store.Store, a *app, log *slog.Logger) *web.Hub {
+	hub := web.NewHub(mgr, auth, web.HubOptions{Logger: log})
+	ctx, cancel := context.WithCancel(context.Background())
+	go hub.Run(ctx)
+	a.stoppers = append(a.stoppers, cancel)
+	st.OnChange(func() {
+		_, etag, _ := st.Section()
+		hub.PolicyChanged(etag)
+	})
+	return hub
+}
+
+// observeApprovalLatency feeds the time from ask to answer into the metrics.
+// A subscriber that lags is dropped by the manager, so it subscribes again
+// until the manager shuts down.
+func observeApprovalLatency(mgr *approval.Manager, m *api.Metrics) {
+	for {
+		events, cancel := mgr.Subscribe()
+		for ev := range events {
+			if ev.Type == approval.EventResolved && ev.Approval.DecidedAt != nil {
+				m.ObserveApprovalLatency(ev.Approval.DecidedAt.Sub(ev.Approval.CreatedAt))
+			}
+		}
+		cancel()
+		select {
+		case <-mgr.Done():
+			return
+		default:
+		}
+	}
 }
 
 // decisionParts are the decision log, the metrics and the recorder that

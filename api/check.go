@@ -1,0 +1,80 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/engine"
+)
+
+// CheckRequest is the body of POST /api/v1/check: an evaluate request plus
+// the agent's session and how long to wait for a person.
+type CheckRequest struct {
+	EvaluateRequest
+	SessionID   string `json:"session_id"`
+	WaitSeconds *int   `json:"wait_seconds"`
+}
+
+// CheckResponse answers a check: allow or deny, or pending with the
+// approval to poll or wait on.
+type CheckResponse struct {
+	Decision string `json:"decision"`
+	EvaluateResponse
+	Approval *approval.Approval `json:"approval,omitempty"`
+}
+
+// handleCheck is POST /api/v1/check (contract 5). allow and deny answer at
+// once; ask opens (or joins) an approval, pushes it to browsers, and waits up
+// to wait_seconds for the answer.
+func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
+	var in CheckRequest
+	if err := decodeJSON(w, r, &in); err != nil {
+		writeError(w, r, err)
+		return
+	}
+	req, err := in.toEngine()
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	wait := 0
+	if in.WaitSeconds != nil {
+		wait = *in.WaitSeconds
+		if wait < 0 || wait > MaxWaitSeconds {
+			writeError(w, r, badRequest("wait_seconds", "wait_seconds must be from 0 to %d", MaxWaitSeconds))
+			return
+		}
+	}
+	d := s.deps.Policy.Engine().Evaluate(req)
+	noteSession(r, in.SessionID)
+	s.observe(r, req, d)
+	out := CheckResponse{Decision: d.Level.String(), EvaluateResponse: decisionWire(d)}
+	if d.Level != engine.Ask {
+		writeJSON(w, http.StatusOK, out)
+		return
+	}
+	a, _, err := s.deps.Approvals.Create(r.Context(), *req, d, in.SessionID)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	if wait > 0 {
+		a, err = s.deps.Approvals.Wait(r.Context(), a.ID, time.Duration(wait)*time.Second)
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return // the agent went away; the approval stays for others to see
+		}
+		if err != nil {
+			writeError(w, r, err)
+			return
+		}
+	}
+	out.Decision = "pending"
+	if !a.Pending() {
+		out.Decision = a.Decision
+	}
+	out.Approval = &a
+	writeJSON(w, http.StatusOK, out)
+}
