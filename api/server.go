@@ -59,13 +59,13 @@ func New(deps Deps) *Server {
 	return &Server{deps: deps, csrf: http.NewCrossOriginProtection()}
 }
 
-// Mount adds the API's routes to a router: /healthz, /readyz, /openapi.yaml
-// and everything under /api/v1.
+// Mount adds the API's routes to a router: /healthz (the only route without
+// auth), /readyz, /openapi.yaml, /metrics, /rpc and everything under /api/v1.
 func (s *Server) Mount(r chi.Router) {
 	r.Get("/healthz", s.handleHealthz)
-	r.Get("/openapi.yaml", s.handleOpenAPI)
 	r.Group(func(r chi.Router) {
 		r.Use(s.authenticate)
+		r.Get("/openapi.yaml", s.handleOpenAPI) // any role: agents read it too
 		r.With(require(rightRead)).Get("/readyz", s.handleReadyz)
 		r.With(require(rightRead)).Get("/metrics", s.handleMetrics)
 		if s.deps.Store != nil {

@@ -40,7 +40,7 @@ type apiRoute struct{ method, path string }
 // path parameters filled in, so the matrix grows with the API.
 func openAPIRoutes(t *testing.T, s *Server) []apiRoute {
 	t.Helper()
-	st, body, err := relDo(s, "", "GET", "/openapi.yaml", nil)
+	st, body, err := relDo(s, s.Token, "GET", "/openapi.yaml", nil)
 	if err != nil || st != 200 {
 		t.Fatalf("openapi.yaml: %d %v", st, err)
 	}
@@ -68,15 +68,18 @@ func openAPIRoutes(t *testing.T, s *Server) []apiRoute {
 }
 
 // publicRoutes need no token.
-var publicRoutes = map[string]bool{"GET /healthz": true, "GET /openapi.yaml": true}
+var publicRoutes = map[string]bool{"GET /healthz": true}
 
 // agentRoutes are the only ones an agent token may use.
-var agentRoutes = map[string]bool{"POST /api/v1/evaluate": true, "POST /api/v1/evaluate/batch": true, "POST /api/v1/check": true}
+var agentRoutes = map[string]bool{"GET /openapi.yaml": true, "POST /api/v1/evaluate": true, "POST /api/v1/evaluate/batch": true, "POST /api/v1/check": true}
 
 // approverDenied reports whether an approver (read and approve, no write,
 // no evaluate) must get 403.
 func approverDenied(r apiRoute) bool {
 	key := r.method + " " + r.path
+	if key == "GET /openapi.yaml" {
+		return false // every role may read the API description
+	}
 	if agentRoutes[key] {
 		return true
 	}

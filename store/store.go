@@ -252,6 +252,12 @@ func (s *Store) load(prev *state) (*state, bool) {
 	case cfgErr != nil:
 		fileProblems = append(fileProblems, engine.Problem{Path: ConfigFile, Message: readErrMessage(cfgErr)})
 		section, sectionProblems = keepSection(prev)
+	case len(bytes.TrimSpace(cfgRaw)) == 0:
+		// An emptied file is far more often a save in progress or a slip
+		// than a wish to drop every rule: keep the last good policy.
+		fileProblems = append(fileProblems, engine.Problem{Path: ConfigFile,
+			Message: "file is empty; the last good policy stays in force"})
+		section, sectionProblems = keepSection(prev)
 	default:
 		sec, ps, perr := decodeSection(cfgRaw)
 		if perr != nil {

@@ -297,3 +297,35 @@ func waitFor(t *testing.T, note string, ok func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestEmptiedConfigKeepsLastGoodPolicy: truncating config.yaml to nothing
+// keeps the policy in force and reports it, instead of dropping every rule.
+func TestEmptiedConfigKeepsLastGoodPolicy(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, ConfigFile)
+	if err := os.WriteFile(path, []byte("permissions:\n  schema: tiered_policy\n  tools: {bash: deny}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(dir, Options{Workspace: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := os.WriteFile(path, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	d := s.Engine().Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "ls"}})
+	if d.Level != engine.Deny {
+		t.Errorf("after emptying config.yaml: got %s, want deny (the last good policy)", d.Level)
+	}
+	found := false
+	for _, p := range s.Problems() {
+		found = found || p.Path == ConfigFile && strings.Contains(p.Message, "empty")
+	}
+	if !found {
+		t.Errorf("problems: got %v, want config.yaml is empty", s.Problems())
+	}
+}
