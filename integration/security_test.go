@@ -71,14 +71,15 @@ func openAPIRoutes(t *testing.T, s *Server) []apiRoute {
 var publicRoutes = map[string]bool{"GET /healthz": true}
 
 // agentRoutes are the only ones an agent token may use.
-var agentRoutes = map[string]bool{"GET /openapi.yaml": true, "POST /api/v1/evaluate": true, "POST /api/v1/evaluate/batch": true, "POST /api/v1/check": true}
+// An agent may poll the approval its check opened (by its unguessable id).
+var agentRoutes = map[string]bool{"GET /openapi.yaml": true, "GET /api/v1/approvals/zz_sec": true, "POST /api/v1/evaluate": true, "POST /api/v1/evaluate/batch": true, "POST /api/v1/check": true}
 
 // approverDenied reports whether an approver (read and approve, no write,
 // no evaluate) must get 403.
 func approverDenied(r apiRoute) bool {
 	key := r.method + " " + r.path
-	if key == "GET /openapi.yaml" {
-		return false // every role may read the API description
+	if key == "GET /openapi.yaml" || key == "GET /api/v1/approvals/zz_sec" {
+		return false // every role may read the API description; approvers read approvals
 	}
 	if agentRoutes[key] {
 		return true
