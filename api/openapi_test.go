@@ -13,6 +13,7 @@ import (
 
 	toolgate "github.com/toolgate/toolgate"
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/store"
 )
 
@@ -36,7 +37,9 @@ func routeTree(t *testing.T) chi.Router {
 		t.Fatal(err)
 	}
 	r := chi.NewRouter()
-	api.New(api.Deps{Policy: st, Tokens: tokens, Store: st, TokenAdmin: tokens, OpenAPI: toolgate.OpenAPI}).Mount(r)
+	mgr := approval.New(approval.Options{Persister: st})
+	t.Cleanup(mgr.Shutdown)
+	api.New(api.Deps{Policy: st, Tokens: tokens, Store: st, TokenAdmin: tokens, Approvals: mgr, OpenAPI: toolgate.OpenAPI}).Mount(r)
 	return r
 }
 
