@@ -50,7 +50,7 @@ func (s *Store) AlwaysAllow(req *engine.Request) (map[string]any, bool, error) {
 		"id":         overrideID(tool, matchType, pattern),
 		"tools":      []any{tool},
 		"match_type": matchType,
-		"pattern":    pattern,
+		"pattern":    literalPattern(pattern),
 		"action":     "allow",
 		"source":     SourceUserApproval,
 	}
@@ -80,6 +80,17 @@ func (s *Store) AlwaysAllow(req *engine.Request) (map[string]any, bool, error) {
 		return nil, false, err
 	}
 	return override, true, nil
+}
+
+// literalPattern makes a remembered command or path match only itself. As a
+// pattern it would otherwise mean more: `cat *` is a glob that allows any
+// cat, and a command that starts with re: (`re:.*`) a regex that allows
+// everything. Such values become an anchored regex of the quoted text.
+func literalPattern(v string) string {
+	if strings.ContainsAny(v, "*?[") || strings.HasPrefix(v, "re:") {
+		return "re:^" + regexp.QuoteMeta(v) + "$"
+	}
+	return v
 }
 
 // errUnchanged aborts a modify that has nothing to write.

@@ -258,3 +258,29 @@ func BenchmarkEngine(b *testing.B) {
 		}
 	})
 }
+
+// TestAlwaysAllowIsLiteral: a remembered command that looks like a pattern
+// (a glob, or text starting with re:) allows only itself.
+func TestAlwaysAllowIsLiteral(t *testing.T) {
+	for _, cmd := range []string{"cat *", "re:.*", "ls [ab]?"} {
+		t.Run(cmd, func(t *testing.T) {
+			dir := t.TempDir()
+			s, err := Open(dir, Options{Workspace: dir})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": cmd}, ChannelID: "web", Workspace: dir}
+			if _, created, err := s.AlwaysAllow(req); err != nil || !created {
+				t.Fatalf("AlwaysAllow: created %v, err %v", created, err)
+			}
+			if got := s.Engine().Evaluate(req); got.Level != engine.Allow {
+				t.Errorf("the remembered command: got %s %q, want allow", got.Level, got.MatchedRule)
+			}
+			other := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "cat secrets.txt"}, ChannelID: "web", Workspace: dir}
+			if got := s.Engine().Evaluate(other); got.Level == engine.Allow {
+				t.Errorf("another command: got allow by %q, want it not allowed by the override", got.MatchedRule)
+			}
+		})
+	}
+}
