@@ -102,3 +102,23 @@ func clearInput(t *testing.T, ctx context.Context, id string) {
 		t.Fatalf("clear %s: %v", id, err)
 	}
 }
+
+// waitJS polls a JavaScript condition in the page until it is true (bounded
+// by the browser's context).
+func waitJS(t *testing.T, ctx context.Context, what, cond string) {
+	t.Helper()
+	WaitFor(t, 10*time.Second, what, func() bool {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](cond))
+		return err == nil && ok
+	})
+}
+
+// attrJS evaluates a JavaScript expression that gives a string.
+func attrJS(t *testing.T, ctx context.Context, expr string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](expr))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return s
+}

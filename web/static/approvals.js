@@ -46,6 +46,7 @@
     set("channel", text(req.channel_id) || "web");
     set("session", text(req.session_id) || "–");
     set("reason", text(a.asked && a.asked.reason));
+    set("rule", text(a.asked && a.asked.matched_rule));
     set("expires", text(a.expires_at));
     return li;
   }
@@ -59,6 +60,17 @@
 
   function add(a) { if (a && a.id && !find(a.id)) { list.appendChild(render(a)); } refreshEmpty(); }
   function remove(id) { var el = find(id); if (el) { el.remove(); } refreshEmpty(); }
+
+  // failed shows why an answer was refused and lets the person try again;
+  // an ask someone else answered first simply leaves the list.
+  function failed(msg) {
+    var li = msg.id ? find(msg.id) : null;
+    if (!li) { return; }
+    if (msg.code === "conflict" || msg.code === "not_found") { remove(msg.id); return; }
+    li.querySelectorAll("button").forEach(function (b) { b.disabled = false; });
+    var el = li.querySelector('[data-field="error"]');
+    if (el) { el.textContent = text(msg.message); }
+  }
 
   function onMessage(ev) {
     var msg;
@@ -74,6 +86,12 @@
         break;
       case "approval.resolved":
         if (msg.approval) { remove(msg.approval.id); }
+        break;
+      case "approval.decided":
+        remove(msg.id);
+        break;
+      case "error":
+        failed(msg);
         break;
     }
   }
@@ -98,6 +116,8 @@
     if (!btn || !sock || sock.readyState !== WebSocket.OPEN) { return; }
     ev.preventDefault();
     var li = btn.closest("[data-approval-id]");
+    var err = li.querySelector('[data-field="error"]');
+    if (err) { err.textContent = ""; }
     sock.send(JSON.stringify({ type: "approval.decide", id: li.dataset.approvalId, choice: btn.value }));
     li.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
   });
