@@ -9,6 +9,7 @@ func TestShellOperatorEscalation(t *testing.T) {
 defaults: {"*": allow}
 approval_overrides:
   - {id: o, tools: [bash], pattern: "re:^echo hi", action: allow}
+  - {id: exact, tools: [bash], pattern: "ls | head", action: allow}
 external_directory: allow`, "")
 	for _, cmd := range []string{"ls; pwd", "ls & pwd", "ls | wc", "echo `id`", "cat < a", "echo > a", "echo $(id)", "echo ${X}", "ls\npwd", "ls\r\npwd", "ls && pwd", "ls || pwd"} {
 		got := e.Evaluate(shellCall("bash", cmd))
@@ -21,8 +22,11 @@ external_directory: allow`, "")
 			t.Errorf("%q: got %s, want allow (no risky characters)", cmd, got.Level)
 		}
 	}
-	if got := e.Evaluate(shellCall("bash", "echo hi; id")); got.Level != Allow {
-		t.Errorf("override: got %s %q, want allow (overrides are not escalated)", got.Level, got.MatchedRule)
+	if got := e.Evaluate(shellCall("bash", "echo hi; id")); got.Level != Ask {
+		t.Errorf("regex override: got %s %q, want ask (a regex override may match a chained command)", got.Level, got.MatchedRule)
+	}
+	if got := e.Evaluate(shellCall("bash", "ls | head")); got.Level != Allow {
+		t.Errorf("exact override: got %s %q, want allow (the person approved exactly this command)", got.Level, got.MatchedRule)
 	}
 	if got := e.Evaluate(pathCall("read_file", "a;b")); got.Level != Allow {
 		t.Errorf("path tool: got %s, want allow (escalation is for shell tools)", got.Level)

@@ -10,6 +10,9 @@ type outcome struct {
 	level        Level
 	rule         string
 	fromOverride bool
+	// regexOverride marks an override whose pattern is a regex: it may match
+	// a chained command the person never saw, so it is still escalated.
+	regexOverride bool
 }
 
 // Evaluate decides one tool call: the master switch, the channel set, the
@@ -51,7 +54,7 @@ func (e *Engine) Evaluate(req *Request) Decision {
 	d := Decision{Level: out.level, MatchedRule: out.rule, FromOverride: out.fromOverride}
 	var sh *ShellAnalysis
 	if vals.category == CategoryShell {
-		sh = e.escalate(&d, vals.command, tr)
+		sh = e.escalate(&d, vals.command, out.fromOverride && !out.regexOverride, tr)
 	}
 	// mergeExternal reads only the category and the command (it leaks what
 	// it is given); a copy without the path values keeps pathBuf on the stack.
@@ -117,7 +120,7 @@ func (p *compiledPolicy) evalTiered(tool string, v *callValues, tr *tracer) outc
 	}
 	if ov := p.overrides.first(tool, v); ov != nil {
 		tr.add(Step{Name: "approval_overrides", Result: "allow", Rule: ov.single, Hits: []string{ov.name}, Decisive: true})
-		return outcome{level: Allow, rule: ov.single, fromOverride: true}
+		return outcome{level: Allow, rule: ov.single, fromOverride: true, regexOverride: ov.m.isRegex}
 	}
 	tr.add(Step{Name: "approval_overrides", Detail: "no override matched"})
 	if len(builtinHits) > 0 {
@@ -262,17 +265,20 @@ func escalationRisk(cmd string) bool {
 	return false
 }
 
-// escalate turns an allow that did not come from an approval override into
-// ask when the command is risky: operator characters, or a script that does
-// not parse (contract D2). It returns the shell analysis when it made one.
-func (e *Engine) escalate(d *Decision, cmd string, tr *tracer) *ShellAnalysis {
+// escalate turns an allow into ask when the command is risky: operator
+// characters, or a script that does not parse (contract D2). An allow from
+// an approval override is exempt (spec 2.4), unless the override is a regex
+// (such as /add-dir's re:.*<dir>.*), which can match a command chained onto
+// the one the person approved: toolgate escalates those too. It returns the
+// shell analysis when it made one.
+func (e *Engine) escalate(d *Decision, cmd string, exempt bool, tr *tracer) *ShellAnalysis {
 	var sh *ShellAnalysis
 	if NeedsFullParse(cmd) {
 		a := AnalyzeShell(cmd, e.opts.HomeDir)
 		sh = &a
 		tr.shell(sh)
 	}
-	if d.Level != Allow || d.FromOverride {
+	if d.Level != Allow || exempt {
 		return sh
 	}
 	if escalationRisk(cmd) {
