@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -113,6 +114,8 @@ func run(c config) error {
 	total := hdrhistogram.New(1, int64(30*time.Second/time.Microsecond), 3)
 	var requests, failures int64
 	var wg sync.WaitGroup
+	cpu0 := processCPU(c.pid)
+	self0 := processCPU(os.Getpid())
 	start := time.Now()
 	for w := 0; w < c.conns; w++ {
 		wg.Add(1)
@@ -141,6 +144,8 @@ func run(c config) error {
 	}
 	wg.Wait()
 	elapsed := time.Since(start).Seconds()
+	cpu1 := processCPU(c.pid)
+	self1 := processCPU(os.Getpid())
 	per := int64(1)
 	if c.batch > 0 {
 		per = int64(c.batch)
@@ -151,6 +156,11 @@ func run(c config) error {
 		us(total.ValueAtQuantile(99)), us(total.ValueAtQuantile(99.9)), us(total.Max()))
 	if c.pid > 0 {
 		fmt.Println(serverMemory(c.pid))
+		if requests > 0 && cpu1 >= cpu0 {
+			fmt.Printf("server CPU %.1fs (%.0f µs/request), loadgen CPU %.1fs (%.0f µs/request)\n",
+				(cpu1 - cpu0).Seconds(), float64((cpu1-cpu0).Microseconds())/float64(requests),
+				(self1 - self0).Seconds(), float64((self1-self0).Microseconds())/float64(requests))
+		}
 	}
 	if failures > 0 {
 		return fmt.Errorf("%d requests failed", failures)
@@ -175,6 +185,35 @@ func post(ctx context.Context, client *http.Client, c config, path string, body 
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	return resp.StatusCode == http.StatusOK
+}
+
+// processCPU is the user+system CPU time of a process so far, from
+// /proc/<pid>/stat (0 when pid is 0 or unreadable).
+func processCPU(pid int) time.Duration {
+	if pid <= 0 {
+		return 0
+	}
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	// The command name (field 2) may hold spaces; fields after its ")" are
+	// fixed: utime and stime are fields 14 and 15, in clock ticks.
+	_, rest, ok := strings.Cut(string(raw), ") ")
+	if !ok {
+		return 0
+	}
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		return 0
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0
+	}
+	const ticksPerSecond = 100 // USER_HZ on Linux
+	return time.Duration(utime+stime) * time.Second / ticksPerSecond
 }
 
 // serverMemory reads VmRSS and VmHWM of a process from /proc.
