@@ -1,8 +1,6 @@
 package api
 
 import (
-	"bytes"
-	"encoding/json"
 	"net/http"
 	"strings"
 
@@ -11,12 +9,14 @@ import (
 
 // EvaluateRequest is the wire form of POST /api/v1/evaluate.
 type EvaluateRequest struct {
-	ToolName  string          `json:"tool_name"`
-	ToolArgs  json.RawMessage `json:"tool_args"`
-	ChannelID string          `json:"channel_id"`
-	Workspace string          `json:"workspace"`
-	Scope     *ScopeWire      `json:"scope"`
-	Explain   bool            `json:"explain"`
+	ToolName string `json:"tool_name"`
+	// ToolArgs must be a JSON object (or null or absent); it is decoded in
+	// the same pass as the request and checked by toEngine.
+	ToolArgs  any        `json:"tool_args"`
+	ChannelID string     `json:"channel_id"`
+	Workspace string     `json:"workspace"`
+	Scope     *ScopeWire `json:"scope"`
+	Explain   bool       `json:"explain"`
 }
 
 // ScopeWire is the digital-persona scope of a call.
@@ -37,24 +37,32 @@ type EvaluateResponse struct {
 
 // toEngine validates the wire request and converts it.
 func (w *EvaluateRequest) toEngine() (*engine.Request, error) {
+	req := new(engine.Request)
+	if err := w.fill(req); err != nil {
+		return nil, err
+	}
+	return req, nil
+}
+
+// fill validates the wire request and converts it into req.
+func (w *EvaluateRequest) fill(req *engine.Request) error {
 	if strings.TrimSpace(w.ToolName) == "" {
-		return nil, badRequest("tool_name", "tool_name is required")
+		return badRequest("tool_name", "tool_name is required")
 	}
-	args := map[string]any{}
-	raw := bytes.TrimSpace(w.ToolArgs)
-	if len(raw) > 0 && !bytes.Equal(raw, []byte("null")) {
-		if raw[0] != '{' {
-			return nil, badRequest("tool_args", "tool_args must be a JSON object")
-		}
-		if err := json.Unmarshal(raw, &args); err != nil {
-			return nil, badRequest("tool_args", "tool_args must be a JSON object: %v", err)
-		}
+	var args map[string]any
+	switch a := w.ToolArgs.(type) {
+	case nil:
+		args = map[string]any{}
+	case map[string]any:
+		args = a
+	default:
+		return badRequest("tool_args", "tool_args must be a JSON object")
 	}
-	req := &engine.Request{ToolName: w.ToolName, ToolArgs: args, ChannelID: w.ChannelID, Workspace: w.Workspace, Explain: w.Explain}
+	*req = engine.Request{ToolName: w.ToolName, ToolArgs: args, ChannelID: w.ChannelID, Workspace: w.Workspace, Explain: w.Explain}
 	if w.Scope != nil {
 		req.Scope = &engine.Scope{AvatarMode: w.Scope.AvatarMode, GroupDigitalAvatar: w.Scope.GroupDigitalAvatar, PrincipalUserID: w.Scope.PrincipalUserID}
 	}
-	return req, nil
+	return nil
 }
 
 // decisionWire converts an engine decision to its wire form.

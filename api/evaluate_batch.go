@@ -14,6 +14,12 @@ const MaxBatchCalls = 1000
 
 // EvaluateBatchRequest is the wire form of POST /api/v1/evaluate/batch.
 type EvaluateBatchRequest struct {
+	Calls []EvaluateRequest `json:"calls"`
+}
+
+// rawBatchRequest is the batch with each call undecoded; it is used only to
+// name the call a decoding error is in.
+type rawBatchRequest struct {
 	Calls []json.RawMessage `json:"calls"`
 }
 
@@ -25,10 +31,19 @@ type EvaluateBatchResponse struct {
 // handleEvaluateBatch is POST /api/v1/evaluate/batch: up to MaxBatchCalls
 // evaluate requests decided against one engine snapshot, answered in order.
 // Any invalid call rejects the whole batch with a 400 naming calls[i].
+//
+// The body is decoded in one pass straight into the calls; only when that
+// fails is it decoded again call by call, to name the bad call.
 func (s *Server) handleEvaluateBatch(w http.ResponseWriter, r *http.Request) {
-	var in EvaluateBatchRequest
-	if err := decodeJSON(w, r, &in); err != nil {
+	body, err := readBody(w, r)
+	if err != nil {
 		writeError(w, r, err)
+		return
+	}
+	defer releaseBody(body)
+	var in EvaluateBatchRequest
+	if err := decodeBytes(body.Bytes(), &in); err != nil {
+		writeError(w, r, batchDecodeError(body.Bytes(), err))
 		return
 	}
 	reqs, err := batchRequests(in.Calls)
@@ -38,7 +53,8 @@ func (s *Server) handleEvaluateBatch(w http.ResponseWriter, r *http.Request) {
 	}
 	e := s.deps.Policy.Engine()
 	out := EvaluateBatchResponse{Decisions: make([]EvaluateResponse, len(reqs))}
-	for i, req := range reqs {
+	for i := range reqs {
+		req := &reqs[i]
 		d := e.Evaluate(req)
 		s.observe(r, req, d)
 		out.Decisions[i] = decisionWire(d)
@@ -46,23 +62,35 @@ func (s *Server) handleEvaluateBatch(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
+// batchDecodeError names the call of a decoding error: it decodes the body
+// again with each call kept raw and decodes the calls one by one. An error
+// outside the calls is returned as it was.
+func batchDecodeError(body []byte, err error) error {
+	var raw rawBatchRequest
+	if decodeBytes(body, &raw) != nil {
+		return err
+	}
+	for i, call := range raw.Calls {
+		var one EvaluateRequest
+		if cerr := decodeBytes(call, &one); cerr != nil {
+			return inCall(i, cerr)
+		}
+	}
+	return err
+}
+
 // batchRequests validates and converts every call, naming the first bad
 // one's field as calls[i].<field>.
-func batchRequests(calls []json.RawMessage) ([]*engine.Request, error) {
+func batchRequests(calls []EvaluateRequest) ([]engine.Request, error) {
 	if calls == nil {
 		return nil, badRequest("calls", "calls is required: a list of evaluate requests")
 	}
 	if len(calls) > MaxBatchCalls {
 		return nil, badRequest("calls", "calls holds %d requests; at most %d are allowed", len(calls), MaxBatchCalls)
 	}
-	reqs := make([]*engine.Request, len(calls))
-	for i, raw := range calls {
-		var call EvaluateRequest
-		err := decodeBytes(raw, &call)
-		if err == nil {
-			reqs[i], err = call.toEngine()
-		}
-		if err != nil {
+	reqs := make([]engine.Request, len(calls))
+	for i := range calls {
+		if err := calls[i].fill(&reqs[i]); err != nil {
 			return nil, inCall(i, err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 )
 
 // MaxBodyBytes caps every request body (1 MiB).
@@ -23,25 +24,49 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
-// decodeJSON reads a JSON object body into v, refusing unknown fields,
-// trailing data and bodies over MaxBodyBytes.
+// decodeJSON decodes a JSON object body into v, refusing unknown fields,
+// trailing data and bodies over MaxBodyBytes. It decodes straight from the
+// (capped) body rather than reading it into a buffer first.
 func decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
-	body := http.MaxBytesReader(w, r.Body, MaxBodyBytes)
-	data, err := io.ReadAll(body)
-	if err != nil {
-		return err
+	return decodeStrict(http.MaxBytesReader(w, r.Body, MaxBodyBytes), v)
+}
+
+// bodyBufs are the buffers of readBody.
+var bodyBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// readBody reads the whole (capped) body into a pooled buffer; give it back
+// with releaseBody once nothing refers to its bytes.
+func readBody(w http.ResponseWriter, r *http.Request) (*bytes.Buffer, error) {
+	buf := bodyBufs.Get().(*bytes.Buffer)
+	buf.Reset()
+	if _, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, MaxBodyBytes)); err != nil {
+		releaseBody(buf)
+		return nil, err
 	}
-	return decodeBytes(data, v)
+	return buf, nil
+}
+
+// releaseBody returns a buffer of readBody to the pool.
+func releaseBody(buf *bytes.Buffer) {
+	if buf.Cap() <= 2*MaxBodyBytes {
+		bodyBufs.Put(buf)
+	}
 }
 
 // decodeBytes decodes one JSON value strictly.
 func decodeBytes(data []byte, v any) error {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return badRequest("", "request body is empty; a JSON object is required")
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
+	return decodeStrict(bytes.NewReader(data), v)
+}
+
+// decodeStrict decodes exactly one JSON value from rd into v: unknown fields
+// and anything after the value but white space are errors.
+func decodeStrict(rd io.Reader, v any) error {
+	dec := json.NewDecoder(rd)
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, io.EOF) {
+			return badRequest("", "request body is empty; a JSON object is required")
+		}
 		return jsonError(err)
 	}
 	if dec.More() {
@@ -49,6 +74,10 @@ func decodeBytes(data []byte, v any) error {
 	}
 	var extra json.RawMessage
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		var maxErr *http.MaxBytesError
+		if errors.As(err, &maxErr) {
+			return toAPIError(err)
+		}
 		return badRequest("", "request body has data after the JSON value")
 	}
 	return nil
