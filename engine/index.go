@@ -35,7 +35,7 @@ func newRuleIndex(rules []*rule) ruleIndex {
 	}
 	// A rule listing several tools is in several scan lists; its keys are
 	// computed once.
-	memo := map[*rule]ruleKeys{}
+	memo := make(map[*rule]ruleKeys, len(rules))
 	keys := func(r *rule) (ruleKeys, bool) {
 		if rk, done := memo[r]; done {
 			return rk, rk.keys != nil

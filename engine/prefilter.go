@@ -334,18 +334,31 @@ func exactSet(re *syntax.Regexp) (exact, bool) {
 // Positions are indexes into the tool's scan list, so that candidates in
 // ascending position are in file order.
 type prefilter struct {
-	ac        *acMachine
-	keyRules  [][]int32 // per key id: positions, ascending
+	ac *acMachine
+	// keyRules[keyStart[k]:keyStart[k+1]] are the positions of key id k,
+	// ascending: one flat array instead of a slice per key.
+	keyStart  []int32
+	keyRules  []int32
 	always    []int32
 	asciiOnly []int32
+}
+
+// keyRulesOf returns the positions of the rules with key id k.
+func (pf *prefilter) keyRulesOf(k int32) []int32 {
+	return pf.keyRules[pf.keyStart[k]:pf.keyStart[k+1]]
 }
 
 // newPrefilter indexes rules (one tool's scan list, in file order); keys
 // gives each rule's keys.
 func newPrefilter(rules []*rule, keys func(*rule) (ruleKeys, bool)) *prefilter {
 	pf := &prefilter{}
-	ids := map[string]int32{}
-	var list []string
+	ids := make(map[string]int32, len(rules))
+	list := make([]string, 0, len(rules))
+	// (key id, position) pairs in position order; counted per key, then
+	// laid out flat.
+	type keyPos struct{ id, pos int32 }
+	pairs := make([]keyPos, 0, len(rules))
+	var count, last []int32
 	for pos, r := range rules {
 		rk, ok := keys(r)
 		if !ok {
@@ -361,12 +374,26 @@ func newPrefilter(rules []*rule, keys func(*rule) (ruleKeys, bool)) *prefilter {
 				id = int32(len(list))
 				ids[k] = id
 				list = append(list, k)
-				pf.keyRules = append(pf.keyRules, nil)
+				count = append(count, 0)
+				last = append(last, -1)
 			}
-			if n := len(pf.keyRules[id]); n == 0 || pf.keyRules[id][n-1] != int32(pos) {
-				pf.keyRules[id] = append(pf.keyRules[id], int32(pos))
+			if last[id] == int32(pos) {
+				continue // the rule lists this key twice
 			}
+			last[id] = int32(pos)
+			pairs = append(pairs, keyPos{id, int32(pos)})
+			count[id]++
 		}
+	}
+	pf.keyStart = make([]int32, len(list)+1)
+	for id, n := range count {
+		pf.keyStart[id+1] = pf.keyStart[id] + n
+	}
+	pf.keyRules = make([]int32, len(pairs))
+	next := append([]int32(nil), pf.keyStart[:len(list)]...)
+	for _, p := range pairs {
+		pf.keyRules[next[p.id]] = p.pos
+		next[p.id]++
 	}
 	if len(list) > 0 {
 		pf.ac = newACMachine(list)
@@ -403,7 +430,7 @@ func (pf *prefilter) candidates(v *callValues, buf []int32) []int32 {
 		sources++
 	}
 	for _, k := range hits {
-		buf = append(buf, pf.keyRules[k]...)
+		buf = append(buf, pf.keyRulesOf(k)...)
 		sources++
 	}
 	if sources > 1 {
