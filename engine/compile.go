@@ -234,6 +234,7 @@ func (c *compiler) compileLegacyPatterns(path, tool string, v any) []legacyPatte
 		if partial != nil {
 			c.problem(ppath, "%v", partial)
 		}
+		mt.dropTrees() // legacy patterns have no prefilter
 		out = append(out, legacyPattern{m: mt, level: lvl, rule: "tools." + tool + ".patterns['" + pat + "']"})
 	}
 	return out

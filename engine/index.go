@@ -52,6 +52,9 @@ func newRuleIndex(rules []*rule) ruleIndex {
 			tr.pf = newPrefilter(tr.scan, keys)
 		}
 	}
+	for _, r := range rules {
+		r.m.dropTrees() // the keys are known; the trees would only hold memory
+	}
 	return idx
 }
 

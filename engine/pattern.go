@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"regexp/syntax"
 	"strings"
+	"sync/atomic"
 )
 
 // globClass is the character class a glob * or ? may match (contract 3): it
@@ -29,8 +31,15 @@ func (e *PatternError) Unwrap() error { return e.Err }
 // matcher is one compiled rule pattern.
 type matcher struct {
 	raw string
-	// regex patterns (re:): every compiled alternative; a hit on any is a hit.
-	res []*regexp.Regexp
+	// regex patterns (re:): every alternative that parses; a hit on any is
+	// a hit. Each is checked with regexp/syntax when the rule is compiled,
+	// and compiled to a regexp the first time the rule runs (res), so that
+	// a policy of 100,000 rules does not build 100,000 programs of which a
+	// call runs a handful. trees are the parse trees of exprs for the
+	// prefilter's keys; newRuleIndex drops them once the keys are known.
+	exprs []string
+	trees []*syntax.Regexp
+	res   atomic.Pointer[[]*regexp.Regexp]
 	// glob patterns: exact is the normalized literal when there is no
 	// wildcard; glob the anchored regexp otherwise.
 	isRegex bool
@@ -66,9 +75,10 @@ func compilePattern(p string) (m *matcher, partial error, err error) {
 
 func compileRegex(raw, expr string) (*matcher, error, error) {
 	m := &matcher{raw: raw, isRegex: true}
-	re, err := regexp.Compile(expr)
+	tree, err := syntax.Parse(expr, syntax.Perl)
 	if err == nil {
-		m.res = []*regexp.Regexp{re}
+		m.exprs = []string{expr}
+		m.trees = []*syntax.Regexp{tree}
 		return m, nil, nil
 	}
 	whole := &PatternError{Pattern: expr, Err: err}
@@ -79,15 +89,39 @@ func compileRegex(raw, expr string) (*matcher, error, error) {
 		if alt == "" {
 			continue
 		}
-		if re, aerr := regexp.Compile(alt); aerr == nil {
-			m.res = append(m.res, re)
+		if tree, aerr := syntax.Parse(alt, syntax.Perl); aerr == nil {
+			m.exprs = append(m.exprs, alt)
+			m.trees = append(m.trees, tree)
 		}
 	}
-	if len(m.res) == 0 {
+	if len(m.exprs) == 0 {
 		return nil, nil, whole
 	}
 	return m, fmt.Errorf("%w; only the alternatives that compile are used", whole), nil
 }
+
+// regexps returns the compiled alternatives, compiling them on first use.
+// Concurrent first uses may both compile; one result is kept.
+func (m *matcher) regexps() []*regexp.Regexp {
+	if res := m.res.Load(); res != nil {
+		return *res
+	}
+	res := make([]*regexp.Regexp, 0, len(m.exprs))
+	for _, expr := range m.exprs {
+		// regexp.Compile parses with syntax.Perl as compileRegex did, so it
+		// cannot fail here; an error would only drop the alternative.
+		if re, err := regexp.Compile(expr); err == nil {
+			res = append(res, re)
+		}
+	}
+	if !m.res.CompareAndSwap(nil, &res) {
+		return *m.res.Load()
+	}
+	return res
+}
+
+// dropTrees releases the parse trees once the prefilter has its keys.
+func (m *matcher) dropTrees() { m.trees = nil }
 
 func compileGlob(raw string) *matcher {
 	p := strings.ReplaceAll(raw, `\`, "/")
@@ -103,7 +137,8 @@ func compileGlob(raw string) *matcher {
 
 // matchRegex searches v, then v with \ replaced by /.
 func (m *matcher) matchRegex(v string) bool {
-	for _, re := range m.res {
+	res := m.regexps()
+	for _, re := range res {
 		if re.MatchString(v) {
 			return true
 		}
@@ -112,7 +147,7 @@ func (m *matcher) matchRegex(v string) bool {
 		return false
 	}
 	slashed := strings.ReplaceAll(v, `\`, "/")
-	for _, re := range m.res {
+	for _, re := range res {
 		if re.MatchString(slashed) {
 			return true
 		}

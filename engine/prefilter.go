@@ -100,13 +100,19 @@ func globKeys(m *matcher, cat Category) (ruleKeys, bool) {
 	return ruleKeys{keys: []string{foldKey(best)}}, true
 }
 
-// regexKeys unions the keys of every compiled alternative of a re: pattern.
+// regexKeys unions the keys of every alternative of a re: pattern, from
+// the parse trees compileRegex kept (or a new parse once they are dropped).
 func regexKeys(m *matcher) (ruleKeys, bool) {
 	var rk ruleKeys
-	for _, re := range m.res {
-		parsed, err := syntax.Parse(re.String(), syntax.Perl)
-		if err != nil {
-			return ruleKeys{}, false
+	for i, expr := range m.exprs {
+		var parsed *syntax.Regexp
+		if i < len(m.trees) {
+			parsed = m.trees[i]
+		} else {
+			var err error
+			if parsed, err = syntax.Parse(expr, syntax.Perl); err != nil {
+				return ruleKeys{}, false
+			}
 		}
 		req := required(parsed.Simplify())
 		if !req.ok {
