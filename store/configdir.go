@@ -46,32 +46,43 @@ func ResolveConfigDir(flagValue string) (string, error) {
 }
 
 // ResolvePath resolves the symlinks of an absolute, cleaned, forward-slash
-// path: filepath.EvalSymlinks of its longest existing prefix, with the rest
-// appended. The result uses forward slashes. It is the engine's
-// Options.ResolvePath for a real filesystem.
+// path: it finds the longest prefix that exists (one lstat per level, from
+// the full path up), resolves that with filepath.EvalSymlinks and appends
+// the rest. A dangling symlink is followed to where it points, since writing
+// through it would create its target. The result uses forward slashes. It is
+// the engine's Options.ResolvePath for a real filesystem.
 func ResolvePath(p string) string {
 	if p == "" {
 		return p
 	}
+	return resolvePath(p, 0)
+}
+
+// maxLinkHops bounds dangling-symlink chains (as the kernel's ELOOP does).
+const maxLinkHops = 40
+
+func resolvePath(p string, hops int) string {
 	native := filepath.FromSlash(p)
-	rest := ""
-	for cur := native; ; {
-		if resolved, err := filepath.EvalSymlinks(cur); err == nil {
-			if rest != "" {
-				resolved = filepath.Join(resolved, rest)
+	cur, rest := native, ""
+	for {
+		if fi, err := os.Lstat(cur); err == nil {
+			if resolved, err := filepath.EvalSymlinks(cur); err == nil {
+				return filepath.ToSlash(filepath.Join(resolved, rest))
 			}
-			return filepath.ToSlash(resolved)
+			if fi.Mode()&os.ModeSymlink != 0 && hops < maxLinkHops {
+				if target, err := os.Readlink(cur); err == nil {
+					if !filepath.IsAbs(target) {
+						target = filepath.Join(filepath.Dir(cur), target)
+					}
+					return resolvePath(filepath.ToSlash(filepath.Join(target, rest)), hops+1)
+				}
+			}
 		}
 		parent := filepath.Dir(cur)
 		if parent == cur {
 			return p
 		}
-		base := filepath.Base(cur)
-		if rest == "" {
-			rest = base
-		} else {
-			rest = filepath.Join(base, rest)
-		}
+		rest = filepath.Join(filepath.Base(cur), rest)
 		cur = parent
 	}
 }

@@ -230,8 +230,14 @@ func TestResolvePath(t *testing.T) {
 	if err := os.Symlink(real, filepath.Join(dir, "link")); err != nil {
 		t.Fatal(err)
 	}
+	outside := t.TempDir()
+	if err := os.Symlink(filepath.Join(outside, "made-by-write"), filepath.Join(dir, "dangling")); err != nil {
+		t.Fatal(err)
+	}
 	base, _ := filepath.EvalSymlinks(dir)
+	outBase, _ := filepath.EvalSymlinks(outside)
 	cases := []struct{ note, in, want string }{
+		{"a dangling link leads to its target", dir + "/dangling", outBase + "/made-by-write"},
 		{"an existing link", dir + "/link", base + "/real"},
 		{"a missing file under a link", dir + "/link/new/file.txt", base + "/real/new/file.txt"},
 		{"nothing exists below the root", "/no/such/path", "/no/such/path"},

@@ -56,7 +56,7 @@ var redactRules = []redactRule{
 // assignments whose name says secret/token/password/key, and URL passwords.
 // It is pure and safe for concurrent use.
 func Redact(s string) string {
-	if s == "" {
+	if s == "" || !mayHoldSecret(s) {
 		return s
 	}
 	for _, r := range redactRules {
@@ -68,6 +68,56 @@ func Redact(s string) string {
 		}
 		return run
 	})
+}
+
+// secretHints are lower-case strings at least one of which every redaction
+// rule needs to find: the secret names, key prefixes, PEM headers, mysql and
+// URLs with credentials. A text with none of them, and no long run of token
+// characters, skips the regexes: most commands hold no secret.
+var secretHints = []string{"secret", "token", "passw", "pwd", "key", "credential", "auth",
+	"begin", "gh", "sk", "rk_", "pk_", "xox", "akia", "aiza", "eyj", "mysql", "mariadb", "://"}
+
+// mayHoldSecret reports whether any redaction rule could match s.
+func mayHoldSecret(s string) bool {
+	for _, h := range secretHints {
+		if containsFold(s, h) {
+			return true
+		}
+	}
+	run := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '+' {
+			if run++; run >= 40 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s contains the lower-case ASCII needle,
+// ignoring ASCII case, without allocating.
+func containsFold(s, needle string) bool {
+	n := len(needle)
+	for i := 0; i+n <= len(s); i++ {
+		j := 0
+		for ; j < n; j++ {
+			c := s[i+j]
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			if c != needle[j] {
+				break
+			}
+		}
+		if j == n {
+			return true
+		}
+	}
+	return false
 }
 
 // randomRun is a long run of token characters; looksRandom decides whether
