@@ -2,7 +2,6 @@ package engine
 
 import (
 	"math/bits"
-	"regexp"
 	"strings"
 )
 
@@ -19,20 +18,16 @@ const (
 	tokStar
 )
 
-// maxGlobStates is how many tokens a glob may have to run as a bit-parallel
-// automaton (one state per token boundary in a uint64); longer globs fall
-// back to a regexp.
-const maxGlobStates = 63
-
 // globProgram is a compiled glob (contract 3): anchored at both ends, with
 // * and ? limited to globClass, and a trailing " *" that also matches
-// nothing. It runs as a small NFA whose states are the token boundaries,
-// kept in one uint64: no allocation, linear in the value, and cheap to
-// compile, which matters for policies of 100,000 rules.
+// nothing. It runs as an NFA whose states are the token boundaries, kept as
+// a bit set (one uint64 for globs of up to 63 tokens, the common case, which
+// then costs no allocation): linear in the value, whatever the pattern, and
+// cheap to compile, which matters for policies of 100,000 rules.
 type globProgram struct {
-	toks   []globTok
-	accept uint64
-	re     *regexp.Regexp // only for globs longer than maxGlobStates
+	toks  []globTok
+	words int      // uint64 words per state set
+	final []uint64 // accepting states
 }
 
 // classTable marks the bytes of globClass: [-a-zA-Z0-9 ._/:"'].
@@ -73,90 +68,137 @@ func newGlobProgram(p string) *globProgram {
 	if optionalTail {
 		g.toks = append(g.toks, globTok{kind: tokLit, c: ' '}, globTok{kind: tokStar})
 	}
-	if len(g.toks) > maxGlobStates {
-		g.re = globRegexp(body, optionalTail)
-		return g
-	}
-	g.accept = 1 << uint(bodyEnd)
+	g.words = (len(g.toks) + 1 + 63) / 64
+	g.final = make([]uint64, g.words)
+	setBit(g.final, bodyEnd)
 	if optionalTail {
-		g.accept |= 1 << uint(len(g.toks))
+		setBit(g.final, len(g.toks))
 	}
 	return g
 }
 
-// globRegexp is the regexp form of a glob, for very long globs.
-func globRegexp(body string, optionalTail bool) *regexp.Regexp {
-	var b strings.Builder
-	b.WriteString("^")
-	for _, r := range body {
-		switch r {
-		case '*':
-			b.WriteString(globClass + "*")
-		case '?':
-			b.WriteString(globClass)
-		default:
-			b.WriteString(regexp.QuoteMeta(string(r)))
+func setBit(set []uint64, i int)      { set[i/64] |= 1 << uint(i%64) }
+func hasBit(set []uint64, i int) bool { return set[i/64]&(1<<uint(i%64)) != 0 }
+
+func anyBit(set []uint64) bool {
+	for _, w := range set {
+		if w != 0 {
+			return true
 		}
 	}
-	if optionalTail {
-		b.WriteString("(?: " + globClass + "*)?")
+	return false
+}
+
+func intersects(a, b []uint64) bool {
+	for i := range a {
+		if a[i]&b[i] != 0 {
+			return true
+		}
 	}
-	b.WriteString(`\z`)
-	return regexp.MustCompile(b.String())
+	return false
 }
 
 // closure adds, for every state before a *, the state after it (a * may
 // match nothing). Ascending order handles runs of stars.
-func (g *globProgram) closure(set uint64) uint64 {
+func (g *globProgram) closure(set []uint64) {
 	for i, t := range g.toks {
-		if t.kind == tokStar && set&(1<<uint(i)) != 0 {
-			set |= 1 << uint(i+1)
+		if t.kind == tokStar && hasBit(set, i) {
+			setBit(set, i+1)
 		}
 	}
-	return set
 }
 
-// step advances the state set over one byte.
-func (g *globProgram) step(set uint64, c byte) uint64 {
-	var next uint64
-	for rest := set; rest != 0; rest &= rest - 1 {
-		i := bits.TrailingZeros64(rest)
-		if i >= len(g.toks) {
-			continue
-		}
-		switch t := g.toks[i]; t.kind {
-		case tokLit:
-			if c == t.c {
-				next |= 1 << uint(i+1)
+// step advances the state set cur over one byte into next (cleared first).
+func (g *globProgram) step(cur, next []uint64, c byte) {
+	clear(next)
+	for w, word := range cur {
+		for rest := word; rest != 0; rest &= rest - 1 {
+			i := w*64 + bits.TrailingZeros64(rest)
+			if i >= len(g.toks) {
+				continue
 			}
-		case tokOne:
-			if classTable[c] {
-				next |= 1 << uint(i+1)
-			}
-		case tokStar:
-			if classTable[c] {
-				next |= 1 << uint(i)
+			switch t := g.toks[i]; t.kind {
+			case tokLit:
+				if c == t.c {
+					setBit(next, i+1)
+				}
+			case tokOne:
+				if classTable[c] {
+					setBit(next, i+1)
+				}
+			case tokStar:
+				if classTable[c] {
+					setBit(next, i)
+				}
 			}
 		}
 	}
-	return g.closure(next)
+	g.closure(next)
 }
 
-// match reports whether the glob matches all of v (followed by a / when
-// slash is set, so a parent p can be tried as p/ without building it).
-func (g *globProgram) match(v string, slash bool) bool {
-	if g.re != nil {
-		if slash {
-			return g.re.MatchString(v + "/")
-		}
-		return g.re.MatchString(v)
-	}
-	set := g.closure(1)
-	for i := 0; i < len(v) && set != 0; i++ {
-		set = g.step(set, v[i])
-	}
-	if slash && set != 0 {
-		set = g.step(set, '/')
-	}
-	return set&g.accept != 0
+// run holds the two state sets of one match, on the stack for short globs.
+type globRun struct {
+	g         *globProgram
+	buf       [4]uint64
+	cur, next []uint64
 }
+
+func (g *globProgram) start(r *globRun) {
+	r.g = g
+	if 2*g.words <= len(r.buf) {
+		r.cur, r.next = r.buf[:g.words], r.buf[g.words:2*g.words]
+	} else {
+		r.cur, r.next = make([]uint64, g.words), make([]uint64, g.words)
+	}
+	clear(r.cur)
+	r.cur[0] = 1
+	g.closure(r.cur)
+}
+
+func (r *globRun) advance(c byte) {
+	r.g.step(r.cur, r.next, c)
+	r.cur, r.next = r.next, r.cur
+}
+
+func (r *globRun) accepting() bool { return intersects(r.cur, r.g.final) }
+
+// match reports whether the glob matches all of v.
+func (g *globProgram) match(v string) bool {
+	var r globRun
+	g.start(&r)
+	for i := 0; i < len(v) && anyBit(r.cur); i++ {
+		r.advance(v[i])
+	}
+	return r.accepting()
+}
+
+// matchPathOrParent reports whether the glob matches v, or any parent p of v
+// as p or p/ (contract 3), in one pass: the parents of v are its prefixes
+// that end before a /, and p/ is the prefix one byte longer. Trying each
+// parent from scratch would be quadratic in the length of the path.
+func (g *globProgram) matchPathOrParent(v string) bool {
+	var r globRun
+	g.start(&r)
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c == '/' && i > 0 && r.accepting() {
+			return true // the parent v[:i]
+		}
+		r.advance(c)
+		if c == '/' {
+			if r.accepting() {
+				return true // v[:i]+"/", or the root parent "/" when i == 0
+			}
+			if i == 0 && g.matchRootSlash() {
+				return true
+			}
+		}
+		if !anyBit(r.cur) {
+			return false
+		}
+	}
+	return r.accepting()
+}
+
+// matchRootSlash is the root parent tried as p/: "//".
+func (g *globProgram) matchRootSlash() bool { return g.match("//") }

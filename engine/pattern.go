@@ -160,7 +160,7 @@ func (m *matcher) matchGlobValue(v string) bool {
 	if !m.hasWild {
 		return v == m.exact
 	}
-	return m.glob.match(v, false)
+	return m.glob.match(v)
 }
 
 // matchShell matches the whole command string.
@@ -178,7 +178,10 @@ func (m *matcher) matchPath(v string) bool {
 		return m.matchRegex(v)
 	}
 	nv := slashes(v)
-	if m.matchGlobValue(nv) {
+	if m.hasWild {
+		return m.glob.matchPathOrParent(nv)
+	}
+	if nv == m.exact {
 		return true
 	}
 	for i := len(nv) - 1; i >= 0; i-- {
@@ -189,22 +192,12 @@ func (m *matcher) matchPath(v string) bool {
 		if i == 0 {
 			parent = "/"
 		}
-		if parent == "" {
-			continue
-		}
-		if m.matchGlobValue(parent) || m.matchWithSlash(parent) {
+		// Lengths are compared first, so this loop is linear.
+		if parent == m.exact || len(m.exact) == len(parent)+1 && m.exact[len(parent)] == '/' && m.exact[:len(parent)] == parent {
 			return true
 		}
 	}
 	return false
-}
-
-// matchWithSlash matches parent+"/" without building the string.
-func (m *matcher) matchWithSlash(parent string) bool {
-	if !m.hasWild {
-		return len(m.exact) == len(parent)+1 && m.exact[len(parent)] == '/' && m.exact[:len(parent)] == parent
-	}
-	return m.glob.match(parent, true)
 }
 
 // slashes replaces \ with /, allocating only when there is a \.

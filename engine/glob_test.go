@@ -1,0 +1,71 @@
+package engine
+
+import (
+	"math/rand"
+	"strings"
+	"testing"
+	"time"
+)
+
+// naiveMatchPath is the contract's definition, parent by parent: the value,
+// then every parent p as p and as p/.
+func naiveMatchPath(g *globProgram, v string) bool {
+	if g.match(v) {
+		return true
+	}
+	for i := len(v) - 1; i >= 0; i-- {
+		if v[i] != '/' {
+			continue
+		}
+		p := v[:i]
+		if i == 0 {
+			p = "/"
+		}
+		if g.match(p) || g.match(p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestGlobParentsOnePassAgreesWithDefinition compares the one-pass parent
+// matching with the parent-by-parent definition on random globs and paths,
+// short (one-word state sets) and long (several words).
+func TestGlobParentsOnePassAgreesWithDefinition(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	pieces := []string{"*", "?", "/", "a", "b", ".", "**", " ", "/a", "a/"}
+	values := []string{"/", "a", "b", ".", "/a", "a/", "//", " ", ";", "ab"}
+	for n := 0; n < 20000; n++ {
+		var pb, vb strings.Builder
+		pl := 1 + rng.Intn(6)
+		if n%50 == 0 {
+			pl = 40 + rng.Intn(40) // more than 63 tokens: several words
+		}
+		for i := 0; i < pl; i++ {
+			pb.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		for i, vl := 0, rng.Intn(8); i < vl; i++ {
+			vb.WriteString(values[rng.Intn(len(values))])
+		}
+		g := newGlobProgram(pb.String())
+		v := vb.String()
+		if got, want := g.matchPathOrParent(v), naiveMatchPath(g, v); got != want {
+			t.Fatalf("glob %q on %q: one pass %v, definition %v", pb.String(), v, got, want)
+		}
+	}
+}
+
+// TestGlobLongPathIsLinear: a path of 1 MiB with a slash every other byte
+// is matched against a path glob quickly (trying each parent from scratch
+// would be quadratic and take minutes).
+func TestGlobLongPathIsLinear(t *testing.T) {
+	m := compileGlob("**/.ssh/**")
+	v := strings.Repeat("a/", 1<<19)
+	start := time.Now()
+	if m.matchPath(v) {
+		t.Fatal("matched a path without .ssh")
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("1 MiB path took %v", d)
+	}
+}
