@@ -192,6 +192,8 @@ type extCollector struct {
 	ready    bool
 	ws, cwd  string
 	paths    []string
+	seen     map[string]bool // once there are many paths, to keep dedup linear
+	words    int
 	level    Level
 	levelKey string
 }
@@ -208,21 +210,57 @@ func (c *extCollector) init() {
 	}
 }
 
+// MaxPathWords is how many path words of one call are resolved and checked.
+// A call with more (a huge generated command) is not checked word by word:
+// it counts as external at the "*" level, so hiding a path behind thousands
+// of others gains nothing, and no call costs unbounded filesystem lookups.
+const MaxPathWords = 1000
+
+// tooManyPaths stands in the external paths of a call with more than
+// MaxPathWords path words.
+const tooManyPaths = "(more path words than toolgate checks one by one)"
+
 func (c *extCollector) add(word string) {
 	if !c.ready {
 		c.init()
+	}
+	if c.words++; c.words > MaxPathWords {
+		if c.words == MaxPathWords+1 {
+			c.paths = append(c.paths, tooManyPaths)
+			c.raise(c.ext.levelFor(tooManyPaths))
+		}
+		return
 	}
 	abs := c.e.absolute(word, c.cwd)
 	if abs == "" || c.ws != "" && under(abs, c.ws) {
 		return
 	}
-	for _, p := range c.paths {
-		if p == abs {
+	if c.seen != nil {
+		if c.seen[abs] {
 			return
 		}
+	} else {
+		for _, p := range c.paths {
+			if p == abs {
+				return
+			}
+		}
+		if len(c.paths) >= 16 {
+			c.seen = make(map[string]bool, 64)
+			for _, p := range c.paths {
+				c.seen[p] = true
+			}
+		}
+	}
+	if c.seen != nil {
+		c.seen[abs] = true
 	}
 	c.paths = append(c.paths, abs)
-	lvl, key := c.ext.levelFor(abs)
+	c.raise(c.ext.levelFor(abs))
+}
+
+// raise records the level of one more external path.
+func (c *extCollector) raise(lvl Level, key string) {
 	if c.levelKey == "" || lvl > c.level {
 		c.level, c.levelKey = lvl, key
 	}

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -77,5 +79,25 @@ func TestExternalSymlinks(t *testing.T) {
 	e, _ := Compile(map[string]any{"schema": "tiered_policy", "defaults": map[string]any{"*": "allow"}}, nil, opts)
 	if got := e.Evaluate(pathCall("read_file", "link/passwd")); got.Level != Ask {
 		t.Errorf("symlink escape: got %s %v, want ask", got.Level, got.ExternalPaths)
+	}
+}
+
+// TestExternalManyPathWords: past MaxPathWords a call counts as external
+// at the "*" level, so a path hidden behind a thousand others still asks.
+func TestExternalManyPathWords(t *testing.T) {
+	e, _ := compileYAML(t, "schema: tiered_policy\ndefaults: {\"*\": allow}\nexternal_directory: {\"*\": ask}", "")
+	var b strings.Builder
+	b.WriteString("cat")
+	for i := 0; i < MaxPathWords+5; i++ {
+		fmt.Fprintf(&b, " src/f%d.go", i)
+	}
+	b.WriteString(" /etc/passwd")
+	got := e.Evaluate(shellCall("bash", b.String()))
+	if got.Level != Ask || got.MatchedRule != "tiered_policy:defaults.*|external_directory.*" {
+		t.Errorf("hidden path: got %s %q, want ask with the external suffix", got.Level, got.MatchedRule)
+	}
+	allInside := strings.Repeat(" ./src/a.go", 20)
+	if got := e.Evaluate(shellCall("bash", "cat"+allInside)); got.Level != Allow {
+		t.Errorf("a few paths inside: got %s, want allow", got.Level)
 	}
 }
