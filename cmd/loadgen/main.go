@@ -6,15 +6,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"strconv"
@@ -107,9 +104,14 @@ func run(c config) error {
 	if c.batch > 0 {
 		path = "/api/v1/evaluate/batch"
 	}
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: c.conns, MaxConnsPerHost: c.conns}, Timeout: 30 * time.Second}
+	u, _ := url.Parse(c.url)
+	reqs := make([][]byte, len(reqBodies))
+	for i, b := range reqBodies {
+		reqs[i] = buildRequest(u.Host, path, c.token, b)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), c.dur)
 	defer cancel()
+	end := time.Now().Add(c.dur)
 	var mu sync.Mutex
 	total := hdrhistogram.New(1, int64(30*time.Second/time.Microsecond), 3)
 	var requests, failures int64
@@ -123,9 +125,16 @@ func run(c config) error {
 			defer wg.Done()
 			h := hdrhistogram.New(1, int64(30*time.Second/time.Microsecond), 3)
 			var n, bad int64
+			conn := &rawConn{addr: u.Host}
+			defer func() {
+				if conn.conn != nil {
+					conn.conn.Close()
+				}
+			}()
 			for i := w; ctx.Err() == nil; i++ {
 				t0 := time.Now()
-				ok := post(ctx, client, c, path, reqBodies[i%len(reqBodies)])
+				status, err := conn.do(reqs[i%len(reqs)], end.Add(30*time.Second))
+				ok := err == nil && status == 200
 				if ctx.Err() != nil {
 					break
 				}
@@ -169,23 +178,6 @@ func run(c config) error {
 }
 
 func us(v int64) string { return (time.Duration(v) * time.Microsecond).String() }
-
-// post sends one request and reads the whole answer; it reports success.
-func post(ctx context.Context, client *http.Client, c config, path string, body []byte) bool {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url+path, bytes.NewReader(body))
-	if err != nil {
-		return false
-	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		return false
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	return resp.StatusCode == http.StatusOK
-}
 
 // processCPU is the user+system CPU time of a process so far, from
 // /proc/<pid>/stat (0 when pid is 0 or unreadable).
