@@ -131,3 +131,27 @@ func BenchmarkCompile(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDefaultPolicyShell is issue 5's speed check: with the default
+// config, the package built-in rules and the external-directory check (the
+// server's store.ResolvePath on a real filesystem), a benign simple command
+// takes the fast path (no full shell parse), and a compound command of five
+// parts is parsed with mvdan.cc/sh.
+func BenchmarkDefaultPolicyShell(b *testing.B) {
+	perms, rules := defaultPolicy(b, 0)
+	ws := b.TempDir()
+	e, _ := engine.Compile(perms, rules, engine.Options{Workspace: ws, HomeDir: "/home/u", ResolvePath: store.ResolvePath})
+	for _, c := range []struct{ name, cmd string }{
+		{"git_status", "git status"},
+		{"ls_la_src", "ls -la src"},
+		{"compound_5", "cd src && go vet ./... | tee vet.log; echo done > status.txt || true"},
+	} {
+		req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": c.cmd}, ChannelID: "web"}
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				_ = e.Evaluate(req)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 )
@@ -62,6 +63,54 @@ func ResolvePath(p string) string {
 const maxLinkHops = 40
 
 func resolvePath(p string, hops int) string {
+	if !strings.HasPrefix(p, "/") || filepath.Separator != '/' {
+		return resolveByPrefix(p, hops)
+	}
+	// Walk from the root, one lstat per component, stopping at the first
+	// one that does not exist: nothing below it can be a symlink.
+	parts := strings.Split(strings.TrimPrefix(path.Clean(p), "/"), "/")
+	resolved := "/"
+	for i, part := range parts {
+		if part == "" {
+			continue
+		}
+		next := path.Join(resolved, part)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			return path.Join(append([]string{resolved}, parts[i:]...)...)
+		}
+		if fi.Mode()&os.ModeSymlink == 0 {
+			resolved = next
+			continue
+		}
+		target, err := os.Readlink(next)
+		if err != nil || hops >= maxLinkHops || hasDotDot(target) {
+			// Unusual links (.. inside the target, long chains) go the
+			// slower way that resolves them exactly.
+			return resolveByPrefix(p, hops)
+		}
+		if !path.IsAbs(target) {
+			target = path.Join(resolved, target) // resolved holds no symlinks
+		}
+		return resolvePath(path.Join(append([]string{target}, parts[i+1:]...)...), hops+1)
+	}
+	return resolved
+}
+
+// hasDotDot reports whether a link target has a .. component.
+func hasDotDot(target string) bool {
+	for _, c := range strings.Split(filepath.ToSlash(target), "/") {
+		if c == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// resolveByPrefix finds the longest existing prefix of p from the full path
+// up and resolves it with filepath.EvalSymlinks; a dangling symlink is
+// followed to where it points.
+func resolveByPrefix(p string, hops int) string {
 	native := filepath.FromSlash(p)
 	cur, rest := native, ""
 	for {
