@@ -43,9 +43,12 @@ type matcher struct {
 	// glob patterns: exact is the normalized literal when there is no
 	// wildcard; glob the anchored regexp otherwise.
 	isRegex bool
-	hasWild bool
-	exact   string
-	glob    *globProgram
+	// needsBackslash is set (while the index is built) for a re: pattern
+	// every match of which holds a literal backslash.
+	needsBackslash bool
+	hasWild        bool
+	exact          string
+	glob           *globProgram
 }
 
 // ValidatePattern reports whether a rule pattern compiles: a non-empty glob
@@ -137,6 +140,9 @@ func compileGlob(raw string) *matcher {
 
 // matchRegex searches v, then v with \ replaced by /.
 func (m *matcher) matchRegex(v string) bool {
+	if m.needsBackslash && strings.IndexByte(v, '\\') < 0 {
+		return false
+	}
 	res := m.regexps()
 	for _, re := range res {
 		if re.MatchString(v) {

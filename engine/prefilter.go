@@ -104,6 +104,7 @@ func globKeys(m *matcher, cat Category) (ruleKeys, bool) {
 // the parse trees compileRegex kept (or a new parse once they are dropped).
 func regexKeys(m *matcher) (ruleKeys, bool) {
 	var rk ruleKeys
+	backslashes := true
 	for i, expr := range m.exprs {
 		var parsed *syntax.Regexp
 		if i < len(m.trees) {
@@ -121,8 +122,14 @@ func regexKeys(m *matcher) (ruleKeys, bool) {
 		for _, lit := range req.lits {
 			rk.keys = append(rk.keys, foldKey(lit.s))
 			rk.asciiOnly = rk.asciiOnly || lit.fold && asciiFoldRisk(lit.s)
+			backslashes = backslashes && strings.Contains(lit.s, `\`)
 		}
 	}
+	// A key is looked up with \ folded to /, so a rule that needs a literal
+	// backslash is a candidate for every value with a /. It can only match a
+	// value that holds a backslash (the value with \ as / has none left), so
+	// its matcher skips other values at once.
+	m.needsBackslash = backslashes
 	rk.keys = dedupe(rk.keys)
 	if len(rk.keys) == 0 || len(rk.keys) > maxKeyAlternatives {
 		return ruleKeys{}, false
