@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/store"
 )
 
 // PreviewPolicy is the policy a preview starts from: the section and the
@@ -98,13 +99,9 @@ func (s *Server) preview(ctx context.Context, current, draft map[string]any, n i
 	if out.Problems == nil {
 		out.Problems = []engine.Problem{}
 	}
-	for _, e := range entries {
-		from, to := before.Evaluate(e.Request), after.Evaluate(e.Request)
-		if from.Level == to.Level && from.MatchedRule == to.MatchedRule {
-			continue
-		}
-		out.Changed = append(out.Changed, PreviewChange{DecisionID: e.ID, ToolName: e.Tool, Summary: e.Summary,
-			From: previewOutcome(from), To: previewOutcome(to)})
+	for _, c := range store.ReplayDecisions(entries, before, after) {
+		out.Changed = append(out.Changed, PreviewChange{DecisionID: c.Entry.ID, ToolName: c.Entry.Tool, Summary: c.Entry.Summary,
+			From: previewOutcome(c.From), To: previewOutcome(c.To)})
 	}
 	return out, nil
 }

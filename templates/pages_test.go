@@ -257,3 +257,22 @@ func TestMessage(t *testing.T) {
 		t.Errorf("link: got %q", v)
 	}
 }
+
+// TestRulesPreview: the impact preview lists each call that would change,
+// from what to what, and is absent until asked for.
+func TestRulesPreview(t *testing.T) {
+	d := doc(t, Rules(RulesProps{Nav: admin}))
+	count(t, d, "rule-preview", 0)
+	count(t, d, "rule-preview-button", 1)
+	p := RulesProps{Nav: admin, Preview: RulePreview{Ran: true, Replayed: 5, Changes: []PreviewRow{
+		{ID: "1", Tool: "bash", Summary: "git push origin main", From: "ask", FromRule: "tools.bash", To: "deny", ToRule: "tiered_policy:rules:deny:rules[no_push]"},
+	}}}
+	d = doc(t, Rules(p))
+	count(t, d, "preview-change", 1)
+	if got := text(d, "preview-summary"); !strings.Contains(got, "Replayed 5") || !strings.Contains(got, "1 would be decided differently") {
+		t.Errorf("preview summary: got %q", got)
+	}
+	if got := d.Find(tid("preview-change")).Text(); !strings.Contains(got, "deny") || !strings.Contains(got, "rules[no_push]") {
+		t.Errorf("preview row: got %q", got)
+	}
+}

@@ -157,6 +157,25 @@ type RulesProps struct {
 	BuiltinSource string
 	Form          RuleForm
 	Test          TestBox
+	// Preview is what the rule in the form would change, when asked.
+	Preview RulePreview
+}
+
+// RulePreview is the impact preview of a rule before it is saved: the
+// logged calls that the policy with the rule would decide differently.
+type RulePreview struct {
+	Ran      bool
+	Replayed int
+	Changes  []PreviewRow
+	Problems []string
+	Note     string
+}
+
+// PreviewRow is one logged call whose decision would change.
+type PreviewRow struct {
+	ID, Tool, Summary string
+	From, FromRule    string
+	To, ToRule        string
 }
 
 // DirRow is one entry of external_directory.

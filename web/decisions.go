@@ -33,6 +33,9 @@ const (
 // session and headers as the other pages. log is nil when the decision log
 // is off; the page then says so.
 func (u *UI) MountDecisions(r chi.Router, log DecisionReader) {
+	if rd, ok := log.(RecentDecisions); ok && log != nil {
+		u.recent = rd
+	}
 	r.Group(func(r chi.Router) {
 		r.Use(securityHeaders, u.crossOrigin, u.requireSession)
 		r.Get("/decisions", func(w http.ResponseWriter, r *http.Request) { u.decisionsPage(w, r, log) })

@@ -83,6 +83,8 @@ type UI struct {
 	deps     Deps
 	sessions *Sessions
 	csrf     *http.CrossOriginProtection
+	// recent feeds the rules page's impact preview; nil without a decision log.
+	recent RecentDecisions
 }
 
 // New builds the admin pages.
@@ -133,6 +135,7 @@ func (u *UI) Mount(r chi.Router) {
 				r.Post("/rules/update", u.updateRule)
 				r.Post("/rules/delete", u.deleteRule)
 				r.Post("/rules/test", u.testRule)
+				r.Post("/rules/preview", u.previewRule)
 				r.Post("/rules/check", u.checkPattern)
 				r.Post("/directories", u.saveDirectory)
 				r.Post("/directories/delete", u.deleteDirectory)
