@@ -147,6 +147,22 @@ func (t *Tokens) Verify(token string) (Principal, bool) {
 	return Principal{}, false
 }
 
+// Active reports whether a token id still exists: the admin token always
+// does, a created token until it is revoked.
+func (t *Tokens) Active(tokenID string) bool {
+	if tokenID == "admin" {
+		return true
+	}
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	for _, ti := range t.list {
+		if ti.ID == tokenID {
+			return true
+		}
+	}
+	return false
+}
+
 // List returns the stored tokens (without secrets).
 func (t *Tokens) List() []TokenInfo {
 	t.mu.RLock()

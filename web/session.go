@@ -34,6 +34,17 @@ type Sessions struct {
 	now func() time.Time
 	mu  sync.Mutex
 	m   map[string]*session
+	// active, when set, says whether the token a session was signed in with
+	// still exists, so that revoking a token ends its sessions at once.
+	active func(tokenID string) bool
+}
+
+// EndWithToken makes every session end as soon as the token it was signed
+// in with is revoked: active reports whether a token id still exists.
+func (s *Sessions) EndWithToken(active func(tokenID string) bool) {
+	s.mu.Lock()
+	s.active = active
+	s.mu.Unlock()
 }
 
 // NewSessions returns an empty session store; ttl <= 0 means
@@ -91,7 +102,7 @@ func (s *Sessions) lookup(r *http.Request) (session, string, bool) {
 	if !ok {
 		return session{}, "", false
 	}
-	if s.now().After(se.expires) {
+	if s.now().After(se.expires) || s.active != nil && !s.active(se.principal.TokenID) {
 		delete(s.m, c.Value)
 		return session{}, "", false
 	}

@@ -154,3 +154,21 @@ func TestSessions(t *testing.T) {
 		t.Errorf("an expired session still authenticates")
 	}
 }
+
+// TestSessionEndsWithItsToken: revoking the token a session signed in with
+// ends the session at once.
+func TestSessionEndsWithItsToken(t *testing.T) {
+	s := NewSessions(time.Hour)
+	revoked := false
+	s.EndWithToken(func(id string) bool { return !(revoked && id == "tok_1") })
+	id := s.Create(store.Principal{TokenID: "tok_1", Name: "alice", Role: store.RoleApprover})
+	req := httptest.NewRequest("GET", "/", nil)
+	req.AddCookie(&http.Cookie{Name: SessionCookie, Value: id})
+	if _, ok := s.SessionPrincipal(req); !ok {
+		t.Fatal("a fresh session is not valid")
+	}
+	revoked = true
+	if _, ok := s.SessionPrincipal(req); ok {
+		t.Error("the session still works after its token was revoked")
+	}
+}

@@ -70,6 +70,7 @@ func wire(c config, log *slog.Logger) (*app, error) {
 	}
 	ui := web.New(web.Deps{Policy: st, Tokens: tokens, Logger: log, Approvals: mgr,
 		EngineOptions: engine.Options{Workspace: c.workspace, ResolvePath: store.ResolvePath}})
+	ui.Sessions().EndWithToken(tokens.Active)
 	hub := wireHub(mgr, ui.Sessions().HubAuthWithTokens(tokens), st, a, log)
 	dl, err := wireDecisionLog(c, dir, st, a, log)
 	if err != nil {
