@@ -42,7 +42,7 @@ func TestBrowserApprovals(t *testing.T) {
 	openInbox(tab2, "tab 2")
 	screenshot(t, ctx, "approvals-01-empty")
 
-	res := checkAsync(s, agent, map[string]any{"tool_name": "bash", "tool_args": map[string]any{"command": "make deploy-prod"},
+	res := checkAsync(s, agent, map[string]any{"tool_name": "bash", "tool_args": map[string]any{"command": "make deploy-prod /srv/releases"},
 		"channel_id": "web", "session_id": "agent-1", "wait_seconds": 20})
 	for _, tab := range []context.Context{ctx, tab2} {
 		run(t, tab, "see the prompt", chromedp.WaitVisible(tid("approval")))
@@ -59,6 +59,7 @@ func TestBrowserApprovals(t *testing.T) {
 		{field: "reason", want: "Approval required for bash"},
 		{field: "channel", want: "web"},
 		{field: "session", want: "agent-1"},
+		{field: "external", want: "/srv/releases"},
 	} {
 		for i, tab := range []context.Context{ctx, tab2} {
 			got := strings.TrimSpace(textOf(t, tab, chromedp.CSS(item+`[data-field="`+c.field+`"]`)))

@@ -230,13 +230,16 @@ func TestPlayground(t *testing.T) {
 }
 
 func TestApprovals(t *testing.T) {
-	rows := []ApprovalRow{{ID: "a1", Tool: "bash", Summary: "rm -rf build", Reason: "Approval required"}}
+	rows := []ApprovalRow{{ID: "a1", Tool: "bash", Summary: "rm -rf build /srv/x", Reason: "Approval required", External: "/srv/x"}}
 	n := approver
 	n.CanEdit = true
 	d := doc(t, Approvals(ApprovalsProps{Nav: n, Available: true, CanDecide: true, Pending: rows}))
 	// One live item plus the empty one in the template for the JavaScript.
 	if got := d.Find(tid("approvals") + " " + tid("approval")).Length(); got != 1 {
 		t.Errorf("approvals listed: got %d", got)
+	}
+	if got := d.Find(tid("approvals") + " " + tid("approval-external")).Text(); got != "/srv/x" {
+		t.Errorf("external paths in the prompt: got %q", got)
 	}
 	for _, c := range []string{"allow-once", "allow-always", "deny"} {
 		if d.Find(tid("approvals")+" "+tid(c)).Length() != 1 {

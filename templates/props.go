@@ -268,8 +268,11 @@ type ApprovalRow struct {
 	Session string
 	Reason  string
 	Rule    string
-	Created string
-	Expires string
+	// External lists the paths outside the workspace, joined; "none" when
+	// the call names none.
+	External string
+	Created  string
+	Expires  string
 }
 
 // ApprovalsProps are the approvals inbox's.

@@ -39,9 +39,17 @@ func ApprovalRow(a approval.Approval) templates.ApprovalRow {
 	return templates.ApprovalRow{
 		ID: a.ID, Tool: a.Request.ToolName, Summary: summary(a.Request.ToolArgs), Args: string(args),
 		Channel: orText(a.Request.ChannelID, "web"), Session: orText(a.Request.SessionID, "–"),
-		Reason: a.Asked.Reason, Rule: a.Asked.MatchedRule,
+		Reason: a.Asked.Reason, Rule: a.Asked.MatchedRule, External: externalText(a.Asked.ExternalPaths),
 		Created: a.CreatedAt.UTC().Format(time.RFC3339), Expires: a.ExpiresAt.UTC().Format(time.RFC3339),
 	}
+}
+
+// externalText lists the external paths of an ask for the prompt.
+func externalText(paths []string) string {
+	if len(paths) == 0 {
+		return "none"
+	}
+	return strings.Join(paths, ", ")
 }
 
 // summary is the one line that says what a call does: its command or path.

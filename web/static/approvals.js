@@ -47,6 +47,8 @@
     set("session", text(req.session_id) || "–");
     set("reason", text(a.asked && a.asked.reason));
     set("rule", text(a.asked && a.asked.matched_rule));
+    var ext = (a.asked && a.asked.external_paths) || [];
+    set("external", ext.length ? ext.join(", ") : "none");
     set("expires", text(a.expires_at));
     return li;
   }
