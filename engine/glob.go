@@ -19,18 +19,18 @@ const (
 )
 
 // globProgram is a compiled glob (contract 3): anchored at both ends, with
-// * and ? limited to globClass, and a trailing " *" that also matches
-// nothing. It runs as an NFA whose states are the token boundaries, kept as
+// * and ? limited to the class of classTable, and a trailing " *" that also
+// matches nothing. It runs as an NFA whose states are the token boundaries, kept as
 // a bit set (one uint64 for globs of up to 63 tokens, the common case, which
 // then costs no allocation): linear in the value, whatever the pattern, and
 // cheap to compile, which matters for policies of 100,000 rules.
 type globProgram struct {
 	toks  []globTok
-	words int      // uint64 words per state set
-	final []uint64 // accepting states
+	final []uint64 // accepting states; its length is the words of every state set
 }
 
-// classTable marks the bytes of globClass: [-a-zA-Z0-9 ._/:"'].
+// classTable marks the bytes a glob * or ? may match (contract 3):
+// [-a-zA-Z0-9 ._/:"'], never ; & | $ \ ` < > ( ) or a newline.
 var classTable = func() (t [256]bool) {
 	for c := 'a'; c <= 'z'; c++ {
 		t[c] = true
@@ -68,8 +68,7 @@ func newGlobProgram(p string) *globProgram {
 	if optionalTail {
 		g.toks = append(g.toks, globTok{kind: tokLit, c: ' '}, globTok{kind: tokStar})
 	}
-	g.words = (len(g.toks) + 1 + 63) / 64
-	g.final = make([]uint64, g.words)
+	g.final = make([]uint64, (len(g.toks)+1+63)/64)
 	setBit(g.final, bodyEnd)
 	if optionalTail {
 		setBit(g.final, len(g.toks))
@@ -136,7 +135,7 @@ func (g *globProgram) step(cur, next []uint64, c byte) {
 	g.closure(next)
 }
 
-// run holds the two state sets of one match, on the stack for short globs.
+// globRun holds the two state sets of one match, on the stack for short globs.
 type globRun struct {
 	g         *globProgram
 	buf       [4]uint64
@@ -145,10 +144,11 @@ type globRun struct {
 
 func (g *globProgram) start(r *globRun) {
 	r.g = g
-	if 2*g.words <= len(r.buf) {
-		r.cur, r.next = r.buf[:g.words], r.buf[g.words:2*g.words]
+	words := len(g.final)
+	if 2*words <= len(r.buf) {
+		r.cur, r.next = r.buf[:words], r.buf[words:2*words]
 	} else {
-		r.cur, r.next = make([]uint64, g.words), make([]uint64, g.words)
+		r.cur, r.next = make([]uint64, words), make([]uint64, words)
 	}
 	clear(r.cur)
 	r.cur[0] = 1

@@ -9,10 +9,6 @@ import (
 	"sync/atomic"
 )
 
-// globClass is the character class a glob * or ? may match (contract 3): it
-// never spans ; & | $ \ ` < > ( ) or a newline.
-const globClass = `[\-a-zA-Z0-9 ._/:"']`
-
 // ErrEmptyPattern is returned for a rule whose pattern is empty.
 var ErrEmptyPattern = errors.New("pattern is empty")
 

@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -289,14 +288,4 @@ func WaitFor(t testing.TB, timeout time.Duration, what string, cond func() bool)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-}
-
-// lines splits output into lines, for log checks.
-func lines(s string) []string {
-	var out []string
-	sc := bufio.NewScanner(strings.NewReader(s))
-	for sc.Scan() {
-		out = append(out, sc.Text())
-	}
-	return out
 }
