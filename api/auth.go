@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"net/http"
-	"strings"
 
 	"github.com/toolgate/toolgate/store"
 )
@@ -31,23 +30,12 @@ func WithPrincipal(ctx context.Context, p store.Principal) context.Context {
 	return context.WithValue(ctx, principalKey{}, p)
 }
 
-// bearerToken returns the token of an Authorization: Bearer header.
-func bearerToken(r *http.Request) (string, bool) {
-	h := r.Header.Get("Authorization")
-	scheme, tok, ok := strings.Cut(h, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
-	}
-	tok = strings.TrimSpace(tok)
-	return tok, tok != ""
-}
-
 // authenticate requires a valid bearer token or browser session. A
 // cookie-authenticated request that changes something must also pass Go's
 // cross-origin protection, since a browser sends cookies cross-site.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if tok, ok := bearerToken(r); ok {
+		if tok, ok := store.BearerToken(r.Header.Get("Authorization")); ok {
 			p, valid := s.deps.Tokens.Verify(tok)
 			if !valid {
 				writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "invalid token"})

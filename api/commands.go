@@ -3,7 +3,9 @@ package api
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/store"
@@ -154,7 +156,7 @@ func orderedTools(order []string, tools map[string]any) []string {
 			out = append(out, n)
 		}
 	}
-	for _, n := range sortedKeys(tools) {
+	for _, n := range slices.Sorted(maps.Keys(tools)) {
 		if !seen[n] {
 			out = append(out, n)
 		}

@@ -2,9 +2,10 @@ package api_test
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,23 +78,14 @@ func TestRoutesMatchOpenAPI(t *testing.T) {
 			documented[method+" "+path] = true
 		}
 	}
-	for _, k := range sortedKeys(mounted) {
+	for _, k := range slices.Sorted(maps.Keys(mounted)) {
 		if !documented[k] {
 			t.Errorf("route %s is mounted but not in openapi.yaml: document it", k)
 		}
 	}
-	for _, k := range sortedKeys(documented) {
+	for _, k := range slices.Sorted(maps.Keys(documented)) {
 		if !mounted[k] {
 			t.Errorf("openapi.yaml documents %s but no such route is mounted (mark routes another package mounts with %s)", k, mountedBy)
 		}
 	}
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

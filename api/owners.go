@@ -1,7 +1,9 @@
 package api
 
 import (
+	"maps"
 	"net/http"
+	"slices"
 )
 
 // handleGetOwners is GET /api/v1/permissions/owner-scopes.
@@ -53,13 +55,13 @@ func (s *Server) setOwnerScopes(scopes map[string]any) error {
 // checkOwnerScopes checks {<principal_user_id>: {tools: {<tool>: level},
 // defaults: {"*": level}}} (contract D3).
 func checkOwnerScopes(scopes map[string]any) *Error {
-	for _, uid := range sortedKeys(scopes) {
+	for _, uid := range slices.Sorted(maps.Keys(scopes)) {
 		field := "owner_scopes." + uid
 		scope, ok := scopes[uid].(map[string]any)
 		if !ok {
 			return badRequest(field, "a scope must be an object with tools and defaults")
 		}
-		for _, k := range sortedKeys(scope) {
+		for _, k := range slices.Sorted(maps.Keys(scope)) {
 			if k != "tools" && k != "defaults" {
 				return badRequest(field+"."+k, "unknown field %q (allowed: tools, defaults)", k)
 			}

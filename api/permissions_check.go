@@ -2,7 +2,8 @@ package api
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/engine"
@@ -36,7 +37,7 @@ func checkLevelMap(field string, v any) *Error {
 	if !ok {
 		return badRequest(field, "%s must be an object of levels such as {\"*\": \"ask\"}", field)
 	}
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if err := checkLevel(sub(field, k), m[k]); err != nil {
 			return err
 		}
@@ -48,7 +49,7 @@ func checkLevelMap(field string, v any) *Error {
 // PATCH), missing keys are fine and null removes a key; otherwise tools,
 // pattern and an action or severity are required.
 func checkRule(field string, m map[string]any, partial bool) *Error {
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if !ruleFields[k] {
 			return badRequest(sub(field, k), "unknown field %q (allowed: id, tools, pattern, action, severity, match_type, description, source)", k)
 		}
@@ -143,7 +144,7 @@ func checkSection(sec map[string]any) *Error {
 		}
 	}
 	if tools, ok := sec["tools"].(map[string]any); ok {
-		for _, k := range sortedKeys(tools) {
+		for _, k := range slices.Sorted(maps.Keys(tools)) {
 			if _, legacy := tools[k].(map[string]any); legacy {
 				continue
 			}
@@ -171,15 +172,6 @@ func checkSection(sec map[string]any) *Error {
 		return checkLevelMap("external_directory", ext)
 	}
 	return nil
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // sub names a field inside field ("" is the body itself).

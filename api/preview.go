@@ -131,61 +131,18 @@ func (in *PreviewRequest) draft(current map[string]any) (map[string]any, error) 
 	if in.Permissions != nil {
 		return in.Permissions, nil
 	}
-	// A shallow copy: only the rules key changes, and current is compiled
-	// as the "from" side.
-	draft := make(map[string]any, len(current)+1)
-	for k, v := range current {
-		draft[k] = v
-	}
-	rules, _ := draft["rules"].([]any)
+	// Only the rules key changes; current is compiled as the "from" side.
 	if in.Rule != nil {
 		id, _ := in.Rule["id"].(string)
 		if strings.TrimSpace(id) == "" {
 			return nil, badRequest("rule.id", "rule.id is required to add or replace a rule")
 		}
-		draft["rules"] = replaceRule(rules, id, in.Rule)
-		return draft, nil
+		return store.DraftWithRule(current, id, in.Rule), nil
 	}
-	kept, found := deleteRule(rules, *in.DeleteRule)
+	draft, found := store.DraftWithoutRule(current, *in.DeleteRule)
 	if !found {
 		return nil, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no rule has id " + *in.DeleteRule,
 			Details: []Detail{{Field: "delete_rule", Message: "no rule has this id"}}}
 	}
-	draft["rules"] = kept
 	return draft, nil
-}
-
-func ruleID(r any) string {
-	m, _ := r.(map[string]any)
-	id, _ := m["id"].(string)
-	return id
-}
-
-// replaceRule replaces the rule with the id, or appends rule.
-func replaceRule(rules []any, id string, rule map[string]any) []any {
-	out := make([]any, 0, len(rules)+1)
-	replaced := false
-	for _, r := range rules {
-		if ruleID(r) == id {
-			out = append(out, rule)
-			replaced = true
-			continue
-		}
-		out = append(out, r)
-	}
-	if !replaced {
-		out = append(out, rule)
-	}
-	return out
-}
-
-// deleteRule removes the rules with the id.
-func deleteRule(rules []any, id string) ([]any, bool) {
-	out := make([]any, 0, len(rules))
-	for _, r := range rules {
-		if ruleID(r) != id {
-			out = append(out, r)
-		}
-	}
-	return out, len(out) < len(rules)
 }

@@ -1,7 +1,9 @@
 package api
 
 import (
+	"maps"
 	"net/http"
+	"slices"
 )
 
 // settingKeys are the scalar settings of the section.
@@ -48,7 +50,7 @@ func checkSettings(patch map[string]any) *Error {
 	if len(patch) == 0 {
 		return badRequest("", "the body must be an object with at least one setting")
 	}
-	for _, k := range sortedKeys(patch) {
+	for _, k := range slices.Sorted(maps.Keys(patch)) {
 		v := patch[k]
 		if v == nil {
 			continue

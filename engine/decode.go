@@ -2,7 +2,8 @@ package engine
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -50,14 +51,7 @@ func scalarString(v any) (string, bool) {
 }
 
 // sortedKeys returns the keys of m in order, so compilation is deterministic.
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
 
 // truthy reads the enabled switch: false, "false", "no", "off", "0" disable;
 // anything else (including absence) enables.

@@ -1,6 +1,10 @@
 package store
 
-import "github.com/toolgate/toolgate/engine"
+import (
+	"maps"
+
+	"github.com/toolgate/toolgate/engine"
+)
 
 // DecisionChange is one logged call whose decision a draft policy changes.
 type DecisionChange struct {
@@ -25,4 +29,54 @@ func ReplayDecisions(entries []DecisionEntry, current, draft *engine.Engine) []D
 		out = append(out, DecisionChange{Entry: e, From: from, To: to})
 	}
 	return out
+}
+
+// DraftWithRule returns a shallow copy of a permissions section whose rules
+// have rule in the place of the rule with the id, or appended when no rule
+// has it: the draft of a one-rule change, for the impact preview.
+func DraftWithRule(section map[string]any, id string, rule map[string]any) map[string]any {
+	draft := maps.Clone(section)
+	if draft == nil {
+		draft = map[string]any{}
+	}
+	rules, _ := section["rules"].([]any)
+	out := make([]any, 0, len(rules)+1)
+	replaced := false
+	for _, r := range rules {
+		if ruleIDOf(r) == id {
+			out = append(out, rule)
+			replaced = true
+			continue
+		}
+		out = append(out, r)
+	}
+	if !replaced {
+		out = append(out, rule)
+	}
+	draft["rules"] = out
+	return draft
+}
+
+// DraftWithoutRule returns a shallow copy of a permissions section without
+// the rules with the id, and whether there were any.
+func DraftWithoutRule(section map[string]any, id string) (map[string]any, bool) {
+	draft := maps.Clone(section)
+	if draft == nil {
+		draft = map[string]any{}
+	}
+	rules, _ := section["rules"].([]any)
+	out := make([]any, 0, len(rules))
+	for _, r := range rules {
+		if ruleIDOf(r) != id {
+			out = append(out, r)
+		}
+	}
+	draft["rules"] = out
+	return draft, len(out) < len(rules)
+}
+
+func ruleIDOf(r any) string {
+	m, _ := r.(map[string]any)
+	id, _ := m["id"].(string)
+	return id
 }

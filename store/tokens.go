@@ -125,6 +125,17 @@ func NewSecret() (string, error) {
 	return hex.EncodeToString(b[:]), nil
 }
 
+// BearerToken returns the token of an Authorization header value of the
+// form "Bearer <token>" (the scheme in any case).
+func BearerToken(authorization string) (string, bool) {
+	scheme, tok, ok := strings.Cut(authorization, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	tok = strings.TrimSpace(tok)
+	return tok, tok != ""
+}
+
 // Verify returns the principal of a token; ok is false for an unknown token.
 // Comparison is of hashes in constant time.
 func (t *Tokens) Verify(token string) (Principal, bool) {

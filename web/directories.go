@@ -1,7 +1,9 @@
 package web
 
 import (
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/templates"
@@ -23,7 +25,7 @@ func (u *UI) directoriesProps(r *http.Request, trusted *templates.TrustedResult)
 		if s := str(m["*"]); s != "" {
 			p.Star = strings.ToLower(s)
 		}
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			if k != "*" {
 				p.Entries = append(p.Entries, templates.DirRow{Key: k, Level: strings.ToLower(str(m[k]))})
 			}

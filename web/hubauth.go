@@ -2,14 +2,14 @@ package web
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/store"
 )
 
 // HubAuth lets the websocket hub accept a browser session: it adapts
-// Sessions to the hub's HubAuthenticator. A bearer-token client is the
-// hub's own concern; this only knows cookies.
+// Sessions to the hub's HubAuthenticator. HubAuthWithTokens adds bearer
+// tokens.
 func (s *Sessions) HubAuth() HubAuthenticator {
 	return HubAuthFunc(func(r *http.Request) (HubPrincipal, bool) {
 		p, ok := s.SessionPrincipal(r)
@@ -27,7 +27,7 @@ func (s *Sessions) HubAuth() HubAuthenticator {
 func (s *Sessions) HubAuthWithTokens(tokens TokenVerifier) HubAuthenticator {
 	sessions := s.HubAuth()
 	return HubAuthFunc(func(r *http.Request) (HubPrincipal, bool) {
-		if tok, ok := bearerToken(r); ok {
+		if tok, ok := store.BearerToken(r.Header.Get("Authorization")); ok {
 			p, valid := tokens.Verify(tok)
 			if !valid {
 				return HubPrincipal{}, false
@@ -37,13 +37,4 @@ func (s *Sessions) HubAuthWithTokens(tokens TokenVerifier) HubAuthenticator {
 		}
 		return sessions.Authenticate(r)
 	})
-}
-
-// bearerToken returns the token of an Authorization: Bearer header.
-func bearerToken(r *http.Request) (string, bool) {
-	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(tok) == "" {
-		return "", false
-	}
-	return strings.TrimSpace(tok), true
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 
 	"github.com/toolgate/toolgate/store"
@@ -59,16 +58,6 @@ func splitTools(s string) []any {
 		out = append(out, f)
 	}
 	return out
-}
-
-// sortedKeys returns the keys of a map in order.
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // section reads the permissions section in force and its ETag.

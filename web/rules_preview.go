@@ -44,7 +44,11 @@ func (u *UI) replayWithRule(ctx context.Context, form templates.RuleForm, rule m
 		return out
 	}
 	sec, _ := u.section()
-	draft := withRule(sec, form.OrigID, rule)
+	id := form.OrigID // editing replaces the rule; adding puts it in its id's place
+	if id == "" {
+		id = str(rule["id"])
+	}
+	draft := store.DraftWithRule(sec, id, rule)
 	builtin, _ := u.deps.Policy.BuiltinRules()
 	current, _ := engine.Compile(sec, builtin, u.deps.EngineOptions)
 	next, problems := engine.Compile(draft, builtin, u.deps.EngineOptions)
@@ -67,28 +71,4 @@ func (u *UI) replayWithRule(ctx context.Context, form templates.RuleForm, rule m
 		})
 	}
 	return out
-}
-
-// withRule returns a copy of the section with rule added, or put in the
-// place of the rule whose id is origID.
-func withRule(sec map[string]any, origID string, rule map[string]any) map[string]any {
-	draft := make(map[string]any, len(sec)+1)
-	for k, v := range sec {
-		draft[k] = v
-	}
-	var rules []any
-	replaced := false
-	for _, v := range asList(sec["rules"]) {
-		if m := asMap(v); m != nil && origID != "" && str(m["id"]) == origID {
-			rules = append(rules, rule)
-			replaced = true
-			continue
-		}
-		rules = append(rules, v)
-	}
-	if !replaced {
-		rules = append(rules, rule)
-	}
-	draft["rules"] = rules
-	return draft
 }
