@@ -23,7 +23,7 @@ func newBrowser(t *testing.T) context.Context {
 	t.Helper()
 	path := "/usr/bin/chromium"
 	if _, err := os.Stat(path); err != nil {
-		t.Skip("chromium is not installed at /usr/bin/chromium")
+		t.Fatal("chromium is not installed at /usr/bin/chromium: `make test` installs Debian's chromium (as root)")
 	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(path),

@@ -3,8 +3,10 @@ package store
 import (
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -225,23 +227,39 @@ func TestETagDetectsHandEdits(t *testing.T) {
 }
 
 // TestWriteErrorLeavesPolicy: a write that fails (read-only dir) wraps the
-// OS error and leaves the policy in memory as it was.
+// OS error and leaves the policy in memory as it was. Root ignores directory
+// permissions, so as root (CI) the dir gets a read-only bind mount instead.
 func TestWriteErrorLeavesPolicy(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root ignores directory permissions")
-	}
 	s, dir := openFixture(t, "config.yaml")
 	_, tag, _ := s.Section()
-	if err := os.Chmod(dir, 0o500); err != nil {
-		t.Fatal(err)
+	want := os.ErrPermission
+	if os.Geteuid() == 0 {
+		readOnlyBind(t, dir)
+		want = syscall.EROFS
+	} else {
+		if err := os.Chmod(dir, 0o500); err != nil {
+			t.Fatal(err)
+		}
+		defer os.Chmod(dir, 0o700)
 	}
-	defer os.Chmod(dir, 0o700)
 	_, err := s.SetToolLevel("bash", "deny")
-	if !errors.Is(err, os.ErrPermission) {
-		t.Fatalf("got %v, want an error wrapping os.ErrPermission", err)
+	if !errors.Is(err, want) {
+		t.Fatalf("got %v, want an error wrapping %v", err, want)
 	}
 	if _, got, _ := s.Section(); got != tag {
 		t.Errorf("the policy in memory changed after a failed write")
+	}
+}
+
+// readOnlyBind mounts dir read-only over itself until the test ends.
+func readOnlyBind(t *testing.T, dir string) {
+	t.Helper()
+	if out, err := exec.Command("mount", "--bind", dir, dir).CombinedOutput(); err != nil {
+		t.Fatalf("bind mount %s: %v %s", dir, err, out)
+	}
+	t.Cleanup(func() { _ = exec.Command("umount", "-l", dir).Run() })
+	if out, err := exec.Command("mount", "-o", "remount,ro,bind", dir).CombinedOutput(); err != nil {
+		t.Fatalf("remount read-only: %v %s", err, out)
 	}
 }
 
