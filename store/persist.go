@@ -58,8 +58,7 @@ func (s *Store) AlwaysAllow(req *engine.Request) (map[string]any, bool, error) {
 	_, err := s.modify(func(d *configDoc) error {
 		cur, _ := d.decodedPermissions()
 		section, _ := cur.(map[string]any)
-		eng, _ := engine.Compile(section, s.cur.Load().builtin, s.engineOptions())
-		if lvl := eng.Evaluate(req).Level; lvl != engine.Ask {
+		if lvl := s.engineOf(d.raw, section).Evaluate(req).Level; lvl != engine.Ask {
 			return fmt.Errorf("%w (it is %s)", ErrNotAsk, lvl)
 		}
 		seq := ensureSeq(d.permissionsMap(), "approval_overrides")

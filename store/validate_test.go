@@ -346,4 +346,10 @@ func TestEmptiedConfigKeepsLastGoodPolicy(t *testing.T) {
 	if !found {
 		t.Errorf("problems: got %v, want config.yaml is empty", s.Problems())
 	}
+	if _, err := s.SetToolLevel("read_file", "allow"); !errors.Is(err, ErrBrokenConfig) {
+		t.Errorf("an edit of the emptied file: got %v, want ErrBrokenConfig (it would drop the policy)", err)
+	}
+	if data, _ := os.ReadFile(path); len(data) != 0 {
+		t.Errorf("the refused edit wrote %q", data)
+	}
 }

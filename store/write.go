@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -62,6 +63,11 @@ func (s *Store) modifyLocked(fn editFunc) (*state, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("store: read %s: %w", path, err)
 	}
+	if len(bytes.TrimSpace(raw)) == 0 && s.cur.Load().section != nil {
+		// An emptied file keeps the last good policy in force (load); an
+		// edit now would write a policy made of that edit alone.
+		return nil, fmt.Errorf("%w: config.yaml is empty; restore it before editing (the last good policy stays in force)", ErrBrokenConfig)
+	}
 	doc, err := parseConfig(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBrokenConfig, err)
@@ -83,7 +89,7 @@ func (s *Store) modifyLocked(fn editFunc) (*state, error) {
 	}
 	cur := s.cur.Load()
 	oldSection, _ := before.(map[string]any)
-	_, oldProblems := engine.Compile(oldSection, cur.builtin, s.engineOptions())
+	oldProblems := s.engineOf(raw, oldSection).Problems()
 	eng, problems := engine.Compile(section, cur.builtin, s.engineOptions())
 	if added := introduced(oldProblems, problems); len(added) > 0 || len(sectionProblems) > 0 {
 		return nil, &ValidationError{Problems: append(sectionProblems, added...)}
@@ -103,6 +109,19 @@ func (s *Store) modifyLocked(fn editFunc) (*state, error) {
 	}
 	st.problems = append(st.problems, problems...)
 	return st, nil
+}
+
+// engineOf returns the engine of the config text raw, whose permissions
+// section is section: the engine in force when raw is the text it was
+// compiled from (the common case, no hand edit since the last load), so a
+// write does not compile the policy it starts from again.
+func (s *Store) engineOf(raw []byte, section map[string]any) *engine.Engine {
+	cur := s.cur.Load()
+	if cur.cfgOK && len(bytes.TrimSpace(raw)) > 0 && bytes.Equal(raw, cur.cfgRaw) {
+		return cur.engine
+	}
+	eng, _ := engine.Compile(section, cur.builtin, s.engineOptions())
+	return eng
 }
 
 var indexRE = regexp.MustCompile(`\[\d+\]`)
