@@ -71,8 +71,8 @@ func ruleFormFrom(r *http.Request) templates.RuleForm {
 
 var nonAlnum = regexp.MustCompile(`[^a-zA-Z0-9*]+`)
 
-// ruleID makes an id from the first tool and the pattern, as the
-// /permissions command does (cli_rule_<tool>_<pattern>).
+// ruleID makes an id from the first tool and the pattern
+// (rule_<tool>_<pattern with runs of other characters as _>).
 func ruleID(tools []any, pattern string) string {
 	tool := ""
 	if len(tools) > 0 {
@@ -85,26 +85,24 @@ func ruleID(tools []any, pattern string) string {
 	return id
 }
 
-// checkRule says what is wrong with a rule's tools and pattern, or "".
+// checkRule says what is wrong with a rule's tools and pattern, or "": it
+// compiles a one-rule policy and reports the engine's own problems, so the
+// page checks exactly what the policy will.
 func checkRule(tools []any, pattern string) string {
 	if len(tools) == 0 {
 		return "Name at least one tool."
 	}
-	first := engine.ToolCategory(str(tools[0]))
-	for _, t := range tools {
-		c := engine.ToolCategory(str(t))
-		if c == engine.CategoryUnknown {
-			return fmt.Sprintf("%q is not a shell, path or network tool, so the rule would be skipped.", str(t))
+	rule := map[string]any{"tools": tools, "pattern": pattern, "action": "ask"}
+	_, problems := engine.Compile(map[string]any{"schema": "tiered_policy", "rules": []any{rule}}, nil, engine.Options{})
+	for _, p := range problems {
+		switch {
+		case strings.HasSuffix(p.Path, ".pattern"):
+			return "The pattern does not compile: " + p.Message
+		case strings.Contains(p.Message, "network tools"):
+			return "Rules for network tools never match (by design); the tool level decides."
+		case strings.HasSuffix(p.Path, ".tools"):
+			return "The rule would be skipped: " + p.Message
 		}
-		if c != first {
-			return "The tools mix categories (" + first.String() + " and " + c.String() + "), so the rule would be skipped."
-		}
-	}
-	if err := engine.ValidatePattern(pattern); err != nil {
-		return "The pattern does not compile: " + err.Error()
-	}
-	if first == engine.CategoryNetwork {
-		return "Rules for network tools never match (by design); the tool level decides."
 	}
 	return ""
 }

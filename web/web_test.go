@@ -171,3 +171,23 @@ func TestSessionEndsWithItsToken(t *testing.T) {
 		t.Error("the session still works after its token was revoked")
 	}
 }
+
+// TestCheckRule: the as-you-type check reports the engine's problems.
+func TestCheckRule(t *testing.T) {
+	cases := []struct {
+		note, tools, pattern, want string
+	}{
+		{"fine", "bash", "git status *", ""},
+		{"bad regex", "bash", "re:(", "does not compile"},
+		{"mixed categories", "bash, read_file", "x", "mixes shell and path"},
+		{"unknown tool", "my_tool", "x", "unknown tool"},
+		{"network", "mcp_fetch_webpage", "x", "never match"},
+		{"no tool", "", "x", "at least one tool"},
+	}
+	for _, c := range cases {
+		got := checkRule(splitTools(c.tools), c.pattern)
+		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
+			t.Errorf("%s: got %q, want it to say %q", c.note, got, c.want)
+		}
+	}
+}
