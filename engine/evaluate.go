@@ -35,15 +35,15 @@ func (e *Engine) Evaluate(req *Request) Decision {
 	tool := req.ToolName
 	var vals callValues
 	vals.category = ToolCategory(tool)
-	if vals.category != CategoryPath {
-		e.fillValues(&vals, req.ToolArgs, nil)
-	} else {
+	var buf []string
+	if vals.category == CategoryPath {
 		// A pooled buffer: any buffer reachable from vals escapes, because
 		// matching leaks the command (escape analysis is not per field).
-		buf := pathValueBufs.Get().(*[]string)
-		vals.paths = appendPathValues((*buf)[:0], req.ToolArgs, e.opts.HomeDir)
-		defer releasePathValues(buf, vals.paths)
+		pooled := pathValueBufs.Get().(*[]string)
+		buf = (*pooled)[:0]
+		defer func() { releasePathValues(pooled, vals.paths) }()
 	}
+	e.fillValues(&vals, req.ToolArgs, buf)
 
 	var out outcome
 	if p.tiered {
@@ -56,16 +56,13 @@ func (e *Engine) Evaluate(req *Request) Decision {
 	if vals.category == CategoryShell {
 		sh = e.escalate(&d, vals.command, out.fromOverride && !out.regexOverride, tr)
 	}
-	// mergeExternal reads only the category and the command (it leaks what
-	// it is given); a copy without the path values keeps pathBuf on the stack.
-	extVals := callValues{category: vals.category, command: vals.command}
-	e.mergeExternal(&d, req, &extVals, sh, tr)
+	e.mergeExternal(&d, req, vals.category, vals.command, sh, tr)
 	downgraded := e.applyOwnerScope(&d, req, tr)
 	d.Reason = p.reason(d.Level, tool, d.MatchedRule)
 	if downgraded && p.guidance != "" {
 		d.Reason = p.guidance
 	}
-	d.Trace = tr.finish(d.MatchedRule)
+	d.Trace = tr.finish()
 	return d
 }
 
@@ -84,7 +81,7 @@ func channelKey(ch string) string {
 }
 
 // fillValues extracts what rules match: the command of a shell tool, the
-// path values (and their home expansions) of a path tool.
+// path values (and their home expansions) of a path tool, appended to buf.
 func (e *Engine) fillValues(v *callValues, args map[string]any, buf []string) {
 	switch v.category {
 	case CategoryShell:

@@ -142,18 +142,18 @@ func (e *Engine) workspace(req *Request) string {
 // mergeExternal is the external-directory check of spec 2.4 and contract 3:
 // paths outside the workspace get the external_directory level, merged
 // strictest with the decision, and matched_rule gets |external_directory.*.
-func (e *Engine) mergeExternal(d *Decision, req *Request, v *callValues, sh *ShellAnalysis, tr *tracer) {
-	if v.category != CategoryShell && v.category != CategoryPath {
+func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, command string, sh *ShellAnalysis, tr *tracer) {
+	if category != CategoryShell && category != CategoryPath {
 		return
 	}
-	c := extCollector{e: e, req: req, ext: &e.policy.ext, shell: v.category == CategoryShell}
+	c := extCollector{e: e, req: req, ext: &e.policy.ext, shell: category == CategoryShell}
 	if c.shell {
 		if sh != nil {
 			for _, w := range sh.Paths {
 				c.add(w)
 			}
 		} else {
-			eachPlainWord(v.command, func(w string) {
+			eachPlainWord(command, func(w string) {
 				if pw, ok := PathWord(w, e.opts.HomeDir); ok {
 					c.add(pw)
 				}

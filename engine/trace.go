@@ -1,5 +1,7 @@
 package engine
 
+import "strings"
+
 // tracer records the steps of one evaluation for explain. A nil tracer
 // records nothing, so evaluation without explain pays only a nil check.
 type tracer struct {
@@ -61,7 +63,7 @@ func (t *tracer) shell(a *ShellAnalysis) {
 	}
 	s := Step{Name: "shell"}
 	for _, c := range a.Commands {
-		s.Hits = append(s.Hits, joinWords(c))
+		s.Hits = append(s.Hits, strings.Join(c, " "))
 	}
 	if !a.Parsed {
 		s.Detail = "the command does not parse"
@@ -69,20 +71,9 @@ func (t *tracer) shell(a *ShellAnalysis) {
 		s.Detail = "simple commands found"
 	}
 	if len(a.Paths) > 0 {
-		s.Detail += "; paths: " + joinWords(a.Paths)
+		s.Detail += "; paths: " + strings.Join(a.Paths, " ")
 	}
 	t.add(s)
-}
-
-func joinWords(ws []string) string {
-	out := ""
-	for i, w := range ws {
-		if i > 0 {
-			out += " "
-		}
-		out += w
-	}
-	return out
 }
 
 func (t *tracer) steps() []Step {
@@ -93,7 +84,7 @@ func (t *tracer) steps() []Step {
 }
 
 // finish returns the steps with exactly one marked decisive.
-func (t *tracer) finish(finalRule string) []Step {
+func (t *tracer) finish() []Step {
 	if t == nil {
 		return nil
 	}
