@@ -47,22 +47,87 @@ func ResolveConfigDir(flagValue string) (string, error) {
 }
 
 // ResolvePath resolves the symlinks of an absolute, cleaned, forward-slash
-// path: it finds the longest prefix that exists (one lstat per level, from
-// the full path up), resolves that with filepath.EvalSymlinks and appends
-// the rest. A dangling symlink is followed to where it points, since writing
-// through it would create its target. The result uses forward slashes. It is
-// the engine's Options.ResolvePath for a real filesystem.
+// path: it walks from the root with one lstat per component, follows the
+// symlinks it meets and appends the part below the first component that
+// does not exist. A dangling symlink is followed to where it points, since
+// writing through it would create its target. The result uses forward
+// slashes. It is the engine's Options.ResolvePath for a real filesystem.
+//
+// On Linux one openat2 call that refuses symlinks answers first: when it
+// finds none (or a missing component before any), p is its own resolution
+// and the walk is skipped.
 func ResolvePath(p string) string {
 	if p == "" {
 		return p
 	}
-	return resolvePath(p, 0)
+	if clean := path.Clean(p); clean == p && strings.HasPrefix(p, "/") && filepath.Separator == '/' && noSymlinkLookup(p) {
+		return p
+	}
+	return resolvePath(p, 0, nil)
+}
+
+// PathResolver resolves paths as ResolvePath does, remembering what each
+// lstat and readlink found. One is made per batch of calls decided as one
+// snapshot (POST /api/v1/evaluate/batch), so calls that share directories
+// look each one up once; it is never kept beyond that batch, since the
+// filesystem may change between requests. It is not safe for concurrent use.
+type PathResolver struct {
+	seen map[string]pathEntry
+}
+
+// pathEntry is what one lstat (and, for a symlink, readlink) found.
+type pathEntry struct {
+	missing bool
+	link    bool
+	target  string
+	linkErr bool
+}
+
+// NewPathResolver returns an empty PathResolver.
+func NewPathResolver() *PathResolver {
+	return &PathResolver{seen: make(map[string]pathEntry)}
+}
+
+// newBatchResolver is the engine's Options.BatchResolvePath for a real
+// filesystem: a fresh PathResolver per batch.
+func newBatchResolver() func(string) string { return NewPathResolver().Resolve }
+
+// Resolve is ResolvePath with r's memory of the filesystem.
+func (r *PathResolver) Resolve(p string) string {
+	if p == "" {
+		return p
+	}
+	return resolvePath(p, 0, r)
+}
+
+// look lstats name (and reads the link, if it is one), through r's memory
+// when r is not nil.
+func (r *PathResolver) look(name string) pathEntry {
+	if r != nil {
+		if e, ok := r.seen[name]; ok {
+			return e
+		}
+	}
+	var e pathEntry
+	fi, err := os.Lstat(name)
+	switch {
+	case err != nil:
+		e.missing = true
+	case fi.Mode()&os.ModeSymlink != 0:
+		e.link = true
+		target, err := os.Readlink(name)
+		e.target, e.linkErr = target, err != nil
+	}
+	if r != nil {
+		r.seen[name] = e
+	}
+	return e
 }
 
 // maxLinkHops bounds dangling-symlink chains (as the kernel's ELOOP does).
 const maxLinkHops = 40
 
-func resolvePath(p string, hops int) string {
+func resolvePath(p string, hops int, r *PathResolver) string {
 	if !strings.HasPrefix(p, "/") || filepath.Separator != '/' {
 		return resolveByPrefix(p, hops)
 	}
@@ -75,16 +140,16 @@ func resolvePath(p string, hops int) string {
 			continue
 		}
 		next := path.Join(resolved, part)
-		fi, err := os.Lstat(next)
-		if err != nil {
+		e := r.look(next)
+		if e.missing {
 			return path.Join(append([]string{resolved}, parts[i:]...)...)
 		}
-		if fi.Mode()&os.ModeSymlink == 0 {
+		if !e.link {
 			resolved = next
 			continue
 		}
-		target, err := os.Readlink(next)
-		if err != nil || hops >= maxLinkHops || hasDotDot(target) {
+		target := e.target
+		if e.linkErr || hops >= maxLinkHops || hasDotDot(target) {
 			// Unusual links (.. inside the target, long chains) go the
 			// slower way that resolves them exactly.
 			return resolveByPrefix(p, hops)
@@ -92,7 +157,7 @@ func resolvePath(p string, hops int) string {
 		if !path.IsAbs(target) {
 			target = path.Join(resolved, target) // resolved holds no symlinks
 		}
-		return resolvePath(path.Join(append([]string{target}, parts[i+1:]...)...), hops+1)
+		return resolvePath(path.Join(append([]string{target}, parts[i+1:]...)...), hops+1, r)
 	}
 	return resolved
 }
@@ -123,7 +188,7 @@ func resolveByPrefix(p string, hops int) string {
 					if !filepath.IsAbs(target) {
 						target = filepath.Join(filepath.Dir(cur), target)
 					}
-					return resolvePath(filepath.ToSlash(filepath.Join(target, rest)), hops+1)
+					return resolvePath(filepath.ToSlash(filepath.Join(target, rest)), hops+1, nil)
 				}
 			}
 		}

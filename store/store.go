@@ -34,7 +34,8 @@ type Options struct {
 	HomeDir string
 	// Logger gets reload and watcher messages; nil means slog.Default().
 	Logger *slog.Logger
-	// ResolvePath resolves symlinks; nil means store.ResolvePath.
+	// ResolvePath resolves symlinks; nil means store.ResolvePath, and then
+	// a batch of calls resolves through one PathResolver.
 	ResolvePath func(string) string
 	// CheckedChannels are the channels the engine checks; nil = its default.
 	CheckedChannels []string
@@ -47,6 +48,9 @@ type Store struct {
 	dir  string
 	opts Options
 	log  *slog.Logger
+	// batchResolve makes the resolver of one batch of calls; nil when
+	// Options.ResolvePath was given (the engine then uses that alone).
+	batchResolve func() func(string) string
 
 	cur atomic.Pointer[state]
 
@@ -84,8 +88,9 @@ func Open(dir string, opts Options) (*Store, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
+	var batchResolve func() func(string) string
 	if opts.ResolvePath == nil {
-		opts.ResolvePath = ResolvePath
+		opts.ResolvePath, batchResolve = ResolvePath, newBatchResolver
 	}
 	if opts.HomeDir == "" {
 		if h, err := os.UserHomeDir(); err == nil {
@@ -96,7 +101,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: config dir %q: %w", dir, err)
 	}
-	s := &Store{dir: abs, opts: opts, log: opts.Logger, done: make(chan struct{})}
+	s := &Store{dir: abs, opts: opts, log: opts.Logger, done: make(chan struct{}), batchResolve: batchResolve}
 	if err := s.createDefaults(); err != nil {
 		return nil, err
 	}
@@ -367,10 +372,11 @@ func packageRules() []any {
 
 func (s *Store) engineOptions() engine.Options {
 	return engine.Options{
-		Workspace:       s.opts.Workspace,
-		HomeDir:         s.opts.HomeDir,
-		ResolvePath:     s.opts.ResolvePath,
-		CheckedChannels: s.opts.CheckedChannels,
+		Workspace:        s.opts.Workspace,
+		HomeDir:          s.opts.HomeDir,
+		ResolvePath:      s.opts.ResolvePath,
+		BatchResolvePath: s.batchResolve,
+		CheckedChannels:  s.opts.CheckedChannels,
 	}
 }
 

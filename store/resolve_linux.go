@@ -1,0 +1,43 @@
+package store
+
+import (
+	"errors"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// openat2Broken is set once openat2 proves unusable (an old kernel or a
+// seccomp filter), so later lookups go straight to the walk.
+var openat2Broken atomic.Bool
+
+// noSymlinkLookup asks the kernel, in one openat2 with RESOLVE_NO_SYMLINKS
+// (and a close), whether resolving p meets a symlink. known is true when
+// the answer settles it: p exists without symlinks, or a component is
+// missing (ENOENT, ENOTDIR) with none before it, since resolution stops at
+// the first symlink with ELOOP before it reaches anything further. Either
+// way p is its own resolution. Any other answer (ELOOP, EACCES, ENOSYS, …)
+// leaves it to the lstat walk.
+func noSymlinkLookup(p string) (known bool) {
+	if openat2Broken.Load() {
+		return false
+	}
+	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS}
+	for {
+		fd, err := unix.Openat2(unix.AT_FDCWD, p, &how)
+		switch {
+		case err == nil:
+			_ = unix.Close(fd)
+			return true
+		case errors.Is(err, unix.EINTR), errors.Is(err, unix.EAGAIN):
+			continue
+		case errors.Is(err, unix.ENOENT), errors.Is(err, unix.ENOTDIR):
+			return true
+		case errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EPERM):
+			openat2Broken.Store(true)
+			return false
+		default:
+			return false
+		}
+	}
+}
