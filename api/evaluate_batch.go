@@ -51,12 +51,11 @@ func (s *Server) handleEvaluateBatch(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	e := s.deps.Policy.Engine()
+	decisions := make([]engine.Decision, len(reqs))
+	s.deps.Policy.Engine().EvaluateBatch(reqs, decisions)
 	out := EvaluateBatchResponse{Decisions: make([]EvaluateResponse, len(reqs))}
-	for i := range reqs {
-		req := &reqs[i]
-		d := e.Evaluate(req)
-		s.observe(r, req, d)
+	for i, d := range decisions {
+		s.observe(r, &reqs[i], d)
 		out.Decisions[i] = decisionWire(d)
 	}
 	writeJSON(w, http.StatusOK, out)

@@ -13,6 +13,12 @@ var testOpts = Options{Workspace: "/ws/project", HomeDir: "/home/u"}
 // written as YAML.
 func compileYAML(t testing.TB, perms, builtin string) (*Engine, []Problem) {
 	t.Helper()
+	return compileYAMLOpts(t, perms, builtin, testOpts)
+}
+
+// compileYAMLOpts is compileYAML with the given options.
+func compileYAMLOpts(t testing.TB, perms, builtin string, opts Options) (*Engine, []Problem) {
+	t.Helper()
 	var p map[string]any
 	if err := yaml.Unmarshal([]byte(perms), &p); err != nil {
 		t.Fatalf("perms YAML: %v", err)
@@ -23,7 +29,7 @@ func compileYAML(t testing.TB, perms, builtin string) (*Engine, []Problem) {
 			t.Fatalf("builtin YAML: %v", err)
 		}
 	}
-	return Compile(p, b, testOpts)
+	return Compile(p, b, opts)
 }
 
 // shellCall and pathCall build requests on the web channel.

@@ -71,6 +71,10 @@ type Options struct {
 	// ResolvePath resolves symlinks of an absolute, cleaned, forward-slash
 	// path where it exists; nil leaves paths as they are.
 	ResolvePath func(string) string
+	// BatchResolvePath, when set, makes the ResolvePath EvaluateBatch uses
+	// for one batch: one that may remember what it looked up, since the
+	// calls of a batch are decided as one snapshot. Nil uses ResolvePath.
+	BatchResolvePath func() func(string) string
 	// CheckedChannels is the set of channels that are checked; nil means
 	// web, acp, cli and tui.
 	CheckedChannels []string
