@@ -11,7 +11,7 @@ import (
 )
 
 // openDecisionTestDB opens a fresh SQLite file like the server does.
-func openDecisionTestDB(t *testing.T) (*DB, string) {
+func openDecisionTestDB(t testing.TB) (*DB, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "toolgate.db")
 	db, err := OpenDB(path)

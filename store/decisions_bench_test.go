@@ -1,0 +1,27 @@
+package store
+
+import (
+	"testing"
+
+	"github.com/toolgate/toolgate/engine"
+)
+
+// BenchmarkDecisionLogInsert writes batches of 512 entries (the writer's
+// default batch) straight through insert; ns/op is per entry.
+func BenchmarkDecisionLogInsert(b *testing.B) {
+	db, _ := openDecisionTestDB(b)
+	l := NewDecisionLog(db, DecisionLogOptions{})
+	defer l.Close()
+	call := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "git push --force origin main"}, ChannelID: "web"}
+	batch := make([]DecisionEntry, 512)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for done := 0; done < b.N; done += len(batch) {
+		for i := range batch {
+			batch[i] = DecisionEntry{Source: "evaluate", Call: call, Level: "deny", MatchedRule: "builtin:git-force-push"}
+		}
+		if err := l.insert(batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
