@@ -77,16 +77,36 @@ func Redact(s string) string {
 var secretHints = []string{"secret", "token", "passw", "pwd", "key", "credential", "auth",
 	"begin", "gh", "sk", "rk_", "pk_", "xox", "akia", "aiza", "eyj", "mysql", "mariadb", "://"}
 
-// mayHoldSecret reports whether any redaction rule could match s.
-func mayHoldSecret(s string) bool {
+// hintsByFirst lists the secretHints by their first byte, in either case,
+// so that mayHoldSecret tries at each position only the hints that can
+// start there.
+var hintsByFirst = func() (t [256][]string) {
 	for _, h := range secretHints {
-		if containsFold(s, h) {
-			return true
+		t[h[0]] = append(t[h[0]], h)
+		if c := h[0]; c >= 'a' && c <= 'z' {
+			t[c-'a'+'A'] = append(t[c-'a'+'A'], h)
 		}
 	}
+	return t
+}()
+
+// mayHoldSecret reports whether any redaction rule could match s: s holds
+// a hint (ignoring ASCII case), a long run of token characters or any
+// non-ASCII byte. It is one pass over s.
+func mayHoldSecret(s string) bool {
 	run := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if c >= utf8.RuneSelf {
+			// (?i) in the rules folds beyond ASCII: the Kelvin sign matches
+			// k and ſ matches s. Non-ASCII text takes the full path.
+			return true
+		}
+		for _, h := range hintsByFirst[c] {
+			if hasPrefixFold(s[i:], h) {
+				return true
+			}
+		}
 		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '+' {
 			if run++; run >= 40 {
 				return true
@@ -98,26 +118,22 @@ func mayHoldSecret(s string) bool {
 	return false
 }
 
-// containsFold reports whether s contains the lower-case ASCII needle,
-// ignoring ASCII case, without allocating.
-func containsFold(s, needle string) bool {
-	n := len(needle)
-	for i := 0; i+n <= len(s); i++ {
-		j := 0
-		for ; j < n; j++ {
-			c := s[i+j]
-			if c >= 'A' && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != needle[j] {
-				break
-			}
+// hasPrefixFold reports whether s starts with the lower-case ASCII
+// prefix, ignoring ASCII case.
+func hasPrefixFold(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for j := 0; j < len(prefix); j++ {
+		c := s[j]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
 		}
-		if j == n {
-			return true
+		if c != prefix[j] {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // randomRun is a long run of token characters; looksRandom decides whether

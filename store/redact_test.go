@@ -1,6 +1,7 @@
 package store
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -119,6 +120,47 @@ func TestRedactBareRandomTokens(t *testing.T) {
 	for _, c := range cases {
 		if got := Redact(c.in); got != c.want {
 			t.Errorf("Redact(%q): got %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// redactAll is Redact without the mayHoldSecret shortcut.
+func redactAll(s string) string {
+	for _, r := range redactRules {
+		s = r.re.ReplaceAllString(s, r.repl)
+	}
+	return randomRun.ReplaceAllStringFunc(s, func(run string) string {
+		if looksRandom(run) {
+			return Redacted
+		}
+		return run
+	})
+}
+
+// TestMayHoldSecretMissesNothing: whenever the redaction rules would change
+// a text, the shortcut lets them run, on random texts made of secret-like
+// and ordinary words in mixed case, with Unicode case folds (K, ſ).
+func TestMayHoldSecretMissesNothing(t *testing.T) {
+	words := []string{"git", "push", "--token", "TOKEN=", "Authorization:", "Bearer", "x", "=", "://", "user:pw@host",
+		"mysql", "-phunter2", "ghp_abcdefghijklmnop1234", "sk-abcdefghijklmn", "AKIAABCDEFGHIJKLMNOP", "-----BEGIN RSA PRIVATE KEY-----",
+		"api_key=", "to\u212aen=", "\u017fecret=", "pa\u017f\u017fwd=", "secret", "hunter2", " ", ";", "'q'", `"dq"`,
+		"Q2hhbmdlIHRoaXMgdG8gYSByZWFsIHNlY3JldCBiZWZvcmUgdXNl", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3.abcdefghijkl", "npm", "run", "build"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20000; i++ {
+		var b strings.Builder
+		for n := 1 + rng.IntN(6); n > 0; n-- {
+			w := words[rng.IntN(len(words))]
+			if rng.IntN(3) == 0 {
+				w = strings.ToUpper(w)
+			}
+			b.WriteString(w)
+			if rng.IntN(2) == 0 {
+				b.WriteByte(' ')
+			}
+		}
+		s := b.String()
+		if redactAll(s) != s && !mayHoldSecret(s) {
+			t.Fatalf("mayHoldSecret(%q) = false, but the rules redact it to %q", s, redactAll(s))
 		}
 	}
 }
