@@ -119,6 +119,10 @@ type DecisionLog struct {
 	done    chan struct{}
 	once    sync.Once
 
+	// fullInsert is the prepared INSERT of insertRows entries; only the
+	// writer goroutine uses it.
+	fullInsert *sql.Stmt
+
 	dropped atomic.Uint64
 	failed  atomic.Uint64
 	written atomic.Uint64
@@ -216,6 +220,11 @@ func (l *DecisionLog) Close() error {
 // run is the writer goroutine: batches inserts and prunes periodically.
 func (l *DecisionLog) run() {
 	defer close(l.done)
+	defer func() {
+		if l.fullInsert != nil {
+			_ = l.fullInsert.Close()
+		}
+	}()
 	prune := time.NewTicker(l.opts.PruneEvery)
 	defer prune.Stop()
 	batch := make([]DecisionEntry, 0, l.opts.BatchSize)
@@ -312,7 +321,6 @@ func (l *DecisionLog) insert(batch []DecisionEntry) error {
 	}
 	defer func() { _ = tx.Rollback() }()
 	args := make([]any, 0, insertRows*insertColumns)
-	var full *sql.Stmt
 	for len(batch) > 0 {
 		n := min(len(batch), insertRows)
 		args = args[:0]
@@ -323,14 +331,9 @@ func (l *DecisionLog) insert(batch []DecisionEntry) error {
 			}
 			args = append(args, row[:]...)
 		}
-		stmt := full
-		if stmt == nil || n < insertRows {
-			if stmt, err = tx.Prepare(insertStatement(n)); err != nil {
-				return err
-			}
-			if n == insertRows {
-				full = stmt
-			}
+		stmt, err := l.insertStmt(tx, n)
+		if err != nil {
+			return err
 		}
 		if _, err := stmt.Exec(args...); err != nil {
 			return err
@@ -338,6 +341,22 @@ func (l *DecisionLog) insert(batch []DecisionEntry) error {
 		batch = batch[n:]
 	}
 	return tx.Commit()
+}
+
+// insertStmt is the INSERT of n entries in tx: the one prepared once for
+// insertRows entries, or one prepared for the rest of a batch.
+func (l *DecisionLog) insertStmt(tx *sql.Tx, n int) (*sql.Stmt, error) {
+	if n < insertRows {
+		return tx.Prepare(insertStatement(n))
+	}
+	if l.fullInsert == nil {
+		stmt, err := l.db.Prepare(insertStatement(insertRows))
+		if err != nil {
+			return nil, err
+		}
+		l.fullInsert = stmt
+	}
+	return tx.Stmt(l.fullInsert), nil
 }
 
 // insertStatement is the INSERT of n entries.
