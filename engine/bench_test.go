@@ -144,6 +144,8 @@ func BenchmarkDefaultPolicyShell(b *testing.B) {
 	for _, c := range []struct{ name, cmd string }{
 		{"git_status", "git status"},
 		{"ls_la_src", "ls -la src"},
+		{"git_force_push", "git push --force origin main"},
+		{"npm_build", "npm run build --silent"},
 		{"compound_5", "cd src && go vet ./... | tee vet.log; echo done > status.txt || true"},
 	} {
 		req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": c.cmd}, ChannelID: "web"}

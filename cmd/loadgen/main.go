@@ -2,7 +2,7 @@
 // toolgate server on loopback with N connections for T seconds and prints
 // throughput, latency percentiles and the server's memory.
 //
-//	loadgen -url http://127.0.0.1:8080 -token $TOKEN -c 64 -d 10s [-batch 100] [-pid 1234]
+//	loadgen -url http://127.0.0.1:8080 -token $TOKEN -c 64 -d 10s [-batch 100] [-pid 1234] [-populate $WORKSPACE]
 package main
 
 import (
@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,6 +28,7 @@ type config struct {
 	conns, batch    int
 	dur             time.Duration
 	pid             int
+	populate        string
 }
 
 func main() {
@@ -38,6 +40,7 @@ func main() {
 	flag.IntVar(&c.batch, "batch", 0, "calls per request on /api/v1/evaluate/batch (0: single /evaluate)")
 	flag.StringVar(&c.mix, "mix", "benign,match,path", "comma-separated call kinds: benign, match, path, long")
 	flag.IntVar(&c.pid, "pid", 0, "server process id, to report VmRSS/VmHWM from /proc")
+	flag.StringVar(&c.populate, "populate", "", "create the files path calls name (src/pkg*/file*.go) under this dir, the server's workspace, first")
 	flag.Parse()
 	if err := run(c); err != nil {
 		fmt.Fprintln(os.Stderr, "loadgen:", err)
@@ -45,12 +48,45 @@ func main() {
 	}
 }
 
-// calls are the request bodies of each kind in the mix.
-var calls = map[string]map[string]any{
-	"benign": {"tool_name": "bash", "tool_args": map[string]any{"command": "npm run build --silent"}},
-	"match":  {"tool_name": "bash", "tool_args": map[string]any{"command": "git push --force origin main"}},
-	"path":   {"tool_name": "read_file", "tool_args": map[string]any{"path": "src/main.go"}},
-	"long":   {"tool_name": "bash", "tool_args": map[string]any{"command": strings.Repeat("npm run build ", 70)}},
+// kinds are the calls of each kind in the mix; j numbers the call, so that
+// path calls name different files (see pathFile).
+var kinds = map[string]func(j int) map[string]any{
+	"benign": func(int) map[string]any {
+		return map[string]any{"tool_name": "bash", "tool_args": map[string]any{"command": "npm run build --silent"}}
+	},
+	"match": func(int) map[string]any {
+		return map[string]any{"tool_name": "bash", "tool_args": map[string]any{"command": "git push --force origin main"}}
+	},
+	"path": func(j int) map[string]any {
+		return map[string]any{"tool_name": "read_file", "tool_args": map[string]any{"path": pathFile(j)}}
+	},
+	"long": func(int) map[string]any {
+		return map[string]any{"tool_name": "bash", "tool_args": map[string]any{"command": strings.Repeat("npm run build ", 70)}}
+	},
+}
+
+// pathFiles is how many files path calls name: src/pkg<k%50>/file<k>.go.
+const pathFiles = 1000
+
+// pathFile is the workspace-relative file of path call j.
+func pathFile(j int) string {
+	k := j % pathFiles
+	return fmt.Sprintf("src/pkg%d/file%d.go", k%50, k)
+}
+
+// populate creates the files path calls name under dir (the server's
+// workspace), so that resolving them walks real directories.
+func populate(dir string) error {
+	for k := 0; k < pathFiles; k++ {
+		name := filepath.Join(dir, filepath.FromSlash(pathFile(k)))
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(name, nil, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func checkLoopback(raw string) error {
@@ -64,27 +100,40 @@ func checkLoopback(raw string) error {
 	return nil
 }
 
-// bodies builds one request body per kind of the mix.
+// rounds is how many request bodies each kind of the mix gets: single
+// calls cycle through rounds different files, batches through
+// rounds*batch.
+func rounds(c config) int {
+	if c.batch > 0 {
+		return 4
+	}
+	return 50
+}
+
+// bodies builds the request bodies: rounds of one body per kind of the mix,
+// in mix order, so that the kinds stay evenly mixed.
 func bodies(c config) ([][]byte, error) {
 	var out [][]byte
-	for _, kind := range strings.Split(c.mix, ",") {
-		call, ok := calls[strings.TrimSpace(kind)]
-		if !ok {
-			return nil, fmt.Errorf("unknown -mix kind %q", kind)
-		}
-		var v any = call
-		if c.batch > 0 {
-			list := make([]any, c.batch)
-			for i := range list {
-				list[i] = call
+	for r := 0; r < rounds(c); r++ {
+		for _, name := range strings.Split(c.mix, ",") {
+			kind, ok := kinds[strings.TrimSpace(name)]
+			if !ok {
+				return nil, fmt.Errorf("unknown -mix kind %q", name)
 			}
-			v = map[string]any{"calls": list}
+			var v any = kind(r)
+			if c.batch > 0 {
+				list := make([]any, c.batch)
+				for i := range list {
+					list[i] = kind(r*c.batch + i)
+				}
+				v = map[string]any{"calls": list}
+			}
+			b, err := json.Marshal(v)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, b)
 		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, b)
 	}
 	return out, nil
 }
@@ -95,6 +144,11 @@ func run(c config) error {
 	}
 	if c.conns < 1 || c.dur <= 0 {
 		return errors.New("-c and -d must be positive")
+	}
+	if c.populate != "" {
+		if err := populate(c.populate); err != nil {
+			return err
+		}
 	}
 	reqBodies, err := bodies(c)
 	if err != nil {

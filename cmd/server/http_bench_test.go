@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -28,6 +29,7 @@ func benchApp(b *testing.B, decisionLog bool) (http.Handler, string) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { a.shutdown(); a.close() })
+	populateWorkspace(b, dir)
 	tok, err := os.ReadFile(a.tokenFile)
 	if err != nil {
 		b.Fatal(err)
@@ -35,11 +37,43 @@ func benchApp(b *testing.B, decisionLog bool) (http.Handler, string) {
 	return a.handler, strings.TrimSpace(string(tok))
 }
 
-var benchCalls = []string{
-	`{"tool_name":"bash","tool_args":{"command":"npm run build --silent"}}`,
-	`{"tool_name":"bash","tool_args":{"command":"git push --force origin main"}}`,
-	`{"tool_name":"read_file","tool_args":{"path":"src/main.go"}}`,
+// benchFiles is how many workspace files path calls name.
+const benchFiles = 1000
+
+// benchFile is the file of path call j: src/pkg<k%50>/file<k>.go.
+func benchFile(j int) string {
+	k := j % benchFiles
+	return fmt.Sprintf("src/pkg%d/file%d.go", k%50, k)
 }
+
+// populateWorkspace creates the files path calls name, so that resolving
+// them walks real directories.
+func populateWorkspace(b *testing.B, ws string) {
+	b.Helper()
+	for k := 0; k < benchFiles; k++ {
+		name := filepath.Join(ws, filepath.FromSlash(benchFile(k)))
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(name, nil, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchCall is call j of a kind: benign, match or path.
+func benchCall(kind string, j int) string {
+	switch kind {
+	case "benign":
+		return `{"tool_name":"bash","tool_args":{"command":"npm run build --silent"}}`
+	case "match":
+		return `{"tool_name":"bash","tool_args":{"command":"git push --force origin main"}}`
+	default:
+		return `{"tool_name":"read_file","tool_args":{"path":"` + benchFile(j) + `"}}`
+	}
+}
+
+var benchKinds = []string{"benign", "match", "path"}
 
 func benchPost(b *testing.B, h http.Handler, tok, path string, bodies [][]byte) {
 	b.ReportAllocs()
@@ -67,8 +101,10 @@ func benchPost(b *testing.B, h http.Handler, tok, path string, bodies [][]byte) 
 // the decision recorder (with and without the decision log).
 func BenchmarkHTTPEvaluate(b *testing.B) {
 	var bodies [][]byte
-	for _, c := range benchCalls {
-		bodies = append(bodies, []byte(c))
+	for r := 0; r < 50; r++ {
+		for _, kind := range benchKinds {
+			bodies = append(bodies, []byte(benchCall(kind, r)))
+		}
 	}
 	for _, logOn := range []bool{true, false} {
 		name := "log=on"
@@ -86,10 +122,10 @@ func BenchmarkHTTPEvaluate(b *testing.B) {
 // calls per request; decisions/s is reported.
 func BenchmarkHTTPEvaluateBatch(b *testing.B) {
 	var bodies [][]byte
-	for _, c := range benchCalls {
+	for _, kind := range benchKinds {
 		calls := make([]json.RawMessage, 1000)
 		for i := range calls {
-			calls[i] = json.RawMessage(c)
+			calls[i] = json.RawMessage(benchCall(kind, i))
 		}
 		body, err := json.Marshal(map[string]any{"calls": calls})
 		if err != nil {
