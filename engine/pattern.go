@@ -35,7 +35,7 @@ type matcher struct {
 	// prefilter's keys; newRuleIndex drops them once the keys are known.
 	exprs []string
 	trees []*syntax.Regexp
-	res   atomic.Pointer[[]*regexp.Regexp]
+	res   atomic.Pointer[compiledRegex]
 	// glob patterns: exact is the normalized literal when there is no
 	// wildcard; glob the anchored regexp otherwise.
 	isRegex bool
@@ -99,24 +99,39 @@ func compileRegex(raw, expr string) (*matcher, error, error) {
 	return m, fmt.Errorf("%w; only the alternatives that compile are used", whole), nil
 }
 
-// regexps returns the compiled alternatives, compiling them on first use.
-// Concurrent first uses may both compile; one result is kept.
-func (m *matcher) regexps() []*regexp.Regexp {
-	if res := m.res.Load(); res != nil {
-		return *res
+// compiledRegex is a re: pattern's compiled alternatives, each with its
+// literal condition.
+type compiledRegex struct {
+	res   []*regexp.Regexp
+	conds []cond
+}
+
+// regexps returns the compiled alternatives and their conditions,
+// compiling them on first use. Concurrent first uses may both compile; one
+// result is kept.
+func (m *matcher) regexps() *compiledRegex {
+	if c := m.res.Load(); c != nil {
+		return c
 	}
-	res := make([]*regexp.Regexp, 0, len(m.exprs))
+	c := &compiledRegex{}
 	for _, expr := range m.exprs {
 		// regexp.Compile parses with syntax.Perl as compileRegex did, so it
 		// cannot fail here; an error would only drop the alternative.
-		if re, err := regexp.Compile(expr); err == nil {
-			res = append(res, re)
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			continue
 		}
+		cd := cond{}
+		if tree, err := syntax.Parse(expr, syntax.Perl); err == nil {
+			cd = condOf(tree)
+		}
+		c.res = append(c.res, re)
+		c.conds = append(c.conds, cd)
 	}
-	if !m.res.CompareAndSwap(nil, &res) {
-		return *m.res.Load()
+	if !m.res.CompareAndSwap(nil, c) {
+		return m.res.Load()
 	}
-	return res
+	return c
 }
 
 // dropTrees releases the parse trees once the prefilter has its keys.
@@ -134,13 +149,23 @@ func compileGlob(raw string) *matcher {
 	return m
 }
 
-// matchRegex searches v, then v with \ replaced by /.
+// matchRegex searches v, then v with \ replaced by /, running only the
+// alternatives whose literal condition v meets.
 func (m *matcher) matchRegex(v string) bool {
 	if m.needsBackslash && strings.IndexByte(v, '\\') < 0 {
 		return false
 	}
-	res := m.regexps()
-	for _, re := range res {
+	c := m.regexps()
+	check := len(v) <= maxCondValue
+	nonASCII := check && hasNonASCII(v)
+	live := 0 // bit i: alternative i may match (the first 64 are filtered)
+	for i, re := range c.res {
+		if check && i < 64 && !c.conds[i].holds(v, nonASCII) {
+			continue
+		}
+		if i < 64 {
+			live |= 1 << i
+		}
 		if re.MatchString(v) {
 			return true
 		}
@@ -149,7 +174,10 @@ func (m *matcher) matchRegex(v string) bool {
 		return false
 	}
 	slashed := strings.ReplaceAll(v, `\`, "/")
-	for _, re := range res {
+	for i, re := range c.res {
+		if i < 64 && live&(1<<i) == 0 {
+			continue
+		}
 		if re.MatchString(slashed) {
 			return true
 		}
