@@ -2,7 +2,7 @@
 // toolgate server on loopback with N connections for T seconds and prints
 // throughput, latency percentiles and the server's memory.
 //
-//	loadgen -url http://127.0.0.1:8080 -token $TOKEN -c 64 -d 10s [-batch 100] [-pid 1234] [-populate $WORKSPACE]
+//	loadgen -url http://127.0.0.1:8080 -token $TOKEN -c 64 -d 10s [-rate 15000] [-batch 100] [-pid 1234] [-populate $WORKSPACE]
 package main
 
 import (
@@ -29,6 +29,7 @@ type config struct {
 	dur             time.Duration
 	pid             int
 	populate        string
+	rate            float64
 }
 
 func main() {
@@ -40,6 +41,7 @@ func main() {
 	flag.IntVar(&c.batch, "batch", 0, "calls per request on /api/v1/evaluate/batch (0: single /evaluate)")
 	flag.StringVar(&c.mix, "mix", "benign,match,path", "comma-separated call kinds: benign, match, path, long")
 	flag.IntVar(&c.pid, "pid", 0, "server process id, to report VmRSS/VmHWM from /proc")
+	flag.Float64Var(&c.rate, "rate", 0, "requests/s offered in all, spread evenly over the connections (open loop: latency counts from when each request was due); 0 sends each request as soon as the last one is answered")
 	flag.StringVar(&c.populate, "populate", "", "create the files path calls name (src/pkg*/file*.go) under this dir, the server's workspace, first")
 	flag.Parse()
 	if err := run(c); err != nil {
@@ -142,8 +144,8 @@ func run(c config) error {
 	if err := checkLoopback(c.url); err != nil {
 		return err
 	}
-	if c.conns < 1 || c.dur <= 0 {
-		return errors.New("-c and -d must be positive")
+	if c.conns < 1 || c.dur <= 0 || c.rate < 0 {
+		return errors.New("-c and -d must be positive, -rate not negative")
 	}
 	if c.populate != "" {
 		if err := populate(c.populate); err != nil {
@@ -185,14 +187,18 @@ func run(c config) error {
 					conn.conn.Close()
 				}
 			}()
+			sched := newSchedule(c, w, start)
 			for i := w; ctx.Err() == nil; i++ {
-				t0 := time.Now()
+				due, ok := sched.next(end)
+				if !ok {
+					break
+				}
 				status, err := conn.do(reqs[i%len(reqs)], end.Add(30*time.Second))
-				ok := err == nil && status == 200
+				ok = err == nil && status == 200
 				if ctx.Err() != nil {
 					break
 				}
-				_ = h.RecordValue(time.Since(t0).Microseconds())
+				_ = h.RecordValue(time.Since(due).Microseconds())
 				n++
 				if !ok {
 					bad++
@@ -214,6 +220,9 @@ func run(c config) error {
 		per = int64(c.batch)
 	}
 	fmt.Printf("connections %d, duration %.1fs, batch %d, mix %s\n", c.conns, elapsed, c.batch, c.mix)
+	if c.rate > 0 {
+		fmt.Printf("open loop: %.0f requests/s offered; latency counts from when each request was due\n", c.rate)
+	}
 	fmt.Printf("requests %d (%d failed), %.0f requests/s, %.0f decisions/s\n", requests, failures, float64(requests)/elapsed, float64(requests*per)/elapsed)
 	fmt.Printf("latency p50 %s, p90 %s, p99 %s, p99.9 %s, max %s\n", us(total.ValueAtQuantile(50)), us(total.ValueAtQuantile(90)),
 		us(total.ValueAtQuantile(99)), us(total.ValueAtQuantile(99.9)), us(total.Max()))
@@ -229,6 +238,44 @@ func run(c config) error {
 		return fmt.Errorf("%d requests failed", failures)
 	}
 	return nil
+}
+
+// schedule paces one connection. In open loop (-rate) request k of
+// connection w is due at start + (k + w/conns) * conns/rate, and a
+// connection that falls behind sends at once, so that a slow answer delays
+// the requests behind it and their latency shows it (no coordinated
+// omission). In closed loop each request is due when it is sent.
+type schedule struct {
+	start    time.Time
+	interval time.Duration
+	offset   time.Duration
+	k        int64
+}
+
+func newSchedule(c config, w int, start time.Time) *schedule {
+	s := &schedule{start: start}
+	if c.rate > 0 {
+		s.interval = time.Duration(float64(c.conns) / c.rate * float64(time.Second))
+		s.offset = s.interval * time.Duration(w) / time.Duration(c.conns)
+	}
+	return s
+}
+
+// next waits until the next request is due and returns when that was;
+// false when it would be due after end.
+func (s *schedule) next(end time.Time) (time.Time, bool) {
+	if s.interval == 0 {
+		return time.Now(), true
+	}
+	due := s.start.Add(s.offset + time.Duration(s.k)*s.interval)
+	s.k++
+	if !due.Before(end) {
+		return due, false
+	}
+	if d := time.Until(due); d > 0 {
+		time.Sleep(d)
+	}
+	return due, true
 }
 
 func us(v int64) string { return (time.Duration(v) * time.Microsecond).String() }
