@@ -73,7 +73,7 @@ func benchCall(kind string, j int) string {
 	}
 }
 
-var benchKinds = []string{"benign", "match", "path"}
+var benchKinds = kindsFromEnv()
 
 func benchPost(b *testing.B, h http.Handler, tok, path string, bodies [][]byte) {
 	b.ReportAllocs()
@@ -144,4 +144,13 @@ func BenchmarkHTTPEvaluateBatch(b *testing.B) {
 			b.ReportMetric(float64(b.N)*1000/b.Elapsed().Seconds(), "decisions/s")
 		})
 	}
+}
+
+// kindsFromEnv is the benchmarks' mix: BENCH_KINDS (comma-separated, e.g.
+// benign,match to profile shell calls alone), else benign, match and path.
+func kindsFromEnv() []string {
+	if k := os.Getenv("BENCH_KINDS"); k != "" {
+		return strings.Split(k, ",")
+	}
+	return []string{"benign", "match", "path"}
 }
