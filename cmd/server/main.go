@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 )
@@ -39,6 +40,8 @@ type config struct {
 	logFullArgs  bool
 	logRetention time.Duration
 	logMaxRows   int64
+	// gcPercent is the garbage collector's target (see applyGCPercent).
+	gcPercent int
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -55,6 +58,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.logFullArgs, "log-full-args", false, "also log the full (redacted) arguments of each call, for the impact preview")
 	fs.DurationVar(&c.logRetention, "log-retention", 720*time.Hour, "how long decision log entries are kept")
 	fs.Int64Var(&c.logMaxRows, "log-max-rows", 1_000_000, "the most decision log entries kept")
+	fs.IntVar(&c.gcPercent, "gc-percent", defaultGCPercent, "garbage collector target: the heap may grow by this percentage of the live heap before a collection (the GOGC environment variable wins when set)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -66,6 +70,21 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		c.workspace = wd
 	}
 	return c, nil
+}
+
+// defaultGCPercent is the -gc-percent default. toolgate's live heap is
+// small (tens of MB even at 100,000 rules) while every request allocates, so
+// at Go's default of 100 the collector runs very often; at 400 it costs
+// about a third of the CPU per evaluation it did (BENCHMARKS.md), for a heap
+// of up to five times the live one.
+const defaultGCPercent = 400
+
+// applyGCPercent sets the collector's target from -gc-percent unless GOGC
+// is set in the environment, which the runtime has already applied.
+func applyGCPercent(c config, getenv func(string) string) {
+	if getenv("GOGC") == "" {
+		debug.SetGCPercent(c.gcPercent)
+	}
 }
 
 func newLogger(c config, w io.Writer) *slog.Logger {
@@ -83,6 +102,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	applyGCPercent(c, os.Getenv)
 	log := newLogger(c, stderr)
 	slog.SetDefault(log)
 	app, err := wire(c, log)
