@@ -59,6 +59,11 @@ func Redact(s string) string {
 	if s == "" || !mayHoldSecret(s) {
 		return s
 	}
+	return applyRedactRules(s)
+}
+
+// applyRedactRules runs every redaction rule on s, then masks random runs.
+func applyRedactRules(s string) string {
 	for _, r := range redactRules {
 		s = r.re.ReplaceAllString(s, r.repl)
 	}
