@@ -60,7 +60,7 @@ func ResolvePath(p string) string {
 	if p == "" {
 		return p
 	}
-	if clean := path.Clean(p); clean == p && strings.HasPrefix(p, "/") && filepath.Separator == '/' && noSymlinkLookup(p) {
+	if path.Clean(p) == p && strings.HasPrefix(p, "/") && filepath.Separator == '/' && noSymlinkLookup(p) {
 		return p
 	}
 	return resolvePath(p, 0, nil)
