@@ -156,17 +156,13 @@ func (m *matcher) matchRegex(v string) bool {
 		return false
 	}
 	c := m.regexps()
-	check := len(v) <= maxCondValue
-	nonASCII := check && hasNonASCII(v)
-	live := 0 // bit i: alternative i may match (the first 64 are filtered)
+	// The literal conditions hold alike for v and v with \ as /: they
+	// compare folded bytes, and the fold maps \ to /.
+	filter := len(v) <= maxCondValue
+	nonASCII := filter && hasNonASCII(v)
+	mayMatch := func(i int) bool { return !filter || c.conds[i].holds(v, nonASCII) }
 	for i, re := range c.res {
-		if check && i < 64 && !c.conds[i].holds(v, nonASCII) {
-			continue
-		}
-		if i < 64 {
-			live |= 1 << i
-		}
-		if re.MatchString(v) {
+		if mayMatch(i) && re.MatchString(v) {
 			return true
 		}
 	}
@@ -175,10 +171,7 @@ func (m *matcher) matchRegex(v string) bool {
 	}
 	slashed := strings.ReplaceAll(v, `\`, "/")
 	for i, re := range c.res {
-		if i < 64 && live&(1<<i) == 0 {
-			continue
-		}
-		if re.MatchString(slashed) {
+		if mayMatch(i) && re.MatchString(slashed) {
 			return true
 		}
 	}
