@@ -2,6 +2,8 @@ package integration
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -109,4 +111,62 @@ func TestEvaluateBatchErrors(t *testing.T) {
 	if status, _ := s.DoToken("wrong-token", "POST", "/api/v1/evaluate/batch", map[string]any{"calls": []any{ok}}); status != 401 {
 		t.Errorf("wrong token: status %d, want 401", status)
 	}
+}
+
+// TestEvaluateBatchSeesSymlinks: the batch route resolves paths on the real
+// file system as /evaluate does. Calls through a symlink out of the
+// workspace ask, with the link's target as the external path, alongside
+// calls on plain files in the same directories. A link made after one batch
+// is seen by the next, since nothing is remembered between requests.
+func TestEvaluateBatchSeesSymlinks(t *testing.T) {
+	s := StartServer(t, ServerOptions{ConfigYAML: bypassConfig})
+	outside := t.TempDir()
+	outsideReal, err := filepath.EvalSymlinks(outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(s.Workspace, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(s.Workspace, "src", "out")); err != nil {
+		t.Fatal(err)
+	}
+	read := func(p string) map[string]any {
+		return map[string]any{"tool_name": "read_file", "tool_args": map[string]any{"path": p}}
+	}
+	batch := func(paths ...string) []externalDecision {
+		t.Helper()
+		var calls []map[string]any
+		for _, p := range paths {
+			calls = append(calls, read(p))
+		}
+		status, body := s.Do("POST", "/api/v1/evaluate/batch", map[string]any{"calls": calls})
+		if status != 200 {
+			t.Fatalf("status %d: %s", status, body)
+		}
+		return DecodeJSON[struct {
+			Decisions []externalDecision `json:"decisions"`
+		}](t, body).Decisions
+	}
+	got := batch("src/a.go", "src/out/secret.txt", "src/b.go", "src/out/sub/x", "later/y")
+	want := []struct {
+		level    string
+		external string
+	}{{"allow", ""}, {"ask", outsideReal + "/secret.txt"}, {"allow", ""}, {"ask", outsideReal + "/sub/x"}, {"allow", ""}}
+	for i, w := range want {
+		if got[i].Level != w.level || strings.Join(got[i].ExternalPaths, ",") != w.external {
+			t.Errorf("call %d: got %s %v, want %s [%s]", i, got[i].Level, got[i].ExternalPaths, w.level, w.external)
+		}
+	}
+	if err := os.Symlink(outside, filepath.Join(s.Workspace, "later")); err != nil {
+		t.Fatal(err)
+	}
+	if again := batch("later/y"); again[0].Level != "ask" || strings.Join(again[0].ExternalPaths, ",") != outsideReal+"/y" {
+		t.Errorf("after the link: got %s %v, want ask [%s/y]", again[0].Level, again[0].ExternalPaths, outsideReal)
+	}
+}
+
+type externalDecision struct {
+	Level         string   `json:"level"`
+	ExternalPaths []string `json:"external_paths"`
 }
