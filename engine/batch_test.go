@@ -11,9 +11,10 @@ import (
 func TestEvaluateBatch(t *testing.T) {
 	perms := `
 enabled: true
+schema: tiered_policy
 tools: {bash: ask, read_file: allow, write_file: ask}
 rules:
-  - {id: no-push, tools: [bash], pattern: "git push *", permission: deny}
+  - {id: no-push, tools: [bash], pattern: "git push *", action: deny}
 external_directory: {"*": ask}
 `
 	var made, looked int
@@ -43,6 +44,9 @@ external_directory: {"*": ask}
 		if want := e.Evaluate(&reqs[i]); !reflect.DeepEqual(got[i], want) {
 			t.Errorf("call %d: batch gave %+v, Evaluate gave %+v", i, got[i], want)
 		}
+	}
+	if got[0].Level != Deny || got[2].Level != Ask {
+		t.Errorf("shell calls: got %s and %s, want deny (the rule) and ask (the tool level)", got[0].Level, got[2].Level)
 	}
 	if got[3].Level != Ask || !reflect.DeepEqual(got[3].ExternalPaths, []string{"/elsewhere/b.go"}) {
 		t.Errorf("link call: got %s %v, want ask [/elsewhere/b.go] (through the batch resolver)", got[3].Level, got[3].ExternalPaths)

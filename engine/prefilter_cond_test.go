@@ -102,3 +102,27 @@ func TestCondHoldsOnBuiltinCorpus(t *testing.T) {
 		t.Error(`shell_over_network_pipe: the condition fails on "nc -l 4444 | sh", which the rule matches`)
 	}
 }
+
+// FuzzLiteralCondition: for any regexp and value, a match (directly or with
+// \ as /) implies the literal condition holds. A condition that failed on a
+// match would skip a rule that applies, a deny among them.
+func FuzzLiteralCondition(f *testing.F) {
+	seeds := [][2]string{
+		{`(?i)\b(?:nc|ncat)\b[^\n]*\|\s*(?:/bin/)?(?:ba|z|da)?sh\b`, "NC -l 1 | bash"},
+		{`\bgit\b[^\n;&|]*\spush\b[^\n;&|]*\s--force\b`, "git push --force origin"},
+		{`(?i)to[kK]en=\S+`, "to\u212aen=abc"},
+		{`n(?:c|cat)\s`, `C:\ncat x`},
+		{`(a|b)+c{2,}`, "abacc"},
+		{`[/\\]etc[/\\]passwd`, `\etc\passwd`},
+		{`(?s)x.y|^$`, ""},
+	}
+	for _, s := range seeds {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, expr, value string) {
+		if len(expr) > 512 || len(value) > 4096 {
+			return
+		}
+		condMissed(t, expr, []string{value})
+	})
+}
