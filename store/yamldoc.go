@@ -139,6 +139,11 @@ func (d *configDoc) render() ([]byte, error) {
 	if d.endLine > 0 {
 		end = d.endLine - 1
 	}
+	if start < 0 || start >= end || end > len(lines) {
+		// The parser's line numbers and ours disagree: refuse the edit
+		// rather than splice at the wrong place.
+		return nil, fmt.Errorf("%w: permissions at lines %d-%d of a %d-line file", ErrBrokenConfig, d.startLine, d.endLine, len(lines))
+	}
 	// Column-0 comments and blank lines before the next key belong to it
 	// (yaml.v3 makes them its head comment): keep them outside the splice.
 	for end > start+1 && isOuterLine(lines[end-1]) {
@@ -207,15 +212,36 @@ func splitLines(raw []byte) []string {
 	s := string(raw)
 	var lines []string
 	for s != "" {
-		i := strings.IndexByte(s, '\n')
+		i, n := lineBreak(s)
 		if i < 0 {
 			lines = append(lines, s+"\n")
 			break
 		}
-		lines = append(lines, s[:i+1])
-		s = s[i+1:]
+		lines = append(lines, s[:i+n])
+		s = s[i+n:]
 	}
 	return lines
+}
+
+// lineBreak finds the first line break of s as yaml.v3 counts lines (LF,
+// CR LF, a lone CR, NEL, LS and PS): its index and length, or -1.
+func lineBreak(s string) (int, int) {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\n':
+			return i, 1
+		case c == '\r':
+			if i+1 < len(s) && s[i+1] == '\n' {
+				return i, 2
+			}
+			return i, 1
+		case c == 0xC2 && strings.HasPrefix(s[i:], "\u0085"):
+			return i, 2
+		case c == 0xE2 && (strings.HasPrefix(s[i:], "\u2028") || strings.HasPrefix(s[i:], "\u2029")):
+			return i, 3
+		}
+	}
+	return -1, 0
 }
 
 func isOuterLine(l string) bool {
