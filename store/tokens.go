@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -63,6 +64,16 @@ type Tokens struct {
 	mu        sync.RWMutex
 	adminHash [32]byte
 	list      []TokenInfo
+	// revoked are told, after a revocation is saved, that a token ended.
+	revoked []func()
+}
+
+// OnRevoke registers f to be called after each revocation is saved, so
+// that holders of long-lived connections can drop the revoked token's.
+func (t *Tokens) OnRevoke(f func()) {
+	t.mu.Lock()
+	t.revoked = append(t.revoked, f)
+	t.mu.Unlock()
 }
 
 // OpenTokens loads the tokens of a config dir, creating api_token with a new
@@ -209,6 +220,19 @@ func (t *Tokens) Create(name, role string, channels, sessions []string) (TokenIn
 
 // Revoke deletes a token by id.
 func (t *Tokens) Revoke(id string) error {
+	hooks, err := t.revoke(id)
+	if err != nil {
+		return err
+	}
+	for _, f := range hooks {
+		f()
+	}
+	return nil
+}
+
+// revoke removes token id and returns the hooks to call once the lock is
+// released (they may verify tokens themselves).
+func (t *Tokens) revoke(id string) ([]func(), error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	next := make([]TokenInfo, 0, len(t.list))
@@ -218,13 +242,13 @@ func (t *Tokens) Revoke(id string) error {
 		}
 	}
 	if len(next) == len(t.list) {
-		return ErrNotFound
+		return nil, ErrNotFound
 	}
 	if err := t.save(next); err != nil {
-		return err
+		return nil, err
 	}
 	t.list = next
-	return nil
+	return slices.Clone(t.revoked), nil
 }
 
 func (t *Tokens) save(list []TokenInfo) error {

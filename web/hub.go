@@ -19,6 +19,7 @@ const (
 	DefaultWriteWait      = 10 * time.Second
 	DefaultMaxMessageSize = 8 << 10
 	DefaultSendBuffer     = 64
+	DefaultRecheckEvery   = 5 * time.Second
 	// hubEventBuffer is the hub's own subscription buffer at the manager;
 	// the hub drains it at once, so it fills only under a burst.
 	hubEventBuffer = 4096
@@ -55,7 +56,11 @@ type HubOptions struct {
 	// AllowedOrigins are extra origins ("https://host:port") a browser may
 	// connect from, besides the server's own host.
 	AllowedOrigins []string
-	Logger         *slog.Logger
+	// RecheckEvery is how often the hub checks that every client's token or
+	// session still holds (sessions expire and sign out without telling the
+	// hub); Recheck checks at once.
+	RecheckEvery time.Duration
+	Logger       *slog.Logger
 }
 
 func (o *HubOptions) fill() {
@@ -73,6 +78,9 @@ func (o *HubOptions) fill() {
 	}
 	if o.SendBuffer <= 0 {
 		o.SendBuffer = DefaultSendBuffer
+	}
+	if o.RecheckEvery <= 0 {
+		o.RecheckEvery = DefaultRecheckEvery
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
@@ -92,6 +100,7 @@ type Hub struct {
 	unregister chan *wsClient
 	direct     chan directMsg
 	policy     chan string
+	recheck    chan struct{}
 	running    chan struct{} // closed when Run starts
 	stopped    chan struct{} // closed when Run ends
 	startOnce  sync.Once
@@ -124,6 +133,7 @@ func NewHub(m *approval.Manager, auth HubAuthenticator, opts HubOptions) *Hub {
 		unregister: make(chan *wsClient, 64),
 		direct:     make(chan directMsg, 256),
 		policy:     make(chan string, 16),
+		recheck:    make(chan struct{}, 1),
 		running:    make(chan struct{}),
 		stopped:    make(chan struct{}),
 	}
@@ -145,6 +155,28 @@ func (h *Hub) PolicyChanged(etag string) {
 	}
 }
 
+// Recheck makes the hub drop, without waiting for RecheckEvery, every
+// client whose token or session no longer holds. Call it when a token is
+// revoked. It never blocks; checks asked for while one is pending collapse.
+func (h *Hub) Recheck() {
+	select {
+	case h.recheck <- struct{}{}:
+	default:
+	}
+}
+
+// dropInvalid removes and disconnects the clients whose credential no
+// longer holds.
+func (h *Hub) dropInvalid(clients map[*wsClient]struct{}) {
+	for c := range clients {
+		if !c.principal.stillValid() {
+			h.opts.Logger.Info("web: closed a websocket whose token or session ended", "user", c.principal.Name)
+			h.remove(clients, c)
+			c.conn.Close()
+		}
+	}
+}
+
 // Run owns the clients until ctx ends or the approval manager shuts down,
 // then closes every connection. Call it once.
 func (h *Hub) Run(ctx context.Context) {
@@ -163,10 +195,16 @@ func (h *Hub) Run(ctx context.Context) {
 	}()
 	events, cancel := h.approvals.SubscribeFilter(approval.Filter{}, hubEventBuffer)
 	defer func() { cancel() }()
+	recheck := time.NewTicker(h.opts.RecheckEvery)
+	defer recheck.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-h.recheck:
+			h.dropInvalid(clients)
+		case <-recheck.C:
+			h.dropInvalid(clients)
 		case c := <-h.register:
 			clients[c] = struct{}{}
 			h.clients.Add(1)

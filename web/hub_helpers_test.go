@@ -51,11 +51,17 @@ type hubEnv struct {
 
 func newHubEnv(t *testing.T, mopts approval.Options, hopts web.HubOptions) *hubEnv {
 	t.Helper()
+	return newHubEnvAuth(t, hubTestTokens, mopts, hopts)
+}
+
+// newHubEnvAuth is newHubEnv with its own authenticator.
+func newHubEnvAuth(t *testing.T, auth web.HubAuthenticator, mopts approval.Options, hopts web.HubOptions) *hubEnv {
+	t.Helper()
 	if hopts.Logger == nil {
 		hopts.Logger = slog.New(slog.DiscardHandler)
 	}
 	m := approval.New(mopts)
-	hub := web.NewHub(m, hubTestTokens, hopts)
+	hub := web.NewHub(m, auth, hopts)
 	ctx, cancel := context.WithCancel(context.Background())
 	go hub.Run(ctx)
 	srv := httptest.NewServer(hub)

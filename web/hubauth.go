@@ -12,12 +12,14 @@ import (
 // tokens.
 func (s *Sessions) HubAuth() HubAuthenticator {
 	return HubAuthFunc(func(r *http.Request) (HubPrincipal, bool) {
-		p, ok := s.SessionPrincipal(r)
+		se, id, ok := s.lookup(r)
 		if !ok {
 			return HubPrincipal{}, false
 		}
+		p := se.principal
 		return HubPrincipal{Name: p.Name, Role: p.Role,
-			Filter: approval.Filter{Channels: p.Channels, Sessions: p.Sessions}}, true
+			Filter: approval.Filter{Channels: p.Channels, Sessions: p.Sessions},
+			Valid:  func() bool { return s.valid(id) }}, true
 	})
 }
 
@@ -33,7 +35,8 @@ func (s *Sessions) HubAuthWithTokens(tokens TokenVerifier) HubAuthenticator {
 				return HubPrincipal{}, false
 			}
 			return HubPrincipal{Name: p.Name, Role: p.Role, Bearer: true,
-				Filter: approval.Filter{Channels: p.Channels, Sessions: p.Sessions}}, true
+				Filter: approval.Filter{Channels: p.Channels, Sessions: p.Sessions},
+				Valid:  func() bool { _, ok := tokens.Verify(tok); return ok }}, true
 		}
 		return sessions.Authenticate(r)
 	})

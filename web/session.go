@@ -98,15 +98,33 @@ func (s *Sessions) lookup(r *http.Request) (session, string, bool) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	se, ok := s.m[c.Value]
+	se, ok := s.liveLocked(c.Value)
 	if !ok {
 		return session{}, "", false
 	}
-	if s.now().After(se.expires) || s.active != nil && !s.active(se.principal.TokenID) {
-		delete(s.m, c.Value)
-		return session{}, "", false
-	}
 	return *se, c.Value, true
+}
+
+// liveLocked returns session id if it exists, has not expired and its token
+// is still active, forgetting it otherwise. s.mu must be held.
+func (s *Sessions) liveLocked(id string) (*session, bool) {
+	se, ok := s.m[id]
+	if !ok {
+		return nil, false
+	}
+	if s.now().After(se.expires) || s.active != nil && !s.active(se.principal.TokenID) {
+		delete(s.m, id)
+		return nil, false
+	}
+	return se, true
+}
+
+// valid reports whether session id still holds (see liveLocked).
+func (s *Sessions) valid(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.liveLocked(id)
+	return ok
 }
 
 // SessionPrincipal returns the principal of a request's session cookie

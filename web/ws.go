@@ -27,7 +27,15 @@ type HubPrincipal struct {
 	// "Authorization: Bearer" token rather than a browser session cookie.
 	// Only such clients may connect without an Origin header.
 	Bearer bool
+	// Valid reports whether the credential the client connected with still
+	// holds: the token not revoked, the session not ended or expired. The
+	// hub asks before every answer and drops clients for which it turns
+	// false. Nil means the credential never ends.
+	Valid func() bool
 }
+
+// stillValid reports whether p's credential still holds.
+func (p HubPrincipal) stillValid() bool { return p.Valid == nil || p.Valid() }
 
 // HubAuthenticator authenticates a websocket request before the upgrade.
 type HubAuthenticator interface {
@@ -188,6 +196,10 @@ func (c *wsClient) readPump() {
 	for {
 		kind, data, err := c.conn.ReadMessage()
 		if err != nil {
+			return
+		}
+		if !c.principal.stillValid() {
+			// Revoked or signed out: this connection answers nothing more.
 			return
 		}
 		if kind != websocket.TextMessage {

@@ -72,6 +72,7 @@ func wire(c config, log *slog.Logger) (*app, error) {
 		EngineOptions: engine.Options{Workspace: c.workspace, ResolvePath: store.ResolvePath}})
 	ui.Sessions().EndWithToken(tokens.Active)
 	hub := wireHub(mgr, ui.Sessions().HubAuthWithTokens(tokens), st, a, log)
+	tokens.OnRevoke(hub.Recheck)
 	dl, err := wireDecisionLog(c, dir, st, a, log)
 	if err != nil {
 		a.close()

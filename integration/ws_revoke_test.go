@@ -1,0 +1,44 @@
+package integration
+
+import (
+	"testing"
+	"time"
+)
+
+// TestRevokedTokenEndsItsWebsocket: revoking an approver's token closes the
+// websocket it connected with at once, so that it cannot answer asks any
+// more, while other clients stay connected.
+func TestRevokedTokenEndsItsWebsocket(t *testing.T) {
+	s := StartServer(t, ServerOptions{})
+	st, _, body := s.Call(s.Token, "POST", "/api/v1/tokens", map[string]any{"name": "erin", "role": "approver"}, nil)
+	if st != 201 {
+		t.Fatalf("create token = %d %s", st, body)
+	}
+	tok := DecodeJSON[struct {
+		Token struct {
+			ID string `json:"id"`
+		} `json:"token"`
+		Secret string `json:"secret"`
+	}](t, body)
+	erin, _ := connectWS(t, s, tok.Secret)
+	admin, _ := connectWS(t, s, s.Token)
+
+	start := time.Now()
+	if st, _, body := s.Call(s.Token, "DELETE", "/api/v1/tokens/"+tok.Token.ID, nil, nil); st != 204 && st != 200 {
+		t.Fatalf("revoke = %d %s", st, body)
+	}
+	if _, open := erin.await("never sent", "", 3*time.Second); open || time.Since(start) >= 3*time.Second {
+		t.Fatalf("the revoked token's websocket is still open after %v", time.Since(start))
+	}
+	t.Logf("closed %v after the revocation", time.Since(start).Round(time.Millisecond))
+	if _, closed := admin.await("never sent", "", 300*time.Millisecond); closed {
+		t.Error("the admin's websocket closed too")
+	}
+	select {
+	case _, ok := <-admin.msgs:
+		if !ok {
+			t.Error("the admin's websocket closed too")
+		}
+	default:
+	}
+}
