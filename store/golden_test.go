@@ -143,9 +143,9 @@ func TestEditEdgeLayouts(t *testing.T) {
 		{"an indentation of four is kept", "a: 1\npermissions:\n    tools:\n        bash: ask\n", "a: 1\npermissions:\n    tools:\n        bash: ask\n        grep: allow\n"},
 		// yaml.v3 counts a lone CR (and NEL, LS, PS) as a line break; the
 		// splice must count lines the same way (a fuzzer found the panic).
-		{"lone CR line breaks", "permissions:\r  tools:\r    bash: ask\rother: 1\r", "permissions:\n  tools:\n    bash: ask\n    grep: allow\nother: 1\r"},
-		{"CR LF line breaks", "a: 1\r\npermissions:\r\n  tools: {}\r\nb: 2\r\n", "a: 1\r\npermissions:\n  tools: {grep: allow}\nb: 2\r\n"},
-		{"an empty section before a key after a lone CR", "permissions:\r\rs: 1", "permissions:\n  tools:\n    grep: allow\n\rs: 1\n"},
+		{"lone CR line breaks", "permissions:\r  tools:\r    bash: ask\rother: 1\r", "permissions:\r  tools:\r    bash: ask\r    grep: allow\rother: 1\r"},
+		{"CR LF line breaks", "a: 1\r\npermissions:\r\n  tools: {}\r\nb: 2\r\n", "a: 1\r\npermissions:\r\n  tools: {grep: allow}\r\nb: 2\r\n"},
+		{"an empty section before a key after a lone CR", "permissions:\r\rs: 1", "permissions:\r  tools:\r    grep: allow\r\rs: 1\n"},
 	}
 	for _, c := range cases {
 		dir := t.TempDir()

@@ -154,6 +154,12 @@ func (d *configDoc) render() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The block takes the line break of the line it replaces, so that a
+	// CR LF file stays CR LF (NEL, LS and PS are left as LF: not every YAML
+	// reader counts them).
+	if brk := lineEnd(lines[start]); brk == "\r\n" || brk == "\r" {
+		block = bytes.ReplaceAll(block, []byte("\n"), []byte(brk))
+	}
 	var b bytes.Buffer
 	for _, l := range lines[:start] {
 		b.WriteString(l)
@@ -221,6 +227,14 @@ func splitLines(raw []byte) []string {
 		s = s[i+n:]
 	}
 	return lines
+}
+
+// lineEnd returns the line break a line of splitLines ends with.
+func lineEnd(l string) string {
+	if i, n := lineBreak(l); i >= 0 {
+		return l[i : i+n]
+	}
+	return "\n"
 }
 
 // lineBreak finds the first line break of s as yaml.v3 counts lines (LF,
