@@ -37,6 +37,16 @@ type Sessions struct {
 	// active, when set, says whether the token a session was signed in with
 	// still exists, so that revoking a token ends its sessions at once.
 	active func(tokenID string) bool
+	// ended, when set, is told after a session is signed out (the hub then
+	// closes that session's websockets at once).
+	ended func()
+}
+
+// OnSignOut makes f be called after each Delete.
+func (s *Sessions) OnSignOut(f func()) {
+	s.mu.Lock()
+	s.ended = f
+	s.mu.Unlock()
 }
 
 // EndWithToken makes every session end as soon as the token it was signed
@@ -77,7 +87,11 @@ func (s *Sessions) Create(p store.Principal) string {
 func (s *Sessions) Delete(id string) {
 	s.mu.Lock()
 	delete(s.m, id)
+	ended := s.ended
 	s.mu.Unlock()
+	if ended != nil {
+		ended()
+	}
 }
 
 // sweepLocked drops expired sessions.

@@ -133,16 +133,22 @@ func TestSessions(t *testing.T) {
 	if got, ok := s.SessionPrincipal(req); !ok || got.Name != "ann" {
 		t.Errorf("SessionPrincipal: got %+v %v", got, ok)
 	}
-	if hp, ok := s.HubAuth().Authenticate(req); !ok || hp.Role != store.RoleApprover || hp.Bearer || len(hp.Filter.Channels) != 1 {
+	hp, ok := s.HubAuth().Authenticate(req)
+	if !ok || hp.Role != store.RoleApprover || hp.Bearer || len(hp.Filter.Channels) != 1 || hp.Valid == nil || !hp.Valid() {
 		t.Errorf("HubAuth: got %+v %v", hp, ok)
 	}
 	se, _, _ := s.lookup(req)
 	if !s.CheckCSRF(id, se.csrf) || s.CheckCSRF(id, "wrong") || s.CheckCSRF(id, "") {
 		t.Errorf("CheckCSRF accepts the wrong token or refuses the right one")
 	}
+	signedOut := 0
+	s.OnSignOut(func() { signedOut++ })
 	s.Delete(id)
 	if _, ok := s.SessionPrincipal(req); ok {
 		t.Errorf("a deleted session still authenticates")
+	}
+	if hp.Valid() || signedOut != 1 {
+		t.Errorf("after sign-out: the hub principal is valid %v, sign-out hook called %d times; want false, 1", hp.Valid(), signedOut)
 	}
 	expired := NewSessions(0)
 	id = expired.Create(p)

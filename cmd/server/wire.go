@@ -73,6 +73,7 @@ func wire(c config, log *slog.Logger) (*app, error) {
 	ui.Sessions().EndWithToken(tokens.Active)
 	hub := wireHub(mgr, ui.Sessions().HubAuthWithTokens(tokens), st, a, log)
 	tokens.OnRevoke(hub.Recheck)
+	ui.Sessions().OnSignOut(hub.Recheck)
 	dl, err := wireDecisionLog(c, dir, st, a, log)
 	if err != nil {
 		a.close()
