@@ -42,16 +42,29 @@ var policyRoutes = []policyRoute{
 	{"POST", "/rpc", map[string]any{"jsonrpc": "2.0", "method": "permissions.tools.get", "id": 1}, true},
 }
 
-// createToken makes a token of a role through the API.
+// createToken makes a token of a role through the API and returns its
+// secret.
 func createToken(t *testing.T, s *Server, name, role string) string {
+	t.Helper()
+	_, secret := createTokenID(t, s, name, role)
+	return secret
+}
+
+// createTokenID makes a token of a role through the API and returns its id
+// and secret.
+func createTokenID(t *testing.T, s *Server, name, role string) (id, secret string) {
 	t.Helper()
 	st, _, body := s.Call(s.Token, "POST", "/api/v1/tokens", map[string]any{"name": name, "role": role}, nil)
 	if st != 201 {
 		t.Fatalf("create %s token = %d %s", role, st, body)
 	}
-	return DecodeJSON[struct {
+	created := DecodeJSON[struct {
+		Token struct {
+			ID string `json:"id"`
+		} `json:"token"`
 		Secret string `json:"secret"`
-	}](t, body).Secret
+	}](t, body)
+	return created.Token.ID, created.Secret
 }
 
 // TestAPIRoles checks each role against each route: no or a wrong token is
@@ -87,31 +100,22 @@ func TestAPIRoles(t *testing.T) {
 // TestAPITokens lists, creates and revokes tokens; a revoked token is 401.
 func TestAPITokens(t *testing.T) {
 	s := StartServer(t, ServerOptions{})
-	st, _, body := s.Call(s.Token, "POST", "/api/v1/tokens", map[string]any{"name": "bob", "role": "approver"}, nil)
-	if st != 201 {
-		t.Fatalf("create = %d %s", st, body)
-	}
-	created := DecodeJSON[struct {
-		Token struct {
-			ID string `json:"id"`
-		} `json:"token"`
-		Secret string `json:"secret"`
-	}](t, body)
-	st, _, body = s.Call(s.Token, "GET", "/api/v1/tokens", nil, nil)
-	if st != 200 || !contains(string(body), created.Token.ID) || contains(string(body), created.Secret) {
+	id, secret := createTokenID(t, s, "bob", "approver")
+	st, _, body := s.Call(s.Token, "GET", "/api/v1/tokens", nil, nil)
+	if st != 200 || !contains(string(body), id) || contains(string(body), secret) {
 		t.Errorf("list = %d %s", st, body)
 	}
 	st, _, body = s.Call(s.Token, "POST", "/api/v1/tokens", map[string]any{"name": "x", "role": "root"}, nil)
 	wantStatus(t, "bad role", st, body, 400, "role")
 	st, _, body = s.Call(s.Token, "POST", "/api/v1/tokens", map[string]any{"role": "agent"}, nil)
 	wantStatus(t, "no name", st, body, 400, "name")
-	st, _, body = s.Call(created.Secret, "GET", "/api/v1/permissions", nil, nil)
+	st, _, body = s.Call(secret, "GET", "/api/v1/permissions", nil, nil)
 	wantStatus(t, "the new token reads", st, body, 200, "")
-	st, _, body = s.Call(s.Token, "DELETE", "/api/v1/tokens/"+created.Token.ID, nil, nil)
+	st, _, body = s.Call(s.Token, "DELETE", "/api/v1/tokens/"+id, nil, nil)
 	wantStatus(t, "revoke", st, body, 204, "")
-	st, _, body = s.Call(s.Token, "DELETE", "/api/v1/tokens/"+created.Token.ID, nil, nil)
+	st, _, body = s.Call(s.Token, "DELETE", "/api/v1/tokens/"+id, nil, nil)
 	wantStatus(t, "revoke again", st, body, 404, "")
-	st, _, body = s.Call(created.Secret, "GET", "/api/v1/permissions", nil, nil)
+	st, _, body = s.Call(secret, "GET", "/api/v1/permissions", nil, nil)
 	wantStatus(t, "the revoked token", st, body, 401, "")
 }
 

@@ -10,21 +10,12 @@ import (
 // more, while other clients stay connected.
 func TestRevokedTokenEndsItsWebsocket(t *testing.T) {
 	s := StartServer(t, ServerOptions{})
-	st, _, body := s.Call(s.Token, "POST", "/api/v1/tokens", map[string]any{"name": "erin", "role": "approver"}, nil)
-	if st != 201 {
-		t.Fatalf("create token = %d %s", st, body)
-	}
-	tok := DecodeJSON[struct {
-		Token struct {
-			ID string `json:"id"`
-		} `json:"token"`
-		Secret string `json:"secret"`
-	}](t, body)
-	erin, _ := connectWS(t, s, tok.Secret)
+	id, secret := createTokenID(t, s, "erin", "approver")
+	erin, _ := connectWS(t, s, secret)
 	admin, _ := connectWS(t, s, s.Token)
 
 	start := time.Now()
-	if st, _, body := s.Call(s.Token, "DELETE", "/api/v1/tokens/"+tok.Token.ID, nil, nil); st != 204 && st != 200 {
+	if st, _, body := s.Call(s.Token, "DELETE", "/api/v1/tokens/"+id, nil, nil); st != 204 && st != 200 {
 		t.Fatalf("revoke = %d %s", st, body)
 	}
 	if _, open := erin.await("never sent", "", 3*time.Second); open || time.Since(start) >= 3*time.Second {
