@@ -31,11 +31,7 @@ type CheckResponse struct {
 // to wait_seconds for the answer.
 func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 	var in CheckRequest
-	if err := decodeJSON(w, r, &in); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	req, err := in.toEngine()
+	req, err := decodeEngineCall(w, r, &in)
 	if err != nil {
 		writeError(w, r, err)
 		return

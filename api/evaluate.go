@@ -75,14 +75,24 @@ func decisionWire(d engine.Decision) EvaluateResponse {
 	return out
 }
 
+// engineCall is a wire request that holds one call: EvaluateRequest, or a
+// request embedding it.
+type engineCall interface {
+	toEngine() (*engine.Request, error)
+}
+
+// decodeEngineCall decodes the body into in and converts its call for the engine.
+func decodeEngineCall(w http.ResponseWriter, r *http.Request, in engineCall) (*engine.Request, error) {
+	if err := decodeJSON(w, r, in); err != nil {
+		return nil, err
+	}
+	return in.toEngine()
+}
+
 // handleEvaluate is POST /api/v1/evaluate: a decision, no side effects.
 func (s *Server) handleEvaluate(w http.ResponseWriter, r *http.Request) {
 	var in EvaluateRequest
-	if err := decodeJSON(w, r, &in); err != nil {
-		writeError(w, r, err)
-		return
-	}
-	req, err := in.toEngine()
+	req, err := decodeEngineCall(w, r, &in)
 	if err != nil {
 		writeError(w, r, err)
 		return
