@@ -106,16 +106,9 @@ func BenchmarkHTTPEvaluate(b *testing.B) {
 			bodies = append(bodies, []byte(benchCall(kind, r)))
 		}
 	}
-	for _, logOn := range []bool{true, false} {
-		name := "log=on"
-		if !logOn {
-			name = "log=off"
-		}
-		b.Run(name, func(b *testing.B) {
-			h, tok := benchApp(b, logOn)
-			benchPost(b, h, tok, "/api/v1/evaluate", bodies)
-		})
-	}
+	withDecisionLog(b, func(b *testing.B, h http.Handler, tok string) {
+		benchPost(b, h, tok, "/api/v1/evaluate", bodies)
+	})
 }
 
 // BenchmarkHTTPEvaluateBatch runs POST /api/v1/evaluate/batch with 1,000
@@ -133,6 +126,15 @@ func BenchmarkHTTPEvaluateBatch(b *testing.B) {
 		}
 		bodies = append(bodies, body)
 	}
+	withDecisionLog(b, func(b *testing.B, h http.Handler, tok string) {
+		benchPost(b, h, tok, "/api/v1/evaluate/batch", bodies)
+		b.ReportMetric(float64(b.N)*1000/b.Elapsed().Seconds(), "decisions/s")
+	})
+}
+
+// withDecisionLog runs f as the sub-benchmarks log=on and log=off, each on
+// a server wired with or without the decision log.
+func withDecisionLog(b *testing.B, f func(b *testing.B, h http.Handler, tok string)) {
 	for _, logOn := range []bool{true, false} {
 		name := "log=on"
 		if !logOn {
@@ -140,8 +142,7 @@ func BenchmarkHTTPEvaluateBatch(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			h, tok := benchApp(b, logOn)
-			benchPost(b, h, tok, "/api/v1/evaluate/batch", bodies)
-			b.ReportMetric(float64(b.N)*1000/b.Elapsed().Seconds(), "decisions/s")
+			f(b, h, tok)
 		})
 	}
 }
