@@ -13,7 +13,7 @@ import (
 // Validate dry-runs a permissions section against the built-in rules in
 // force and returns every problem; nothing is written.
 func (s *Store) Validate(section map[string]any) []engine.Problem {
-	_, problems := engine.Compile(normalizeMap(section), s.cur.Load().builtin, s.engineOptions())
+	_, problems := engine.Compile(normalizeMap(section), s.cur.Load().builtin, s.EngineOptions())
 	return problems
 }
 

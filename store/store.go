@@ -274,7 +274,7 @@ func (s *Store) load(prev *state) (*state, bool) {
 	}
 	st.section = section
 	st.etag = sectionETag(section)
-	eng, problems := engine.Compile(section, st.builtin, s.engineOptions())
+	eng, problems := engine.Compile(section, st.builtin, s.EngineOptions())
 	st.engine = eng
 	st.problems = append(append(fileProblems, sectionProblems...), problems...)
 	return st, true
@@ -370,7 +370,10 @@ func packageRules() []any {
 	return rules
 }
 
-func (s *Store) engineOptions() engine.Options {
+// EngineOptions are the options the store compiles the policy in force
+// with; previews and rule checks compile their drafts with the same, so that
+// they decide as the server does.
+func (s *Store) EngineOptions() engine.Options {
 	return engine.Options{
 		Workspace:        s.opts.Workspace,
 		HomeDir:          s.opts.HomeDir,

@@ -90,7 +90,7 @@ func (s *Store) modifyLocked(fn editFunc) (*state, error) {
 	cur := s.cur.Load()
 	oldSection, _ := before.(map[string]any)
 	oldProblems := s.engineOf(raw, oldSection).Problems()
-	eng, problems := engine.Compile(section, cur.builtin, s.engineOptions())
+	eng, problems := engine.Compile(section, cur.builtin, s.EngineOptions())
 	if added := introduced(oldProblems, problems); len(added) > 0 || len(sectionProblems) > 0 {
 		return nil, &ValidationError{Problems: append(sectionProblems, added...)}
 	}
@@ -120,7 +120,7 @@ func (s *Store) engineOf(raw []byte, section map[string]any) *engine.Engine {
 	if cur.cfgOK && len(bytes.TrimSpace(raw)) > 0 && bytes.Equal(raw, cur.cfgRaw) {
 		return cur.engine
 	}
-	eng, _ := engine.Compile(section, cur.builtin, s.engineOptions())
+	eng, _ := engine.Compile(section, cur.builtin, s.EngineOptions())
 	return eng
 }
 

@@ -14,7 +14,6 @@ import (
 	toolgate "github.com/toolgate/toolgate"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/approval"
-	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/web"
 )
@@ -69,7 +68,7 @@ func wire(c config, log *slog.Logger) (*app, error) {
 		return nil, err
 	}
 	ui := web.New(web.Deps{Policy: st, Tokens: tokens, Logger: log, Approvals: mgr,
-		EngineOptions: engine.Options{Workspace: c.workspace, ResolvePath: store.ResolvePath}})
+		EngineOptions: st.EngineOptions()})
 	ui.Sessions().EndWithToken(tokens.Active)
 	hub := wireHub(mgr, ui.Sessions().HubAuthWithTokens(tokens), st, a, log)
 	tokens.OnRevoke(hub.Recheck)
@@ -155,7 +154,6 @@ type decisionParts struct {
 	log      *store.DecisionLog // nil when --decision-log=false
 	metrics  *api.Metrics
 	recorder *api.DecisionRecorder
-	options  engine.Options
 	policy   *store.Store
 }
 
@@ -164,10 +162,7 @@ const decisionDBFile = "decisions.db"
 
 // wireDecisionLog opens the decision log (unless turned off) and the metrics.
 func wireDecisionLog(c config, dir string, st *store.Store, a *app, log *slog.Logger) (*decisionParts, error) {
-	p := &decisionParts{policy: st, options: engine.Options{Workspace: c.workspace, ResolvePath: store.ResolvePath}}
-	if home, err := os.UserHomeDir(); err == nil {
-		p.options.HomeDir = home
-	}
+	p := &decisionParts{policy: st}
 	mo := api.MetricsOptions{ConfigProblems: func() float64 { return float64(len(st.Problems())) }}
 	if c.decisionLog {
 		db, err := store.OpenDB(filepath.Join(dir, decisionDBFile))
@@ -196,7 +191,7 @@ func (p *decisionParts) apply(s *api.Server) {
 	if p.log != nil {
 		log = p.log
 	}
-	s.SetDecisionDeps(p.recorder, log, p.policy, p.options, p.metrics.Handler())
+	s.SetDecisionDeps(p.recorder, log, p.policy, p.policy.EngineOptions(), p.metrics.Handler())
 }
 
 // mountPage adds the decision log page of the admin UI.
