@@ -35,10 +35,6 @@ func ReplayDecisions(entries []DecisionEntry, current, draft *engine.Engine) []D
 // have rule in the place of the rule with the id, or appended when no rule
 // has it: the draft of a one-rule change, for the impact preview.
 func DraftWithRule(section map[string]any, id string, rule map[string]any) map[string]any {
-	draft := maps.Clone(section)
-	if draft == nil {
-		draft = map[string]any{}
-	}
 	rules, _ := section["rules"].([]any)
 	out := make([]any, 0, len(rules)+1)
 	replaced := false
@@ -53,17 +49,12 @@ func DraftWithRule(section map[string]any, id string, rule map[string]any) map[s
 	if !replaced {
 		out = append(out, rule)
 	}
-	draft["rules"] = out
-	return draft
+	return withRules(section, out)
 }
 
 // DraftWithoutRule returns a shallow copy of a permissions section without
 // the rules with the id, and whether there were any.
 func DraftWithoutRule(section map[string]any, id string) (map[string]any, bool) {
-	draft := maps.Clone(section)
-	if draft == nil {
-		draft = map[string]any{}
-	}
 	rules, _ := section["rules"].([]any)
 	out := make([]any, 0, len(rules))
 	for _, r := range rules {
@@ -71,8 +62,17 @@ func DraftWithoutRule(section map[string]any, id string) (map[string]any, bool) 
 			out = append(out, r)
 		}
 	}
-	draft["rules"] = out
-	return draft, len(out) < len(rules)
+	return withRules(section, out), len(out) < len(rules)
+}
+
+// withRules is a shallow copy of section with rules as its rules.
+func withRules(section map[string]any, rules []any) map[string]any {
+	draft := maps.Clone(section)
+	if draft == nil {
+		draft = map[string]any{}
+	}
+	draft["rules"] = rules
+	return draft
 }
 
 func ruleIDOf(r any) string {
