@@ -56,11 +56,6 @@ func (s *Server) mountApprovals(r chi.Router) {
 	r.With(require(rightApprove)).Post("/approvals/{id}/decision", s.handleDecideApproval)
 }
 
-// filterOf is what a principal may see of the approvals.
-func filterOf(p store.Principal) approval.Filter {
-	return approval.Filter{Channels: p.Channels, Sessions: p.Sessions}
-}
-
 // ApprovalList is the body of GET /api/v1/approvals.
 type ApprovalList struct {
 	Approvals []approval.Approval `json:"approvals"`
@@ -74,7 +69,7 @@ func (s *Server) handleListApprovals(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p, _ := PrincipalFrom(r.Context())
-	list := s.deps.Approvals.List(filterOf(p), status)
+	list := s.deps.Approvals.List(p.ApprovalFilter(), status)
 	if list == nil {
 		list = []approval.Approval{}
 	}
@@ -106,7 +101,7 @@ func (s *Server) handleGetApproval(w http.ResponseWriter, r *http.Request) {
 	a, err := s.deps.Approvals.Get(id)
 	if err == nil {
 		p, _ := PrincipalFrom(r.Context())
-		if p.Role == store.RoleApprover && !filterOf(p).Allows(a) {
+		if p.Role == store.RoleApprover && !p.ApprovalFilter().Allows(a) {
 			err = approval.ErrNotFound
 		}
 	}
@@ -148,7 +143,7 @@ func (s *Server) handleDecideApproval(w http.ResponseWriter, r *http.Request) {
 	}
 	id := chi.URLParam(r, "id")
 	p, _ := PrincipalFrom(r.Context())
-	if a, err := s.deps.Approvals.Get(id); err == nil && !filterOf(p).Allows(a) {
+	if a, err := s.deps.Approvals.Get(id); err == nil && !p.ApprovalFilter().Allows(a) {
 		writeError(w, r, approval.ErrNotFound)
 		return
 	}

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/toolgate/toolgate/approval"
 )
 
 // Roles of a token: admin may do everything, approver reads the policy and
@@ -43,6 +45,12 @@ type Principal struct {
 	// means all.
 	Channels []string `json:"channels,omitempty"`
 	Sessions []string `json:"sessions,omitempty"`
+}
+
+// ApprovalFilter is what p may see and answer of the approvals: its
+// channels and sessions (empty: all).
+func (p Principal) ApprovalFilter() approval.Filter {
+	return approval.Filter{Channels: p.Channels, Sessions: p.Sessions}
 }
 
 // TokenInfo is a stored token without its secret.

@@ -13,11 +13,6 @@ import (
 	"github.com/toolgate/toolgate/templates"
 )
 
-// filterOf is what a principal may see and answer.
-func filterOf(p store.Principal) approval.Filter {
-	return approval.Filter{Channels: p.Channels, Sessions: p.Sessions}
-}
-
 // approvalsPage server-renders the pending asks; approvals.js keeps the
 // list live over /ws.
 func (u *UI) approvalsPage(w http.ResponseWriter, r *http.Request) {
@@ -26,7 +21,7 @@ func (u *UI) approvalsPage(w http.ResponseWriter, r *http.Request) {
 	nav.CanEdit = canApprove(c.sess.principal.Role)
 	p := templates.ApprovalsProps{Nav: nav, Available: u.deps.Approvals != nil, CanDecide: nav.CanEdit}
 	if p.Available {
-		for _, a := range u.deps.Approvals.List(filterOf(c.sess.principal), approval.StatusPending) {
+		for _, a := range u.deps.Approvals.List(c.sess.principal.ApprovalFilter(), approval.StatusPending) {
 			p.Pending = append(p.Pending, ApprovalRow(a))
 		}
 	}
@@ -97,7 +92,7 @@ func (u *UI) decideApproval(w http.ResponseWriter, r *http.Request) {
 
 // visible reports whether the principal's filter shows the pending ask.
 func (u *UI) visible(p store.Principal, id string) bool {
-	for _, a := range u.deps.Approvals.List(filterOf(p), approval.StatusPending) {
+	for _, a := range u.deps.Approvals.List(p.ApprovalFilter(), approval.StatusPending) {
 		if a.ID == id {
 			return true
 		}

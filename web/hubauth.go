@@ -3,7 +3,6 @@ package web
 import (
 	"net/http"
 
-	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/store"
 )
 
@@ -18,7 +17,7 @@ func (s *Sessions) HubAuth() HubAuthenticator {
 		}
 		p := se.principal
 		return HubPrincipal{Name: p.Name, Role: p.Role,
-			Filter: approval.Filter{Channels: p.Channels, Sessions: p.Sessions},
+			Filter: p.ApprovalFilter(),
 			Valid:  func() bool { return s.valid(id) }}, true
 	})
 }
@@ -35,7 +34,7 @@ func (s *Sessions) HubAuthWithTokens(tokens TokenVerifier) HubAuthenticator {
 				return HubPrincipal{}, false
 			}
 			return HubPrincipal{Name: p.Name, Role: p.Role, Bearer: true,
-				Filter: approval.Filter{Channels: p.Channels, Sessions: p.Sessions},
+				Filter: p.ApprovalFilter(),
 				Valid:  func() bool { _, ok := tokens.Verify(tok); return ok }}, true
 		}
 		return sessions.Authenticate(r)
