@@ -2,6 +2,7 @@ package engine
 
 import (
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -235,28 +236,34 @@ func (c *extCollector) add(word string) {
 	if abs == "" || c.ws != "" && under(abs, c.ws) {
 		return
 	}
-	if c.seen != nil {
-		if c.seen[abs] {
-			return
-		}
-	} else {
-		for _, p := range c.paths {
-			if p == abs {
-				return
-			}
-		}
-		if len(c.paths) >= 16 {
-			c.seen = make(map[string]bool, 64)
-			for _, p := range c.paths {
-				c.seen[p] = true
-			}
-		}
-	}
-	if c.seen != nil {
-		c.seen[abs] = true
+	if !c.isNew(abs) {
+		return
 	}
 	c.paths = append(c.paths, abs)
 	c.raise(c.ext.levelFor(abs))
+}
+
+// isNew reports whether abs is not among the paths yet, recording it in the
+// set once there is one: most calls have a few paths and scan them; a call
+// with many switches to a set, to keep the check linear.
+func (c *extCollector) isNew(abs string) bool {
+	if c.seen == nil {
+		if slices.Contains(c.paths, abs) {
+			return false
+		}
+		if len(c.paths) < 16 {
+			return true
+		}
+		c.seen = make(map[string]bool, 64)
+		for _, p := range c.paths {
+			c.seen[p] = true
+		}
+	}
+	if c.seen[abs] {
+		return false
+	}
+	c.seen[abs] = true
+	return true
 }
 
 // raise records the level of one more external path.
