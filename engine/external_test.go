@@ -101,3 +101,26 @@ func TestExternalManyPathWords(t *testing.T) {
 		t.Errorf("a few paths inside: got %s, want allow", got.Level)
 	}
 }
+
+// TestExternalPathsListedOnce: external paths are listed once each, in
+// order, with few paths (the scan) and with many (the set past 16).
+func TestExternalPathsListedOnce(t *testing.T) {
+	e, _ := compileYAML(t, "schema: tiered_policy\ndefaults: {\"*\": allow}\nexternal_directory: {\"*\": ask}", "")
+	for _, n := range []int{3, 40} {
+		var b strings.Builder
+		b.WriteString("cat")
+		var want []string
+		for i := 0; i < n; i++ {
+			want = append(want, fmt.Sprintf("/srv/f%d", i))
+		}
+		for range 2 {
+			for _, p := range want {
+				fmt.Fprintf(&b, " %s", p)
+			}
+		}
+		got := e.Evaluate(shellCall("bash", b.String())).ExternalPaths
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%d paths, each twice: got %d external paths %v, want each once in order", n, len(got), got)
+		}
+	}
+}
