@@ -237,3 +237,26 @@ func TestDecisionLogNeverBlocks(t *testing.T) {
 		t.Errorf("rows after the stall: got %d, want the %d accepted", got, accepted)
 	}
 }
+
+// TestDecisionLogLingerEndsWhenBatchFills checks that a lingering
+// writer does not sleep out its Linger once its batch is full:
+// with an hour's linger, entries must still be written at once.
+func TestDecisionLogLingerEndsWhenBatchFills(t *testing.T) {
+	const batch = 8
+	l, db, _ := newTestLog(t, DecisionLogOptions{BatchSize: batch, Linger: time.Hour})
+	l.Enqueue(DecisionEntry{Tool: "bash", Level: "allow"})
+	time.Sleep(50 * time.Millisecond) // the writer has the first entry and lingers
+	for range 2 * batch {
+		l.Enqueue(DecisionEntry{Tool: "bash", Level: "allow"})
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for l.Written() < batch && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := l.Written(); got < batch {
+		t.Fatalf("written %d entries with %d queued and an hour's linger; want at least %d", got, 2*batch+1, batch)
+	}
+	if got := countRows(t, db); got < batch {
+		t.Errorf("rows: got %d, want at least %d", got, batch)
+	}
+}
