@@ -3,10 +3,13 @@
 // throughput, latency percentiles and the server's memory.
 //
 //	loadgen -url http://127.0.0.1:8080 -token $TOKEN -c 64 -d 10s [-rate 15000] [-batch 100] [-pid 1234] [-populate $WORKSPACE]
+//
+// With -serve-noop it is instead the server: a net/http server that
+// answers every request with a fixed decision, to measure what HTTP alone
+// costs on the machine.
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -17,10 +20,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
-
-	"github.com/HdrHistogram/hdrhistogram-go"
 )
 
 type config struct {
@@ -30,21 +30,30 @@ type config struct {
 	pid             int
 	populate        string
 	rate            float64
+	transport       string
 }
 
 func main() {
 	var c config
 	flag.StringVar(&c.url, "url", "http://127.0.0.1:8080", "server base URL (loopback only)")
 	flag.StringVar(&c.token, "token", os.Getenv("TOOLGATE_TOKEN"), "bearer token with the evaluate right")
-	flag.IntVar(&c.conns, "c", 16, "connections (one goroutine each)")
+	flag.IntVar(&c.conns, "c", 16, "connections")
 	flag.DurationVar(&c.dur, "d", 10*time.Second, "duration")
 	flag.IntVar(&c.batch, "batch", 0, "calls per request on /api/v1/evaluate/batch (0: single /evaluate)")
 	flag.StringVar(&c.mix, "mix", "benign,match,path", "comma-separated call kinds: benign, match, path, long")
 	flag.IntVar(&c.pid, "pid", 0, "server process id, to report VmRSS/VmHWM from /proc")
 	flag.Float64Var(&c.rate, "rate", 0, "requests/s offered in all, spread evenly over the connections (open loop: latency counts from when each request was due); 0 sends each request as soon as the last one is answered")
+	flag.StringVar(&c.transport, "transport", defaultTransport, "events: all connections on one thread with epoll (Linux); goroutines: one goroutine per connection")
 	flag.StringVar(&c.populate, "populate", "", "create the files path calls name (src/pkg*/file*.go) under this dir, the server's workspace, first")
+	serve := flag.String("serve-noop", "", "instead of driving a server, be one: answer every request on this loopback address with a fixed decision (the HTTP floor)")
 	flag.Parse()
-	if err := run(c); err != nil {
+	var err error
+	if *serve != "" {
+		err = serveNoop(*serve)
+	} else {
+		err = run(c)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "loadgen:", err)
 		os.Exit(1)
 	}
@@ -165,53 +174,23 @@ func run(c config) error {
 	for i, b := range reqBodies {
 		reqs[i] = buildRequest(u.Host, path, c.token, b)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), c.dur)
-	defer cancel()
-	end := time.Now().Add(c.dur)
-	var mu sync.Mutex
-	total := hdrhistogram.New(1, int64(30*time.Second/time.Microsecond), 3)
-	var requests, failures int64
-	var wg sync.WaitGroup
 	cpu0 := processCPU(c.pid)
 	self0 := processCPU(os.Getpid())
 	start := time.Now()
-	for w := 0; w < c.conns; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			h := hdrhistogram.New(1, int64(30*time.Second/time.Microsecond), 3)
-			var n, bad int64
-			conn := &rawConn{addr: u.Host}
-			defer func() {
-				if conn.conn != nil {
-					conn.conn.Close()
-				}
-			}()
-			sched := newSchedule(c, w, start)
-			for i := w; ctx.Err() == nil; i++ {
-				due, ok := sched.next(end)
-				if !ok {
-					break
-				}
-				status, err := conn.do(reqs[i%len(reqs)], end.Add(30*time.Second))
-				ok = err == nil && status == 200
-				if ctx.Err() != nil {
-					break
-				}
-				_ = h.RecordValue(time.Since(due).Microseconds())
-				n++
-				if !ok {
-					bad++
-				}
-			}
-			mu.Lock()
-			total.Merge(h)
-			requests += n
-			failures += bad
-			mu.Unlock()
-		}(w)
+	end := start.Add(c.dur)
+	var res result
+	switch c.transport {
+	case "events":
+		res, err = runEvents(c, u.Host, reqs, start, end)
+	case "goroutines":
+		res = runGoroutines(c, u.Host, reqs, start, end)
+	default:
+		err = fmt.Errorf("-transport must be events or goroutines, got %q", c.transport)
 	}
-	wg.Wait()
+	if err != nil {
+		return err
+	}
+	total, requests, failures := res.hist, res.requests, res.failures
 	elapsed := time.Since(start).Seconds()
 	cpu1 := processCPU(c.pid)
 	self1 := processCPU(os.Getpid())
@@ -219,7 +198,7 @@ func run(c config) error {
 	if c.batch > 0 {
 		per = int64(c.batch)
 	}
-	fmt.Printf("connections %d, duration %.1fs, batch %d, mix %s\n", c.conns, elapsed, c.batch, c.mix)
+	fmt.Printf("connections %d, duration %.1fs, batch %d, mix %s, transport %s\n", c.conns, elapsed, c.batch, c.mix, c.transport)
 	if c.rate > 0 {
 		fmt.Printf("open loop: %.0f requests/s offered; latency counts from when each request was due\n", c.rate)
 	}
@@ -261,15 +240,22 @@ func newSchedule(c config, w int, start time.Time) *schedule {
 	return s
 }
 
-// next waits until the next request is due and returns when that was;
-// false when it would be due after end.
-func (s *schedule) next(end time.Time) (time.Time, bool) {
+// nextDue returns when the next request is due, without waiting; false
+// when that would be after end.
+func (s *schedule) nextDue(end time.Time) (time.Time, bool) {
 	if s.interval == 0 {
 		return time.Now(), true
 	}
 	due := s.start.Add(s.offset + time.Duration(s.k)*s.interval)
 	s.k++
-	if !due.Before(end) {
+	return due, due.Before(end)
+}
+
+// next waits until the next request is due and returns when that was;
+// false when it would be due after end.
+func (s *schedule) next(end time.Time) (time.Time, bool) {
+	due, ok := s.nextDue(end)
+	if !ok {
 		return due, false
 	}
 	if d := time.Until(due); d > 0 {

@@ -1,26 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"strconv"
 	"time"
 )
-
-// rawConn is one keep-alive HTTP/1.1 connection that sends prebuilt
-// requests and reads the answers with a minimal parser. net/http's client
-// costs about as much CPU per request as the server does, and the issue's
-// figures are taken with the load generator sharing the server's 2 cores,
-// so a lean client leaves the cores to what is measured.
-type rawConn struct {
-	addr string
-	conn net.Conn
-	r    *bufio.Reader
-}
 
 // buildRequest renders one POST with its headers.
 func buildRequest(host, path, token string, body []byte) []byte {
@@ -31,6 +18,126 @@ func buildRequest(host, path, token string, body []byte) []byte {
 	return b.Bytes()
 }
 
+// errBadResponse is a response the parser cannot read.
+var errBadResponse = errors.New("bad HTTP response")
+
+// parseResponse reads one HTTP/1.1 response from the start of buf. It
+// returns the response's length and status once buf holds all of it, and
+// a length of 0 while more bytes are needed. Both transports read into a
+// buffer and call it, so there is one parser for them.
+func parseResponse(buf []byte) (size, status int, err error) {
+	head := bytes.Index(buf, []byte("\r\n\r\n"))
+	if head < 0 {
+		if len(buf) > 64<<10 {
+			return 0, 0, fmt.Errorf("%w: header longer than 64 KiB", errBadResponse)
+		}
+		return 0, 0, nil
+	}
+	lines := bytes.Split(buf[:head], []byte("\r\n"))
+	status, err = parseStatusLine(lines[0])
+	if err != nil {
+		return 0, 0, err
+	}
+	length, chunked := -1, false
+	for _, h := range lines[1:] {
+		name, value, ok := bytes.Cut(h, []byte(":"))
+		if !ok {
+			continue
+		}
+		value = bytes.TrimSpace(value)
+		switch {
+		case bytes.EqualFold(name, []byte("Content-Length")):
+			if length, err = strconv.Atoi(string(value)); err != nil || length < 0 {
+				return 0, 0, fmt.Errorf("%w: Content-Length %q", errBadResponse, value)
+			}
+		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
+			chunked = bytes.EqualFold(value, []byte("chunked"))
+		}
+	}
+	body := head + 4
+	switch {
+	case chunked:
+		n, err := chunkedLength(buf[body:])
+		if n == 0 || err != nil {
+			return 0, 0, err
+		}
+		return body + n, status, nil
+	case length >= 0:
+		if len(buf) < body+length {
+			return 0, 0, nil
+		}
+		return body + length, status, nil
+	}
+	return 0, 0, fmt.Errorf("%w: neither Content-Length nor chunked encoding", errBadResponse)
+}
+
+// parseStatusLine reads the code of "HTTP/1.x NNN reason".
+func parseStatusLine(line []byte) (int, error) {
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
+		return 0, fmt.Errorf("%w: status line %q", errBadResponse, line)
+	}
+	status, err := strconv.Atoi(string(line[9:12]))
+	if err != nil {
+		return 0, fmt.Errorf("%w: status line %q", errBadResponse, line)
+	}
+	return status, nil
+}
+
+// chunkedLength is the length of a whole chunked body (chunks, trailers and
+// the final empty line) at the start of b, or 0 while it is incomplete.
+func chunkedLength(b []byte) (int, error) {
+	at := 0
+	for {
+		eol := bytes.Index(b[at:], []byte("\r\n"))
+		if eol < 0 {
+			return 0, nil
+		}
+		sizeField, _, _ := bytes.Cut(b[at:at+eol], []byte(";"))
+		size, err := strconv.ParseInt(string(bytes.TrimSpace(sizeField)), 16, 32)
+		if err != nil || size < 0 {
+			return 0, fmt.Errorf("%w: chunk size %q", errBadResponse, b[at:at+eol])
+		}
+		at += eol + 2
+		if size == 0 {
+			return trailersEnd(b, at)
+		}
+		if len(b) < at+int(size)+2 {
+			return 0, nil
+		}
+		if !bytes.Equal(b[at+int(size):at+int(size)+2], []byte("\r\n")) {
+			return 0, fmt.Errorf("%w: chunk not followed by CRLF", errBadResponse)
+		}
+		at += int(size) + 2
+	}
+}
+
+// trailersEnd skips the trailer lines at b[at:] up to and including the
+// empty line that ends a chunked body.
+func trailersEnd(b []byte, at int) (int, error) {
+	for {
+		eol := bytes.Index(b[at:], []byte("\r\n"))
+		if eol < 0 {
+			return 0, nil
+		}
+		at += eol + 2
+		if eol == 0 {
+			return at, nil
+		}
+	}
+}
+
+// rawConn is one keep-alive HTTP/1.1 connection with one goroutine: the
+// portable transport (-transport goroutines, and where there is no epoll).
+// net/http's client costs about as much CPU per request as the server
+// does, and the figures are taken with the load generator sharing
+// the server's 2 cores, so a lean client leaves the cores to what is
+// measured.
+type rawConn struct {
+	addr string
+	conn net.Conn
+	buf  []byte
+}
+
 // do sends req and reads the whole answer; it returns the status code.
 func (c *rawConn) do(req []byte, deadline time.Time) (int, error) {
 	if c.conn == nil {
@@ -38,7 +145,7 @@ func (c *rawConn) do(req []byte, deadline time.Time) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		c.conn, c.r = conn, bufio.NewReaderSize(conn, 64<<10)
+		c.conn, c.buf = conn, make([]byte, 0, 64<<10)
 	}
 	_ = c.conn.SetDeadline(deadline)
 	status, err := c.roundTrip(req)
@@ -53,75 +160,21 @@ func (c *rawConn) roundTrip(req []byte) (int, error) {
 	if _, err := c.conn.Write(req); err != nil {
 		return 0, err
 	}
-	line, err := c.r.ReadSlice('\n')
-	if err != nil {
-		return 0, err
-	}
-	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) {
-		return 0, fmt.Errorf("bad status line %q", line)
-	}
-	status, err := strconv.Atoi(string(line[9:12]))
-	if err != nil {
-		return 0, fmt.Errorf("bad status line %q", line)
-	}
-	length, chunked := -1, false
+	c.buf = c.buf[:0]
 	for {
-		h, err := c.r.ReadSlice('\n')
-		if err != nil {
-			return 0, err
+		if len(c.buf) == cap(c.buf) {
+			c.buf = append(c.buf, 0)[:len(c.buf)]
 		}
-		h = bytes.TrimRight(h, "\r\n")
-		if len(h) == 0 {
-			break
-		}
-		name, value, ok := bytes.Cut(h, []byte(":"))
-		if !ok {
-			continue
-		}
-		value = bytes.TrimSpace(value)
+		n, err := c.conn.Read(c.buf[len(c.buf):cap(c.buf)])
+		c.buf = c.buf[:len(c.buf)+n]
+		size, status, perr := parseResponse(c.buf)
 		switch {
-		case bytes.EqualFold(name, []byte("Content-Length")):
-			if length, err = strconv.Atoi(string(value)); err != nil {
-				return 0, fmt.Errorf("bad Content-Length %q", value)
-			}
-		case bytes.EqualFold(name, []byte("Transfer-Encoding")):
-			chunked = bytes.EqualFold(value, []byte("chunked"))
-		}
-	}
-	switch {
-	case chunked:
-		return status, c.discardChunks()
-	case length >= 0:
-		_, err = c.r.Discard(length)
-		return status, err
-	}
-	return 0, errors.New("answer has neither Content-Length nor chunked encoding")
-}
-
-// discardChunks reads a chunked body to its end.
-func (c *rawConn) discardChunks() error {
-	for {
-		line, err := c.r.ReadSlice('\n')
-		if err != nil {
-			return err
-		}
-		size, err := strconv.ParseInt(string(bytes.TrimSpace(bytes.SplitN(line, []byte(";"), 2)[0])), 16, 64)
-		if err != nil {
-			return fmt.Errorf("bad chunk size %q", line)
-		}
-		if size == 0 {
-			for { // trailers, then the final empty line
-				t, err := c.r.ReadSlice('\n')
-				if err != nil {
-					return err
-				}
-				if len(bytes.TrimRight(t, "\r\n")) == 0 {
-					return nil
-				}
-			}
-		}
-		if _, err := io.CopyN(io.Discard, c.r, size+2); err != nil {
-			return err
+		case perr != nil:
+			return 0, perr
+		case size > 0:
+			return status, nil
+		case err != nil:
+			return 0, err
 		}
 	}
 }

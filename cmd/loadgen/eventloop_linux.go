@@ -1,0 +1,319 @@
+package main
+
+import (
+	"container/heap"
+	"errors"
+	"fmt"
+	"net"
+	"runtime"
+	"strconv"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+)
+
+// The events transport drives every connection from one OS thread with
+// epoll, the way wrk does, instead of one goroutine per connection. On the
+// 2-core VM the figures are taken on, a thread switch is expensive, and a
+// goroutine per connection costs one or more of them per request (and, in
+// open loop, a timer wake-up per request); this loop wakes once for
+// whatever is ready. It also paces open loop with a nanosecond epoll
+// timeout rather than 64 sleeping goroutines.
+
+const defaultTransport = "events"
+
+// evConn is one connection of the event loop.
+type evConn struct {
+	fd    int
+	sched *schedule
+	due   time.Time // when the request in flight (or the next one) is due
+	sent  time.Time // when the request in flight was sent
+	next  int       // index of the next request
+	out   []byte    // the unsent rest of the request in flight
+	in    []byte    // the answer so far
+	busy  bool
+	// watchOut is whether epoll also reports writability, which it does
+	// only while a request is partly sent.
+	watchOut bool
+	index    int // in the idle heap
+}
+
+// idleHeap orders the connections waiting to send by due time.
+type idleHeap []*evConn
+
+func (h idleHeap) Len() int           { return len(h) }
+func (h idleHeap) Less(i, j int) bool { return h[i].due.Before(h[j].due) }
+func (h idleHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i]; h[i].index = i; h[j].index = j }
+func (h *idleHeap) Push(x any)        { c := x.(*evConn); c.index = len(*h); *h = append(*h, c) }
+func (h *idleHeap) Pop() any {
+	old := *h
+	c := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return c
+}
+
+// eventLoop is the state of one run of the events transport.
+type eventLoop struct {
+	ep    int
+	addr  unix.SockaddrInet4
+	reqs  [][]byte
+	end   time.Time
+	conns []*evConn
+	idle  idleHeap
+	res   result
+}
+
+func runEvents(c config, host string, reqs [][]byte, start, end time.Time) (result, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	l, err := newEventLoop(host, reqs, end)
+	if err != nil {
+		return result{}, err
+	}
+	defer l.close()
+	for w := 0; w < c.conns; w++ {
+		cn := &evConn{fd: -1, sched: newSchedule(c, w, start), next: w}
+		if err := l.connect(cn); err != nil {
+			return result{}, err
+		}
+		l.conns = append(l.conns, cn)
+		l.schedule(cn, time.Now())
+	}
+	return l.res, l.loop()
+}
+
+func newEventLoop(host string, reqs [][]byte, end time.Time) (*eventLoop, error) {
+	h, p, err := net.SplitHostPort(host)
+	if err != nil {
+		return nil, err
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil {
+		return nil, fmt.Errorf("port %q: %w", p, err)
+	}
+	ip := net.ParseIP(h).To4()
+	if ip == nil {
+		return nil, fmt.Errorf("host %q is not an IPv4 address", h)
+	}
+	ep, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("epoll: %w", err)
+	}
+	l := &eventLoop{ep: ep, reqs: reqs, end: end, res: newResult()}
+	l.addr.Port = port
+	copy(l.addr.Addr[:], ip)
+	return l, nil
+}
+
+func (l *eventLoop) close() {
+	for _, cn := range l.conns {
+		if cn.fd >= 0 {
+			unix.Close(cn.fd)
+		}
+	}
+	unix.Close(l.ep)
+}
+
+// connect opens cn's socket: a blocking connect, then non-blocking I/O.
+func (l *eventLoop) connect(cn *evConn) error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("socket: %w", err)
+	}
+	if err := unix.Connect(fd, &l.addr); err != nil {
+		unix.Close(fd)
+		return fmt.Errorf("connect: %w", err)
+	}
+	_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return err
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN}
+	ev.Fd = int32(fd)
+	if err := unix.EpollCtl(l.ep, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		unix.Close(fd)
+		return fmt.Errorf("epoll_ctl: %w", err)
+	}
+	cn.fd = fd
+	return nil
+}
+
+// schedule sends cn's next request now if it is due, or parks cn in the
+// idle heap until it is; a connection whose next request would be due
+// after the end is retired.
+func (l *eventLoop) schedule(cn *evConn, now time.Time) {
+	due, ok := cn.sched.nextDue(l.end)
+	if !ok {
+		return
+	}
+	cn.due = due
+	if !due.After(now) {
+		l.send(cn, now)
+		return
+	}
+	heap.Push(&l.idle, cn)
+}
+
+func (l *eventLoop) loop() error {
+	byFD := map[int32]*evConn{}
+	for _, cn := range l.conns {
+		byFD[int32(cn.fd)] = cn
+	}
+	events := make([]unix.EpollEvent, 256)
+	nextSweep := time.Now().Add(time.Second)
+	for {
+		now := time.Now()
+		if !now.Before(l.end) {
+			return nil
+		}
+		for l.idle.Len() > 0 && !l.idle[0].due.After(now) {
+			l.send(heap.Pop(&l.idle).(*evConn), now)
+		}
+		if now.After(nextSweep) {
+			l.sweep(now)
+			nextSweep = now.Add(time.Second)
+		}
+		wait := l.end.Sub(now)
+		if l.idle.Len() > 0 {
+			wait = min(wait, l.idle[0].due.Sub(now))
+		}
+		n, err := epollWait(l.ep, events, wait)
+		if err != nil {
+			return err
+		}
+		for _, ev := range events[:n] {
+			cn := byFD[ev.Fd]
+			if cn == nil {
+				continue
+			}
+			fd := cn.fd
+			if ev.Events&unix.EPOLLOUT != 0 {
+				l.flush(cn)
+			}
+			if cn.fd == fd && ev.Events&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
+				l.receive(cn)
+			}
+			if cn.fd != fd { // reconnected
+				delete(byFD, int32(fd))
+				if cn.fd >= 0 {
+					byFD[int32(cn.fd)] = cn
+				}
+			}
+		}
+	}
+}
+
+// send starts cn's next request.
+func (l *eventLoop) send(cn *evConn, now time.Time) {
+	cn.busy, cn.sent, cn.in = true, now, cn.in[:0]
+	cn.out = l.reqs[cn.next%len(l.reqs)]
+	cn.next++
+	l.flush(cn)
+}
+
+// flush writes what is left of cn's request, and asks epoll for
+// writability while some is left.
+func (l *eventLoop) flush(cn *evConn) {
+	if len(cn.out) == 0 {
+		return
+	}
+	n, err := unix.Write(cn.fd, cn.out)
+	if err != nil && !errors.Is(err, unix.EAGAIN) {
+		l.fail(cn)
+		return
+	}
+	if n > 0 {
+		cn.out = cn.out[n:]
+	}
+	if watch := len(cn.out) > 0; watch != cn.watchOut {
+		events := uint32(unix.EPOLLIN)
+		if watch {
+			events |= unix.EPOLLOUT
+		}
+		ev := unix.EpollEvent{Events: events, Fd: int32(cn.fd)}
+		if err := unix.EpollCtl(l.ep, unix.EPOLL_CTL_MOD, cn.fd, &ev); err != nil {
+			l.fail(cn)
+			return
+		}
+		cn.watchOut = watch
+	}
+}
+
+// receive reads what has arrived on cn and, once the answer is whole,
+// records it and schedules the next request.
+func (l *eventLoop) receive(cn *evConn) {
+	if len(cn.in) == cap(cn.in) {
+		cn.in = append(cn.in, make([]byte, max(64<<10, cap(cn.in)))...)[:len(cn.in)]
+	}
+	n, err := unix.Read(cn.fd, cn.in[len(cn.in):cap(cn.in)])
+	if errors.Is(err, unix.EAGAIN) {
+		return
+	}
+	if err != nil || n == 0 || !cn.busy {
+		l.fail(cn)
+		return
+	}
+	cn.in = cn.in[:len(cn.in)+n]
+	size, status, err := parseResponse(cn.in)
+	if err != nil {
+		l.fail(cn)
+		return
+	}
+	if size == 0 {
+		return
+	}
+	now := time.Now()
+	l.res.record(now.Sub(cn.due), status == 200)
+	cn.busy = false
+	l.schedule(cn, now)
+}
+
+// fail counts cn's request as failed, reconnects and schedules the next;
+// a connection that cannot reconnect is retired.
+func (l *eventLoop) fail(cn *evConn) {
+	now := time.Now()
+	if cn.busy {
+		l.res.record(now.Sub(cn.due), false)
+	}
+	cn.busy, cn.out, cn.watchOut = false, nil, false
+	unix.Close(cn.fd) // also drops it from the epoll set
+	cn.fd = -1
+	if l.connect(cn) != nil {
+		l.res.failures++
+		return
+	}
+	l.schedule(cn, now)
+}
+
+// sweep fails requests that have waited longer than requestTimeout.
+func (l *eventLoop) sweep(now time.Time) {
+	for _, cn := range l.conns {
+		if cn.busy && now.Sub(cn.sent) > requestTimeout {
+			l.fail(cn)
+		}
+	}
+}
+
+// epollWait waits up to d with epoll_pwait2's nanosecond timeout, or
+// epoll_wait's milliseconds (rounded up) on a kernel without it.
+func epollWait(ep int, events []unix.EpollEvent, d time.Duration) (int, error) {
+	d = max(d, 0)
+	ts := unix.NsecToTimespec(int64(d))
+	r, _, errno := unix.Syscall6(unix.SYS_EPOLL_PWAIT2, uintptr(ep),
+		uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), uintptr(unsafe.Pointer(&ts)), 0, 0)
+	switch errno {
+	case 0:
+		return int(r), nil
+	case unix.EINTR:
+		return 0, nil
+	case unix.ENOSYS:
+		n, err := unix.EpollWait(ep, events, int((d+time.Millisecond-1)/time.Millisecond))
+		if errors.Is(err, unix.EINTR) {
+			return 0, nil
+		}
+		return n, err
+	}
+	return 0, fmt.Errorf("epoll_pwait2: %w", errno)
+}
