@@ -80,7 +80,8 @@ func runEvents(c config, host string, reqs [][]byte, start, end time.Time) (resu
 		l.conns = append(l.conns, cn)
 		l.schedule(cn, time.Now())
 	}
-	return l.res, l.loop()
+	err = l.loop()
+	return l.res, err
 }
 
 func newEventLoop(host string, reqs [][]byte, end time.Time) (*eventLoop, error) {
@@ -115,29 +116,59 @@ func (l *eventLoop) close() {
 	unix.Close(l.ep)
 }
 
-// connect opens cn's socket: a blocking connect, then non-blocking I/O.
+// connect opens cn's socket and adds it to the epoll set.
 func (l *eventLoop) connect(cn *evConn) error {
-	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return fmt.Errorf("socket: %w", err)
 	}
-	if err := unix.Connect(fd, &l.addr); err != nil {
-		unix.Close(fd)
-		return fmt.Errorf("connect: %w", err)
-	}
-	_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
-	if err := unix.SetNonblock(fd, true); err != nil {
+	if err := connectWait(fd, &l.addr, 5*time.Second); err != nil {
 		unix.Close(fd)
 		return err
 	}
-	ev := unix.EpollEvent{Events: unix.EPOLLIN}
-	ev.Fd = int32(fd)
+	_ = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)}
 	if err := unix.EpollCtl(l.ep, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
 		unix.Close(fd)
 		return fmt.Errorf("epoll_ctl: %w", err)
 	}
 	cn.fd = fd
 	return nil
+}
+
+// connectWait connects the non-blocking socket fd to addr and waits up to
+// timeout for the connection to be made.
+func connectWait(fd int, addr unix.Sockaddr, timeout time.Duration) error {
+	err := unix.Connect(fd, addr)
+	if err == nil {
+		return nil
+	}
+	if !errors.Is(err, unix.EINPROGRESS) && !errors.Is(err, unix.EINTR) {
+		return fmt.Errorf("connect: %w", err)
+	}
+	deadline := time.Now().Add(timeout)
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return errors.New("connect: timed out")
+		}
+		pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
+		n, err := unix.Poll(pfd, int(left/time.Millisecond)+1)
+		if errors.Is(err, unix.EINTR) || (err == nil && n == 0) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("connect: poll: %w", err)
+		}
+		soErr, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_ERROR)
+		if err != nil {
+			return fmt.Errorf("connect: %w", err)
+		}
+		if soErr != 0 {
+			return fmt.Errorf("connect: %w", unix.Errno(soErr))
+		}
+		return nil
+	}
 }
 
 // schedule sends cn's next request now if it is due, or parks cn in the
@@ -220,7 +251,7 @@ func (l *eventLoop) flush(cn *evConn) {
 		return
 	}
 	n, err := unix.Write(cn.fd, cn.out)
-	if err != nil && !errors.Is(err, unix.EAGAIN) {
+	if err != nil && !retryable(err) {
 		l.fail(cn)
 		return
 	}
@@ -248,8 +279,8 @@ func (l *eventLoop) receive(cn *evConn) {
 		cn.in = append(cn.in, make([]byte, max(64<<10, cap(cn.in)))...)[:len(cn.in)]
 	}
 	n, err := unix.Read(cn.fd, cn.in[len(cn.in):cap(cn.in)])
-	if errors.Is(err, unix.EAGAIN) {
-		return
+	if err != nil && retryable(err) {
+		return // epoll is level-triggered: it reports the socket again
 	}
 	if err != nil || n == 0 || !cn.busy {
 		l.fail(cn)
@@ -294,6 +325,12 @@ func (l *eventLoop) sweep(now time.Time) {
 			l.fail(cn)
 		}
 	}
+}
+
+// retryable is an error after which the same call may simply be made
+// again later.
+func retryable(err error) bool {
+	return errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EINTR)
 }
 
 // epollWait waits up to d with epoll_pwait2's nanosecond timeout, or

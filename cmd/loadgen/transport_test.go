@@ -181,3 +181,26 @@ func TestNoopAnswer(t *testing.T) {
 		t.Errorf("serveNoop on 0.0.0.0: got %v, want a loopback error", err)
 	}
 }
+
+// TestTransportsNoServer: with nothing listening, the events transport
+// fails to start and the goroutines transport counts every request failed.
+func TestTransportsNoServer(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	srv.Close() // its port is now free
+	for _, tr := range transports() {
+		u, _ := url.Parse(srv.URL)
+		reqs := [][]byte{buildRequest(u.Host, "/api/v1/evaluate", "tok", []byte(`{}`))}
+		c := config{conns: 2, dur: 100 * time.Millisecond}
+		start := time.Now()
+		if tr == "events" {
+			if _, err := runEvents(c, u.Host, reqs, start, start.Add(c.dur)); err == nil || !strings.Contains(err.Error(), "connect") {
+				t.Errorf("events: got %v, want a connect error", err)
+			}
+			continue
+		}
+		res := runGoroutines(c, u.Host, reqs, start, start.Add(c.dur))
+		if res.failures != res.requests {
+			t.Errorf("goroutines: %d requests, %d failed; want all failed", res.requests, res.failures)
+		}
+	}
+}
