@@ -36,7 +36,6 @@ type evConn struct {
 	// watchOut is whether epoll also reports writability, which it does
 	// only while a request is partly sent.
 	watchOut bool
-	index    int // in the idle heap
 }
 
 // idleHeap orders the connections waiting to send by due time.
@@ -44,8 +43,8 @@ type idleHeap []*evConn
 
 func (h idleHeap) Len() int           { return len(h) }
 func (h idleHeap) Less(i, j int) bool { return h[i].due.Before(h[j].due) }
-func (h idleHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i]; h[i].index = i; h[j].index = j }
-func (h *idleHeap) Push(x any)        { c := x.(*evConn); c.index = len(*h); *h = append(*h, c) }
+func (h idleHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *idleHeap) Push(x any)        { *h = append(*h, x.(*evConn)) }
 func (h *idleHeap) Pop() any {
 	old := *h
 	c := old[len(old)-1]
@@ -60,6 +59,7 @@ type eventLoop struct {
 	reqs  [][]byte
 	end   time.Time
 	conns []*evConn
+	byFD  map[int32]*evConn // the connection of each socket in the epoll set
 	idle  idleHeap
 	res   result
 }
@@ -101,7 +101,7 @@ func newEventLoop(host string, reqs [][]byte, end time.Time) (*eventLoop, error)
 	if err != nil {
 		return nil, fmt.Errorf("epoll: %w", err)
 	}
-	l := &eventLoop{ep: ep, reqs: reqs, end: end, res: newResult()}
+	l := &eventLoop{ep: ep, reqs: reqs, end: end, byFD: map[int32]*evConn{}, res: newResult()}
 	l.addr.Port = port
 	copy(l.addr.Addr[:], ip)
 	return l, nil
@@ -133,6 +133,7 @@ func (l *eventLoop) connect(cn *evConn) error {
 		return fmt.Errorf("epoll_ctl: %w", err)
 	}
 	cn.fd = fd
+	l.byFD[int32(fd)] = cn
 	return nil
 }
 
@@ -188,10 +189,6 @@ func (l *eventLoop) schedule(cn *evConn, now time.Time) {
 }
 
 func (l *eventLoop) loop() error {
-	byFD := map[int32]*evConn{}
-	for _, cn := range l.conns {
-		byFD[int32(cn.fd)] = cn
-	}
 	events := make([]unix.EpollEvent, 256)
 	nextSweep := time.Now().Add(time.Second)
 	for {
@@ -215,22 +212,15 @@ func (l *eventLoop) loop() error {
 			return err
 		}
 		for _, ev := range events[:n] {
-			cn := byFD[ev.Fd]
+			cn := l.byFD[ev.Fd]
 			if cn == nil {
-				continue
+				continue // closed by an earlier event of this round
 			}
-			fd := cn.fd
 			if ev.Events&unix.EPOLLOUT != 0 {
 				l.flush(cn)
 			}
-			if cn.fd == fd && ev.Events&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
+			if cn.fd == int(ev.Fd) && ev.Events&(unix.EPOLLIN|unix.EPOLLERR|unix.EPOLLHUP) != 0 {
 				l.receive(cn)
-			}
-			if cn.fd != fd { // reconnected
-				delete(byFD, int32(fd))
-				if cn.fd >= 0 {
-					byFD[int32(cn.fd)] = cn
-				}
 			}
 		}
 	}
@@ -238,6 +228,11 @@ func (l *eventLoop) loop() error {
 
 // send starts cn's next request.
 func (l *eventLoop) send(cn *evConn, now time.Time) {
+	if cn.busy {
+		// Each connection is in the idle heap at most once and only while
+		// it has nothing in flight; a second request would be misread.
+		panic("loadgen: a request sent on a connection with one in flight")
+	}
 	cn.busy, cn.sent, cn.in = true, now, cn.in[:0]
 	cn.out = l.reqs[cn.next%len(l.reqs)]
 	cn.next++
@@ -301,18 +296,22 @@ func (l *eventLoop) receive(cn *evConn) {
 	l.schedule(cn, now)
 }
 
-// fail counts cn's request as failed, reconnects and schedules the next;
-// a connection that cannot reconnect is retired.
+// fail closes cn's socket and opens a new one. If a request was in flight
+// it is counted as failed and the next one is scheduled; a connection
+// closed while idle (a server may close keep-alive connections) is already
+// waiting in the idle heap. A connection that cannot reconnect is retired
+// if it was busy; an idle one fails again when its next request is sent.
 func (l *eventLoop) fail(cn *evConn) {
 	now := time.Now()
-	if cn.busy {
+	wasBusy := cn.busy
+	if wasBusy {
 		l.res.record(now.Sub(cn.due), false)
 	}
 	cn.busy, cn.out, cn.watchOut = false, nil, false
+	delete(l.byFD, int32(cn.fd))
 	unix.Close(cn.fd) // also drops it from the epoll set
 	cn.fd = -1
-	if l.connect(cn) != nil {
-		l.res.failures++
+	if l.connect(cn) != nil || !wasBusy {
 		return
 	}
 	l.schedule(cn, now)

@@ -139,7 +139,19 @@ type rawConn struct {
 }
 
 // do sends req and reads the whole answer; it returns the status code.
+// A kept-alive connection the server closed while it was idle fails
+// before any answer arrives; then the request is sent once more on a new
+// connection, as an HTTP client does.
 func (c *rawConn) do(req []byte, deadline time.Time) (int, error) {
+	reused := c.conn != nil
+	status, err := c.try(req, deadline)
+	if err != nil && reused && len(c.buf) == 0 {
+		status, err = c.try(req, deadline)
+	}
+	return status, err
+}
+
+func (c *rawConn) try(req []byte, deadline time.Time) (int, error) {
 	if c.conn == nil {
 		conn, err := net.DialTimeout("tcp", c.addr, 5*time.Second)
 		if err != nil {
@@ -157,10 +169,10 @@ func (c *rawConn) do(req []byte, deadline time.Time) (int, error) {
 }
 
 func (c *rawConn) roundTrip(req []byte) (int, error) {
+	c.buf = c.buf[:0]
 	if _, err := c.conn.Write(req); err != nil {
 		return 0, err
 	}
-	c.buf = c.buf[:0]
 	for {
 		if len(c.buf) == cap(c.buf) {
 			c.buf = append(c.buf, 0)[:len(c.buf)]
