@@ -1,7 +1,6 @@
 package api
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -17,12 +16,6 @@ type EvaluateBatchRequest struct {
 	Calls []EvaluateRequest `json:"calls"`
 }
 
-// rawBatchRequest is the batch with each call undecoded; it is used only to
-// name the call a decoding error is in.
-type rawBatchRequest struct {
-	Calls []json.RawMessage `json:"calls"`
-}
-
 // EvaluateBatchResponse holds one decision per call, in order.
 type EvaluateBatchResponse struct {
 	Decisions []EvaluateResponse `json:"decisions"`
@@ -30,10 +23,9 @@ type EvaluateBatchResponse struct {
 
 // handleEvaluateBatch is POST /api/v1/evaluate/batch: up to MaxBatchCalls
 // evaluate requests decided against one engine snapshot, answered in order.
-// Any invalid call rejects the whole batch with a 400 naming calls[i].
-//
-// The body is decoded in one pass straight into the calls; only when that
-// fails is it decoded again call by call, to name the bad call.
+// Any invalid call rejects the whole batch with a 400 naming calls[i]: the
+// body is decoded in one pass straight into the calls, and a decoding error
+// names the field by its place in the body (calls[3].tool_name).
 func (s *Server) handleEvaluateBatch(w http.ResponseWriter, r *http.Request) {
 	body, err := readBody(w, r)
 	if err != nil {
@@ -43,7 +35,7 @@ func (s *Server) handleEvaluateBatch(w http.ResponseWriter, r *http.Request) {
 	defer releaseBody(body)
 	var in EvaluateBatchRequest
 	if err := decodeBytes(body.Bytes(), &in); err != nil {
-		writeError(w, r, batchDecodeError(body.Bytes(), err))
+		writeError(w, r, err)
 		return
 	}
 	reqs, err := batchRequests(in.Calls)
@@ -59,23 +51,6 @@ func (s *Server) handleEvaluateBatch(w http.ResponseWriter, r *http.Request) {
 		out.Decisions[i] = decisionWire(d)
 	}
 	writeJSON(w, http.StatusOK, out)
-}
-
-// batchDecodeError names the call of a decoding error: it decodes the body
-// again with each call kept raw and decodes the calls one by one. An error
-// outside the calls is returned as it was.
-func batchDecodeError(body []byte, err error) error {
-	var raw rawBatchRequest
-	if decodeBytes(body, &raw) != nil {
-		return err
-	}
-	for i, call := range raw.Calls {
-		var one EvaluateRequest
-		if cerr := decodeBytes(call, &one); cerr != nil {
-			return inCall(i, cerr)
-		}
-	}
-	return err
 }
 
 // batchRequests validates and converts every call, naming the first bad

@@ -58,6 +58,11 @@ func decodeRPC(data []byte) (calls []rpcCall, batch bool, fail *RPCError) {
 	if !json.Valid(data) {
 		return nil, false, &RPCError{Code: rpcParseError, Message: "Parse error"}
 	}
+	if e := ambiguityError(data); e != nil {
+		// Members given twice (or strings that are not UTF-8) would let
+		// the caller and toolgate read different methods or params.
+		return nil, false, &RPCError{Code: rpcInvalidRequest, Message: "Invalid Request: " + e.Message}
+	}
 	if len(data) > 0 && data[0] == '[' {
 		var items []json.RawMessage
 		if err := json.Unmarshal(data, &items); err != nil || len(items) == 0 {

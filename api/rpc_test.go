@@ -22,6 +22,10 @@ func TestDecodeRPC(t *testing.T) {
 		{"bad version", `{"jsonrpc":"1.0","method":"m","id":1}`, 0, 1, false, 1},
 		{"params a string", `{"jsonrpc":"2.0","method":"m","params":"x","id":1}`, 0, 1, false, 1},
 		{"id an object", `{"jsonrpc":"2.0","method":"m","id":{}}`, 0, 1, false, 1},
+		// Read two ways by two parsers: refused as a whole.
+		{"method given twice", `{"jsonrpc":"2.0","method":"permissions.get","method":"permissions.rules.delete","id":1}`, rpcInvalidRequest, 0, false, 0},
+		{"a param given twice", `{"jsonrpc":"2.0","method":"m","params":{"id":"a","id":"b"},"id":1}`, rpcInvalidRequest, 0, false, 0},
+		{"invalid UTF-8", "{\"jsonrpc\":\"2.0\",\"method\":\"m\xff\",\"id\":1}", rpcInvalidRequest, 0, false, 0},
 	}
 	for _, c := range cases {
 		calls, batch, fail := decodeRPC([]byte(c.body))

@@ -78,6 +78,7 @@ func TestEvaluateBatchErrors(t *testing.T) {
 		{"unknown field in a call", map[string]any{"calls": []any{map[string]any{"tool_name": "bash", "bogus": 1}}}, "calls[0].bogus"},
 		{"wrong type in a call", map[string]any{"calls": []any{map[string]any{"tool_name": 7}}}, "calls[0].tool_name"},
 		{"a call that is not an object", map[string]any{"calls": []any{"bash"}}, "calls[0]"},
+		{"an argument given twice in a call", `{"calls":[{"tool_name":"bash"},{"tool_name":"bash","tool_args":{"command":"ls","command":"rm -rf ~"}}]}`, "calls[1].tool_args.command"},
 		{"no calls", map[string]any{}, "calls"},
 		{"unknown top-level field", map[string]any{"calls": []any{ok}, "extra": true}, "extra"},
 		{"1,001 calls", map[string]any{"calls": many}, "calls"},

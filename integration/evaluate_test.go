@@ -99,6 +99,14 @@ func TestEvaluateBadInput(t *testing.T) {
 		{"missing tool_name", s.Token, `{"tool_args":{}}`, 400, "tool_name"},
 		{"tool_args not an object", s.Token, `{"tool_name":"bash","tool_args":[1]}`, 400, "tool_args"},
 		{"unknown field", s.Token, `{"tool_name":"bash","toolargs":{}}`, 400, "toolargs"},
+		// Bodies two JSON parsers can read differently are refused, so a
+		// caller cannot be allowed one call and run another.
+		{"a member given twice", s.Token, `{"tool_name":"read_file","tool_name":"bash"}`, 400, "tool_name"},
+		{"an argument given twice", s.Token, `{"tool_name":"bash","tool_args":{"command":"rm -rf ~","command":"ls"}}`, 400, "tool_args.command"},
+		{"a member in other case", s.Token, `{"tool_name":"bash","Tool_Name":"read_file"}`, 400, "Tool_Name"},
+		{"invalid UTF-8", s.Token, "{\"tool_name\":\"bash\",\"tool_args\":{\"command\":\"rm\xff -rf ~\"}}", 400, "tool_args.command"},
+		{"a lone surrogate", s.Token, `{"tool_name":"bash","tool_args":{"command":"rm \ud800 -rf ~"}}`, 400, "tool_args.command"},
+		{"data after the object", s.Token, `{"tool_name":"bash"} {"tool_name":"read_file"}`, 400, ""},
 		{"body over 1 MiB", s.Token, `{"tool_name":"bash","tool_args":{"command":"` + strings.Repeat("a", 1<<20+10) + `"}}`, 413, ""},
 	}
 	for _, c := range cases {

@@ -53,8 +53,10 @@ func TestInputHostileBodies(t *testing.T) {
 		{"deep JSON as tool_args", "/api/v1/evaluate", `{"tool_name":"bash","tool_args":{"x":` + deep + `}}`, 400},
 		{"deep JSON as the body", "/api/v1/evaluate", deep, 400},
 		{"deep objects", "/api/v1/evaluate", `{"tool_name":"bash","tool_args":` + strings.Repeat(`{"a":`, 100000) + "1" + strings.Repeat("}", 100000) + `}`, 400},
-		{"invalid UTF-8 in a string", "/api/v1/evaluate", "{\"tool_name\":\"bash\",\"tool_args\":{\"command\":\"ls \xff\xfe\xc3\"}}", 200},
-		{"invalid UTF-8 as a key", "/api/v1/evaluate", "{\"tool_name\":\"bash\",\"tool_args\":{\"\xff\":\"/etc/passwd\"}}", 200},
+		// Not UTF-8, so not JSON (RFC 8259 8.1): refused rather than decided
+		// on a repaired string the caller never sent.
+		{"invalid UTF-8 in a string", "/api/v1/evaluate", "{\"tool_name\":\"bash\",\"tool_args\":{\"command\":\"ls \xff\xfe\xc3\"}}", 400},
+		{"invalid UTF-8 as a key", "/api/v1/evaluate", "{\"tool_name\":\"bash\",\"tool_args\":{\"\xff\":\"/etc/passwd\"}}", 400},
 		{"NUL bytes", "/api/v1/evaluate", `{"tool_name":"bash","tool_args":{"command":"ls \u0000; rm -rf /"}}`, 200},
 		{"two JSON values", "/api/v1/evaluate", `{"tool_name":"bash"}{"tool_name":"bash"}`, 400},
 		{"number overflow", "/api/v1/evaluate", `{"tool_name":"bash","tool_args":{"n":1e999999}}`, 400},
