@@ -17,10 +17,11 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/toolgate/toolgate/cmd/internal/workload"
 )
 
 type config struct {
@@ -59,47 +60,6 @@ func main() {
 	}
 }
 
-// kinds are the calls of each kind in the mix; j numbers the call, so that
-// path calls name different files (see pathFile).
-var kinds = map[string]func(j int) map[string]any{
-	"benign": func(int) map[string]any {
-		return map[string]any{"tool_name": "bash", "tool_args": map[string]any{"command": "npm run build --silent"}}
-	},
-	"match": func(int) map[string]any {
-		return map[string]any{"tool_name": "bash", "tool_args": map[string]any{"command": "git push --force origin main"}}
-	},
-	"path": func(j int) map[string]any {
-		return map[string]any{"tool_name": "read_file", "tool_args": map[string]any{"path": pathFile(j)}}
-	},
-	"long": func(int) map[string]any {
-		return map[string]any{"tool_name": "bash", "tool_args": map[string]any{"command": strings.Repeat("npm run build ", 70)}}
-	},
-}
-
-// pathFiles is how many files path calls name: src/pkg<k%50>/file<k>.go.
-const pathFiles = 1000
-
-// pathFile is the workspace-relative file of path call j.
-func pathFile(j int) string {
-	k := j % pathFiles
-	return fmt.Sprintf("src/pkg%d/file%d.go", k%50, k)
-}
-
-// populate creates the files path calls name under dir (the server's
-// workspace), so that resolving them walks real directories.
-func populate(dir string) error {
-	for k := 0; k < pathFiles; k++ {
-		name := filepath.Join(dir, filepath.FromSlash(pathFile(k)))
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(name, nil, 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 func checkLoopback(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -127,15 +87,15 @@ func bodies(c config) ([][]byte, error) {
 	var out [][]byte
 	for r := 0; r < rounds(c); r++ {
 		for _, name := range strings.Split(c.mix, ",") {
-			kind, ok := kinds[strings.TrimSpace(name)]
+			kind := strings.TrimSpace(name)
+			v, ok := workload.Call(kind, r)
 			if !ok {
-				return nil, fmt.Errorf("unknown -mix kind %q", name)
+				return nil, fmt.Errorf("unknown -mix kind %q (known: %s)", name, strings.Join(workload.Kinds(), ", "))
 			}
-			var v any = kind(r)
 			if c.batch > 0 {
 				list := make([]any, c.batch)
 				for i := range list {
-					list[i] = kind(r*c.batch + i)
+					list[i], _ = workload.Call(kind, r*c.batch+i)
 				}
 				v = map[string]any{"calls": list}
 			}
@@ -157,7 +117,7 @@ func run(c config) error {
 		return errors.New("-c and -d must be positive, -rate not negative")
 	}
 	if c.populate != "" {
-		if err := populate(c.populate); err != nil {
+		if err := workload.Populate(c.populate); err != nil {
 			return err
 		}
 	}

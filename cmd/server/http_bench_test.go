@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -12,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/cmd/internal/workload"
 )
 
 // benchApp wires the real server (as run does) in a temp config dir and
@@ -29,7 +30,9 @@ func benchApp(b *testing.B, decisionLog bool) (http.Handler, string) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { a.shutdown(); a.close() })
-	populateWorkspace(b, dir)
+	if err := workload.Populate(dir); err != nil {
+		b.Fatal(err)
+	}
 	tok, err := os.ReadFile(a.tokenFile)
 	if err != nil {
 		b.Fatal(err)
@@ -37,40 +40,17 @@ func benchApp(b *testing.B, decisionLog bool) (http.Handler, string) {
 	return a.handler, strings.TrimSpace(string(tok))
 }
 
-// benchFiles is how many workspace files path calls name.
-const benchFiles = 1000
-
-// benchFile is the file of path call j: src/pkg<k%50>/file<k>.go.
-func benchFile(j int) string {
-	k := j % benchFiles
-	return fmt.Sprintf("src/pkg%d/file%d.go", k%50, k)
-}
-
-// populateWorkspace creates the files path calls name, so that resolving
-// them walks real directories.
-func populateWorkspace(b *testing.B, ws string) {
-	b.Helper()
-	for k := 0; k < benchFiles; k++ {
-		name := filepath.Join(ws, filepath.FromSlash(benchFile(k)))
-		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(name, nil, 0o644); err != nil {
-			b.Fatal(err)
-		}
+// benchCall is call j of a kind of the shared workload, as JSON.
+func benchCall(b *testing.B, kind string, j int) []byte {
+	call, ok := workload.Call(kind, j)
+	if !ok {
+		b.Fatalf("unknown call kind %q (known: %s)", kind, strings.Join(workload.Kinds(), ", "))
 	}
-}
-
-// benchCall is call j of a kind: benign, match or path.
-func benchCall(kind string, j int) string {
-	switch kind {
-	case "benign":
-		return `{"tool_name":"bash","tool_args":{"command":"npm run build --silent"}}`
-	case "match":
-		return `{"tool_name":"bash","tool_args":{"command":"git push --force origin main"}}`
-	default:
-		return `{"tool_name":"read_file","tool_args":{"path":"` + benchFile(j) + `"}}`
+	body, err := json.Marshal(call)
+	if err != nil {
+		b.Fatal(err)
 	}
+	return body
 }
 
 var benchKinds = kindsFromEnv()
@@ -103,7 +83,7 @@ func BenchmarkHTTPEvaluate(b *testing.B) {
 	var bodies [][]byte
 	for r := 0; r < 50; r++ {
 		for _, kind := range benchKinds {
-			bodies = append(bodies, []byte(benchCall(kind, r)))
+			bodies = append(bodies, benchCall(b, kind, r))
 		}
 	}
 	withDecisionLog(b, func(b *testing.B, h http.Handler, tok string) {
@@ -118,7 +98,7 @@ func BenchmarkHTTPEvaluateBatch(b *testing.B) {
 	for _, kind := range benchKinds {
 		calls := make([]json.RawMessage, 1000)
 		for i := range calls {
-			calls[i] = json.RawMessage(benchCall(kind, i))
+			calls[i] = json.RawMessage(benchCall(b, kind, i))
 		}
 		body, err := json.Marshal(map[string]any{"calls": calls})
 		if err != nil {
