@@ -124,6 +124,23 @@ func (c *wsConn) await(typ, id string, timeout time.Duration) (wsMsg, bool) {
 	}
 }
 
+// closedWithin reports whether the server closes the connection within
+// timeout; messages that arrive first are skipped.
+func (c *wsConn) closedWithin(timeout time.Duration) bool {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	for {
+		select {
+		case _, ok := <-c.msgs:
+			if !ok {
+				return true
+			}
+		case <-deadline.C:
+			return false
+		}
+	}
+}
+
 // askBody is a check of a bash command the default policy asks about.
 func askBody(command, channel, session string, wait int) map[string]any {
 	b := map[string]any{"tool_name": "bash", "tool_args": map[string]any{"command": command}, "wait_seconds": wait}
