@@ -147,10 +147,12 @@ func semanticError(e *json.SemanticError) *Error {
 		return badRequest(field, "unknown field %q", field)
 	case e.GoType == nil:
 		return badRequest(field, "field %q: %v", field, e)
-	case field == "":
-		return badRequest("", "the request body must be %s, not %s", jsonKind(e.GoType.Kind().String()), kindName(e.JSONKind))
 	}
-	return badRequest(field, "field %q must be %s, not %s", field, jsonKind(e.GoType.Kind().String()), kindName(e.JSONKind))
+	subject := fmt.Sprintf("field %q", field)
+	if field == "" {
+		subject = "the request body"
+	}
+	return badRequest(field, "%s must be %s, not %s", subject, jsonKind(e.GoType.Kind().String()), kindName(e.JSONKind))
 }
 
 // syntacticError is a body that is not JSON, or JSON read two ways.
@@ -166,7 +168,9 @@ func syntacticError(e *jsontext.SyntacticError) *Error {
 }
 
 // fieldPath writes a JSON pointer the way error details name fields:
-// /calls/2/tool_args is calls[2].tool_args.
+// /calls/2/tool_args is calls[2].tool_args. A member whose name is all
+// digits (a tool argument "0") is written as an index too; the field only
+// names the place for a person.
 func fieldPath(p jsontext.Pointer) string {
 	var b strings.Builder
 	for tok := range p.Tokens() {
