@@ -150,7 +150,6 @@ func run(c config) error {
 	if err != nil {
 		return err
 	}
-	total, requests, failures := res.hist, res.requests, res.failures
 	elapsed := time.Since(start).Seconds()
 	cpu1 := processCPU(c.pid)
 	self1 := processCPU(os.Getpid())
@@ -162,19 +161,19 @@ func run(c config) error {
 	if c.rate > 0 {
 		fmt.Printf("open loop: %.0f requests/s offered; latency counts from when each request was due\n", c.rate)
 	}
-	fmt.Printf("requests %d (%d failed), %.0f requests/s, %.0f decisions/s\n", requests, failures, float64(requests)/elapsed, float64(requests*per)/elapsed)
-	fmt.Printf("latency p50 %s, p90 %s, p99 %s, p99.9 %s, max %s\n", us(total.ValueAtQuantile(50)), us(total.ValueAtQuantile(90)),
-		us(total.ValueAtQuantile(99)), us(total.ValueAtQuantile(99.9)), us(total.Max()))
+	fmt.Printf("requests %d (%d failed), %.0f requests/s, %.0f decisions/s\n", res.requests, res.failures, float64(res.requests)/elapsed, float64(res.requests*per)/elapsed)
+	fmt.Printf("latency p50 %s, p90 %s, p99 %s, p99.9 %s, max %s\n", us(res.hist.ValueAtQuantile(50)), us(res.hist.ValueAtQuantile(90)),
+		us(res.hist.ValueAtQuantile(99)), us(res.hist.ValueAtQuantile(99.9)), us(res.hist.Max()))
 	if c.pid > 0 {
 		fmt.Println(serverMemory(c.pid))
-		if requests > 0 && cpu1 >= cpu0 {
+		if res.requests > 0 && cpu1 >= cpu0 {
 			fmt.Printf("server CPU %.1fs (%.0f µs/request), loadgen CPU %.1fs (%.0f µs/request)\n",
-				(cpu1 - cpu0).Seconds(), float64((cpu1-cpu0).Microseconds())/float64(requests),
-				(self1 - self0).Seconds(), float64((self1-self0).Microseconds())/float64(requests))
+				(cpu1 - cpu0).Seconds(), float64((cpu1-cpu0).Microseconds())/float64(res.requests),
+				(self1 - self0).Seconds(), float64((self1-self0).Microseconds())/float64(res.requests))
 		}
 	}
-	if failures > 0 {
-		return fmt.Errorf("%d requests failed", failures)
+	if res.failures > 0 {
+		return fmt.Errorf("%d requests failed", res.failures)
 	}
 	return nil
 }
