@@ -59,7 +59,7 @@ type compiledPolicy struct {
 	builtin, user, overrides ruleIndex
 
 	ext      extDir
-	owners   map[string]ownerScope
+	owners   ownerScopes
 	guidance string
 
 	// reasons caches the ask reasons of the common no-hit outcomes.

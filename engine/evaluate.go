@@ -16,13 +16,17 @@ type outcome struct {
 }
 
 // Evaluate decides one tool call: the master switch, the channel set, the
-// tiered policy (spec 2.3) or the legacy checker, shell-operator escalation,
-// the external-directory merge (spec 2.4) and owner scopes (contract D3).
+// tiered policy (spec 2.3) or the legacy checker, shell-operator escalation
+// and the external-directory merge (spec 2.4). A digital-persona call is
+// decided under owner scopes instead (evaluatePersona, contract 3 and D3).
 func (e *Engine) Evaluate(req *Request) Decision {
 	p := e.policy
 	var tr *tracer
 	if req.Explain {
 		tr = &tracer{}
+	}
+	if req.Scope.Persona() {
+		return e.evaluatePersona(req, tr)
 	}
 	if !p.enabled {
 		tr.add(Step{Name: "enabled", Result: "allow", Detail: "permissions.enabled is false", Decisive: true})
@@ -32,6 +36,15 @@ func (e *Engine) Evaluate(req *Request) Decision {
 		tr.add(Step{Name: "channel", Result: "allow", Detail: "channel " + req.ChannelID + " is not checked", Decisive: true})
 		return Decision{Level: Allow, Reason: "Skipped for channel: " + req.ChannelID, Trace: tr.steps()}
 	}
+	d := e.evaluatePolicy(req, tr)
+	d.Trace = tr.finish()
+	return d
+}
+
+// evaluatePolicy is the ordinary decision of a call without channel gating
+// or the master switch: the policy, escalation and the external merge.
+func (e *Engine) evaluatePolicy(req *Request, tr *tracer) Decision {
+	p := e.policy
 	tool := req.ToolName
 	var vals callValues
 	vals.category = ToolCategory(tool)
@@ -57,12 +70,7 @@ func (e *Engine) Evaluate(req *Request) Decision {
 		sh = e.escalate(&d, vals.command, out.fromOverride && !out.regexOverride, tr)
 	}
 	e.mergeExternal(&d, req, vals.category, vals.command, sh, tr)
-	downgraded := e.applyOwnerScope(&d, req, tr)
 	d.Reason = p.reason(d.Level, tool, d.MatchedRule)
-	if downgraded && p.guidance != "" {
-		d.Reason = p.guidance
-	}
-	d.Trace = tr.finish()
 	return d
 }
 
@@ -115,9 +123,9 @@ func (p *compiledPolicy) evalTiered(tool string, v *callValues, tr *tracer) outc
 		tr.decide()
 		return finalize(userHits, "tiered_policy:rules:")
 	}
-	if ov := p.overrides.first(tool, v); ov != nil {
-		tr.add(Step{Name: "approval_overrides", Result: "allow", Rule: ov.single, Hits: []string{ov.name}, Decisive: true})
-		return outcome{level: Allow, rule: ov.single, fromOverride: true, regexOverride: ov.m.isRegex}
+	var obuf [8]*rule
+	if ovs := p.overrides.collect(tool, v, obuf[:0]); len(ovs) > 0 {
+		return overrideOutcome(ovs, tr)
 	}
 	tr.add(Step{Name: "approval_overrides", Detail: "no override matched"})
 	if len(builtinHits) > 0 {

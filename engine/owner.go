@@ -2,103 +2,229 @@ package engine
 
 import "strings"
 
-// ownerScope is the compiled owner scope of one principal: tool levels and a
-// default, merged strictest with the global decision (contract D3).
-type ownerScope struct {
-	principal string
-	tools     map[string]toolLevel
-	defaults  toolLevel
+// ownerScopes is the compiled permissions.owner_scopes of contract 3
+// "Digital persona": keyed by channel, then by principal user id, as
+// JiuwenSwarm writes it:
+//
+//	owner_scopes:
+//	  feishu:
+//	    ou_123:
+//	      tools: {bash: {patterns: {"git *": allow}, "*": deny}, read_file: allow}
+//	      defaults: {"*": deny}
+type ownerScopes struct {
+	// configured is false when owner_scopes is absent, empty or not a
+	// mapping: a persona call then gets the global level with ask turned
+	// into deny (contract D3).
+	configured bool
+	scopes     map[ownerKey]*ownerScope
+	// earlier maps a principal to the matched_rule of an entry written in
+	// toolgate's earlier shape (owner_scopes.<principal>.tools). Such an
+	// entry is inert, and every persona call of that principal is denied
+	// until it is moved under a channel: its restrictions are never
+	// silently dropped.
+	earlier map[string]string
 }
 
-// compileOwners reads owner_scopes: {<principal_user_id>: {tools: {<tool>:
-// level}, defaults: {"*": level}}}.
-func (c *compiler) compileOwners(v any) map[string]ownerScope {
+// ownerKey finds an owner scope: the channel id and the principal user id,
+// both as written in config.yaml (the reference strips the request's
+// values and compares them exactly, case included).
+type ownerKey struct{ channel, principal string }
+
+// ownerScope is the compiled scope of one principal on one channel.
+type ownerScope struct {
+	rule string // owner_scopes.<channel>.<principal>
+	// broken is set when the scope, or its tools or defaults, is not a
+	// mapping: the admin meant to restrict this persona and toolgate cannot
+	// tell how, so every call under it is denied (fail closed).
+	broken   bool
+	tools    map[string]*ownerTool
+	defaults toolLevel
+}
+
+// ownerTool is the entry of one tool in an owner scope: a plain level (in
+// star), or patterns and a "*" level.
+type ownerTool struct {
+	rule     string // owner_scopes.<channel>.<principal>.tools.<tool>
+	broken   bool   // not a level nor a mapping, or patterns not a mapping: denies
+	patterns []ownerPattern
+	star     toolLevel
+}
+
+// ownerPattern is one entry of tools.<tool>.patterns, in the sorted order
+// of its pattern text.
+type ownerPattern struct {
+	m     *matcher
+	level Level
+	rule  string // ...tools.<tool>.patterns['<pattern>']
+}
+
+// compileOwners reads owner_scopes. A level that is not exactly allow, ask
+// or deny makes its entry deny: the reference compares the raw string with
+// "allow" and refuses anything else, so no other spelling may grant a
+// persona a call (contract D4 reports it; fail closed keeps it safe).
+func (c *compiler) compileOwners(v any) ownerScopes {
+	out := ownerScopes{}
 	if v == nil {
-		return nil
+		return out
 	}
 	m, ok := asMap(v)
 	if !ok {
-		c.problem("permissions.owner_scopes", "must be a mapping of principal user id to scope")
-		return nil
+		c.problem("permissions.owner_scopes", "must be a mapping of channel id to {principal user id: scope}; it is ignored, so persona calls get the global level with ask turned into deny")
+		return out
 	}
-	out := make(map[string]ownerScope, len(m))
-	for _, pid := range sortedKeys(m) {
-		path := "permissions.owner_scopes." + quoteKey(pid)
-		sm, ok := asMap(m[pid])
+	if len(m) == 0 {
+		return out
+	}
+	out.configured = true
+	out.scopes = map[ownerKey]*ownerScope{}
+	for _, ch := range sortedKeys(m) {
+		path := "permissions.owner_scopes." + quoteKey(ch)
+		principals, ok := asMap(m[ch])
 		if !ok {
-			c.problem(path, "must be a mapping with tools and/or defaults")
+			c.problem(path, "must be a mapping of principal user id to scope (owner_scopes.<channel>.<principal>); it is ignored")
 			continue
 		}
-		scope := ownerScope{principal: pid, tools: map[string]toolLevel{}}
-		prefix := "owner_scopes[" + pid + "]"
-		if tv, has := sm["tools"]; has {
-			if tm, ok := asMap(tv); ok {
-				for _, t := range sortedKeys(tm) {
-					if lvl, ok := c.level(path+".tools."+quoteKey(t), tm[t]); ok {
-						scope.tools[t] = toolLevel{lvl, prefix + ".tools." + t}
-					}
-				}
-			} else {
-				c.problem(path+".tools", "must be a mapping of tool name to level")
+		if isEarlierShape(principals) {
+			if out.earlier == nil {
+				out.earlier = map[string]string{}
 			}
+			out.earlier[ch] = "owner_scopes." + ch
+			c.problem(path, "written in toolgate's earlier shape owner_scopes.<principal>.tools; owner scopes are keyed by channel, then principal: move it under a channel, e.g. owner_scopes.feishu.%s. Until then it is inert and every persona call of principal %q is denied", ch, ch)
+			continue
 		}
-		if dv, has := sm["defaults"]; has {
-			if dm, ok := asMap(dv); ok {
-				if star, has := dm["*"]; has {
-					if lvl, ok := c.level(path+`.defaults."*"`, star); ok {
-						scope.defaults = toolLevel{lvl, prefix + ".defaults.*"}
-					}
-				}
-			} else {
-				c.problem(path+".defaults", `must be a mapping like {"*": ask}`)
-			}
+		for _, pid := range sortedKeys(principals) {
+			key := ownerKey{channel: ch, principal: pid}
+			out.scopes[key] = c.compileOwnerScope(path+"."+quoteKey(pid), "owner_scopes."+ch+"."+pid, principals[pid])
 		}
-		for _, k := range sortedKeys(sm) {
-			if k != "tools" && k != "defaults" {
-				c.problem(path+"."+quoteKey(k), "unknown key; it is ignored")
-			}
-		}
-		out[pid] = scope
 	}
 	return out
 }
 
-// applyOwnerScope decides a digital-persona call (scope.avatar_mode or
-// group_digital_avatar): no principal denies everything; the principal's
-// owner scope, if any, is merged strictest; and ask becomes deny, since
-// nobody is there to answer (contract D3).
-func (e *Engine) applyOwnerScope(d *Decision, req *Request, tr *tracer) (downgraded bool) {
-	s := req.Scope
-	if s == nil || !(s.AvatarMode || s.GroupDigitalAvatar) {
-		return false
-	}
-	pid := strings.TrimSpace(s.PrincipalUserID)
-	if pid == "" {
-		d.Level = Deny
-		d.MatchedRule = "owner_scopes:no_principal"
-		d.FromOverride = false
-		tr.add(Step{Name: "owner_scope", Result: "deny", Rule: d.MatchedRule, Detail: "a digital-persona call without principal_user_id is denied", Decisive: true})
-		return true
-	}
-	if scope, ok := e.policy.owners[pid]; ok {
-		tl, has := scope.tools[req.ToolName]
-		if !has {
-			tl = scope.defaults
+// isEarlierShape reports whether a channel's mapping is really a scope in
+// toolgate's earlier shape (owner_scopes.<principal>: {tools, defaults}).
+func isEarlierShape(m map[string]any) bool {
+	for _, k := range []string{"tools", "defaults"} {
+		if v, has := m[k]; has {
+			if _, isMap := asMap(v); isMap {
+				return true
+			}
 		}
-		if tl.set() && tl.level > d.Level {
-			d.Level = tl.level
-			d.MatchedRule += "|" + tl.rule
-			tr.add(Step{Name: "owner_scope", Result: tl.level.String(), Rule: d.MatchedRule, Detail: "the owner scope of " + pid + " is stricter", Decisive: true})
-		}
-	}
-	if d.Level == Ask {
-		d.Level = Deny
-		d.MatchedRule += "|owner_scopes:ask_to_deny"
-		tr.add(Step{Name: "owner_scope", Result: "deny", Rule: d.MatchedRule, Detail: "ask becomes deny for a digital persona: nobody is there to answer", Decisive: true})
-		return true
 	}
 	return false
 }
 
-// GuidanceMessage returns deny_guidance_message, shown with owner-scope denials.
-func (e *Engine) GuidanceMessage() string { return e.policy.guidance }
+// compileOwnerScope compiles owner_scopes.<channel>.<principal>.
+func (c *compiler) compileOwnerScope(path, rule string, v any) *ownerScope {
+	sc := &ownerScope{rule: rule, tools: map[string]*ownerTool{}}
+	m, ok := asMap(v)
+	if !ok {
+		c.problem(path, "must be a mapping with tools and/or defaults; every persona call under it is denied")
+		sc.broken = true
+		return sc
+	}
+	for _, k := range sortedKeys(m) {
+		switch k {
+		case "tools":
+			tm, ok := asMap(m[k])
+			if !ok {
+				c.problem(path+".tools", "must be a mapping of tool name to level or {patterns, \"*\"}; every persona call under this scope is denied")
+				sc.broken = true
+				continue
+			}
+			for _, t := range sortedKeys(tm) {
+				sc.tools[t] = c.compileOwnerTool(path+".tools."+quoteKey(t), rule+".tools."+t, tm[t])
+			}
+		case "defaults":
+			dm, ok := asMap(m[k])
+			if !ok {
+				c.problem(path+".defaults", `must be a mapping like {"*": deny}; every persona call under this scope is denied`)
+				sc.broken = true
+				continue
+			}
+			for _, dk := range sortedKeys(dm) {
+				if dk != "*" {
+					c.problem(path+".defaults."+quoteKey(dk), `unknown key; only "*" is read`)
+				}
+			}
+			if star, has := dm["*"]; has {
+				sc.defaults = toolLevel{c.ownerLevel(path+`.defaults."*"`, star), rule + ".defaults.*"}
+			}
+		default:
+			c.problem(path+"."+quoteKey(k), "unknown key; it is ignored (allowed: tools, defaults)")
+		}
+	}
+	return sc
+}
+
+// compileOwnerTool compiles owner_scopes.<channel>.<principal>.tools.<tool>.
+func (c *compiler) compileOwnerTool(path, rule string, v any) *ownerTool {
+	t := &ownerTool{rule: rule}
+	if s, isStr := v.(string); isStr {
+		t.star = toolLevel{c.ownerLevel(path, s), rule}
+		return t
+	}
+	m, ok := asMap(v)
+	if !ok {
+		c.problem(path, "must be a level or a mapping with patterns and \"*\", got %s; the tool is denied under this scope", describe(v))
+		t.broken = true
+		return t
+	}
+	for _, k := range sortedKeys(m) {
+		switch k {
+		case "*":
+			t.star = toolLevel{c.ownerLevel(path+`."*"`, m[k]), rule + ".*"}
+		case "patterns":
+			pm, ok := asMap(m[k])
+			if !ok {
+				c.problem(path+".patterns", "must be a mapping of pattern to level; the tool is denied under this scope")
+				t.broken = true
+				continue
+			}
+			for _, pat := range sortedKeys(pm) {
+				if p, ok := c.compileOwnerPattern(path+".patterns["+quotePattern(pat)+"]", rule+".patterns['"+pat+"']", pat, pm[pat]); ok {
+					t.patterns = append(t.patterns, p)
+				}
+			}
+		default:
+			c.problem(path+"."+quoteKey(k), `unknown key; it is ignored (allowed: patterns, "*")`)
+		}
+	}
+	return t
+}
+
+// compileOwnerPattern compiles one patterns entry with the engine's pattern
+// syntax (globs and re:). A pattern that does not compile can match
+// nothing, as in the reference, whose matcher never raises.
+func (c *compiler) compileOwnerPattern(path, rule, pat string, v any) (ownerPattern, bool) {
+	lvl := c.ownerLevel(path, v)
+	mt, partial, err := compilePattern(pat)
+	if err != nil {
+		c.problem(path, "%v; the pattern never matches", err)
+		return ownerPattern{}, false
+	}
+	if partial != nil {
+		c.problem(path, "%v", partial)
+	}
+	mt.dropTrees() // owner patterns have no prefilter
+	return ownerPattern{m: mt, level: lvl, rule: rule}, true
+}
+
+// quotePattern renders a pattern key for a problem path.
+func quotePattern(p string) string { return `"` + strings.ReplaceAll(p, `"`, `\"`) + `"` }
+
+// ownerLevel reads an owner-scope level: exactly allow, ask or deny. Any
+// other value is reported and reads as deny.
+func (c *compiler) ownerLevel(path string, v any) Level {
+	if s, ok := v.(string); ok {
+		switch s {
+		case "allow":
+			return Allow
+		case "ask":
+			return Ask
+		case "deny":
+			return Deny
+		}
+	}
+	c.problem(path, "invalid owner-scope level %s; allowed: allow, ask, deny (lower case). The entry denies until it is fixed", describe(v))
+	return Deny
+}
