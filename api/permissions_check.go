@@ -165,6 +165,11 @@ func checkSection(sec map[string]any) *Error {
 			}
 		}
 	}
+	if scopes, ok := sec["owner_scopes"].(map[string]any); ok {
+		if err := checkOwnerScopes(scopes); err != nil {
+			return err
+		}
+	}
 	switch ext := sec["external_directory"].(type) {
 	case string:
 		return checkLevel("external_directory", ext)
