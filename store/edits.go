@@ -404,9 +404,12 @@ func (s *Store) DeleteExternalDirectory(key string) (string, error) {
 	})
 }
 
-// SetOwnerScopes replaces permissions.owner_scopes (contract D3:
-// {<principal_user_id>: {tools: {<tool>: level}, defaults: {"*": level}}});
-// nil removes it.
+// SetOwnerScopes replaces permissions.owner_scopes, keyed by channel, then
+// principal (contract 3: {<channel>: {<principal_user_id>: {tools: {<tool>:
+// level | {patterns: {<pattern>: level}, "*": level}}, defaults: {"*":
+// level}}}}); nil removes it. Like every edit it is refused when it would
+// add a validation problem, such as a scope in the earlier
+// {<principal>: {tools}} shape.
 func (s *Store) SetOwnerScopes(scopes map[string]any) (string, error) {
 	scopes = normalizeMap(scopes)
 	return s.modify(func(d *configDoc) error {

@@ -77,7 +77,9 @@ func TestGoldenEdits(t *testing.T) {
 			return err
 		}},
 		{"set owner scopes", "set_owner_scopes", "config.yaml", func(s *Store) error {
-			_, err := s.SetOwnerScopes(map[string]any{"user-1": map[string]any{"tools": map[string]any{"bash": "deny"}, "defaults": map[string]any{"*": "ask"}}})
+			_, err := s.SetOwnerScopes(map[string]any{"feishu": map[string]any{"ou_123": map[string]any{
+				"tools":    map[string]any{"bash": map[string]any{"patterns": map[string]any{"git *": "allow"}, "*": "deny"}},
+				"defaults": map[string]any{"*": "ask"}}}})
 			return err
 		}},
 		{"replace the section; unchanged entries keep comments", "replace_section", "config.yaml", func(s *Store) error {
