@@ -178,7 +178,7 @@ func TestAPIPermissionsCRUD(t *testing.T) {
 	})
 
 	t.Run("owner scopes", func(t *testing.T) {
-		scopes := map[string]any{"owner_scopes": map[string]any{"u1": map[string]any{"tools": map[string]any{"bash": "deny"}, "defaults": map[string]any{"*": "ask"}}}}
+		scopes := map[string]any{"owner_scopes": map[string]any{"feishu": map[string]any{"u1": map[string]any{"tools": map[string]any{"bash": "deny"}, "defaults": map[string]any{"*": "ask"}}}}}
 		st, body := call("PUT", "/api/v1/permissions/owner-scopes", scopes)
 		wantStatus(t, "put", st, body, 200, "")
 		st, body = call("GET", "/api/v1/permissions/owner-scopes", nil)
@@ -186,9 +186,9 @@ func TestAPIPermissionsCRUD(t *testing.T) {
 		if !strings.Contains(string(body), `"bash":"deny"`) {
 			t.Errorf("owner scopes = %s", body)
 		}
-		bad := map[string]any{"owner_scopes": map[string]any{"u1": map[string]any{"tools": map[string]any{"bash": "never"}}}}
+		bad := map[string]any{"owner_scopes": map[string]any{"feishu": map[string]any{"u1": map[string]any{"tools": map[string]any{"bash": "never"}}}}}
 		st, body = call("PUT", "/api/v1/permissions/owner-scopes", bad)
-		wantStatus(t, "invalid level", st, body, 400, "owner_scopes.u1.tools.bash")
+		wantStatus(t, "invalid level", st, body, 400, "owner_scopes.feishu.u1.tools.bash")
 	})
 
 	t.Run("builtin rules and validate", func(t *testing.T) {

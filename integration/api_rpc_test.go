@@ -56,7 +56,7 @@ func TestAPIRPC(t *testing.T) {
 		{"rules.delete unknown", req("permissions.rules.delete", map[string]any{"id": "r1"}, 14), -32004, ""},
 		{"command.add_dir", req("command.add_dir", map[string]any{"path": "/opt/proj"}, 15), 0, `"/opt/proj"`},
 		{"approval_overrides.get", req("permissions.approval_overrides.get", nil, 16), 0, "cli_trusted_path_"},
-		{"owner_scopes.set", req("permissions.owner_scopes.set", map[string]any{"owner_scopes": map[string]any{"u1": map[string]any{"defaults": map[string]any{"*": "deny"}}}}, 17), 0, `"u1"`},
+		{"owner_scopes.set", req("permissions.owner_scopes.set", map[string]any{"owner_scopes": map[string]any{"feishu": map[string]any{"u1": map[string]any{"defaults": map[string]any{"*": "deny"}}}}}, 17), 0, `"u1"`},
 		{"owner_scopes.get", req("permissions.owner_scopes.get", nil, 18), 0, `"u1"`},
 		{"approval_overrides.delete unknown", req("permissions.approval_overrides.delete", map[string]any{"id": "nope"}, 19), -32004, ""},
 		{"method not found", req("permissions.nope", nil, 20), -32601, ""},

@@ -53,7 +53,7 @@ func TestEvaluateOverHTTP(t *testing.T) {
 		{"external path asks", map[string]any{"tool_name": "read_file", "tool_args": map[string]any{"path": "/etc/hosts"}}, "ask", "tools.read_file|external_directory.*"},
 		{"trusted external prefix", map[string]any{"tool_name": "read_file", "tool_args": map[string]any{"path": "/opt/shared/x.csv"}}, "allow", "tools.read_file"},
 		{"skipped channel", map[string]any{"tool_name": "bash", "tool_args": map[string]any{"command": "rm -rf /"}, "channel_id": "feishu"}, "allow", ""},
-		{"digital persona: ask becomes deny", map[string]any{"tool_name": "bash", "tool_args": map[string]any{"command": "make"}, "scope": map[string]any{"avatar_mode": true, "principal_user_id": "u1"}}, "deny", "tools.bash|owner_scopes:ask_to_deny"},
+		{"digital persona: ask becomes deny", map[string]any{"tool_name": "bash", "tool_args": map[string]any{"command": "make"}, "channel_id": "feishu", "scope": map[string]any{"avatar_mode": true, "group_digital_avatar": true, "principal_user_id": "u1"}}, "deny", "tools.bash"},
 	}
 	for _, c := range cases {
 		t.Run(c.note, func(t *testing.T) {
