@@ -123,6 +123,7 @@ func (u *UI) Mount(r chi.Router) {
 			r.Get("/rules", u.rulesPage)
 			r.Get("/rules/edit", u.ruleEditPage)
 			r.Get("/directories", u.directoriesPage)
+			r.Get("/owners", u.ownersPage)
 			r.Get("/overrides", u.overridesPage)
 			r.Get("/playground", u.playgroundPage)
 			r.Get("/approvals", u.approvalsPage)
