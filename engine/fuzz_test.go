@@ -28,6 +28,7 @@ func FuzzEvaluate(f *testing.F) {
 		"bash", `{"command":"rm -rf / && cat ~/.ssh/x"}`, "web")
 	f.Add(`{"tools":{"read_file":{"*":"allow","patterns":{"*.pem":"deny"}}},"defaults":{"*":"ask"}}`, "read_file", `{"path":"C:\\x\\k.pem"}`, "")
 	f.Add(`{"owner_scopes":{"u":{"tools":{"bash":"deny"}}}}`, "bash", `{"cmd":"$(id)"}`, "cli")
+	f.Add(`{"owner_scopes":{"feishu":{"feishu":{"tools":{"bash":{"patterns":{"re:^rm":"deny","git *":"allow"},"*":"ask"}},"defaults":{"*":"allow"}}}}}`, "bash", `{"command":["rm","-rf","x"],"url":"https://a@b/"}`, "feishu")
 	f.Fuzz(func(t *testing.T, perms, tool, args, channel string) {
 		var p map[string]any
 		if json.Unmarshal([]byte(perms), &p) != nil {
@@ -37,7 +38,7 @@ func FuzzEvaluate(f *testing.F) {
 		_ = json.Unmarshal([]byte(args), &a)
 		e, _ := Compile(p, nil, testOpts)
 		d := e.Evaluate(&Request{ToolName: tool, ToolArgs: a, ChannelID: channel, Explain: true,
-			Scope: &Scope{AvatarMode: len(tool)%2 == 0, PrincipalUserID: channel}})
+			Scope: &Scope{AvatarMode: len(tool)%2 == 0, GroupDigitalAvatar: len(args)%2 == 0, PrincipalUserID: channel}})
 		if d.Level != Allow && d.Level != Ask && d.Level != Deny {
 			t.Fatalf("level %d is not a decision", d.Level)
 		}

@@ -291,3 +291,39 @@ func TestExplainTrace(t *testing.T) {
 		t.Errorf("no explain: got a trace")
 	}
 }
+
+// TestReadmePersonaExample keeps the README's owner-scopes example honest.
+func TestReadmePersonaExample(t *testing.T) {
+	e, problems := compileYAML(t, `schema: tiered_policy
+defaults: {"*": ask}
+tools: {bash: allow, read_file: allow, mcp_fetch_webpage: allow}
+deny_guidance_message: "请联系本人在 Web 管理页面授权。"
+owner_scopes:
+  feishu:
+    ou_7d8a6e6df7621556:
+      tools:
+        bash:
+          patterns: {"git status *": allow, "git log *": allow, "rm *": deny}
+          "*": deny
+        read_file: allow
+        mcp_fetch_webpage: {patterns: {"*.feishu.cn": allow}, "*": deny}
+      defaults: {"*": deny}
+  dingtalk:
+    manager1234:
+      defaults: {"*": deny}`, "")
+	if len(problems) != 0 {
+		t.Fatalf("problems: %v", problems)
+	}
+	const s = "owner_scopes.feishu.ou_7d8a6e6df7621556"
+	p := func(r *Request) *Request { return persona(r, "feishu", "ou_7d8a6e6df7621556") }
+	runDecisionCases(t, e, []decisionCase{
+		{"git status is allowed by its pattern", p(shellCall("bash", "git status")), Allow, s + ".tools.bash.patterns['git status *']"},
+		{"make is denied by the tool's *", p(shellCall("bash", "make")), Deny, s + ".tools.bash.*"},
+		{"write_file is denied by the defaults", p(pathCall("write_file", "a.txt")), Deny, s + ".defaults.*"},
+		{"a feishu page is fetched", p(urlCall("https://open.feishu.cn/doc")), Allow, s + ".tools.mcp_fetch_webpage.patterns['*.feishu.cn']"},
+		{"another site is not", p(urlCall("https://example.org/")), Deny, s + ".tools.mcp_fetch_webpage.*"},
+	})
+	if d := e.Evaluate(p(shellCall("bash", "rm -rf ~"))); d.Level != Deny || d.Reason != "[PERMISSION_DENIED] 请联系本人在 Web 管理页面授权。" {
+		t.Errorf("rm -rf ~: got %s %q", d.Level, d.Reason)
+	}
+}

@@ -11,8 +11,9 @@ type Request struct {
 	Explain bool `json:"explain,omitempty"`
 }
 
-// Scope marks a digital-persona (avatar) call, decided under the owner
-// scopes of its principal (spec 1, contract D3).
+// Scope marks a digital-persona (avatar) call: with both AvatarMode and
+// GroupDigitalAvatar true it is decided under the owner scopes of its
+// channel and principal (contract 3 "Digital persona", D3; see Persona).
 type Scope struct {
 	AvatarMode         bool   `json:"avatar_mode"`
 	GroupDigitalAvatar bool   `json:"group_digital_avatar"`
@@ -38,7 +39,8 @@ type Decision struct {
 type Step struct {
 	// Name is the step: enabled, channel, baseline, builtin_hits, user_hits,
 	// approval_overrides, finalize, tool_level, defaults, fallback, legacy,
-	// escalation, shell, external_directory, owner_scope.
+	// escalation, shell, external_directory; for a persona call also
+	// persona, owner_level, global_level and persona_decision.
 	Name string `json:"step"`
 	// Result is the level this step produced, if any.
 	Result string `json:"result,omitempty"`
