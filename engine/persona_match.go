@@ -136,7 +136,20 @@ const maxArgDepth = 32
 // words joined by single spaces, and again with the program by its base
 // name) and its path words, made absolute against the workspace.
 func (c *ownerCall) addCommand(cmd, ws string) {
-	a := AnalyzeShell(cmd, c.e.opts.HomeDir)
+	var a ShellAnalysis
+	if NeedsFullParse(cmd) {
+		a = AnalyzeShell(cmd, c.e.opts.HomeDir)
+	} else {
+		// Plain words only: the command is its space-separated words, as
+		// the external check reads it, without the cost of a parse.
+		words := strings.Fields(cmd)
+		a.Commands = [][]string{words}
+		for _, w := range words {
+			if pw, ok := PathWord(w, c.e.opts.HomeDir); ok {
+				a.Paths = append(a.Paths, pw)
+			}
+		}
+	}
 	for _, words := range a.Commands {
 		if len(words) == 0 {
 			continue
