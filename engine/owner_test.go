@@ -327,3 +327,27 @@ owner_scopes:
 		t.Errorf("rm -rf ~: got %s %q", d.Level, d.Reason)
 	}
 }
+
+// TestOwnerDenyPatternForms: a deny pattern matches what the call touches,
+// however it is written (contract D6): a path word of the command resolved
+// against workdir, a home-relative path, a nested value.
+func TestOwnerDenyPatternForms(t *testing.T) {
+	e, _ := compileYAML(t, `schema: tiered_policy
+tools: {bash: allow, read_file: allow, custom: allow}
+external_directory: allow
+owner_scopes:
+  feishu:
+    u1:
+      tools:
+        bash: {patterns: {"re:^/etc/": deny}, "*": allow}
+        read_file: {patterns: {"/home/u/.ssh/**": deny}, "*": allow}
+        custom: {patterns: {"re:DROP TABLE": deny}, "*": allow}`, "")
+	const s = "owner_scopes.feishu.u1.tools."
+	runDecisionCases(t, e, []decisionCase{
+		{"a path word resolved against workdir", persona(&Request{ToolName: "bash", ToolArgs: map[string]any{"command": "cat shadow", "workdir": "/etc"}}, "feishu", "u1"), Deny, s + "bash.patterns['re:^/etc/']"},
+		{"a path word of a quoted command", persona(shellCall("bash", `cat "/etc/shadow"`), "feishu", "u1"), Deny, s + "bash.patterns['re:^/etc/']"},
+		{"a home-relative path", persona(pathCall("read_file", "~/.ssh/id_rsa"), "feishu", "u1"), Deny, s + "read_file.patterns['/home/u/.ssh/**']"},
+		{"a nested string value", persona(&Request{ToolName: "custom", ToolArgs: map[string]any{"q": map[string]any{"sql": []any{"DROP TABLE users"}}}}, "feishu", "u1"), Deny, s + "custom.patterns['re:DROP TABLE']"},
+		{"nothing matches: the tool's *", persona(shellCall("bash", "ls src"), "feishu", "u1"), Allow, s + "bash.*"},
+	})
+}

@@ -79,6 +79,13 @@ func (c *ownerCall) prepare() {
 	c.ready = true
 	home := c.e.opts.HomeDir
 	ws := c.e.workspace(c.req)
+	cwd := ws // a shell command's words are relative to its workdir
+	if wd, ok := c.req.ToolArgs["workdir"].(string); ok && strings.TrimSpace(wd) != "" {
+		cwd = c.e.absolute(expandHome(strings.TrimSpace(wd), home), ws)
+		if cwd != "" {
+			c.paths = append(c.paths, cwd) // the working directory is a path itself
+		}
+	}
 	addPath := func(s string) {
 		if isURL(s) {
 			return
@@ -105,14 +112,14 @@ func (c *ownerCall) prepare() {
 				addPath(s)
 			}
 			if key == "command" || key == "cmd" {
-				c.addCommand(s, ws)
+				c.addCommand(s, cwd)
 			}
 		case []any:
 			if key == "command" || key == "cmd" {
 				if argv, ok := stringList(val); ok {
 					joined := strings.Join(argv, " ")
 					c.plain = append(c.plain, joined)
-					c.addCommand(joined, ws)
+					c.addCommand(joined, cwd)
 				}
 			}
 			for _, item := range val {
@@ -134,8 +141,9 @@ const maxArgDepth = 32
 
 // addCommand adds the normalized simple commands of a shell command (its
 // words joined by single spaces, and again with the program by its base
-// name) and its path words, made absolute against the workspace.
-func (c *ownerCall) addCommand(cmd, ws string) {
+// name) and its path words, made absolute against the command's working
+// directory.
+func (c *ownerCall) addCommand(cmd, cwd string) {
 	var a ShellAnalysis
 	if NeedsFullParse(cmd) {
 		a = AnalyzeShell(cmd, c.e.opts.HomeDir)
@@ -158,10 +166,19 @@ func (c *ownerCall) addCommand(cmd, ws string) {
 		if base := path.Base(slashes(words[0])); base != words[0] {
 			c.plain = append(c.plain, strings.Join(append([]string{base}, words[1:]...), " "))
 		}
+		// A bare operand may name a file in the working directory
+		// (cat shadow with workdir /etc).
+		for _, w := range words[1:] {
+			if w != "" && !strings.HasPrefix(w, "-") && !isURL(w) {
+				if abs := c.e.absolute(w, cwd); abs != "" {
+					c.paths = append(c.paths, abs)
+				}
+			}
+		}
 	}
 	for _, w := range a.Paths {
 		c.paths = append(c.paths, w)
-		if abs := c.e.absolute(w, ws); abs != "" {
+		if abs := c.e.absolute(w, cwd); abs != "" {
 			c.paths = append(c.paths, abs)
 		}
 	}
