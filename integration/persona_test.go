@@ -3,6 +3,7 @@ package integration
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // personaConfig is a permissive developer policy with a JiuwenSwarm-shaped
@@ -101,6 +102,17 @@ func TestPersonaOverHTTP(t *testing.T) {
 				t.Errorf("trace %s lacks %s", joined, want)
 			}
 		}
+	})
+	t.Run("the decision log names the owner-scope entry", func(t *testing.T) {
+		want := scope + ".tools.bash.patterns['rm *']"
+		WaitFor(t, 10*time.Second, "the persona denial in the decision log", func() bool {
+			for _, d := range listDecisions(t, s, "?limit=500").Decisions {
+				if d.MatchedRule != nil && *d.MatchedRule == want && d.Level == "deny" && d.ChannelID == "feishu" {
+					return true
+				}
+			}
+			return false
+		})
 	})
 	t.Run("the ordinary call on feishu is still skipped", func(t *testing.T) {
 		st, out := s.Do("POST", "/api/v1/evaluate", map[string]any{"tool_name": "bash", "tool_args": map[string]any{"command": "make"}, "channel_id": "feishu"})
