@@ -141,7 +141,8 @@ owner_scopes: {feishu: {ou_1: {tools: {bash: deny}}}}`, "")
 
 	noConfig, _ := compileYAML(t, "schema: tiered_policy\nowner_scopes: {feishu: {u1: {tools: {custom: allow}, defaults: {\"*\": deny}}}}", "")
 	runDecisionCases(t, noConfig, []decisionCase{
-		{"no configuration for the call counts as ask: an owner allow does not grant it", persona(&Request{ToolName: "custom"}, "feishu", "u1"), Deny, "default"},
+		{"no configuration for the call gives no global level: the owner allow decides", persona(&Request{ToolName: "custom"}, "feishu", "u1"), Allow, "owner_scopes.feishu.u1.tools.custom"},
+		{"no configuration for the call and no owner scope: denied", persona(&Request{ToolName: "custom"}, "dingtalk", "u1"), Deny, "default"},
 		{"no configuration for the call: the owner deny decides", persona(&Request{ToolName: "other"}, "feishu", "u1"), Deny, "owner_scopes.feishu.u1.defaults.*"},
 	})
 

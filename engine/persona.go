@@ -36,13 +36,12 @@ func (e *Engine) GuidanceMessage() string {
 // decision, escalation and the external-directory merge included) are
 // merged strictest; ask becomes deny, since nobody is there to answer.
 //
-// Where the contract leaves room, toolgate takes the stricter reading:
-//   - The global level of a call the policy has no configuration for (the
-//     ordinary path's fallback, rule "default") counts as ask, not as
-//     none: the ordinary path would ask there, and an owner-scope allow may
-//     not grant what the global policy never configured. So a persona call
-//     is never looser than the same call on a checked channel with ask
-//     turned into deny.
+// A policy with no configuration for the call (the ordinary path's
+// fallback, rule "default") gives no global level, as the contract says:
+// then the owner level alone decides, and with neither the call is denied.
+// This is the one place a persona call can be looser than the same call on
+// a checked channel: the owner configured the tool, the global policy did
+// not. Where the contract leaves room, toolgate takes the stricter reading:
 //   - matched_rule names the owner-scope entry when it is at least as
 //     strict as the global level, else the global rule.
 func (e *Engine) evaluatePersona(req *Request, tr *tracer) Decision {
@@ -61,18 +60,18 @@ func (e *Engine) evaluatePersona(req *Request, tr *tracer) Decision {
 
 	g := e.evaluatePolicy(req, tr)
 	global := toolLevel{g.Level, g.MatchedRule}
+	if g.MatchedRule == ruleNoConfig {
+		global = toolLevel{LevelNone, ""}
+	}
 	if tr != nil {
 		detail := "the ordinary decision without channel gating or the master switch"
-		if g.MatchedRule == "default" {
-			detail = "no configuration applies to the call; it counts as ask, as on the ordinary path"
+		if !global.set() {
+			detail = "no configuration applies to the call: there is no global level"
 		}
 		tr.add(Step{Name: "global_level", Result: global.level.String(), Rule: global.rule, Detail: detail})
 	}
 
-	final, by := global, "the global level decides"
-	if owner.set() && owner.level >= global.level {
-		final, by = owner, "the owner level decides"
-	}
+	final, by := combinePersona(owner, global)
 	d := Decision{Level: final.level, MatchedRule: final.rule, ExternalPaths: g.ExternalPaths}
 	if final.level == Ask {
 		d.Level = Deny
@@ -87,6 +86,24 @@ func (e *Engine) evaluatePersona(req *Request, tr *tracer) Decision {
 	tr.add(Step{Name: "persona_decision", Result: d.Level.String(), Rule: d.MatchedRule, Detail: by, Decisive: true})
 	d.Trace = tr.finish()
 	return d
+}
+
+// ruleNoConfig is the matched_rule of the ordinary path when no
+// configuration applies to a call.
+const ruleNoConfig = "default"
+
+// combinePersona is the stricter of the owner and global levels that exist
+// (contract 3); with neither, the call is denied under rule "default".
+func combinePersona(owner, global toolLevel) (toolLevel, string) {
+	switch {
+	case !owner.set() && !global.set():
+		return toolLevel{Deny, ruleNoConfig}, "neither an owner level nor a global level exists: denied"
+	case !global.set():
+		return owner, "the owner level decides (the policy has no configuration for the call)"
+	case owner.set() && owner.level >= global.level:
+		return owner, "the owner level decides"
+	}
+	return global, "the global level decides"
 }
 
 // lookup finds the owner level of a call (contract 3), first match wins: a
