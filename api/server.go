@@ -14,9 +14,10 @@ type PolicySource interface {
 	Problems() []engine.Problem
 }
 
-// DecisionObserver is told of every decision (the decision log, metrics).
+// DecisionObserver is told of every decision (the decision log, metrics)
+// and of where it came from.
 type DecisionObserver interface {
-	Observe(r *http.Request, req *engine.Request, d engine.Decision)
+	Observe(r *http.Request, req *engine.Request, d engine.Decision, from Caller)
 }
 
 // Deps are what the API needs from the rest of the server.
@@ -86,10 +87,11 @@ func (s *Server) Mount(r chi.Router) {
 	})
 }
 
-// observe passes a decision to the observer, if any.
-func (s *Server) observe(r *http.Request, req *engine.Request, d engine.Decision) {
+// observe passes a decision and its caller (agent and session) to the
+// observer, if any. Every route that decides calls it once per decision.
+func (s *Server) observe(r *http.Request, req *engine.Request, d engine.Decision, from Caller) {
 	if s.deps.Observer != nil {
-		s.deps.Observer.Observe(r, req, d)
+		s.deps.Observer.Observe(r, req, d, from)
 	}
 }
 
