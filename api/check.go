@@ -1,8 +1,6 @@
 package api
 
 import (
-	"context"
-	"errors"
 	"net/http"
 	"time"
 
@@ -56,20 +54,13 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, out)
 		return
 	}
-	a, _, err := s.deps.Approvals.Create(r.Context(), *req, d, in.SessionID)
+	a, ok, err := s.askPerson(r.Context(), req, d, in.SessionID, time.Duration(wait)*time.Second)
+	if !ok {
+		return // the agent went away; the approval stays for others to see
+	}
 	if err != nil {
 		writeError(w, r, err)
 		return
-	}
-	if wait > 0 {
-		a, err = s.deps.Approvals.Wait(r.Context(), a.ID, time.Duration(wait)*time.Second)
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return // the agent went away; the approval stays for others to see
-		}
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
 	}
 	out.Decision = "pending"
 	if !a.Pending() {

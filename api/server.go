@@ -3,6 +3,7 @@ package api
 import (
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/toolgate/toolgate/engine"
@@ -50,6 +51,8 @@ type Deps struct {
 type Server struct {
 	deps Deps
 	csrf *http.CrossOriginProtection
+	// hookWait is how long a hook waits for a person (SetHookWait).
+	hookWait time.Duration
 }
 
 // New builds the API server.
@@ -77,6 +80,7 @@ func (s *Server) Mount(r chi.Router) {
 			r.With(require(rightEvaluate)).Post("/evaluate/batch", s.handleEvaluateBatch)
 			r.With(require(rightRead)).Get("/decisions", s.handleListDecisions)
 			r.With(require(rightWrite)).Post("/permissions/preview", s.handlePreview)
+			s.mountHooks(r)
 			if s.deps.Store != nil && s.deps.TokenAdmin != nil {
 				s.mountPermissions(r)
 			}

@@ -33,6 +33,8 @@ type config struct {
 	configDir       string
 	workspace       string
 	approvalTimeout time.Duration
+	// hookWait is how long an agent hook waits for a person (issue 19).
+	hookWait time.Duration
 	logFormat       string
 	logLevel        string
 	// The decision log (issue 8).
@@ -52,6 +54,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.configDir, "config-dir", "", "config dir (default $JIUWENSWARM_CONFIG_DIR, else ~/.jiuwenswarm/config)")
 	fs.StringVar(&c.workspace, "workspace", "", "the agents' workspace when a request names none (default: the current directory)")
 	fs.DurationVar(&c.approvalTimeout, "approval-timeout", 300*time.Second, "how long an ask waits for a person before it is denied")
+	fs.DurationVar(&c.hookWait, "hook-wait", 120*time.Second, "how long an agent hook (/api/v1/hooks/...) waits for a person's answer when the request names no wait_seconds (at most 10m)")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.BoolVar(&c.decisionLog, "decision-log", true, "keep a log of every decision in <config-dir>/decisions.db")

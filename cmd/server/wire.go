@@ -84,6 +84,7 @@ func wire(c config, log *slog.Logger) (*app, error) {
 	apiServer := api.New(api.Deps{Policy: st, Tokens: tokens, Store: st, TokenAdmin: tokens, Approvals: mgr,
 		OpenAPI: toolgate.OpenAPI, Logger: log, Sessions: ui.Sessions()})
 	dl.apply(apiServer)
+	apiServer.SetHookWait(c.hookWait)
 	r := chi.NewRouter()
 	r.Use(middleware.RequestID, api.RequestLog(log), middleware.Recoverer)
 	apiServer.Mount(r)

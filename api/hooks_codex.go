@@ -1,0 +1,121 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/toolgate/toolgate/engine"
+)
+
+// Codex CLI's hooks, as its documentation (https://developers.openai.com/codex/hooks)
+// and its generated hook schemas in openai/codex
+// (codex-rs/hooks/schema/generated/pre-tool-use.command.{input,output}.schema.json
+// and permission-request.command.{input,output}.schema.json) define them;
+// the PermissionRequest example payload is the one in openai/codex pull
+// request 17563. Codex runs command hooks only (hooks.json), so its events
+// reach this route through `toolgate hook codex`.
+//
+// The input fields and tool names are Claude Code's (Bash, apply_patch,
+// mcp__server__tool). The answers differ in one place: Codex honours only
+// "deny" from PreToolUse (its output schema lists allow and ask, but they
+// are not acted on), so a PreToolUse allow or ask is answered with no
+// decision, and an ask is put to a person when Codex sends its
+// PermissionRequest. PermissionRequest answers decision.behavior allow or
+// deny with a message, as Claude Code's does.
+
+// codexTools are Claude Code's tool names plus apply_patch, Codex's file
+// edit tool.
+var codexTools = func() map[string]string {
+	m := map[string]string{"apply_patch": "edit_file"}
+	for k, v := range claudeCodeTools {
+		m[k] = v
+	}
+	return m
+}()
+
+var codexAgent = hookAgent{name: AgentCodex, tools: codexTools, moreArgs: codexArgs}
+
+// CodexPreToolUseOutput is the answer to a Codex PreToolUse event: a deny
+// with its reason, or no decision (the zero value, written as {}).
+type CodexPreToolUseOutput struct {
+	HookSpecificOutput *ClaudePreToolUseDecision `json:"hookSpecificOutput,omitempty"`
+}
+
+// handleCodexHook is POST /api/v1/hooks/codex.
+func (s *Server) handleCodexHook(w http.ResponseWriter, r *http.Request) {
+	c, ok := s.decideHook(w, r, codexAgent, eventPreToolUse, eventPermissionRequest)
+	if !ok {
+		return
+	}
+	if c.in.HookEventName == eventPreToolUse {
+		var out CodexPreToolUseOutput
+		if c.d.Level == engine.Deny {
+			out.HookSpecificOutput = &ClaudePreToolUseDecision{HookEventName: eventPreToolUse,
+				PermissionDecision: "deny", PermissionDecisionReason: hookReason(c.d)}
+		}
+		writeJSON(w, http.StatusOK, out)
+		return
+	}
+	ans, ok := s.permissionAnswer(w, r, c)
+	if !ok {
+		return
+	}
+	writeJSON(w, http.StatusOK, ClaudePermissionRequestOutput{HookSpecificOutput: ClaudePermissionRequestDecision{
+		HookEventName: eventPermissionRequest, Decision: ans}})
+}
+
+// codexArgs adds the files an apply_patch call touches under file_path, so
+// that path rules and the external directory check see every one of them:
+// the patch text (in tool_input.command, or any string member holding a
+// patch) names them in its "*** Add File:", "*** Update File:", "*** Delete
+// File:" and "*** Move to:" lines. A file_path the input already has is
+// kept in the list, so no member can hide the patch's files.
+func codexArgs(tool string, args map[string]any) {
+	if tool != "edit_file" {
+		return
+	}
+	var paths []any
+	for _, v := range args {
+		if s, ok := v.(string); ok && strings.Contains(s, patchBegin) {
+			for _, p := range patchPaths(s) {
+				paths = append(paths, p)
+			}
+		}
+	}
+	if len(paths) == 0 {
+		return
+	}
+	switch v := args["file_path"].(type) {
+	case nil:
+	case []any:
+		paths = append(v, paths...)
+	default:
+		paths = append([]any{v}, paths...)
+	}
+	if len(paths) == 1 {
+		args["file_path"] = paths[0]
+		return
+	}
+	args["file_path"] = paths
+}
+
+const patchBegin = "*** Begin Patch"
+
+// patchFileMarkers are the apply_patch lines that name a file.
+var patchFileMarkers = []string{"*** Add File:", "*** Update File:", "*** Delete File:", "*** Move to:"}
+
+// patchPaths lists the files a patch names, in order.
+func patchPaths(patch string) []string {
+	var out []string
+	for line := range strings.Lines(patch) {
+		line = strings.TrimSpace(line)
+		for _, m := range patchFileMarkers {
+			if rest, ok := strings.CutPrefix(line, m); ok {
+				if p := strings.TrimSpace(rest); p != "" {
+					out = append(out, p)
+				}
+			}
+		}
+	}
+	return out
+}
