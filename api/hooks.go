@@ -177,6 +177,8 @@ type hookCall struct {
 	in  HookInput
 	req *engine.Request
 	d   engine.Decision
+	// wait is how long an ask may wait for a person (hookWaitFor).
+	wait time.Duration
 }
 
 // decideHook decodes a hook event, checks its event name against the ones
@@ -185,6 +187,11 @@ type hookCall struct {
 // the request is refused.
 func (s *Server) decideHook(w http.ResponseWriter, r *http.Request, agent hookAgent, events ...string) (hookCall, bool) {
 	var c hookCall
+	var err error
+	if c.wait, err = s.hookWaitFor(r); err != nil {
+		writeError(w, r, err)
+		return c, false
+	}
 	if err := decodeHook(w, r, &c.in); err != nil {
 		writeError(w, r, err)
 		return c, false
@@ -234,15 +241,10 @@ func (s *Server) askPerson(ctx context.Context, req *engine.Request, d engine.De
 // expiry, no answer within the wait, or no approvals to ask through. ok is
 // false when the agent went away.
 func (s *Server) hookAsk(w http.ResponseWriter, r *http.Request, c hookCall) (personAnswer, bool) {
-	wait, err := s.hookWaitFor(r)
-	if err != nil {
-		writeError(w, r, err)
-		return personAnswer{}, false
-	}
 	if s.deps.Approvals == nil {
 		return personAnswer{message: "toolgate: this call needs a person's approval, and this server takes no approvals"}, true
 	}
-	a, ok, err := s.askPerson(r.Context(), c.req, c.d, c.in.SessionID, wait)
+	a, ok, err := s.askPerson(r.Context(), c.req, c.d, c.in.SessionID, c.wait)
 	if !ok {
 		return personAnswer{}, false
 	}
@@ -250,7 +252,7 @@ func (s *Server) hookAsk(w http.ResponseWriter, r *http.Request, c hookCall) (pe
 		writeError(w, r, err)
 		return personAnswer{}, false
 	}
-	return approvalAnswer(a, wait), true
+	return approvalAnswer(a, c.wait), true
 }
 
 // approvalAnswer words the state of an approval for the agent.
@@ -270,9 +272,10 @@ func approvalAnswer(a approval.Approval, wait time.Duration) personAnswer {
 	return personAnswer{message: msg}
 }
 
-// hookReason is the reason a hook answer gives for an engine decision.
+// hookReason is the reason a hook answer gives for an engine decision,
+// naming the rule when the reason does not.
 func hookReason(d engine.Decision) string {
-	if d.MatchedRule != "" {
+	if d.MatchedRule != "" && !strings.Contains(d.Reason, d.MatchedRule) {
 		return fmt.Sprintf("toolgate: %s (rule %s)", d.Reason, d.MatchedRule)
 	}
 	return "toolgate: " + d.Reason
