@@ -34,9 +34,9 @@ type config struct {
 	workspace       string
 	approvalTimeout time.Duration
 	// hookWait is how long an agent hook waits for a person (issue 19).
-	hookWait time.Duration
-	logFormat       string
-	logLevel        string
+	hookWait  time.Duration
+	logFormat string
+	logLevel  string
 	// The decision log (issue 8).
 	decisionLog  bool
 	logFullArgs  bool
@@ -44,6 +44,8 @@ type config struct {
 	logMaxRows   int64
 	// gcPercent is the garbage collector's target (see applyGCPercent).
 	gcPercent int
+	// webhooks are the approval notification flags (issue 19).
+	webhooks webhookConfig
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -62,6 +64,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&c.logRetention, "log-retention", 720*time.Hour, "how long decision log entries are kept")
 	fs.Int64Var(&c.logMaxRows, "log-max-rows", 1_000_000, "the most decision log entries kept")
 	fs.IntVar(&c.gcPercent, "gc-percent", defaultGCPercent, "garbage collector target: the heap may grow by this percentage of the live heap before a collection (the GOGC environment variable wins when set)")
+	c.webhooks.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
