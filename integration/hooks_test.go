@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // hooksConfig is the policy of the hook tests. The documentation payloads
@@ -227,4 +229,62 @@ func TestHooksPermissionRequestAnsweredByPerson(t *testing.T) {
 		st, b := s.Do("GET", "/api/v1/decisions?session=sess-allowed", nil)
 		return st == 200 && strings.Contains(string(b), `"agent":"claude-code"`)
 	})
+}
+
+// TestBrowserHookPermissionRequest runs Claude Code's command hook
+// (`toolgate hook claude-code`) on a PermissionRequest the policy asks
+// about, and a person clicks Allow once on /approvals in headless Chromium:
+// the hook prints behavior allow. The prompt shows the mapped call (bash,
+// the command, channel cli, the hook's session).
+func TestBrowserHookPermissionRequest(t *testing.T) {
+	s := StartServer(t, ServerOptions{ConfigYAML: hooksConfig, BuiltinYAML: "rules: []\n"})
+	agent := createToken(t, s, "laptop", "agent")
+	ctx := newBrowser(t)
+	run(t, ctx, "log in",
+		chromedp.Navigate(s.URL+"/"),
+		chromedp.WaitVisible(tid("login-form")),
+		chromedp.SendKeys(tid("token"), s.Token),
+		chromedp.Click(tid("login-submit")),
+		chromedp.WaitVisible(tid("severity-table")))
+	run(t, ctx, "open /approvals", chromedp.Navigate(s.URL+"/approvals"), chromedp.WaitVisible(tid("no-approvals")))
+	waitJS(t, ctx, "the inbox to be live", `document.querySelector('[data-testid="live-status"]').dataset.state === "on"`)
+
+	event := payloadText(t, "claude-code/permissionrequest-bash.json", map[string]any{
+		"session_id": "claude-session-7", "tool_input": map[string]any{"command": "make deploy"}})
+	type result struct {
+		cliResult
+		err error
+	}
+	done := make(chan result, 1)
+	bin, dir := toolgateCLI(t), t.TempDir()
+	go func() {
+		r, err := startCLI(bin, dir, s.URL, agent, event, "hook", "claude-code", "--wait", "30")
+		done <- result{r, err}
+	}()
+
+	run(t, ctx, "see the prompt", chromedp.WaitVisible(tid("approval")))
+	item := `[data-testid="approval"] `
+	for _, c := range []struct{ field, want string }{
+		{field: "tool", want: "bash"},
+		{field: "summary", want: "make deploy"},
+		{field: "channel", want: "cli"},
+		{field: "session", want: "claude-session-7"},
+	} {
+		if got := strings.TrimSpace(textOf(t, ctx, chromedp.CSS(item+`[data-field="`+c.field+`"]`))); !strings.Contains(got, c.want) {
+			t.Errorf("prompt %s = %q, want it to show %q", c.field, got, c.want)
+		}
+	}
+	screenshot(t, ctx, "hooks-01-claude-permission-request")
+	run(t, ctx, "allow once", chromedp.Click(tid("allow-once")))
+	select {
+	case r := <-done:
+		if r.err != nil || r.code != 0 {
+			t.Fatalf("toolgate hook: %v, exit %d, stderr %s", r.err, r.code, r.stderr)
+		}
+		if a := DecodeJSON[hookAnswer](t, []byte(r.stdout)); a.summary() != "allow" {
+			t.Errorf("the hook printed %s, want behavior allow", r.stdout)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the hook did not answer after Allow once was clicked")
+	}
 }

@@ -3,6 +3,7 @@ package integration
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,25 +53,35 @@ type cliResult struct {
 // TOOLGATE_URL and TOOLGATE_TOKEN set to url and token, in dir.
 func runCLI(t *testing.T, dir, url, token, stdin string, args ...string) cliResult {
 	t.Helper()
-	cmd := exec.Command(toolgateCLI(t), args...)
+	r, err := startCLI(toolgateCLI(t), dir, url, token, stdin, args...)
+	if err != nil {
+		t.Fatalf("toolgate %v: %v", args, err)
+	}
+	return r
+}
+
+// startCLI runs the command; it does not touch the test, so a goroutine
+// may call it (build the binary with toolgateCLI first).
+func startCLI(bin, dir, url, token, stdin string, args ...string) (cliResult, error) {
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "TOOLGATE_URL="+url, "TOOLGATE_TOKEN="+token)
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	done := make(chan error, 1)
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return cliResult{}, err
 	}
+	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case <-done:
 	case <-time.After(60 * time.Second):
 		_ = cmd.Process.Kill()
 		<-done
-		t.Fatalf("toolgate %v did not finish", args)
+		return cliResult{}, errors.New("did not finish within 60 s")
 	}
-	return cliResult{code: cmd.ProcessState.ExitCode(), stdout: out.String(), stderr: errb.String()}
+	return cliResult{code: cmd.ProcessState.ExitCode(), stdout: out.String(), stderr: errb.String()}, nil
 }
 
 // payloadText is a documentation payload as the agent writes it on stdin.
