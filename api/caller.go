@@ -3,6 +3,8 @@ package api
 import (
 	"net/http"
 	"strings"
+
+	"github.com/toolgate/toolgate/store"
 )
 
 // The agents a decision can be logged for (the decision log's agent field).
@@ -16,9 +18,9 @@ const (
 	AgentGemini      = "gemini"
 )
 
-// Agents lists every agent name the decision log may hold, in the order the
-// decisions page offers them.
-var Agents = []string{AgentClaudeCode, AgentCodex, AgentGemini, AgentJiuwenSwarm, AgentREST}
+// Agents lists every agent name the decision log may hold (the constants
+// above), in the order the decisions page offers them.
+var Agents = store.DecisionAgents
 
 // AgentHeader is the request header with which a REST client of
 // /api/v1/evaluate, /api/v1/evaluate/batch and /api/v1/check names its

@@ -44,6 +44,10 @@ type DecisionEntry struct {
 	FullArgs bool            `json:"-"`
 }
 
+// DecisionAgents are the agents a decision can come from (DecisionEntry's
+// Agent), in the order the pages list them.
+var DecisionAgents = []string{"claude-code", "codex", "gemini", "jiuwenswarm", "rest"}
+
 // prepare fills the redacted fields derived from Call.
 func (e *DecisionEntry) prepare() {
 	if e.Call == nil {
