@@ -73,7 +73,8 @@ func requestLevel(path string, status int) slog.Level {
 // routes.
 func isDecisionRoute(path string) bool {
 	switch path {
-	case "/api/v1/evaluate", "/api/v1/evaluate/batch", "/api/v1/check":
+	case "/api/v1/evaluate", "/api/v1/evaluate/batch", "/api/v1/check",
+		"/api/v1/hooks/claude-code", "/api/v1/hooks/codex", "/api/v1/hooks/gemini":
 		return true
 	}
 	return false
