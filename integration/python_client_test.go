@@ -78,6 +78,34 @@ func TestPythonClient(t *testing.T) {
 	if bad := adminPage(t, s, "/decisions?agent=nobody"); !strings.Contains(bad, "agent must be one of") {
 		t.Errorf("an unknown agent is not explained on the page")
 	}
+
+	snippet := readmePython(t)
+	run := exec.CommandContext(ctx, python, "-c", snippet)
+	run.Dir = ".."
+	run.Env = cmd.Env
+	got, err := run.CombinedOutput()
+	if err != nil || !strings.HasPrefix(string(got), "allow tiered_policy:rules:rules[ls_ok]") {
+		t.Errorf("the README's JiuwenSwarm snippet: err %v, output:\n%s", err, got)
+	}
+}
+
+// readmePython is the python block of the README's "Use with JiuwenSwarm".
+func readmePython(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(data), "\n## Use with JiuwenSwarm\n")
+	if !ok {
+		t.Fatal(`README.md has no "## Use with JiuwenSwarm" section`)
+	}
+	_, block, ok := strings.Cut(section, "```python\n")
+	block, _, ok2 := strings.Cut(block, "```")
+	if !ok || !ok2 {
+		t.Fatal("the JiuwenSwarm section has no python block")
+	}
+	return block
 }
 
 // adminPage signs in to the admin pages with the server's token and
