@@ -158,6 +158,9 @@ func TestApprovalWebhookSignedAndRetried(t *testing.T) {
 	if want := "https://toolgate.example.com/approvals#" + id; got.URL != want {
 		t.Errorf("link: got %q, want %q", got.URL, want)
 	}
+	if html := adminPage(t, s, "/approvals"); !strings.Contains(html, `id="`+id+`"`) {
+		t.Errorf("the approvals page has no element with id %q for the link's fragment", id)
+	}
 	if strings.Contains(string(posts[1].body), "ghp_abcdef") || !strings.Contains(a.Summary, "[REDACTED]") {
 		t.Errorf("the summary must be redacted: %q", a.Summary)
 	}
