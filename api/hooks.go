@@ -264,6 +264,8 @@ func approvalAnswer(a approval.Approval, wait time.Duration) personAnswer {
 		return personAnswer{allow: true, message: fmt.Sprintf("toolgate: %s allowed this call (approval %s)", a.DecidedBy, a.ID)}
 	case a.Status == approval.StatusExpired:
 		return personAnswer{message: fmt.Sprintf("toolgate: approval %s expired unanswered, so the call is denied", a.ID)}
+	case a.Status == approval.StatusCancelled:
+		return personAnswer{message: fmt.Sprintf("toolgate: approval %s was cancelled (the server is shutting down), so the call is denied", a.ID)}
 	}
 	msg := fmt.Sprintf("toolgate: %s denied this call (approval %s)", a.DecidedBy, a.ID)
 	if a.Comment != "" {
