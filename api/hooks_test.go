@@ -151,7 +151,7 @@ func (hs *hookServer) lastObserved(t *testing.T) observed {
 }
 
 // payload reads a documentation payload from testdata/hooks.
-func payload(t *testing.T, name string) []byte {
+func payload(t testing.TB, name string) []byte {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "hooks", name))
 	if err != nil {
@@ -440,4 +440,55 @@ func (hs *hookServer) askAnswered(t *testing.T, path string, body []byte, choice
 		t.Fatal("the hook did not answer after the approval was decided")
 	}
 	return nil
+}
+
+// drainObserver stands for the decision recorder in benchmarks: it takes
+// each decision and keeps nothing.
+type drainObserver struct{}
+
+func (drainObserver) Observe(*http.Request, *engine.Request, engine.Decision, api.Caller) {}
+
+// BenchmarkHookPreToolUse measures a Claude Code PreToolUse event against
+// the same call on /api/v1/evaluate, in process (no network), so the
+// ratio is the hook's own cost: lenient decoding, the mapping, the answer.
+func BenchmarkHookPreToolUse(b *testing.B) {
+	dir := b.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(hookPolicy), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	st, err := store.Open(dir, store.Options{Workspace: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = st.Close() })
+	tokens, _, err := store.OpenTokens(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	admin, err := tokens.AdminToken()
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := api.New(api.Deps{Policy: st, Tokens: tokens, Observer: drainObserver{}, Logger: discardLogger()})
+	r := chi.NewRouter()
+	srv.Mount(r)
+	hook := payload(b, "claude-code/pretooluse-bash.json")
+	eval := []byte(`{"tool_name":"bash","tool_args":{"command":"npm test","description":"Run test suite","timeout":120000,"run_in_background":false},"channel_id":"cli","workspace":"/home/user/my-project"}`)
+	for _, c := range []struct {
+		name, path string
+		body       []byte
+	}{{"evaluate", "/api/v1/evaluate", eval}, {"hook=claude-code", "/api/v1/hooks/claude-code", hook}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				req := httptest.NewRequest("POST", c.path, bytes.NewReader(c.body))
+				req.Header.Set("Authorization", "Bearer "+admin)
+				w := httptest.NewRecorder()
+				r.ServeHTTP(w, req)
+				if w.Code != 200 {
+					b.Fatalf("%s: %d %s", c.path, w.Code, w.Body)
+				}
+			}
+		})
+	}
 }
