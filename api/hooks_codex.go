@@ -22,6 +22,12 @@ import (
 // decision, and an ask is put to a person when Codex sends its
 // PermissionRequest. PermissionRequest answers decision.behavior allow or
 // deny with a message, as Claude Code's does.
+//
+// Codex sends no PermissionRequest when its approval policy never prompts
+// (approval_policy = "never"), and then toolgate's asks would bind nothing.
+// For that setup the request may say ask=wait: a PreToolUse ask then waits
+// here for a person's answer, their allow is answered with no decision and
+// anything else with a deny, as Gemini CLI's BeforeTool is.
 
 // codexTools are Claude Code's tool names plus apply_patch, Codex's file
 // edit tool.
@@ -43,17 +49,17 @@ type CodexPreToolUseOutput struct {
 
 // handleCodexHook is POST /api/v1/hooks/codex.
 func (s *Server) handleCodexHook(w http.ResponseWriter, r *http.Request) {
+	askWait, err := codexAskWait(r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
 	c, ok := s.decideHook(w, r, codexAgent, eventPreToolUse, eventPermissionRequest)
 	if !ok {
 		return
 	}
 	if c.in.HookEventName == eventPreToolUse {
-		var out CodexPreToolUseOutput
-		if c.d.Level == engine.Deny {
-			out.HookSpecificOutput = &ClaudePreToolUseDecision{HookEventName: eventPreToolUse,
-				PermissionDecision: "deny", PermissionDecisionReason: hookReason(c.d)}
-		}
-		writeJSON(w, http.StatusOK, out)
+		s.codexPreToolUse(w, r, c, askWait)
 		return
 	}
 	ans, ok := s.permissionAnswer(w, r, c)
@@ -62,6 +68,41 @@ func (s *Server) handleCodexHook(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, ClaudePermissionRequestOutput{HookSpecificOutput: ClaudePermissionRequestDecision{
 		HookEventName: eventPermissionRequest, Decision: ans}})
+}
+
+// codexPreToolUse answers a PreToolUse: a deny, or no decision; with
+// ask=wait, an ask waits for a person first.
+func (s *Server) codexPreToolUse(w http.ResponseWriter, r *http.Request, c hookCall, askWait bool) {
+	deny := func(reason string) CodexPreToolUseOutput {
+		return CodexPreToolUseOutput{HookSpecificOutput: &ClaudePreToolUseDecision{HookEventName: eventPreToolUse,
+			PermissionDecision: "deny", PermissionDecisionReason: reason}}
+	}
+	var out CodexPreToolUseOutput
+	switch {
+	case c.d.Level == engine.Deny:
+		out = deny(hookReason(c.d))
+	case c.d.Level == engine.Ask && askWait:
+		p, ok := s.hookAsk(w, r, c)
+		if !ok {
+			return
+		}
+		if !p.allow {
+			out = deny(p.message)
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// codexAskWait reads the ask query parameter: "wait", or absent.
+func codexAskWait(r *http.Request) (bool, error) {
+	switch v := r.URL.Query().Get("ask"); v {
+	case "":
+		return false, nil
+	case "wait":
+		return true, nil
+	default:
+		return false, badRequest("ask", "ask must be wait or absent, not %q", v)
+	}
 }
 
 // codexArgs adds the files an apply_patch call touches under file_path, so

@@ -68,3 +68,33 @@ func TestCodexPermissionRequest(t *testing.T) {
 		t.Errorf("rm -rf: %d %s, want deny naming no_rm_rf", status, body)
 	}
 }
+
+// TestCodexPreToolUseAskWait checks ask=wait, for a Codex that never
+// prompts: a PreToolUse ask waits for a person, whose allow is no decision
+// and whose deny (or no answer) is a deny; allow and deny answer at once;
+// any other ask value is refused.
+func TestCodexPreToolUseAskWait(t *testing.T) {
+	hs := newHookServer(t, 10*time.Second)
+	const path = "/api/v1/hooks/codex?ask=wait"
+	doc := payload(t, "codex/pretooluse-bash.json")
+	if body := hs.askAnswered(t, path, doc, approval.ChoiceAllowOnce, ""); strings.TrimSpace(string(body)) != "{}" {
+		t.Errorf("an ask a person allowed: %s, want {}", body)
+	}
+	body := hs.askAnswered(t, path, withMembers(t, doc, map[string]any{"tool_input": map[string]any{"command": "make deploy"}}), approval.ChoiceDeny, "")
+	if h := decodeTo[api.CodexPreToolUseOutput](t, body).HookSpecificOutput; h == nil || h.PermissionDecision != "deny" || !strings.Contains(h.PermissionDecisionReason, "alice denied") {
+		t.Errorf("an ask a person denied: %s, want a deny naming alice", body)
+	}
+	_, body = hs.post(t, hs.agent, path+"&wait_seconds=0", withMembers(t, doc, map[string]any{"tool_input": map[string]any{"command": "make"}}))
+	if h := decodeTo[api.CodexPreToolUseOutput](t, body).HookSpecificOutput; h == nil || h.PermissionDecision != "deny" || !strings.Contains(h.PermissionDecisionReason, "no one answered") {
+		t.Errorf("an unanswered ask: %s, want a deny saying so", body)
+	}
+	start := time.Now()
+	_, body = hs.post(t, hs.agent, path, withMembers(t, doc, map[string]any{"tool_input": map[string]any{"command": "npm test"}}))
+	if strings.TrimSpace(string(body)) != "{}" || time.Since(start) > 3*time.Second {
+		t.Errorf("an allow with ask=wait: %s after %v, want {} at once", body, time.Since(start))
+	}
+	status, body := hs.post(t, hs.agent, "/api/v1/hooks/codex?ask=later", doc)
+	if e := decodeTo[apiErr](t, body); status != 400 || len(e.Error.Details) == 0 || e.Error.Details[0].Field != "ask" {
+		t.Errorf("ask=later: %d %s, want 400 naming ask", status, body)
+	}
+}

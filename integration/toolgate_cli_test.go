@@ -117,6 +117,8 @@ func TestToolgateHookCommand(t *testing.T) {
 			set: map[string]any{"tool_input": map[string]any{"command": "make"}}, args: []string{"--wait", "0"}, want: "deny"},
 		{note: "codex PreToolUse ask: no decision", agent: "codex", file: "codex/pretooluse-bash.json", want: "none"},
 		{note: "codex apply_patch into /etc", agent: "codex", file: "codex/pretooluse-apply-patch.json", want: "deny"},
+		{note: "codex --ask-wait: an unanswered ask is a deny", agent: "codex", file: "codex/pretooluse-bash.json",
+			args: []string{"--ask-wait", "--wait", "0"}, want: "deny"},
 		{note: "gemini read_file", agent: "gemini", file: "gemini/beforetool-read-file.json", want: "none"},
 		{note: "gemini write_file", agent: "gemini", file: "gemini/beforetool-write-file.json", want: "deny"},
 	}

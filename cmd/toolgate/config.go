@@ -97,6 +97,9 @@ func hookCommand(o hookOptions, agent string, wait int) string {
 	if wait >= 0 {
 		parts = append(parts, "--wait", strconv.Itoa(wait))
 	}
+	if o.askWait && wait >= 0 {
+		parts = append(parts, "--ask-wait")
+	}
 	return strings.Join(parts, " ")
 }
 
@@ -112,8 +115,15 @@ func claudeCommandConfig(o hookOptions, wait int) obj {
 	}}
 }
 
-// codexConfig is Codex CLI's hooks.json.
+// codexConfig is Codex CLI's hooks.json. With --ask-wait, for a Codex
+// that never prompts, PreToolUse waits for a person on an ask and there is
+// no PermissionRequest hook.
 func codexConfig(o hookOptions, wait int) obj {
+	if o.askWait {
+		return obj{"hooks": obj{
+			"PreToolUse": []obj{matcherGroup("", commandHook(hookCommand(o, "codex", wait), wait+hookTimeoutSlack))},
+		}}
+	}
 	return obj{"hooks": obj{
 		"PreToolUse":        []obj{matcherGroup("", commandHook(hookCommand(o, "codex", -1), decideTimeout))},
 		"PermissionRequest": []obj{matcherGroup("", commandHook(hookCommand(o, "codex", wait), wait+hookTimeoutSlack))},

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -23,6 +24,7 @@ type hookOptions struct {
 	printConfig bool
 	command     bool
 	bin         string
+	askWait     bool
 }
 
 // runHook is `toolgate hook <agent>`: one event from stdin to the server,
@@ -37,9 +39,14 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 	fs.BoolVar(&o.printConfig, "print-config", false, "print the agent's settings snippet for this server instead of running the hook")
 	fs.BoolVar(&o.command, "command", false, "with --print-config for claude-code: the command hook instead of the http hook")
 	fs.StringVar(&o.bin, "bin", "toolgate", "with --print-config: how the agent runs this command")
+	fs.BoolVar(&o.askWait, "ask-wait", false, "codex only: a PreToolUse ask waits for a person (for a Codex whose approval policy never prompts)")
 	agent, err := parseAgentArgs(fs, args)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolgate hook: %v\n", err)
+		return exitBlock
+	}
+	if o.askWait && agent != "codex" {
+		fmt.Fprintln(stderr, "toolgate hook: --ask-wait is for codex only")
 		return exitBlock
 	}
 	if o.wait > maxWait {
@@ -90,11 +97,18 @@ func hook(agent string, o hookOptions, stdin io.Reader, stdout io.Writer) error 
 	if len(event) > maxBody {
 		return fmt.Errorf("the hook event is larger than %d bytes", maxBody)
 	}
-	path := "/api/v1/hooks/" + agent
+	query := url.Values{}
 	timeout := time.Duration(maxWait+30) * time.Second
 	if o.wait >= 0 {
-		path += "?wait_seconds=" + strconv.Itoa(o.wait)
+		query.Set("wait_seconds", strconv.Itoa(o.wait))
 		timeout = time.Duration(o.wait+30) * time.Second
+	}
+	if o.askWait {
+		query.Set("ask", "wait")
+	}
+	path := "/api/v1/hooks/" + agent
+	if len(query) > 0 {
+		path += "?" + query.Encode()
 	}
 	answer, err := post(o.conn, token, path, event, timeout)
 	if err != nil {

@@ -39,6 +39,7 @@ func TestHookFailsClosed(t *testing.T) {
 		{note: "a stray argument", args: []string{"gemini", "extra"}, stderr: "unexpected argument"},
 		{note: "no token", args: []string{"gemini"}, env: map[string]string{"TOOLGATE_URL": plain.URL}, stderr: "no API token"},
 		{note: "a wait over 600", args: []string{"codex", "--wait", "601"}, stderr: "--wait"},
+		{note: "--ask-wait for another agent", args: []string{"gemini", "--ask-wait"}, stderr: "codex only"},
 		{note: "an answer that is not JSON", args: []string{"claude-code"}, env: map[string]string{"TOOLGATE_URL": plain.URL, "TOOLGATE_TOKEN": "t"},
 			stdin: "{}", stderr: "not a JSON object"},
 		{note: "a redirect is not followed", args: []string{"claude-code"}, env: map[string]string{"TOOLGATE_URL": redirect.URL, "TOOLGATE_TOKEN": "t"},
@@ -72,6 +73,8 @@ func TestPrintConfig(t *testing.T) {
 			want: []string{`toolgate hook claude-code --url https://tg.example:8443 --token-file '/home/a b/token' --wait 120`, `"timeout":135`}},
 		{note: "codex", args: []string{"codex", "--print-config"},
 			want: []string{`"PreToolUse":[{"hooks":[{"command":"toolgate hook codex --url https://tg.example:8443","timeout":30,"type":"command"}]}]`}},
+		{note: "codex --ask-wait: PreToolUse waits, no PermissionRequest", args: []string{"codex", "--print-config", "--ask-wait", "--wait", "300"},
+			want: []string{`{"hooks":{"PreToolUse":[{"hooks":[{"command":"toolgate hook codex --url https://tg.example:8443 --wait 300 --ask-wait","timeout":315,"type":"command"}]}]}}`}},
 		{note: "gemini", args: []string{"gemini", "--print-config", "--wait", "0"},
 			want: []string{`"BeforeTool":[{"hooks":[`, `--wait 0"`, `"timeout":15000`, `"matcher":"*"`}},
 	}
