@@ -116,8 +116,9 @@ var hookPathAliases = map[string]string{
 // kept as they are (Claude's Bash {command}, Read {file_path}, Grep
 // {pattern, path} are our names already); a path under an alias is also
 // put under the engine's path key, so that path rules and the external
-// directory check see it. An alias never overwrites a member the agent
-// sent itself.
+// directory check see it. When the agent sent that key too, both values
+// are kept there as a list: a tool reads one of them, and toolgate cannot
+// know which, so both are decided.
 func hookArgs(input map[string]any) map[string]any {
 	args := make(map[string]any, len(input)+1)
 	for k, v := range input {
@@ -125,12 +126,29 @@ func hookArgs(input map[string]any) map[string]any {
 	}
 	for alias, key := range hookPathAliases {
 		if v, ok := input[alias]; ok {
-			if _, taken := args[key]; !taken {
-				args[key] = v
-			}
+			addPathValue(args, key, v)
 		}
 	}
 	return args
+}
+
+// addPathValue adds v (a value or a list) to the path key of args,
+// making a list when the key already holds something.
+func addPathValue(args map[string]any, key string, v any) {
+	old, taken := args[key]
+	if !taken {
+		args[key] = v
+		return
+	}
+	args[key] = append(asList(old), asList(v)...)
+}
+
+// asList is v as a list of values.
+func asList(v any) []any {
+	if l, ok := v.([]any); ok {
+		return l
+	}
+	return []any{v}
 }
 
 // SetHookWait sets how long a hook waits for a person when the request

@@ -123,21 +123,13 @@ func codexArgs(tool string, args map[string]any) {
 			}
 		}
 	}
-	if len(paths) == 0 {
-		return
-	}
-	switch v := args["file_path"].(type) {
-	case nil:
-	case []any:
-		paths = append(v, paths...)
+	switch len(paths) {
+	case 0:
+	case 1:
+		addPathValue(args, "file_path", paths[0])
 	default:
-		paths = append([]any{v}, paths...)
+		addPathValue(args, "file_path", paths)
 	}
-	if len(paths) == 1 {
-		args["file_path"] = paths[0]
-		return
-	}
-	args["file_path"] = paths
 }
 
 const patchBegin = "*** Begin Patch"

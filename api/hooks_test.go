@@ -347,14 +347,16 @@ func TestHookPathAliases(t *testing.T) {
 		key   string
 		want  string
 	}{
-		{note: "NotebookEdit notebook_path", route: "claude-code", key: "file_path", want: "/etc/x.ipynb",
+		{note: "NotebookEdit notebook_path", route: "claude-code", key: "file_path", want: `"/etc/x.ipynb"`,
 			body: `{"hook_event_name":"PreToolUse","tool_name":"NotebookEdit","tool_input":{"notebook_path":"/etc/x.ipynb","new_source":"x"}}`},
-		{note: "gemini absolute_path (older read_file)", route: "gemini", key: "file_path", want: "/etc/shadow",
+		{note: "gemini absolute_path (older read_file)", route: "gemini", key: "file_path", want: `"/etc/shadow"`,
 			body: `{"hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"absolute_path":"/etc/shadow"}}`},
-		{note: "gemini dir_path", route: "gemini", key: "directory", want: "/etc",
+		{note: "gemini dir_path", route: "gemini", key: "directory", want: `"/etc"`,
 			body: `{"hook_event_name":"BeforeTool","tool_name":"list_directory","tool_input":{"dir_path":"/etc"}}`},
-		{note: "an alias does not replace the agent's own member", route: "claude-code", key: "file_path", want: "/a/b.ipynb",
+		{note: "the agent's own member and the alias are both kept", route: "claude-code", key: "file_path", want: `["/a/b.ipynb","/etc/x.ipynb"]`,
 			body: `{"hook_event_name":"PreToolUse","tool_name":"NotebookEdit","tool_input":{"file_path":"/a/b.ipynb","notebook_path":"/etc/x.ipynb"}}`},
+		{note: "a relative alias beside another file_path still reaches a path key", route: "gemini", key: "file_path", want: `["notes.txt",".env"]`,
+			body: `{"hook_event_name":"BeforeTool","tool_name":"read_file","tool_input":{"file_path":"notes.txt","absolute_path":".env"}}`},
 	}
 	for _, c := range cases {
 		status, body := hs.post(t, hs.agent, "/api/v1/hooks/"+c.route, []byte(c.body))
@@ -363,8 +365,8 @@ func TestHookPathAliases(t *testing.T) {
 			continue
 		}
 		o := hs.lastObserved(t)
-		if got := o.args[c.key]; got != c.want {
-			t.Errorf("%s: tool_args[%s] = %v, want %q", c.note, c.key, got, c.want)
+		if got, _ := json.Marshal(o.args[c.key]); string(got) != c.want {
+			t.Errorf("%s: tool_args[%s] = %s, want %s", c.note, c.key, got, c.want)
 		}
 	}
 }
