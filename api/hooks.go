@@ -83,7 +83,7 @@ type hookAgent struct {
 	name  string
 	tools map[string]string
 	// moreArgs, if set, adds to the mapped arguments of a call to tool.
-	moreArgs func(tool string, args map[string]any)
+	moreArgs func(in *HookInput, tool string, args map[string]any)
 }
 
 // engineRequest maps a hook event onto an engine request: our tool name,
@@ -96,7 +96,7 @@ func (a hookAgent) engineRequest(in *HookInput) *engine.Request {
 	}
 	args := hookArgs(in.ToolInput)
 	if a.moreArgs != nil {
-		a.moreArgs(tool, args)
+		a.moreArgs(in, tool, args)
 	}
 	return &engine.Request{ToolName: tool, ToolArgs: args, ChannelID: HookChannel, Workspace: in.Cwd}
 }
@@ -149,6 +149,23 @@ func asList(v any) []any {
 		return l
 	}
 	return []any{v}
+}
+
+// shellWorkdir sets the workdir of a bash call to the hook's cwd: Claude
+// Code and Codex run a command in the session's working directory, which
+// the event's cwd is, and the engine resolves the command's relative paths
+// against workdir. A workdir member in the tool input (not an argument of
+// either agent's shell tool) is replaced, so that it cannot move where the
+// engine looks away from where the command runs.
+func shellWorkdir(in *HookInput, tool string, args map[string]any) {
+	if tool != "bash" {
+		return
+	}
+	if in.Cwd == "" {
+		delete(args, "workdir")
+		return
+	}
+	args["workdir"] = in.Cwd
 }
 
 // SetHookWait sets how long a hook waits for a person when the request

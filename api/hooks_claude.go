@@ -38,7 +38,7 @@ var claudeCodeTools = map[string]string{
 	"WebSearch":    "mcp_free_search",
 }
 
-var claudeCodeAgent = hookAgent{name: AgentClaudeCode, tools: claudeCodeTools}
+var claudeCodeAgent = hookAgent{name: AgentClaudeCode, tools: claudeCodeTools, moreArgs: shellWorkdir}
 
 // ClaudePreToolUseOutput is the answer to a PreToolUse event.
 type ClaudePreToolUseOutput struct {

@@ -105,13 +105,15 @@ func codexAskWait(r *http.Request) (bool, error) {
 	}
 }
 
-// codexArgs adds the files an apply_patch call touches under file_path, so
+// codexArgs sets a bash call's workdir (shellWorkdir) and adds the files an
+// apply_patch call touches under file_path, so
 // that path rules and the external directory check see every one of them:
 // the patch text (in tool_input.command, or any string member holding a
 // patch) names them in its "*** Add File:", "*** Update File:", "*** Delete
 // File:" and "*** Move to:" lines. A file_path the input already has is
 // kept in the list, so no member can hide the patch's files.
-func codexArgs(tool string, args map[string]any) {
+func codexArgs(in *HookInput, tool string, args map[string]any) {
+	shellWorkdir(in, tool, args)
 	if tool != "edit_file" {
 		return
 	}

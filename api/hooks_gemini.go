@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/toolgate/toolgate/engine"
 )
@@ -36,7 +37,26 @@ var geminiTools = map[string]string{
 	"google_web_search":   "mcp_free_search",
 }
 
-var geminiAgent = hookAgent{name: AgentGemini, tools: geminiTools}
+var geminiAgent = hookAgent{name: AgentGemini, tools: geminiTools, moreArgs: geminiArgs}
+
+// geminiArgs sets the workdir of a run_shell_command call: its dir_path
+// (newer releases) or directory argument, relative to the project root,
+// else the hook's cwd. The engine resolves the command's relative paths
+// against workdir, so it must be where Gemini CLI runs the command; a
+// workdir member in the tool input (not an argument of the tool) is
+// replaced.
+func geminiArgs(in *HookInput, tool string, args map[string]any) {
+	if tool != "bash" {
+		return
+	}
+	for _, k := range []string{"dir_path", "directory"} {
+		if d, ok := args[k].(string); ok && strings.TrimSpace(d) != "" {
+			args["workdir"] = d
+			return
+		}
+	}
+	shellWorkdir(in, tool, args)
+}
 
 // GeminiBeforeToolOutput is the answer to a BeforeTool event: decision
 // deny with a reason, or neither (written as {}).

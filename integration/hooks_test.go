@@ -31,6 +31,7 @@ const hooksConfig = `permissions:
     mcp_free_search: deny
   rules:
     - {id: npm_test_ok, tools: [bash], pattern: "npm test", action: allow}
+    - {id: cat_ok, tools: [bash], pattern: "cat *", action: allow}
     - {id: no_rm_rf, tools: [bash], pattern: 're:rm -rf', action: deny}
     - {id: no_etc_edit, tools: [edit_file, write_file], pattern: 're:^/etc/', action: deny}
   external_directory:
@@ -136,6 +137,10 @@ func TestHooksDocumentedPayloads(t *testing.T) {
 		{note: "gemini list_directory", route: "gemini", file: "gemini/beforetool-list-directory.json", want: "none"},
 		{note: "gemini search_file_content", route: "gemini", file: "gemini/beforetool-search-file-content.json", want: "none"},
 		{note: "gemini glob", route: "gemini", file: "gemini/beforetool-glob.json", want: "none"},
+		{note: "gemini cat in the workspace: allowed by rule", route: "gemini", file: "gemini/beforetool-run-shell-command.json",
+			set: map[string]any{"cwd": s.Workspace, "tool_input": map[string]any{"command": "cat ./notes.txt"}}, want: "none"},
+		{note: "gemini cat run in /etc (directory): the path is external, an unanswered ask", route: "gemini", file: "gemini/beforetool-run-shell-command.json",
+			set: map[string]any{"cwd": s.Workspace, "tool_input": map[string]any{"command": "cat ./shadow", "directory": "/etc"}}, want: "deny", reason: "no one answered"},
 		{note: "gemini run_shell_command unanswered ask", route: "gemini", file: "gemini/beforetool-run-shell-command.json", want: "deny", reason: "no one answered"},
 		{note: "gemini read_file outside the workspace (external directory ask, unanswered)", route: "gemini", file: "gemini/beforetool-read-file.json",
 			set: map[string]any{"cwd": s.Workspace, "tool_input": map[string]any{"path": "/opt/secret/key"}}, want: "deny", reason: "no one answered"},
