@@ -81,13 +81,14 @@ func (n *Notifier) deliver(t *webhookTarget, a Approval) {
 		}
 	}
 	if n.ctx.Err() != nil {
-		n.dropped.Add(1)
 		n.opts.Logger.Warn("approval webhook: stopped before a notification was delivered", "webhook", t.host, "approval", a.ID)
+		n.dropped.Add(1)
 		return
 	}
-	n.failed.Add(1)
+	// Logged before counted: whoever sees the count can find the line.
 	n.opts.Logger.Warn("approval webhook: notification failed", "webhook", t.host, "approval", a.ID,
 		"tries", tries, "err", lastErr)
+	n.failed.Add(1)
 }
 
 // backoff is the wait before retry number n (1 for the first retry):

@@ -84,6 +84,24 @@ func (rc *receiver) awaitPost(t *testing.T) {
 	}
 }
 
+// logBuffer is a log destination safe to read while workers write.
+type logBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 // fastOptions retry quickly, so the tests take milliseconds.
 func fastOptions(urls ...string) approval.WebhookOptions {
 	return approval.WebhookOptions{
@@ -199,7 +217,7 @@ func TestWebhookRetriesServerErrors(t *testing.T) {
 func TestWebhookQueueFullDropsAndCounts(t *testing.T) {
 	rc := newReceiver(t)
 	rc.hang = make(chan struct{})
-	var logs bytes.Buffer
+	var logs logBuffer
 	opts := fastOptions(rc.srv.URL)
 	opts.QueueSize = 1
 	opts.Attempts = 1
@@ -264,7 +282,7 @@ func (s slackTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 func TestWebhookSlackBody(t *testing.T) {
 	rc := newReceiver(t)
 	target, _ := url.Parse(rc.srv.URL)
-	var logs bytes.Buffer
+	var logs logBuffer
 	opts := fastOptions("https://hooks.slack.com/services/T000/B000/XXXXSECRETPATH")
 	opts.Secret = nil // a Slack webhook needs none
 	opts.Client = &http.Client{Transport: slackTransport{target}}
