@@ -123,6 +123,9 @@ type webhookTarget struct {
 	// its secret.
 	host  string
 	queue chan Approval
+	// lastDropLog is when a drop was last logged (unix ns): at most one
+	// line a second, so a flood of asks cannot flood the log too.
+	lastDropLog atomic.Int64
 }
 
 // NewNotifier checks the options and starts one worker per URL. Close
@@ -194,10 +197,20 @@ func (n *Notifier) Notify(a Approval) {
 		case t.queue <- a:
 		default:
 			n.dropped.Add(1)
-			n.opts.Logger.Warn("approval webhook: queue full, notification dropped",
-				"webhook", t.host, "approval", a.ID, "queue", cap(t.queue))
+			n.logDrop(t, a.ID)
 		}
 	}
+}
+
+// logDrop logs a drop for a full queue, at most once a second per URL; the
+// counter has them all.
+func (n *Notifier) logDrop(t *webhookTarget, id string) {
+	now, last := time.Now().UnixNano(), t.lastDropLog.Load()
+	if now-last < int64(time.Second) || !t.lastDropLog.CompareAndSwap(last, now) {
+		return
+	}
+	n.opts.Logger.Warn("approval webhook: queue full, notification dropped (logged at most once a second)",
+		"webhook", t.host, "approval", id, "queue", cap(t.queue), "dropped_total", n.dropped.Load())
 }
 
 // Follow hands every new ask of m to Notify until m shuts down or the
