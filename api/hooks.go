@@ -1,10 +1,13 @@
 package api
 
 import (
+	"bytes"
 	"context"
+	stdjson "encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
@@ -54,10 +57,10 @@ type HookInput struct {
 // tool name and arguments decided are the only ones the body holds.
 var hookDecodeOptions = json.JoinOptions(json.RejectUnknownMembers(false))
 
-// decodeHook decodes a hook event body into in.
-func decodeHook(w http.ResponseWriter, r *http.Request, in *HookInput) error {
+// decodeHook decodes a hook event (a request body read whole) into in.
+func decodeHook(data []byte, in *HookInput) error {
 	dec := decoders.Get().(*jsontext.Decoder)
-	dec.Reset(http.MaxBytesReader(w, r.Body, MaxBodyBytes), hookDecodeOptions)
+	dec.Reset(bytes.NewBuffer(data), hookDecodeOptions)
 	defer func() {
 		dec.Reset(noBody{})
 		decoders.Put(dec)
@@ -77,6 +80,17 @@ func decodeHook(w http.ResponseWriter, r *http.Request, in *HookInput) error {
 	return nil
 }
 
+// sniffEvent reads the hook_event_name of a body decodeHook refused, by
+// encoding/json's forgiving rules, only to choose the shape of the deny
+// that answers it (onErrorDeny); nothing is decided from it.
+func sniffEvent(data []byte) string {
+	var e struct {
+		HookEventName string `json:"hook_event_name"`
+	}
+	_ = stdjson.Unmarshal(data, &e)
+	return e.HookEventName
+}
+
 // hookAgent is what differs between the agents: the name the decision log
 // gives them, their tool names, and what else their arguments need.
 type hookAgent struct {
@@ -84,6 +98,8 @@ type hookAgent struct {
 	tools map[string]string
 	// moreArgs, if set, adds to the mapped arguments of a call to tool.
 	moreArgs func(in *HookInput, tool string, args map[string]any)
+	// refuse is the agent's deny of a call for an event, with a reason.
+	refuse func(event, reason string) any
 }
 
 // engineRequest maps a hook event onto an engine request: our tool name,
@@ -209,26 +225,38 @@ func (s *Server) mountHooks(r chi.Router) {
 
 // hookCall is one decoded and decided hook event.
 type hookCall struct {
-	in  HookInput
-	req *engine.Request
-	d   engine.Decision
+	agent hookAgent
+	in    HookInput
+	req   *engine.Request
+	d     engine.Decision
 	// wait is how long an ask may wait for a person (hookWaitFor).
 	wait time.Duration
 }
 
 // decideHook decodes a hook event, checks its event name against the ones
 // the route takes, decides the call and logs the decision with the agent
-// and session. It writes the error response itself and returns false when
-// the request is refused.
+// and session. It writes the error response itself (hookError) and
+// returns false when the request is refused.
 func (s *Server) decideHook(w http.ResponseWriter, r *http.Request, agent hookAgent, events ...string) (hookCall, bool) {
-	var c hookCall
+	c := hookCall{agent: agent}
 	var err error
 	if c.wait, err = s.hookWaitFor(r); err != nil {
 		writeError(w, r, err)
 		return c, false
 	}
-	if err := decodeHook(w, r, &c.in); err != nil {
+	if _, err := onErrorDeny(r); err != nil {
 		writeError(w, r, err)
+		return c, false
+	}
+	buf, err := readBody(w, r)
+	if err != nil {
+		s.hookError(w, r, c, toAPIError(err))
+		return c, false
+	}
+	defer releaseBody(buf)
+	if err := decodeHook(buf.Bytes(), &c.in); err != nil {
+		c.in.HookEventName = sniffEvent(buf.Bytes())
+		s.hookError(w, r, c, err)
 		return c, false
 	}
 	known := false
@@ -236,7 +264,7 @@ func (s *Server) decideHook(w http.ResponseWriter, r *http.Request, agent hookAg
 		known = known || c.in.HookEventName == e
 	}
 	if !known {
-		writeError(w, r, badRequest("hook_event_name", "hook_event_name must be %s, not %q",
+		s.hookError(w, r, c, badRequest("hook_event_name", "hook_event_name must be %s, not %q",
 			strings.Join(events, " or "), c.in.HookEventName))
 		return c, false
 	}
@@ -244,6 +272,36 @@ func (s *Server) decideHook(w http.ResponseWriter, r *http.Request, agent hookAg
 	c.d = s.deps.Policy.Engine().Evaluate(c.req)
 	s.observe(r, c.req, c.d, Caller{Agent: agent.name, Session: c.in.SessionID})
 	return c, true
+}
+
+// onErrorDeny reads the on_error query parameter: "deny", or absent.
+func onErrorDeny(r *http.Request) (bool, error) {
+	switch v := r.URL.Query().Get("on_error"); v {
+	case "":
+		return false, nil
+	case "deny":
+		return true, nil
+	default:
+		return false, badRequest("on_error", "on_error must be deny or absent, not %q", v)
+	}
+}
+
+// hookError answers a hook request that failed: the API's error, or with
+// on_error=deny a 200 carrying the agent's deny of the call, the error
+// its reason. Claude Code's http hooks read any non-2xx answer as "no
+// decision" and run the call; a body the agent itself built (a command
+// with an unpaired surrogate escape, which toolgate refuses) must not be
+// a way around toolgate, so the snippets of --print-config ask for this.
+func (s *Server) hookError(w http.ResponseWriter, r *http.Request, c hookCall, err error) {
+	if deny, _ := onErrorDeny(r); !deny || c.agent.refuse == nil {
+		writeError(w, r, err)
+		return
+	}
+	e := toAPIError(err)
+	if e.Status >= 500 {
+		slog.ErrorContext(r.Context(), "hook failed; answered deny", "path", r.URL.Path, "err", err)
+	}
+	writeJSON(w, http.StatusOK, c.agent.refuse(c.in.HookEventName, "toolgate refused this call: "+e.Message))
 }
 
 // personAnswer is how a wait for a person ended: allowed or not, and the
@@ -284,7 +342,7 @@ func (s *Server) hookAsk(w http.ResponseWriter, r *http.Request, c hookCall) (pe
 		return personAnswer{}, false
 	}
 	if err != nil {
-		writeError(w, r, err)
+		s.hookError(w, r, c, err)
 		return personAnswer{}, false
 	}
 	return approvalAnswer(a, c.wait), true

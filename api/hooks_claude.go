@@ -38,7 +38,18 @@ var claudeCodeTools = map[string]string{
 	"WebSearch":    "mcp_free_search",
 }
 
-var claudeCodeAgent = hookAgent{name: AgentClaudeCode, tools: claudeCodeTools, moreArgs: shellWorkdir}
+var claudeCodeAgent = hookAgent{name: AgentClaudeCode, tools: claudeCodeTools, moreArgs: shellWorkdir, refuse: claudeRefuse}
+
+// claudeRefuse is a deny in the output of the event (PreToolUse's when
+// the event is not known): Claude Code and Codex read the same shapes.
+func claudeRefuse(event, reason string) any {
+	if event == eventPermissionRequest {
+		return ClaudePermissionRequestOutput{HookSpecificOutput: ClaudePermissionRequestDecision{
+			HookEventName: eventPermissionRequest, Decision: PermissionAnswer{Behavior: "deny", Message: reason}}}
+	}
+	return ClaudePreToolUseOutput{HookSpecificOutput: ClaudePreToolUseDecision{HookEventName: eventPreToolUse,
+		PermissionDecision: "deny", PermissionDecisionReason: reason}}
+}
 
 // ClaudePreToolUseOutput is the answer to a PreToolUse event.
 type ClaudePreToolUseOutput struct {

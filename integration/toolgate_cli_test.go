@@ -170,7 +170,7 @@ func TestToolgatePrintConfig(t *testing.T) {
 		want []string
 	}{
 		{note: "claude http", args: []string{"hook", "claude-code", "--print-config"},
-			want: []string{`"type": "http"`, url + "/api/v1/hooks/claude-code", "?wait_seconds=120", `"Bearer $TOOLGATE_TOKEN"`, `"PermissionRequest"`, `"PreToolUse"`}},
+			want: []string{`"type": "http"`, url + "/api/v1/hooks/claude-code?on_error=deny", "wait_seconds=120", `"Bearer $TOOLGATE_TOKEN"`, `"PermissionRequest"`, `"PreToolUse"`}},
 		{note: "claude command", args: []string{"hook", "claude-code", "--print-config", "--command", "--wait", "60"},
 			want: []string{`"type": "command"`, "toolgate hook claude-code --url " + url, "--wait 60", `"timeout": 75`}},
 		{note: "codex", args: []string{"hook", "codex", "--print-config", "--bin", "/opt/tg/toolgate"},

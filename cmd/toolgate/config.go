@@ -51,12 +51,13 @@ func printConfig(agent string, o hookOptions, stdout, stderr io.Writer) int {
 	case "gemini":
 		v = geminiConfig(o, wait)
 	}
-	data, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // the & of a URL stays &, as a person would write it
+	if err := enc.Encode(v); err != nil {
 		fmt.Fprintf(stderr, "toolgate: %v\n", err)
 		return exitError
 	}
-	fmt.Fprintf(stdout, "%s\n", data)
 	return exitOK
 }
 
@@ -74,7 +75,7 @@ func matcherGroup(matcher string, hooks ...obj) obj {
 
 // claudeHTTPConfig is Claude Code's settings.json with http hooks: the
 // token comes from $TOOLGATE_TOKEN through allowedEnvVars, never from the
-// file.
+// file, and a malformed event is answered with a deny (on_error=deny).
 func claudeHTTPConfig(o hookOptions, wait int) obj {
 	base := strings.TrimRight(o.url, "/") + "/api/v1/hooks/claude-code"
 	httpHook := func(url string, timeout int) obj {
@@ -82,9 +83,12 @@ func claudeHTTPConfig(o hookOptions, wait int) obj {
 			"headers":        obj{"Authorization": "Bearer $TOOLGATE_TOKEN"},
 			"allowedEnvVars": []string{"TOOLGATE_TOKEN"}}
 	}
+	// on_error=deny: a refused event is answered with a deny, since Claude
+	// Code runs the call on any non-2xx answer.
+	base += "?on_error=deny"
 	return obj{"hooks": obj{
 		"PreToolUse":        []obj{matcherGroup("*", httpHook(base, decideTimeout))},
-		"PermissionRequest": []obj{matcherGroup("*", httpHook(base+"?wait_seconds="+strconv.Itoa(wait), wait+hookTimeoutSlack))},
+		"PermissionRequest": []obj{matcherGroup("*", httpHook(base+"&wait_seconds="+strconv.Itoa(wait), wait+hookTimeoutSlack))},
 	}}
 }
 

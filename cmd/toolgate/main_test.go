@@ -68,7 +68,7 @@ func TestPrintConfig(t *testing.T) {
 		want []string
 	}{
 		{note: "claude http", args: []string{"claude-code", "--print-config", "--wait", "45"},
-			want: []string{`"url":"https://tg.example:8443/api/v1/hooks/claude-code"`, `?wait_seconds=45"`, `"timeout":60`, `"allowedEnvVars":["TOOLGATE_TOKEN"]`}},
+			want: []string{`"url":"https://tg.example:8443/api/v1/hooks/claude-code?on_error=deny"`, `?on_error=deny&wait_seconds=45"`, `"timeout":60`, `"allowedEnvVars":["TOOLGATE_TOKEN"]`}},
 		{note: "claude command", args: []string{"claude-code", "--print-config", "--command", "--token-file", "/home/a b/token"},
 			want: []string{`toolgate hook claude-code --url https://tg.example:8443 --token-file '/home/a b/token' --wait 120`, `"timeout":135`}},
 		{note: "codex", args: []string{"codex", "--print-config"},
@@ -89,9 +89,13 @@ func TestPrintConfig(t *testing.T) {
 			t.Errorf("%s: not JSON: %v", c.note, err)
 			continue
 		}
-		compact, _ := json.Marshal(v)
+		var cb bytes.Buffer
+		enc := json.NewEncoder(&cb)
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(v)
+		compact := strings.TrimSpace(cb.String())
 		for _, w := range c.want {
-			if !strings.Contains(string(compact), w) {
+			if !strings.Contains(compact, w) {
 				t.Errorf("%s: %s lacks %s", c.note, compact, w)
 			}
 		}
