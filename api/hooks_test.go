@@ -263,7 +263,7 @@ func TestHookRefusals(t *testing.T) {
 // as ours: tool name, arguments with every path under a path key, cwd as
 // the workspace, the cli channel, and the agent and session in the log.
 func TestHookMapping(t *testing.T) {
-	hs := newHookServer(t, time.Second)
+	hs := newHookServer(t, 0) // an ask answers at once
 	cases := []struct {
 		note    string
 		route   string
@@ -339,7 +339,7 @@ func TestHookMapping(t *testing.T) {
 // names reach a path key, and that an alias never replaces a member the
 // agent sent.
 func TestHookPathAliases(t *testing.T) {
-	hs := newHookServer(t, time.Second)
+	hs := newHookServer(t, 0) // an ask answers at once
 	cases := []struct {
 		note  string
 		route string
