@@ -5,7 +5,9 @@
 //     posts it to /api/v1/hooks/<agent> and prints the agent's answer on
 //     stdout. When the server cannot be reached or answers an error it
 //     prints the reason on stderr and exits 2, which each of the three
-//     agents reads as "block this call": the command hook fails closed.
+//     agents reads at PreToolUse (BeforeTool) as "block this call": the
+//     command hook fails closed. (At PermissionRequest, exit 2 gives no
+//     decision, and the agent prompts in the terminal as it would have.)
 //     With --print-config it prints the settings snippet that installs the
 //     hook for the current server instead.
 //   - toolgate permissions [<level> <tool>[(<pattern>)]] and
