@@ -218,6 +218,18 @@ func TestApprovalWebhookHangingReceiverDoesNotDelayDecisions(t *testing.T) {
 	if !strings.Contains(hooked.Output(), "queue full") {
 		t.Errorf("drops should be logged")
 	}
+
+	// Shutdown abandons the hanging post and the queue instead of waiting
+	// for them (Stop would kill the server after 10 s).
+	start := time.Now()
+	hooked.Stop()
+	if took := time.Since(start); took > 8*time.Second {
+		t.Errorf("shutdown with a hanging webhook took %v", took)
+	}
+	if out := hooked.Output(); !strings.Contains(out, "stopped before a notification was delivered") ||
+		!strings.Contains(out, "stopped with notifications undelivered") {
+		t.Errorf("shutdown should log the abandoned notifications:\n%s", out)
+	}
 }
 
 // evaluateMedian is the median latency of 200 allowed evaluate calls.
