@@ -267,3 +267,65 @@ func TestToolgatePermissionsAddDirEvaluate(t *testing.T) {
 		t.Errorf("evaluate --json: exit %d %q", r.code, r.stdout)
 	}
 }
+
+// TestReadmeHookSnippets keeps the README's "Use with ..." snippets equal
+// (as JSON) to what `toolgate hook <agent> --print-config` prints for the
+// default server, so a person pasting either gets the same hooks.
+func TestReadmeHookSnippets(t *testing.T) {
+	data, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := func(section string) []string {
+		_, rest, ok := strings.Cut(string(data), "\n## "+section+"\n")
+		if !ok {
+			t.Fatalf("README.md has no %q section", section)
+		}
+		rest, _, _ = strings.Cut(rest, "\n## ")
+		var out []string
+		for {
+			_, after, ok := strings.Cut(rest, "```json\n")
+			if !ok {
+				return out
+			}
+			block, tail, _ := strings.Cut(after, "```")
+			out = append(out, block)
+			rest = tail
+		}
+	}
+	claude := blocks("Use with Claude Code")
+	codex := blocks("Use with Codex CLI")
+	gemini := blocks("Use with Gemini CLI")
+	if len(claude) != 2 || len(codex) != 1 || len(gemini) != 1 {
+		t.Fatalf("found %d, %d and %d json snippets, want 2, 1 and 1", len(claude), len(codex), len(gemini))
+	}
+	cases := []struct {
+		note    string
+		snippet string
+		args    []string
+	}{
+		{note: "Claude Code http hook", snippet: claude[0], args: []string{"hook", "claude-code", "--print-config"}},
+		{note: "Claude Code command hook", snippet: claude[1], args: []string{"hook", "claude-code", "--print-config", "--command"}},
+		{note: "Codex", snippet: codex[0], args: []string{"hook", "codex", "--print-config"}},
+		{note: "Gemini CLI", snippet: gemini[0], args: []string{"hook", "gemini", "--print-config"}},
+	}
+	for _, c := range cases {
+		r := runCLI(t, t.TempDir(), "http://127.0.0.1:8765", "", "", c.args...)
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d %s", c.note, r.code, r.stderr)
+		}
+		var readme, printed any
+		if err := json.Unmarshal([]byte(c.snippet), &readme); err != nil {
+			t.Errorf("%s: the README snippet is not JSON: %v", c.note, err)
+			continue
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &printed); err != nil {
+			t.Fatal(err)
+		}
+		a, _ := json.Marshal(readme)
+		b, _ := json.Marshal(printed)
+		if string(a) != string(b) {
+			t.Errorf("%s: the README shows\n%s\nbut --print-config prints\n%s", c.note, a, b)
+		}
+	}
+}
