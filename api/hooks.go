@@ -352,7 +352,7 @@ func (s *Server) hookAsk(w http.ResponseWriter, r *http.Request, c hookCall) (pe
 func approvalAnswer(a approval.Approval, wait time.Duration) personAnswer {
 	switch {
 	case a.Pending():
-		return personAnswer{message: fmt.Sprintf("toolgate: no one answered approval %s within %s, so the call is denied; it can still be answered in toolgate, and the call retried", a.ID, wait)}
+		return personAnswer{message: fmt.Sprintf("toolgate: no one answered approval %s within %s, so the call is denied; the approval stays open a while, and the same call tried again waits on it", a.ID, wait)}
 	case a.Decision == approval.DecisionAllow:
 		return personAnswer{allow: true, message: fmt.Sprintf("toolgate: %s allowed this call (approval %s)", a.DecidedBy, a.ID)}
 	case a.Status == approval.StatusExpired:
