@@ -175,12 +175,14 @@ func isSlackWebhook(u *url.URL) bool {
 		strings.HasPrefix(u.Path, "/services/")
 }
 
-// checkPublicURL requires an absolute http or https URL without query or
-// fragment, since links are built by appending to it.
+// checkPublicURL requires an absolute http or https URL without
+// credentials, query or fragment: links are built by appending to it, and
+// they are sent to every receiver.
 func checkPublicURL(s string) error {
 	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("%w: the public URL %q must be an absolute http or https URL without query or fragment", ErrWebhookConfig, s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("%w: the public URL must be an absolute http or https URL without credentials, query or fragment", ErrWebhookConfig)
 	}
 	return nil
 }

@@ -343,6 +343,7 @@ func TestWebhookConfigErrors(t *testing.T) {
 		{"relative URL", func(o *approval.WebhookOptions) { o.URLs = []string{"/hook"} }},
 		{"public URL with fragment", func(o *approval.WebhookOptions) { o.PublicURL = "https://a.example/#x" }},
 		{"public URL not absolute", func(o *approval.WebhookOptions) { o.PublicURL = "toolgate.local" }},
+		{"public URL with credentials", func(o *approval.WebhookOptions) { o.PublicURL = "https://admin:SECRETQ@tg.example" }},
 		{"no redaction", func(o *approval.WebhookOptions) { o.Redact = nil }},
 	}
 	for _, tc := range tests {
