@@ -9,11 +9,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
 )
 
 // webhookConfig asks for every bash call, and allows ls.
@@ -103,6 +106,31 @@ func checkAsk(t *testing.T, s *Server, command string) string {
 	return out.Approval.ID
 }
 
+// validateNotification checks a webhook body against openapi.yaml's
+// ApprovalNotification schema.
+func validateNotification(t *testing.T, body []byte) {
+	t.Helper()
+	data, err := os.ReadFile("../openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := openapi3.NewLoader().LoadFromData(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := doc.Components.Schemas["ApprovalNotification"]
+	if ref == nil || ref.Value == nil {
+		t.Fatal("openapi.yaml has no ApprovalNotification schema")
+	}
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatal(err)
+	}
+	if err := ref.Value.VisitJSON(v); err != nil {
+		t.Errorf("the notification does not match openapi.yaml: %v", err)
+	}
+}
+
 // webhookMetric reads one counter of the webhooks (-1 when absent).
 func webhookMetric(s *Server, name string) float64 {
 	v, ok := metricValue(s, name)
@@ -155,6 +183,7 @@ func TestApprovalWebhookSignedAndRetried(t *testing.T) {
 		a.Reason == "" || a.ExpiresAt.IsZero() {
 		t.Errorf("payload: got %s", posts[1].body)
 	}
+	validateNotification(t, posts[1].body)
 	if want := "https://toolgate.example.com/approvals#" + id; got.URL != want {
 		t.Errorf("link: got %q, want %q", got.URL, want)
 	}
