@@ -7,7 +7,7 @@ GO ?= go
 FUZZTIME ?= 30000x
 SOAKFUZZTIME ?= 3000000x
 
-.PHONY: test deps generate check-generated vet unit integration fuzz soak bench build run
+.PHONY: test deps generate check-generated vet unit integration python fuzz soak bench build run
 
 test: deps check-generated vet unit integration fuzz
 
@@ -17,8 +17,9 @@ build:
 run:
 	$(GO) run ./cmd/server
 
-# deps installs Debian's Chromium for the browser tests when it is missing
-# (as root, through apt-get), and fetches the Go modules.
+# deps installs Debian's Chromium for the browser tests and python3 for the
+# Python client's tests when they are missing (as root, through apt-get),
+# and fetches the Go modules.
 deps:
 	@if ! command -v chromium >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
@@ -26,6 +27,14 @@ deps:
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core >/dev/null; \
 		else \
 			echo "chromium is missing: install Debian's chromium package (as root) to run the browser tests"; exit 1; \
+		fi; \
+	fi
+	@if ! command -v python3 >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing python3 (Debian package) for the Python client's tests"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 >/dev/null; \
+		else \
+			echo "python3 is missing: install Debian's python3 package (as root) to run the Python client's tests"; exit 1; \
 		fi; \
 	fi
 	$(GO) mod download
@@ -47,6 +56,11 @@ unit:
 
 integration:
 	$(GO) test -count=1 -timeout 15m ./integration/...
+
+# python runs clients/python's unittest suite against a real server (also
+# part of integration).
+python:
+	$(GO) test -count=1 -run '^TestPythonClient$$' ./integration/
 
 # fuzz runs each fuzz target briefly; `make soak` runs them longer.
 fuzz:

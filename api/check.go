@@ -1,8 +1,6 @@
 package api
 
 import (
-	"context"
-	"errors"
 	"net/http"
 	"time"
 
@@ -44,28 +42,25 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	from, err := restCaller(r, in.SessionID)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
 	d := s.deps.Policy.Engine().Evaluate(req)
-	noteSession(r, in.SessionID)
-	s.observe(r, req, d)
+	s.observe(r, req, d, from)
 	out := CheckResponse{Decision: d.Level.String(), EvaluateResponse: decisionWire(d)}
 	if d.Level != engine.Ask {
 		writeJSON(w, http.StatusOK, out)
 		return
 	}
-	a, _, err := s.deps.Approvals.Create(r.Context(), *req, d, in.SessionID)
+	a, ok, err := s.askPerson(r.Context(), req, d, in.SessionID, time.Duration(wait)*time.Second)
+	if !ok {
+		return // the agent went away; the approval stays for others to see
+	}
 	if err != nil {
 		writeError(w, r, err)
 		return
-	}
-	if wait > 0 {
-		a, err = s.deps.Approvals.Wait(r.Context(), a.ID, time.Duration(wait)*time.Second)
-		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-			return // the agent went away; the approval stays for others to see
-		}
-		if err != nil {
-			writeError(w, r, err)
-			return
-		}
 	}
 	out.Decision = "pending"
 	if !a.Pending() {

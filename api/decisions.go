@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,7 +38,7 @@ func NewDecisionRecorder(log DecisionLog, metrics *Metrics, fullArgs bool) *Deci
 
 // Observe implements DecisionObserver: a metrics increment and a
 // non-blocking enqueue.
-func (d *DecisionRecorder) Observe(r *http.Request, req *engine.Request, dec engine.Decision) {
+func (d *DecisionRecorder) Observe(r *http.Request, req *engine.Request, dec engine.Decision, from Caller) {
 	now := time.Now()
 	var latency time.Duration
 	if start := requestStart(r); !start.IsZero() {
@@ -52,9 +53,10 @@ func (d *DecisionRecorder) Observe(r *http.Request, req *engine.Request, dec eng
 	d.log.Enqueue(store.DecisionEntry{
 		Time:          now,
 		Source:        decisionSource(r.URL.Path),
+		Agent:         from.Agent,
 		Tool:          req.ToolName,
 		Channel:       req.ChannelID,
-		Session:       requestSession(r),
+		Session:       from.Session,
 		Level:         dec.Level.String(),
 		MatchedRule:   dec.MatchedRule,
 		LatencyMicros: latency.Microseconds(),
@@ -87,6 +89,7 @@ type DecisionWire struct {
 	ID          int64     `json:"id"`
 	Time        time.Time `json:"time"`
 	Source      string    `json:"source"`
+	Agent       string    `json:"agent"`
 	ToolName    string    `json:"tool_name"`
 	Summary     string    `json:"summary"`
 	ChannelID   string    `json:"channel_id"`
@@ -103,7 +106,7 @@ type DecisionListResponse struct {
 }
 
 func decisionToWire(e store.DecisionEntry) DecisionWire {
-	w := DecisionWire{ID: e.ID, Time: e.Time, Source: e.Source, ToolName: e.Tool, Summary: e.Summary,
+	w := DecisionWire{ID: e.ID, Time: e.Time, Source: e.Source, Agent: e.Agent, ToolName: e.Tool, Summary: e.Summary,
 		ChannelID: e.Channel, SessionID: e.Session, Level: e.Level, LatencyUS: e.LatencyMicros}
 	if e.MatchedRule != "" {
 		rule := e.MatchedRule
@@ -117,12 +120,13 @@ var errDecisionLogOff = &Error{Status: http.StatusServiceUnavailable, Code: Code
 	Message: "the decision log is turned off (--decision-log=false)"}
 
 // decisionQueryParams are the query parameters of GET /api/v1/decisions.
-var decisionQueryParams = map[string]bool{"tool": true, "level": true, "rule": true, "session": true,
+var decisionQueryParams = map[string]bool{"tool": true, "level": true, "rule": true, "session": true, "agent": true,
 	"since": true, "until": true, "limit": true, "cursor": true, "offset": true}
 
 // ParseDecisionQuery reads the filters and paging of GET /api/v1/decisions
 // (also used by the admin page): tool, level, rule (substring), session,
-// since and until (RFC 3339), limit (1-500), cursor or offset.
+// agent (one of Agents), since and until (RFC 3339), limit (1-500), cursor
+// or offset.
 func ParseDecisionQuery(v url.Values) (store.DecisionQuery, error) {
 	for k := range v {
 		if !decisionQueryParams[k] {
@@ -136,6 +140,12 @@ func ParseDecisionQuery(v url.Values) (store.DecisionQuery, error) {
 			return q, badRequest("level", "level must be allow, ask or deny, not %q", lv)
 		}
 		q.Level = l.String()
+	}
+	if a := v.Get("agent"); a != "" {
+		if !slices.Contains(Agents, a) {
+			return q, badRequest("agent", "agent must be one of %s, not %q", strings.Join(Agents, ", "), a)
+		}
+		q.Agent = a
 	}
 	var err error
 	if q.Since, err = parseTimeParam(v, "since"); err != nil {

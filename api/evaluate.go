@@ -97,7 +97,12 @@ func (s *Server) handleEvaluate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
+	from, err := restCaller(r, "")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
 	d := s.deps.Policy.Engine().Evaluate(req)
-	s.observe(r, req, d)
+	s.observe(r, req, d, from)
 	writeJSON(w, http.StatusOK, decisionWire(d))
 }

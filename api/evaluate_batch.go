@@ -43,11 +43,16 @@ func (s *Server) handleEvaluateBatch(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
+	from, err := restCaller(r, "")
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
 	decisions := make([]engine.Decision, len(reqs))
 	s.deps.Policy.Engine().EvaluateBatch(reqs, decisions)
 	out := EvaluateBatchResponse{Decisions: make([]EvaluateResponse, len(reqs))}
 	for i, d := range decisions {
-		s.observe(r, &reqs[i], d)
+		s.observe(r, &reqs[i], d, from)
 		out.Decisions[i] = decisionWire(d)
 	}
 	writeJSON(w, http.StatusOK, out)

@@ -11,8 +11,7 @@ import (
 
 // requestInfo is what the request log knows of a request in flight.
 type requestInfo struct {
-	start   time.Time
-	session string
+	start time.Time
 }
 
 type requestInfoKey struct{}
@@ -24,21 +23,6 @@ func requestStart(r *http.Request) time.Time {
 		return info.start
 	}
 	return time.Time{}
-}
-
-// noteSession records the session_id of a check for the decision log; the
-// check handler calls it before it observes the decision.
-func noteSession(r *http.Request, session string) {
-	if info, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
-		info.session = session
-	}
-}
-
-func requestSession(r *http.Request) string {
-	if info, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
-		return info.session
-	}
-	return ""
 }
 
 // RequestLog logs every request once it is answered: method, path, status,
@@ -89,7 +73,8 @@ func requestLevel(path string, status int) slog.Level {
 // routes.
 func isDecisionRoute(path string) bool {
 	switch path {
-	case "/api/v1/evaluate", "/api/v1/evaluate/batch", "/api/v1/check":
+	case "/api/v1/evaluate", "/api/v1/evaluate/batch", "/api/v1/check",
+		"/api/v1/hooks/claude-code", "/api/v1/hooks/codex", "/api/v1/hooks/gemini":
 		return true
 	}
 	return false

@@ -3,6 +3,7 @@ package api
 import (
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/toolgate/toolgate/engine"
@@ -14,9 +15,10 @@ type PolicySource interface {
 	Problems() []engine.Problem
 }
 
-// DecisionObserver is told of every decision (the decision log, metrics).
+// DecisionObserver is told of every decision (the decision log, metrics)
+// and of where it came from.
 type DecisionObserver interface {
-	Observe(r *http.Request, req *engine.Request, d engine.Decision)
+	Observe(r *http.Request, req *engine.Request, d engine.Decision, from Caller)
 }
 
 // Deps are what the API needs from the rest of the server.
@@ -49,6 +51,8 @@ type Deps struct {
 type Server struct {
 	deps Deps
 	csrf *http.CrossOriginProtection
+	// hookWait is how long a hook waits for a person (SetHookWait).
+	hookWait time.Duration
 }
 
 // New builds the API server.
@@ -76,6 +80,7 @@ func (s *Server) Mount(r chi.Router) {
 			r.With(require(rightEvaluate)).Post("/evaluate/batch", s.handleEvaluateBatch)
 			r.With(require(rightRead)).Get("/decisions", s.handleListDecisions)
 			r.With(require(rightWrite)).Post("/permissions/preview", s.handlePreview)
+			s.mountHooks(r)
 			if s.deps.Store != nil && s.deps.TokenAdmin != nil {
 				s.mountPermissions(r)
 			}
@@ -86,10 +91,11 @@ func (s *Server) Mount(r chi.Router) {
 	})
 }
 
-// observe passes a decision to the observer, if any.
-func (s *Server) observe(r *http.Request, req *engine.Request, d engine.Decision) {
+// observe passes a decision and its caller (agent and session) to the
+// observer, if any. Every route that decides calls it once per decision.
+func (s *Server) observe(r *http.Request, req *engine.Request, d engine.Decision, from Caller) {
 	if s.deps.Observer != nil {
-		s.deps.Observer.Observe(r, req, d)
+		s.deps.Observer.Observe(r, req, d, from)
 	}
 }
 

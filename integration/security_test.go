@@ -72,7 +72,8 @@ var publicRoutes = map[string]bool{"GET /healthz": true}
 
 // agentRoutes are the only ones an agent token may use.
 // An agent may poll the approval its check opened (by its unguessable id).
-var agentRoutes = map[string]bool{"GET /openapi.yaml": true, "GET /api/v1/approvals/zz_sec": true, "POST /api/v1/evaluate": true, "POST /api/v1/evaluate/batch": true, "POST /api/v1/check": true}
+var agentRoutes = map[string]bool{"GET /openapi.yaml": true, "GET /api/v1/approvals/zz_sec": true, "POST /api/v1/evaluate": true, "POST /api/v1/evaluate/batch": true, "POST /api/v1/check": true,
+	"POST /api/v1/hooks/claude-code": true, "POST /api/v1/hooks/codex": true, "POST /api/v1/hooks/gemini": true}
 
 // approverDenied reports whether an approver (read and approve, no write,
 // no evaluate) must get 403.

@@ -20,7 +20,10 @@ type DecisionEntry struct {
 	ID   int64     `json:"id"`
 	Time time.Time `json:"time"`
 	// Source is the route that decided: "evaluate" or "check".
-	Source      string `json:"source"`
+	Source string `json:"source"`
+	// Agent is the runtime the call came from: claude-code, codex, gemini,
+	// jiuwenswarm or rest (also every entry logged before agents were).
+	Agent       string `json:"agent"`
 	Tool        string `json:"tool_name"`
 	Summary     string `json:"summary"`
 	Channel     string `json:"channel_id"`
@@ -40,6 +43,10 @@ type DecisionEntry struct {
 	Call     *engine.Request `json:"-"`
 	FullArgs bool            `json:"-"`
 }
+
+// DecisionAgents are the agents a decision can come from (DecisionEntry's
+// Agent), in the order the pages list them.
+var DecisionAgents = []string{"claude-code", "codex", "gemini", "jiuwenswarm", "rest"}
 
 // prepare fills the redacted fields derived from Call.
 func (e *DecisionEntry) prepare() {
@@ -148,8 +155,17 @@ CREATE INDEX decisions_tool ON decisions(tool, id);
 CREATE INDEX decisions_session ON decisions(session, id);
 `
 
+// decisionAgentSchema adds the agent of each decision: migration 3. Rows
+// logged before it came from the REST routes, hence the default.
+const decisionAgentSchema = `
+ALTER TABLE decisions ADD COLUMN agent TEXT NOT NULL DEFAULT 'rest';
+CREATE INDEX decisions_agent ON decisions(agent, id);
+`
+
 func init() {
-	migrations = append(migrations, Migration{Version: 2, Name: "decision log", SQL: decisionSchema})
+	migrations = append(migrations,
+		Migration{Version: 2, Name: "decision log", SQL: decisionSchema},
+		Migration{Version: 3, Name: "decision log agent", SQL: decisionAgentSchema})
 }
 
 // NewDecisionLog starts the writer of the decision log in db (whose
@@ -310,7 +326,7 @@ func (l *DecisionLog) write(batch []DecisionEntry) {
 const insertRows = 100
 
 // insertColumns are the columns one entry writes, in the order of rowValues.
-const insertColumns = 10
+const insertColumns = 11
 
 // insert writes a batch of entries in one transaction, insertRows to a
 // statement.
@@ -363,12 +379,12 @@ func (l *DecisionLog) insertStmt(tx *sql.Tx, n int) (*sql.Stmt, error) {
 func insertStatement(n int) string {
 	var b strings.Builder
 	b.WriteString(`INSERT INTO decisions
-		(ts, source, tool, summary, channel, session, level, matched_rule, latency_us, request) VALUES `)
+		(ts, source, agent, tool, summary, channel, session, level, matched_rule, latency_us, request) VALUES `)
 	for i := 0; i < n; i++ {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString("(?,?,?,?,?,?,?,?,?,?)")
+		b.WriteString("(?,?,?,?,?,?,?,?,?,?,?)")
 	}
 	return b.String()
 }
@@ -387,7 +403,10 @@ func (l *DecisionLog) rowValues(e *DecisionEntry) ([insertColumns]any, error) {
 	if e.Time.IsZero() {
 		e.Time = l.opts.Now()
 	}
-	return [insertColumns]any{e.Time.UnixMicro(), e.Source, e.Tool, e.Summary, e.Channel, e.Session,
+	if e.Agent == "" {
+		e.Agent = "rest"
+	}
+	return [insertColumns]any{e.Time.UnixMicro(), e.Source, e.Agent, e.Tool, e.Summary, e.Channel, e.Session,
 		e.Level, e.MatchedRule, e.LatencyMicros, req}, nil
 }
 
@@ -415,6 +434,7 @@ type DecisionQuery struct {
 	Level   string
 	Rule    string // a substring of matched_rule
 	Session string
+	Agent   string
 	Since   time.Time
 	Until   time.Time
 	// Limit is the page size (1-500, default 50). Before is a cursor: only
@@ -454,6 +474,9 @@ func (q DecisionQuery) where() (string, []any) {
 	if q.Session != "" {
 		add("session = ?", q.Session)
 	}
+	if q.Agent != "" {
+		add("agent = ?", q.Agent)
+	}
 	if !q.Since.IsZero() {
 		add("ts >= ?", q.Since.UnixMicro())
 	}
@@ -469,7 +492,7 @@ func (q DecisionQuery) where() (string, []any) {
 	return " WHERE " + strings.Join(conds, " AND "), args
 }
 
-const decisionColumns = `id, ts, source, tool, summary, channel, session, level, matched_rule, latency_us, request`
+const decisionColumns = `id, ts, source, agent, tool, summary, channel, session, level, matched_rule, latency_us, request`
 
 // Query returns one page of entries matching q, newest first. The full
 // request is not included.
@@ -515,7 +538,7 @@ func scanDecisions(rows *sql.Rows, withRequest bool) ([]DecisionEntry, error) {
 		var e DecisionEntry
 		var ts int64
 		var req sql.NullString
-		if err := rows.Scan(&e.ID, &ts, &e.Source, &e.Tool, &e.Summary, &e.Channel, &e.Session,
+		if err := rows.Scan(&e.ID, &ts, &e.Source, &e.Agent, &e.Tool, &e.Summary, &e.Channel, &e.Session,
 			&e.Level, &e.MatchedRule, &e.LatencyMicros, &req); err != nil {
 			return nil, fmt.Errorf("scan decision: %w", err)
 		}

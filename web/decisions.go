@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -51,7 +53,8 @@ func (u *UI) decisionsPage(w http.ResponseWriter, r *http.Request, log DecisionR
 	}
 	v := r.URL.Query()
 	p.Filter = templates.DecisionFilter{Tool: v.Get("tool"), Level: v.Get("level"), Rule: v.Get("rule"),
-		Session: v.Get("session"), Since: v.Get("since"), Until: v.Get("until")}
+		Session: v.Get("session"), Agent: v.Get("agent"), Since: v.Get("since"), Until: v.Get("until")}
+	p.Agents = store.DecisionAgents
 	q, err := decisionQuery(v)
 	if err != nil {
 		p.Error = err.Error()
@@ -67,7 +70,7 @@ func (u *UI) decisionsPage(w http.ResponseWriter, r *http.Request, log DecisionR
 	}
 	for _, e := range page.Entries {
 		p.Rows = append(p.Rows, templates.DecisionRow{ID: e.ID, Time: e.Time.UTC().Format("2006-01-02 15:04:05"),
-			Source: e.Source, Tool: e.Tool, Summary: e.Summary, Channel: e.Channel, Session: e.Session,
+			Source: e.Source, Agent: e.Agent, Tool: e.Tool, Summary: e.Summary, Channel: e.Channel, Session: e.Session,
 			Level: e.Level, MatchedRule: e.MatchedRule, LatencyUS: e.LatencyMicros})
 	}
 	if page.NextBefore > 0 {
@@ -91,6 +94,12 @@ func (u *UI) decisionsPage(w http.ResponseWriter, r *http.Request, log DecisionR
 // decisionQuery reads the page's filters; a bad value is an error to show.
 func decisionQuery(v url.Values) (store.DecisionQuery, error) {
 	q := store.DecisionQuery{Tool: v.Get("tool"), Rule: v.Get("rule"), Session: v.Get("session"), Limit: decisionPage}
+	if a := v.Get("agent"); a != "" {
+		if !slices.Contains(store.DecisionAgents, a) {
+			return q, fmt.Errorf("agent must be one of %s, not %q", strings.Join(store.DecisionAgents, ", "), a)
+		}
+		q.Agent = a
+	}
 	if lv := v.Get("level"); lv != "" {
 		l, ok := engine.ParseLevel(lv)
 		if !ok {

@@ -33,8 +33,10 @@ type config struct {
 	configDir       string
 	workspace       string
 	approvalTimeout time.Duration
-	logFormat       string
-	logLevel        string
+	// hookWait is how long an agent hook waits for a person (issue 19).
+	hookWait  time.Duration
+	logFormat string
+	logLevel  string
 	// The decision log (issue 8).
 	decisionLog  bool
 	logFullArgs  bool
@@ -42,6 +44,8 @@ type config struct {
 	logMaxRows   int64
 	// gcPercent is the garbage collector's target (see applyGCPercent).
 	gcPercent int
+	// webhooks are the approval notification flags (issue 19).
+	webhooks webhookConfig
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -52,6 +56,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.configDir, "config-dir", "", "config dir (default $JIUWENSWARM_CONFIG_DIR, else ~/.jiuwenswarm/config)")
 	fs.StringVar(&c.workspace, "workspace", "", "the agents' workspace when a request names none (default: the current directory)")
 	fs.DurationVar(&c.approvalTimeout, "approval-timeout", 300*time.Second, "how long an ask waits for a person before it is denied")
+	fs.DurationVar(&c.hookWait, "hook-wait", 120*time.Second, "how long an agent hook (/api/v1/hooks/...) waits for a person's answer when the request names no wait_seconds (at most 10m)")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.BoolVar(&c.decisionLog, "decision-log", true, "keep a log of every decision in <config-dir>/decisions.db")
@@ -59,6 +64,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.DurationVar(&c.logRetention, "log-retention", 720*time.Hour, "how long decision log entries are kept")
 	fs.Int64Var(&c.logMaxRows, "log-max-rows", 1_000_000, "the most decision log entries kept")
 	fs.IntVar(&c.gcPercent, "gc-percent", defaultGCPercent, "garbage collector target: the heap may grow by this percentage of the live heap before a collection (the GOGC environment variable wins when set)")
+	c.webhooks.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}

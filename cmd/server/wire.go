@@ -81,9 +81,14 @@ func wire(c config, log *slog.Logger) (*app, error) {
 	dl.metrics.SetPendingApprovals(func() float64 { return float64(mgr.Stats().Pending) })
 	dl.metrics.SetWebsocketClients(func() float64 { return float64(hub.Clients()) })
 	go observeApprovalLatency(mgr, dl.metrics)
+	if err := wireWebhooks(c, os.Getenv, mgr, dl.metrics, a, log); err != nil {
+		a.close()
+		return nil, err
+	}
 	apiServer := api.New(api.Deps{Policy: st, Tokens: tokens, Store: st, TokenAdmin: tokens, Approvals: mgr,
 		OpenAPI: toolgate.OpenAPI, Logger: log, Sessions: ui.Sessions()})
 	dl.apply(apiServer)
+	apiServer.SetHookWait(c.hookWait)
 	r := chi.NewRouter()
 	r.Use(middleware.RequestID, api.RequestLog(log), middleware.Recoverer)
 	apiServer.Mount(r)

@@ -34,6 +34,7 @@
     var li = tmpl.content.firstElementChild.cloneNode(true);
     var req = a.request || {};
     li.dataset.approvalId = a.id;
+    li.id = a.id; // the target of the link in approval notifications
     var set = function (field, value) {
       var el = li.querySelector('[data-field="' + field + '"]');
       if (!el) { return; }

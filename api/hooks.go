@@ -1,0 +1,377 @@
+package api
+
+import (
+	"bytes"
+	"context"
+	stdjson "encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	json "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/engine"
+)
+
+// The agent hooks (contract 5, "Agent hooks"): Claude Code, Codex CLI and
+// Gemini CLI post one event per tool call; each route maps the agent's tool
+// name and arguments onto ours, decides, and answers in the agent's own
+// output fields. This file holds what the three share: the input fields,
+// the lenient decoding, the mapping and the wait for a person. Each agent's
+// schema and answers live in hooks_<agent>.go, with its documentation cited.
+
+// HookChannel is the channel_id of every hook call. The three agents are
+// terminal agents, so their calls are decided as the terminal's (the spec's
+// cli channel, one of the channels checked by default).
+const HookChannel = "cli"
+
+// DefaultHookWait is how long a hook waits for a person's answer when
+// neither the request nor --hook-wait says otherwise.
+const DefaultHookWait = 120 * time.Second
+
+// HookInput is the part of a hook event that all three agents send
+// (Claude Code and Codex: PreToolUse and PermissionRequest; Gemini CLI:
+// BeforeTool). Every other member the agents send (transcript_path,
+// permission_mode, tool_use_id, model, turn_id, timestamp, mcp_context,
+// permission_suggestions, ...) is accepted and ignored.
+type HookInput struct {
+	HookEventName string         `json:"hook_event_name"`
+	SessionID     string         `json:"session_id"`
+	Cwd           string         `json:"cwd"`
+	ToolName      string         `json:"tool_name"`
+	ToolInput     map[string]any `json:"tool_input"`
+}
+
+// hookDecodeOptions are decodeOptions without the refusal of unknown
+// members: agents add fields to their events from one release to the next,
+// and a hook that broke on each would block every call. Duplicate members
+// and invalid UTF-8 are still refused (encoding/json/v2's defaults), so the
+// tool name and arguments decided are the only ones the body holds.
+var hookDecodeOptions = json.JoinOptions(json.RejectUnknownMembers(false))
+
+// decodeHook decodes a hook event (a request body read whole) into in.
+func decodeHook(data []byte, in *HookInput) error {
+	dec := decoders.Get().(*jsontext.Decoder)
+	dec.Reset(bytes.NewBuffer(data), hookDecodeOptions)
+	defer func() {
+		dec.Reset(noBody{})
+		decoders.Put(dec)
+	}()
+	if err := json.UnmarshalDecode(dec, in, hookDecodeOptions); err != nil {
+		if errors.Is(err, io.EOF) {
+			return badRequest("", "request body is empty; a hook event (JSON object) is required")
+		}
+		return jsonError(err)
+	}
+	if _, err := dec.ReadToken(); !errors.Is(err, io.EOF) {
+		return badRequest("", "request body has data after the JSON value")
+	}
+	if strings.TrimSpace(in.ToolName) == "" {
+		return badRequest("tool_name", "tool_name is required")
+	}
+	return nil
+}
+
+// sniffEvent reads the hook_event_name of a body decodeHook refused, by
+// encoding/json's forgiving rules, only to choose the shape of the deny
+// that answers it (onErrorDeny); nothing is decided from it.
+func sniffEvent(data []byte) string {
+	var e struct {
+		HookEventName string `json:"hook_event_name"`
+	}
+	_ = stdjson.Unmarshal(data, &e)
+	return e.HookEventName
+}
+
+// hookAgent is what differs between the agents: the name the decision log
+// gives them, their tool names, and what else their arguments need.
+type hookAgent struct {
+	name  string
+	tools map[string]string
+	// moreArgs, if set, adds to the mapped arguments of a call to tool.
+	moreArgs func(in *HookInput, tool string, args map[string]any)
+	// refuse is the agent's deny of a call for an event, with a reason.
+	refuse func(event, reason string) any
+}
+
+// engineRequest maps a hook event onto an engine request: our tool name,
+// the arguments with every path under a path key, cwd as the workspace and
+// the cli channel.
+func (a hookAgent) engineRequest(in *HookInput) *engine.Request {
+	tool, ok := a.tools[in.ToolName]
+	if !ok {
+		tool = in.ToolName // mcp__server__tool and anything new: kept
+	}
+	args := hookArgs(in.ToolInput)
+	if a.moreArgs != nil {
+		a.moreArgs(in, tool, args)
+	}
+	return &engine.Request{ToolName: tool, ToolArgs: args, ChannelID: HookChannel, Workspace: in.Cwd}
+}
+
+// hookPathAliases are the agents' names for path arguments that are not
+// among the engine's path keys, and the path key each is copied to:
+// Claude Code's NotebookEdit notebook_path, Gemini CLI's absolute_path
+// (read_file in older releases) and dir_path (list_directory, glob,
+// search_file_content, run_shell_command in newer ones).
+var hookPathAliases = map[string]string{
+	"notebook_path": "file_path",
+	"absolute_path": "file_path",
+	"dir_path":      "directory",
+}
+
+// hookArgs copies the agent's tool_input into tool_args. The members are
+// kept as they are (Claude's Bash {command}, Read {file_path}, Grep
+// {pattern, path} are our names already); a path under an alias is also
+// put under the engine's path key, so that path rules and the external
+// directory check see it. When the agent sent that key too, both values
+// are kept there as a list: a tool reads one of them, and toolgate cannot
+// know which, so both are decided.
+func hookArgs(input map[string]any) map[string]any {
+	args := make(map[string]any, len(input)+1)
+	for k, v := range input {
+		args[k] = v
+	}
+	for alias, key := range hookPathAliases {
+		if v, ok := input[alias]; ok {
+			addPathValue(args, key, v)
+		}
+	}
+	return args
+}
+
+// addPathValue adds v (a value or a list) to the path key of args,
+// making a list when the key already holds something.
+func addPathValue(args map[string]any, key string, v any) {
+	old, taken := args[key]
+	if !taken {
+		args[key] = v
+		return
+	}
+	args[key] = append(asList(old), asList(v)...)
+}
+
+// asList is v as a list of values.
+func asList(v any) []any {
+	if l, ok := v.([]any); ok {
+		return l
+	}
+	return []any{v}
+}
+
+// shellWorkdir sets the workdir of a bash call to the hook's cwd: Claude
+// Code and Codex run a command in the session's working directory, which
+// the event's cwd is, and the engine resolves the command's relative paths
+// against workdir. A workdir member in the tool input (not an argument of
+// either agent's shell tool) is replaced, so that it cannot move where the
+// engine looks away from where the command runs.
+func shellWorkdir(in *HookInput, tool string, args map[string]any) {
+	if tool != "bash" {
+		return
+	}
+	if in.Cwd == "" {
+		delete(args, "workdir")
+		return
+	}
+	args["workdir"] = in.Cwd
+}
+
+// SetHookWait sets how long a hook waits for a person when the request
+// names no wait (--hook-wait), capped at MaxWaitSeconds; 0 or less means
+// not at all (an ask is then denied at once, its approval left pending).
+// Without a call the wait is DefaultHookWait. Call it before Mount.
+func (s *Server) SetHookWait(d time.Duration) {
+	if d <= 0 {
+		d = -1 // told not to wait, which the zero value cannot say
+	}
+	s.hookWait = min(d, MaxWaitSeconds*time.Second)
+}
+
+// hookWaitFor is the wait of a hook request: its wait_seconds query
+// parameter (0 to MaxWaitSeconds), else the server's --hook-wait.
+func (s *Server) hookWaitFor(r *http.Request) (time.Duration, error) {
+	v := r.URL.Query().Get("wait_seconds")
+	if v == "" {
+		switch {
+		case s.hookWait < 0:
+			return 0, nil
+		case s.hookWait == 0:
+			return DefaultHookWait, nil
+		}
+		return s.hookWait, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > MaxWaitSeconds {
+		return 0, badRequest("wait_seconds", "wait_seconds must be a whole number from 0 to %d", MaxWaitSeconds)
+	}
+	return time.Duration(n) * time.Second, nil
+}
+
+// mountHooks adds the three hook routes; each needs the evaluate right
+// (the agent role, or admin).
+func (s *Server) mountHooks(r chi.Router) {
+	r.With(require(rightEvaluate)).Post("/hooks/claude-code", s.handleClaudeCodeHook)
+	r.With(require(rightEvaluate)).Post("/hooks/codex", s.handleCodexHook)
+	r.With(require(rightEvaluate)).Post("/hooks/gemini", s.handleGeminiHook)
+}
+
+// hookCall is one decoded and decided hook event.
+type hookCall struct {
+	agent hookAgent
+	in    HookInput
+	req   *engine.Request
+	d     engine.Decision
+	// wait is how long an ask may wait for a person (hookWaitFor).
+	wait time.Duration
+}
+
+// decideHook decodes a hook event, checks its event name against the ones
+// the route takes, decides the call and logs the decision with the agent
+// and session. It writes the error response itself (hookError) and
+// returns false when the request is refused.
+func (s *Server) decideHook(w http.ResponseWriter, r *http.Request, agent hookAgent, events ...string) (hookCall, bool) {
+	c := hookCall{agent: agent}
+	var err error
+	if c.wait, err = s.hookWaitFor(r); err != nil {
+		writeError(w, r, err)
+		return c, false
+	}
+	if _, err := onErrorDeny(r); err != nil {
+		writeError(w, r, err)
+		return c, false
+	}
+	buf, err := readBody(w, r)
+	if err != nil {
+		s.hookError(w, r, c, toAPIError(err))
+		return c, false
+	}
+	defer releaseBody(buf)
+	if err := decodeHook(buf.Bytes(), &c.in); err != nil {
+		c.in.HookEventName = sniffEvent(buf.Bytes())
+		s.hookError(w, r, c, err)
+		return c, false
+	}
+	known := false
+	for _, e := range events {
+		known = known || c.in.HookEventName == e
+	}
+	if !known {
+		s.hookError(w, r, c, badRequest("hook_event_name", "hook_event_name must be %s, not %q",
+			strings.Join(events, " or "), c.in.HookEventName))
+		return c, false
+	}
+	c.req = agent.engineRequest(&c.in)
+	c.d = s.deps.Policy.Engine().Evaluate(c.req)
+	s.observe(r, c.req, c.d, Caller{Agent: agent.name, Session: c.in.SessionID})
+	return c, true
+}
+
+// onErrorDeny reads the on_error query parameter: "deny", or absent.
+func onErrorDeny(r *http.Request) (bool, error) {
+	switch v := r.URL.Query().Get("on_error"); v {
+	case "":
+		return false, nil
+	case "deny":
+		return true, nil
+	default:
+		return false, badRequest("on_error", "on_error must be deny or absent, not %q", v)
+	}
+}
+
+// hookError answers a hook request that failed: the API's error, or with
+// on_error=deny a 200 carrying the agent's deny of the call, the error
+// its reason. Claude Code's http hooks read any non-2xx answer as "no
+// decision" and run the call; a body the agent itself built (a command
+// with an unpaired surrogate escape, which toolgate refuses) must not be
+// a way around toolgate, so the snippets of --print-config ask for this.
+func (s *Server) hookError(w http.ResponseWriter, r *http.Request, c hookCall, err error) {
+	if deny, _ := onErrorDeny(r); !deny || c.agent.refuse == nil {
+		writeError(w, r, err)
+		return
+	}
+	e := toAPIError(err)
+	if e.Status >= 500 {
+		slog.ErrorContext(r.Context(), "hook failed; answered deny", "path", r.URL.Path, "err", err)
+	}
+	writeJSON(w, http.StatusOK, c.agent.refuse(c.in.HookEventName, "toolgate refused this call: "+e.Message))
+}
+
+// personAnswer is how a wait for a person ended: allowed or not, and the
+// message the agent shows.
+type personAnswer struct {
+	allow   bool
+	message string
+}
+
+// askPerson opens (or joins) an approval for an ask and waits up to wait
+// for a person's answer: the path /api/v1/check takes. ok is false when the
+// caller went away, and nothing should be written.
+func (s *Server) askPerson(ctx context.Context, req *engine.Request, d engine.Decision, session string, wait time.Duration) (approval.Approval, bool, error) {
+	a, _, err := s.deps.Approvals.Create(ctx, *req, d, session)
+	if err != nil {
+		return a, true, err
+	}
+	if wait <= 0 {
+		return a, true, nil
+	}
+	a, err = s.deps.Approvals.Wait(ctx, a.ID, wait)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return a, false, nil // the agent went away; the approval stays for others to see
+	}
+	return a, true, err
+}
+
+// hookAsk waits for a person's answer to a hook's ask. Every way it can end
+// without a person's allow is a deny whose message says why: a denial, an
+// expiry, no answer within the wait, or no approvals to ask through. ok is
+// false when the agent went away.
+func (s *Server) hookAsk(w http.ResponseWriter, r *http.Request, c hookCall) (personAnswer, bool) {
+	if s.deps.Approvals == nil {
+		return personAnswer{message: "toolgate: this call needs a person's approval, and this server takes no approvals"}, true
+	}
+	a, ok, err := s.askPerson(r.Context(), c.req, c.d, c.in.SessionID, c.wait)
+	if !ok {
+		return personAnswer{}, false
+	}
+	if err != nil {
+		s.hookError(w, r, c, err)
+		return personAnswer{}, false
+	}
+	return approvalAnswer(a, c.wait), true
+}
+
+// approvalAnswer words the state of an approval for the agent.
+func approvalAnswer(a approval.Approval, wait time.Duration) personAnswer {
+	switch {
+	case a.Pending():
+		return personAnswer{message: fmt.Sprintf("toolgate: no one answered approval %s within %s, so the call is denied; the approval stays open a while, and the same call tried again waits on it", a.ID, wait)}
+	case a.Decision == approval.DecisionAllow:
+		return personAnswer{allow: true, message: fmt.Sprintf("toolgate: %s allowed this call (approval %s)", a.DecidedBy, a.ID)}
+	case a.Status == approval.StatusExpired:
+		return personAnswer{message: fmt.Sprintf("toolgate: approval %s expired unanswered, so the call is denied", a.ID)}
+	case a.Status == approval.StatusCancelled:
+		return personAnswer{message: fmt.Sprintf("toolgate: approval %s was cancelled (the server is shutting down), so the call is denied", a.ID)}
+	}
+	msg := fmt.Sprintf("toolgate: %s denied this call (approval %s)", a.DecidedBy, a.ID)
+	if a.Comment != "" {
+		msg += ": " + a.Comment
+	}
+	return personAnswer{message: msg}
+}
+
+// hookReason is the reason a hook answer gives for an engine decision,
+// naming the rule when the reason does not.
+func hookReason(d engine.Decision) string {
+	if d.MatchedRule != "" && !strings.Contains(d.Reason, d.MatchedRule) {
+		return fmt.Sprintf("toolgate: %s (rule %s)", d.Reason, d.MatchedRule)
+	}
+	return "toolgate: " + d.Reason
+}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// The settings snippets of --print-config. Each agent's hook settings are
+// documented by the agent:
+//   - Claude Code: https://code.claude.com/docs/en/hooks ("Hook handler
+//     fields", "HTTP hook fields"; timeout in seconds, matcher "*" for all
+//     tools). Its http hook needs nothing installed but fails open: a
+//     non-2xx answer, a refused connection or a timeout is a non-blocking
+//     error and the call goes on. The command hook fails closed.
+//   - Codex CLI: https://developers.openai.com/codex/hooks (hooks.json,
+//     command hooks only; timeout in seconds; no matcher matches all).
+//   - Gemini CLI: https://geminicli.com/docs/hooks/reference/ (settings.json,
+//     command hooks only; timeout in milliseconds, default 60000).
+
+// defaultConfigWait is the wait the snippets give an ask when --wait is
+// not set: the server's default --hook-wait.
+const defaultConfigWait = 120
+
+// hookTimeoutSlack is how much longer than the wait an agent lets the hook
+// run, so that toolgate answers before the agent gives up on it.
+const hookTimeoutSlack = 15
+
+// decideTimeout is the hook timeout of an event that never waits for a
+// person (PreToolUse): a decision takes milliseconds.
+const decideTimeout = 30
+
+// printConfig prints the settings snippet of an agent for the server.
+func printConfig(agent string, o hookOptions, stdout, stderr io.Writer) int {
+	wait := o.wait
+	if wait < 0 {
+		wait = defaultConfigWait
+	}
+	var v any
+	switch agent {
+	case "claude-code":
+		if o.command {
+			v = claudeCommandConfig(o, wait)
+		} else {
+			v = claudeHTTPConfig(o, wait)
+		}
+	case "codex":
+		v = codexConfig(o, wait)
+	case "gemini":
+		v = geminiConfig(o, wait)
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // the & of a URL stays &, as a person would write it
+	if err := enc.Encode(v); err != nil {
+		fmt.Fprintf(stderr, "toolgate: %v\n", err)
+		return exitError
+	}
+	return exitOK
+}
+
+type obj = map[string]any
+
+// matcherGroup is one entry of an event's list: a matcher (omitted when
+// empty) and its hooks.
+func matcherGroup(matcher string, hooks ...obj) obj {
+	g := obj{"hooks": hooks}
+	if matcher != "" {
+		g["matcher"] = matcher
+	}
+	return g
+}
+
+// claudeHTTPConfig is Claude Code's settings.json with http hooks: the
+// token comes from $TOOLGATE_TOKEN through allowedEnvVars, never from the
+// file, and a malformed event is answered with a deny (on_error=deny).
+func claudeHTTPConfig(o hookOptions, wait int) obj {
+	base := strings.TrimRight(o.url, "/") + "/api/v1/hooks/claude-code"
+	httpHook := func(url string, timeout int) obj {
+		return obj{"type": "http", "url": url, "timeout": timeout,
+			"headers":        obj{"Authorization": "Bearer $TOOLGATE_TOKEN"},
+			"allowedEnvVars": []string{"TOOLGATE_TOKEN"}}
+	}
+	// on_error=deny: a refused event is answered with a deny, since Claude
+	// Code runs the call on any non-2xx answer.
+	base += "?on_error=deny"
+	return obj{"hooks": obj{
+		"PreToolUse":        []obj{matcherGroup("*", httpHook(base, decideTimeout))},
+		"PermissionRequest": []obj{matcherGroup("*", httpHook(base+"&wait_seconds="+strconv.Itoa(wait), wait+hookTimeoutSlack))},
+	}}
+}
+
+// hookCommand is the command line an agent runs for the command hook.
+func hookCommand(o hookOptions, agent string, wait int) string {
+	parts := []string{shellQuote(o.bin), "hook", agent, "--url", shellQuote(strings.TrimRight(o.url, "/"))}
+	if o.tokenFile != "" {
+		parts = append(parts, "--token-file", shellQuote(o.tokenFile))
+	}
+	if wait >= 0 {
+		parts = append(parts, "--wait", strconv.Itoa(wait))
+	}
+	if o.askWait && wait >= 0 {
+		parts = append(parts, "--ask-wait")
+	}
+	return strings.Join(parts, " ")
+}
+
+func commandHook(cmd string, timeout int) obj {
+	return obj{"type": "command", "command": cmd, "timeout": timeout}
+}
+
+// claudeCommandConfig is Claude Code's settings.json with command hooks.
+func claudeCommandConfig(o hookOptions, wait int) obj {
+	return obj{"hooks": obj{
+		"PreToolUse":        []obj{matcherGroup("*", commandHook(hookCommand(o, "claude-code", -1), decideTimeout))},
+		"PermissionRequest": []obj{matcherGroup("*", commandHook(hookCommand(o, "claude-code", wait), wait+hookTimeoutSlack))},
+	}}
+}
+
+// codexConfig is Codex CLI's hooks.json. With --ask-wait, for a Codex
+// that never prompts, PreToolUse waits for a person on an ask and there is
+// no PermissionRequest hook.
+func codexConfig(o hookOptions, wait int) obj {
+	if o.askWait {
+		return obj{"hooks": obj{
+			"PreToolUse": []obj{matcherGroup("", commandHook(hookCommand(o, "codex", wait), wait+hookTimeoutSlack))},
+		}}
+	}
+	return obj{"hooks": obj{
+		"PreToolUse":        []obj{matcherGroup("", commandHook(hookCommand(o, "codex", -1), decideTimeout))},
+		"PermissionRequest": []obj{matcherGroup("", commandHook(hookCommand(o, "codex", wait), wait+hookTimeoutSlack))},
+	}}
+}
+
+// geminiConfig is the hooks part of Gemini CLI's settings.json. BeforeTool
+// is its only tool event, and an ask waits there, so its timeout covers
+// the wait.
+func geminiConfig(o hookOptions, wait int) obj {
+	h := obj{"name": "toolgate", "type": "command", "command": hookCommand(o, "gemini", wait),
+		"timeout":     (wait + hookTimeoutSlack) * 1000,
+		"description": "toolgate decides every tool call (allow, ask a person, deny)"}
+	return obj{"hooks": obj{"BeforeTool": []obj{matcherGroup("*", h)}}}
+}
+
+// shellQuote quotes a word for the shell that runs the hook command when
+// it holds anything but safe characters.
+func shellQuote(s string) string {
+	safe := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
