@@ -11,8 +11,11 @@ SOAKFUZZTIME ?= 3000000x
 
 test: deps check-generated vet unit integration fuzz
 
+# build writes the server as bin/toolgate-server and the client command
+# (hooks, permissions, add-dir, evaluate) as bin/toolgate.
 build:
-	$(GO) build -o bin/toolgate ./cmd/server
+	$(GO) build -o bin/toolgate-server ./cmd/server
+	$(GO) build -o bin/toolgate ./cmd/toolgate
 
 run:
 	$(GO) run ./cmd/server
