@@ -4,4 +4,4 @@ package store
 
 // noSymlinkLookup has no one-call answer outside Linux; the lstat walk
 // decides.
-func noSymlinkLookup(string) bool { return false }
+func noSymlinkLookup(string) lookupState { return lookupUnknown }
