@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"cmp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -64,6 +66,9 @@ type callValues struct {
 	command  string   // shell: the command
 	slashed  string   // shell: the command with \ as / (for literal lookups)
 	paths    []string // path: every path value, plus ~ / $HOME expansions
+	// norms are the normalized commands of a shell call that needed the
+	// full analysis (contract D6); ask and deny rules match them too.
+	norms []string
 }
 
 // pathValueBufs hold the path values of calls being evaluated.
@@ -161,6 +166,34 @@ func (idx *ruleIndex) collect(tool string, v *callValues, hits []*rule) []*rule 
 		}
 	}
 	return append(hits, exact...)
+}
+
+// collectNormalized appends to hits every ask or deny rule of idx for tool
+// that matches a normalized command of the call and is not a hit yet, then
+// keeps the hits in file order. A normalized form only ever adds a stricter
+// hit: allow rules keep matching the raw command alone (contract D6).
+func (idx *ruleIndex) collectNormalized(tool string, v *callValues, hits []*rule) []*rule {
+	if len(v.norms) == 0 || idx.byTool[tool] == nil {
+		return hits
+	}
+	added := false
+	for _, n := range v.norms {
+		if n == v.command {
+			continue
+		}
+		nv := callValues{category: CategoryShell, command: n, slashed: slashes(n)}
+		var buf [8]*rule
+		for _, r := range idx.collect(tool, &nv, buf[:0]) {
+			if (r.level == Ask || r.level == Deny) && !slices.Contains(hits, r) {
+				hits = append(hits, r)
+				added = true
+			}
+		}
+	}
+	if added {
+		slices.SortStableFunc(hits, func(a, b *rule) int { return cmp.Compare(a.order, b.order) })
+	}
+	return hits
 }
 
 // mergeHit appends the exact hits that come before r in file order, then r.

@@ -215,6 +215,16 @@ func TestNeedsFullParse(t *testing.T) {
 		{note: "tab", cmd: "ls\t-la", want: true},
 		{note: "hash", cmd: "ls # comment", want: true},
 		{note: "empty", cmd: "", want: false},
+		// Issue 15: plain text whose normalized form differs, or whose
+		// first word is a wrapper, is analysed in full.
+		{note: "plain ls stays fast", cmd: "ls -la src", want: false},
+		{note: "wrapper", cmd: "nice -n 5 rm -rf /", want: true},
+		{note: "sudo", cmd: "sudo halt", want: true},
+		{note: "program path", cmd: "/bin/rm -rf /", want: true},
+		{note: "assignment prefix", cmd: "GOOS=linux go build", want: true},
+		{note: "two spaces", cmd: "git  push", want: true},
+		{note: "cd", cmd: "cd etc", want: true},
+		{note: "eval", cmd: "eval rm -rf /", want: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.note, func(t *testing.T) {
@@ -234,7 +244,6 @@ func TestFastPathAgreesWithParser(t *testing.T) {
 		"ls -la /etc",
 		"go test -coverprofile=/tmp/c.out ./...",
 		"cp a.txt ../b.txt",
-		"GOOS=linux go build -o bin/app ./cmd/app",
 		"kubectl get pods -n kube-system",
 		"scp user@host:/etc/passwd .",
 	} {
