@@ -56,13 +56,20 @@ type issueFixture struct {
 // where a target starting with "@" names a fixture directory (@home,
 // @trusted, @outside, @root) and anything else is used as it is.
 var fixtureLinks = map[string]string{
-	"rootlink":  "/",        // a link to the filesystem root
-	"etclink":   "/etc",     // an absolute link out
-	"homelink":  "@home",    // to the home directory (the workspace's parent)
-	"up":        "..",       // relative link to the parent
-	"outlink":   "@outside", // to a directory outside everything trusted
-	"trustlink": "@trusted", // to the trusted directory
-	"sub/deep":  "../..",    // a relative link two levels up, from a subdirectory
+	"rootlink":  "/",                // a link to the filesystem root
+	"etclink":   "/etc",             // an absolute link out
+	"homelink":  "@home",            // to the home directory (the workspace's parent)
+	"up":        "..",               // relative link to the parent
+	"outlink":   "@outside",         // to a directory outside everything trusted
+	"trustlink": "@trusted",         // to the trusted directory
+	"sub/deep":  "../..",            // a relative link two levels up, from a subdirectory
+	"dangle":    "@outside/new.txt", // a dangling link: writing it creates a file outside
+}
+
+// trustedLinks are symlinks made inside the trusted directory, with targets
+// written as for fixtureLinks.
+var trustedLinks = map[string]string{
+	"wslink": "@ws", // from the trusted directory back into the workspace
 }
 
 // fixtureFiles are ordinary files created in the workspace, so that
@@ -101,6 +108,11 @@ func newIssueFixture(t testing.TB) *issueFixture {
 	mustWrite(t, f.trusted+"/data.csv", "a,b\n")
 	for name, target := range fixtureLinks {
 		if err := os.Symlink(f.expand(target), f.ws+"/"+name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, target := range trustedLinks {
+		if err := os.Symlink(f.expand(target), f.trusted+"/"+name); err != nil {
 			t.Fatal(err)
 		}
 	}
