@@ -405,7 +405,7 @@ func pathLike(w string) (string, bool) {
 	} else if i := strings.IndexByte(w, '='); i > 0 && isEnvName(w[:i]) {
 		w = w[i+1:]
 	}
-	if w == "" || w == "$HOME" || w == "${HOME}" || isURL(w) {
+	if w == "" || w == "$HOME" || w == "${HOME}" || isNetworkURL(w) {
 		return "", false
 	}
 	if w == "." || w == ".." || w[0] == '~' || strings.ContainsAny(w, `/\`) || hasDriveLetter(w) {
