@@ -3,7 +3,6 @@ package engine
 import (
 	"cmp"
 	"slices"
-	"strings"
 	"sync"
 )
 
@@ -69,6 +68,8 @@ type callValues struct {
 	// norms are the normalized commands of a shell call that needed the
 	// full analysis (contract D6); ask and deny rules match them too.
 	norms []string
+	// normAdded is set when a normalized command added a hit.
+	normAdded bool
 }
 
 // pathValueBufs hold the path values of calls being evaluated.
@@ -80,37 +81,6 @@ func releasePathValues(buf *[]string, used []string) {
 	clear(used)
 	*buf = used[:0]
 	pathValueBufs.Put(buf)
-}
-
-// appendPathValues appends every path value of the arguments (as
-// eachPathValue finds them) and its ~ / $HOME expansion when it differs.
-// It loops without a callback so that buf, on the caller's stack, stays
-// there.
-func appendPathValues(buf []string, args map[string]any, home string) []string {
-	add := func(buf []string, k, s string) []string {
-		t := strings.TrimSpace(s)
-		if t == "" || !isPathValue(k, t) {
-			return buf
-		}
-		buf = append(buf, t)
-		if x := expandHome(t, home); x != t {
-			buf = append(buf, x)
-		}
-		return buf
-	}
-	for k, v := range args {
-		switch s := v.(type) {
-		case string:
-			buf = add(buf, k, s)
-		case []any:
-			for _, item := range s {
-				if str, ok := item.(string); ok {
-					buf = add(buf, k, str)
-				}
-			}
-		}
-	}
-	return buf
 }
 
 // matches reports whether rule r matches the call.
@@ -191,6 +161,7 @@ func (idx *ruleIndex) collectNormalized(tool string, v *callValues, hits []*rule
 		}
 	}
 	if added {
+		v.normAdded = true
 		slices.SortStableFunc(hits, func(a, b *rule) int { return cmp.Compare(a.order, b.order) })
 	}
 	return hits
