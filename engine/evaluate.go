@@ -96,10 +96,20 @@ func (e *Engine) ruleDecision(tool string, v *callValues, sh *ShellAnalysis, tr 
 // that level keeps the reference's matched_rule.
 func (e *Engine) normalizedDecision(tool string, v *callValues, sh *ShellAnalysis, tr *tracer) Decision {
 	norms := v.norms
+	v.normAdded = false
+	strict := e.ruleDecision(tool, v, sh, nil)
+	if !v.normAdded {
+		// No normalized command added a hit: this is the reference's
+		// decision.
+		if tr == nil {
+			return strict
+		}
+		v.norms = nil
+		return e.ruleDecision(tool, v, sh, tr)
+	}
 	v.norms = nil
 	ref := e.ruleDecision(tool, v, sh, nil)
 	v.norms = norms
-	strict := e.ruleDecision(tool, v, sh, nil)
 	if strict.Level <= ref.Level {
 		v.norms = nil
 		if tr == nil {

@@ -183,26 +183,31 @@ func simpleLit(word *syntax.Word) (string, bool) {
 // fields expands a word as a command argument: braces, tilde, parameters,
 // quote removal and field splitting, but no globbing. It appends to out and
 // reports whether the word had more fields than maxFieldsPerWord.
-func (x *expander) fields(word *syntax.Word, out []string) (res []string, cut bool) {
+func (x *expander) fields(word *syntax.Word, out []string) ([]string, bool) {
 	if v, ok := simpleLit(word); ok {
 		return append(out, v), false
 	}
+	return x.expandFields(word, out)
+}
+
+// expandFields is fields through the expand package; a panic in it (an
+// operator it does not support) gives the word's rough text.
+func (x *expander) expandFields(word *syntax.Word, out []string) (res []string, cut bool) {
 	prepared := x.prepare(word)
+	n := len(out)
 	defer func() {
 		if r := recover(); r != nil {
-			res, cut = append(out, roughText(word)), false
+			res, cut = append(out[:n], roughText(word)), false
 		}
 	}()
-	n := 0
 	for f, err := range expand.FieldsSeq(&x.cfg, prepared) {
 		if err != nil {
-			return append(out[:len(out)-n], roughText(word)), false
+			return append(out[:n], roughText(word)), false
 		}
-		if n == maxFieldsPerWord {
+		if len(out)-n == maxFieldsPerWord {
 			return out, true
 		}
 		out = append(out, f)
-		n++
 	}
 	return out, false
 }

@@ -500,7 +500,7 @@ func (w *walker) call(c *syntax.CallExpr) {
 		}
 		env = append(env, as.Name.Value+"="+val)
 	}
-	var fields []string
+	fields := make([]string, 0, len(c.Args))
 	var bare []bool
 	for _, arg := range c.Args {
 		n := len(fields)
@@ -515,10 +515,10 @@ func (w *walker) call(c *syntax.CallExpr) {
 		return
 	}
 	w.a.Commands = append(w.a.Commands, fields)
-	script := make([]bool, len(fields))
-	w.unwrap(fields, 0, 0, env, script)
+	script := scriptMarks{n: len(fields)}
+	w.unwrap(fields, 0, 0, env, &script)
 	for i, f := range fields {
-		if script[i] || i < len(bare) && bare[i] {
+		if script.has(i) || i < len(bare) && bare[i] {
 			continue
 		}
 		w.fieldPath(f)
@@ -547,9 +547,11 @@ func (w *walker) addNormalized(argv []string) {
 	if slices.Contains(w.a.Normalized, s) {
 		return
 	}
-	norm := make([]string, len(argv))
-	copy(norm, argv)
-	norm[0] = name
+	norm := slices.Clip(argv)
+	if name != argv[0] {
+		norm = slices.Clone(argv)
+		norm[0] = name
+	}
 	w.a.Normalized = append(w.a.Normalized, s)
 	w.a.Argv = append(w.a.Argv, norm)
 }
@@ -558,7 +560,7 @@ func (w *walker) addNormalized(argv []string) {
 // ones, or off < 0 when cur is a copy) as a normalized command, then looks
 // through its wrapper, if it is one, to the command or script it runs.
 // script marks the original fields that are script text read again.
-func (w *walker) unwrap(cur []string, off, level int, env []string, script []bool) {
+func (w *walker) unwrap(cur []string, off, level int, env []string, script *scriptMarks) {
 	if len(cur) == 0 {
 		return
 	}
@@ -584,8 +586,8 @@ func (w *walker) unwrap(cur []string, off, level int, env []string, script []boo
 		return
 	}
 	mark := func(i int) {
-		if off >= 0 && off+i < len(script) {
-			script[off+i] = true
+		if off >= 0 {
+			script.mark(off + i)
 		}
 	}
 	switch spec.kind {
@@ -613,7 +615,7 @@ func (w *walker) unwrap(cur []string, off, level int, env []string, script []boo
 		return
 	case runsFind:
 		for _, inner := range findExecs(cur) {
-			w.unwrap(inner, -1, level+1, env, script)
+			w.unwrap(inner.argv, shift(off, inner.start), level+1, env, script)
 		}
 		return
 	}
@@ -653,13 +655,33 @@ func (w *walker) unwrap(cur []string, off, level int, env []string, script []boo
 		}
 	case runsXargs:
 		if len(rest) > 0 {
+			// The marker's index is past the fields: mark ignores it.
 			inner := append(slices.Clip(rest), UnknownMark)
-			w.unwrap(inner, -1, level+1, env, script)
+			w.unwrap(inner, shift(off, s.next), level+1, env, script)
 		}
 		return
 	}
 	w.unwrap(rest, shift(off, s.next), level+1, env, script)
 }
+
+// scriptMarks marks the fields of a command that are script text read
+// again (not paths of their own); the list is made on the first mark.
+type scriptMarks struct {
+	n     int
+	marks []bool
+}
+
+func (s *scriptMarks) mark(i int) {
+	if s == nil || i < 0 || i >= s.n {
+		return
+	}
+	if s.marks == nil {
+		s.marks = make([]bool, s.n)
+	}
+	s.marks[i] = true
+}
+
+func (s *scriptMarks) has(i int) bool { return i < len(s.marks) && s.marks[i] }
 
 func shift(off, n int) int {
 	if off < 0 {

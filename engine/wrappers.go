@@ -245,11 +245,18 @@ func scanShell(args []string) shellScan {
 	return s
 }
 
+// findExec is one command find runs and the index of its first word in
+// find's arguments.
+type findExec struct {
+	argv  []string
+	start int
+}
+
 // findExecs returns the commands find runs: the words after each -exec,
 // -execdir, -ok or -okdir up to ; or {} +, with {} (the found path, not
 // known here) replaced by UnknownMark.
-func findExecs(args []string) [][]string {
-	var out [][]string
+func findExecs(args []string) []findExec {
+	var out []findExec
 	for i := 1; i < len(args); i++ {
 		switch args[i] {
 		case "-exec", "-execdir", "-ok", "-okdir":
@@ -266,7 +273,7 @@ func findExecs(args []string) [][]string {
 			for _, w := range args[start:end] {
 				cmd = append(cmd, strings.ReplaceAll(w, "{}", UnknownMark))
 			}
-			out = append(out, cmd)
+			out = append(out, findExec{argv: cmd, start: start})
 		}
 		i = end
 	}
