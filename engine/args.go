@@ -65,10 +65,15 @@ const tooDeepValue = UnknownMark + "(tool_args nested too deep)"
 // under the array's key). Order does not matter to matching, so map order
 // is used. It stops when fn returns false.
 func eachPathValue(args map[string]any, fn func(string) bool) {
+	visitObject(args, func(_, v string) bool { return fn(v) }, 0)
+}
+
+// eachKeyedPathValue is eachPathValue with the key each value is under.
+func eachKeyedPathValue(args map[string]any, fn func(k, v string) bool) {
 	visitObject(args, fn, 0)
 }
 
-func visitObject(args map[string]any, fn func(string) bool, depth int) bool {
+func visitObject(args map[string]any, fn func(k, v string) bool, depth int) bool {
 	for k, v := range args {
 		if !visitPathValue(k, v, fn, depth) {
 			return false
@@ -77,15 +82,15 @@ func visitObject(args map[string]any, fn func(string) bool, depth int) bool {
 	return true
 }
 
-func visitPathValue(k string, v any, fn func(string) bool, depth int) bool {
+func visitPathValue(k string, v any, fn func(k, v string) bool, depth int) bool {
 	switch s := v.(type) {
 	case string:
 		if t := strings.TrimSpace(s); t != "" && isPathValue(k, t) {
-			return fn(t)
+			return fn(k, t)
 		}
 	case []any:
 		if depth >= MaxArgDepth {
-			return fn(tooDeepValue)
+			return fn(k, tooDeepValue)
 		}
 		for _, item := range s {
 			if !visitPathValue(k, item, fn, depth+1) {
@@ -100,7 +105,7 @@ func visitPathValue(k string, v any, fn func(string) bool, depth int) bool {
 		}
 	case map[string]any:
 		if depth >= MaxArgDepth {
-			return fn(tooDeepValue)
+			return fn(k, tooDeepValue)
 		}
 		return visitObject(s, fn, depth+1)
 	}
@@ -174,7 +179,7 @@ var pathKeyOrder = []string{"path", "file_path", "target_file", "file", "old_pat
 func FirstPathValue(args map[string]any) (string, bool) {
 	var first string
 	found := false
-	take := func(v string) bool {
+	take := func(_, v string) bool {
 		if HasUnknown(v) {
 			return true // nothing to remember in a value nested too deep
 		}
@@ -187,7 +192,7 @@ func FirstPathValue(args map[string]any) (string, bool) {
 
 // firstInObject visits the values of one object in FirstPathValue's order;
 // it returns false once take has its value.
-func firstInObject(args map[string]any, take func(string) bool, depth int) bool {
+func firstInObject(args map[string]any, take func(k, v string) bool, depth int) bool {
 	visit := func(k string) bool {
 		v := args[k]
 		if m, ok := v.(map[string]any); ok && depth < MaxArgDepth {

@@ -56,6 +56,7 @@ func (e *Engine) Evaluate(req *Request) Decision {
 		vals.norms = a.Normalized
 		tr.shell(sh)
 	}
+	vals.ctx = overrideCtx{e: e, req: req, sh: sh} // override.go
 
 	var d Decision
 	if len(vals.norms) == 0 {
@@ -176,7 +177,7 @@ func (p *compiledPolicy) evalTiered(tool string, v *callValues, tr *tracer) outc
 		tr.decide()
 		return finalize(userHits, "tiered_policy:rules:")
 	}
-	if ov := p.overrides.first(tool, v); ov != nil {
+	if ov := p.overrides.firstWithin(tool, v); ov != nil {
 		tr.add(Step{Name: "approval_overrides", Result: "allow", Rule: ov.single, Hits: []string{ov.name}, Decisive: true})
 		return outcome{level: Allow, rule: ov.single, fromOverride: true, regexOverride: ov.m.isRegex, byRule: true}
 	}
@@ -363,6 +364,9 @@ func (e *Engine) escalate(d *Decision, cmd string, sh *ShellAnalysis, out outcom
 	} else if sh != nil && !sh.Parsed {
 		d.Level = Ask
 		tr.add(Step{Name: "escalation", Result: "ask", Detail: "the command does not parse as a shell script", Decisive: true})
+	} else if use, risky := e.policy.riskyUnderAllowRule(d.MatchedRule, cmd, sh); risky {
+		d.Level = Ask // an allow rule's command writes files or runs programs (riskyopts.go)
+		traceRisky(tr, use)
 	}
 }
 

@@ -70,6 +70,8 @@ type callValues struct {
 	norms []string
 	// normAdded is set when a normalized command added a hit.
 	normAdded bool
+	// ctx is what approval overrides are checked against (override.go).
+	ctx overrideCtx
 }
 
 // pathValueBufs hold the path values of calls being evaluated.

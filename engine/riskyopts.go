@@ -294,3 +294,112 @@ func init() {
 		"ssh": checkSSH(sshTable), "scp": checkSSH(scpTable), "sftp": checkSSH(scpTable), "go": checkGo, "hostname": checkHostname,
 	}
 }
+
+// riskyUnderAllowRule finds a risky option (RiskyOption) in any simple
+// command of a call that an allow rule allowed; matched is the decision's
+// matched_rule. An allow from an override, a tool level or the defaults is
+// not an allow rule and is left alone. An option that the allowing rule's
+// own pattern names as a word (`sed -i *`, or the exact command an "always
+// allow" recorded) was allowed on purpose and does not count.
+func (p *compiledPolicy) riskyUnderAllowRule(matched, cmd string, sh *ShellAnalysis) (RiskyUse, bool) {
+	patterns, fromRule := p.allowPatterns(matched)
+	if !fromRule {
+		return RiskyUse{}, false
+	}
+	named := func(opt string) bool {
+		for _, pat := range patterns {
+			if namesWord(pat, opt) {
+				return true
+			}
+		}
+		return false
+	}
+	check := func(argv []string) (RiskyUse, bool) {
+		for range len(argv) {
+			use, ok := RiskyOption(argv)
+			if !ok || !named(use.Option) {
+				return use, ok
+			}
+			// The rule names this option: look past it for another.
+			i := slices.IndexFunc(argv, func(w string) bool { return w == use.Option || strings.HasPrefix(w, use.Option+"=") })
+			if i < 0 {
+				return RiskyUse{}, false
+			}
+			argv = slices.Delete(slices.Clone(argv), i, i+1)
+		}
+		return RiskyUse{}, false
+	}
+	if sh == nil {
+		// A plain command (NeedsFullParse is false): its words are its
+		// space-separated fields.
+		return check(strings.Fields(cmd))
+	}
+	for _, list := range [2][][]string{sh.Argv, sh.Commands} {
+		for _, argv := range list {
+			if use, ok := check(argv); ok {
+				return use, true
+			}
+		}
+	}
+	return RiskyUse{}, false
+}
+
+// allowPatterns returns the patterns of the allow rules named by a
+// matched_rule: tiered user or built-in rules (several joined by +) or a
+// legacy tools.<t>.patterns entry; fromRule is false for anything else.
+func (p *compiledPolicy) allowPatterns(matched string) (patterns []string, fromRule bool) {
+	var idx *ruleIndex
+	var names string
+	switch {
+	case strings.HasPrefix(matched, "tiered_policy:rules:"):
+		idx, names = &p.user, matched[len("tiered_policy:rules:"):]
+	case strings.HasPrefix(matched, "tiered_policy:builtin:"):
+		idx, names = &p.builtin, matched[len("tiered_policy:builtin:"):]
+	case strings.HasPrefix(matched, "tools.") && strings.Contains(matched, ".patterns['"):
+		_, pat, _ := strings.Cut(matched, ".patterns['")
+		return []string{strings.TrimSuffix(pat, "']")}, true
+	default:
+		return nil, false
+	}
+	for name := range strings.SplitSeq(names, "+") {
+		for _, r := range idx.all {
+			if r.name == name && r.m != nil {
+				patterns = append(patterns, r.m.raw)
+			}
+		}
+	}
+	return patterns, true
+}
+
+// namesWord reports whether pattern holds opt as a whole word: not inside
+// a longer option (-o in --oneline does not count).
+func namesWord(pattern, opt string) bool {
+	if opt == "" {
+		return false
+	}
+	for i := 0; ; {
+		j := strings.Index(pattern[i:], opt)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(opt)
+		before := start == 0 || strings.IndexByte(" \t'\"(|^:", pattern[start-1]) >= 0
+		after := end == len(pattern) || strings.IndexByte(" \t'\"=)|$*", pattern[end]) >= 0
+		if before && after {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+// traceRisky records the escalation of an allow for a risky option.
+func traceRisky(tr *tracer, use RiskyUse) {
+	if tr == nil {
+		return
+	}
+	what := use.Option
+	if use.Program != "" {
+		what = use.Program + " " + use.Option
+	}
+	tr.add(Step{Name: "risky_option", Result: "ask", Detail: what + " " + use.Reason + "; the allow rule does not name this option, so allow becomes ask", Decisive: true})
+}

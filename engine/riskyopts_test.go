@@ -196,3 +196,83 @@ func TestRiskyOption(t *testing.T) {
 		}
 	}
 }
+
+// TestRiskyOptionEscalation: an allow from an allow rule becomes ask when a
+// simple command uses a risky option the rule does not name, with a trace
+// step naming the option; an allow from the tool level, or from a rule that
+// names the option, is left alone.
+func TestRiskyOptionEscalation(t *testing.T) {
+	rules := []any{
+		map[string]any{"id": "log", "tools": []any{"bash"}, "pattern": "git log *", "action": "allow"},
+		map[string]any{"id": "sort", "tools": []any{"bash"}, "pattern": "sort *", "action": "allow"},
+		map[string]any{"id": "sedi", "tools": []any{"bash"}, "pattern": "sed -i *", "action": "allow"},
+		map[string]any{"id": "find", "tools": []any{"bash"}, "pattern": "re:^find ", "action": "allow"},
+	}
+	careful, problems := Compile(map[string]any{"enabled": true, "schema": "tiered_policy",
+		"tools": map[string]any{"bash": "ask"}, "rules": rules}, nil, Options{Workspace: "/ws", HomeDir: "/home/u"})
+	if len(problems) > 0 {
+		t.Fatalf("problems: %v", problems)
+	}
+	open, _ := Compile(map[string]any{"enabled": true, "schema": "tiered_policy", "tools": map[string]any{"bash": "allow"}}, nil,
+		Options{Workspace: "/ws", HomeDir: "/home/u"})
+	legacy, _ := Compile(map[string]any{"enabled": true, "tools": map[string]any{"bash": map[string]any{
+		"patterns": map[string]any{"git diff *": "allow"}, "*": "ask"}}}, nil, Options{Workspace: "/ws", HomeDir: "/home/u"})
+	for _, tc := range []struct {
+		note string
+		e    *Engine
+		cmd  string
+		want Level
+		opt  string // the option the trace names, when escalated
+	}{
+		{"read-only git log stays allowed", careful, "git log --oneline -n 5", Allow, ""},
+		{"git log --output writes a file", careful, "git log -p --output .git/hooks/pre-commit", Ask, "--output"},
+		{"git log --ext-diff runs a program", careful, "git log --ext-diff -p -1", Ask, "--ext-diff"},
+		{"quoted option is the same option", careful, `git log "--output" x`, Ask, "--output"},
+		{"sort -o under sort *", careful, "sort -o out.txt in.txt", Ask, "-o"},
+		{"plain sort under sort *", careful, "sort -u in.txt", Allow, ""},
+		{"sed -i named by the rule", careful, "sed -i s/a/b/ f.txt", Allow, ""},
+		{"sed -i rule, but an e command", careful, "sed -i 1e\\ id f.txt", Ask, "e"},
+		{"find -delete under a regex rule", careful, "find . -name x -delete", Ask, "-delete"},
+		{"find -exec", careful, "find . -exec rm {} +", Ask, "-exec"},
+		{"tool-level allow is not an allow rule", open, "git log --output=x", Allow, ""},
+		{"legacy pattern allow", legacy, "git diff --output x.txt", Ask, "--output"},
+		{"legacy pattern, read-only", legacy, "git diff --stat", Allow, ""},
+	} {
+		d := tc.e.Evaluate(&Request{ToolName: "bash", ToolArgs: map[string]any{"command": tc.cmd}, ChannelID: "web", Explain: true})
+		if d.Level != tc.want {
+			t.Errorf("%s: %q got %s (rule %q), want %s", tc.note, tc.cmd, d.Level, d.MatchedRule, tc.want)
+			continue
+		}
+		if tc.opt == "" {
+			continue
+		}
+		found := false
+		for _, s := range d.Trace {
+			if s.Name == "risky_option" && strings.Contains(s.Detail, " "+tc.opt+" ") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: %q: no risky_option trace step naming %q in %+v", tc.note, tc.cmd, tc.opt, d.Trace)
+		}
+	}
+}
+
+// TestNamesWord: an option counts as named by a pattern only as a whole word.
+func TestNamesWord(t *testing.T) {
+	for _, tc := range []struct {
+		note, pattern, opt string
+		want               bool
+	}{
+		{"glob names it", "sed -i *", "-i", true},
+		{"inside a longer option", "git log --oneline *", "-o", false},
+		{"with a value", "git log --output=* *", "--output", true},
+		{"regex alternative", "re:^sort (-o|-u)", "-o", true},
+		{"absent", "git log *", "--output", false},
+		{"empty option", "git log *", "", false},
+	} {
+		if got := namesWord(tc.pattern, tc.opt); got != tc.want {
+			t.Errorf("%s: namesWord(%q, %q) = %v, want %v", tc.note, tc.pattern, tc.opt, got, tc.want)
+		}
+	}
+}
