@@ -200,6 +200,9 @@ type obfCmd struct {
 // word-level obfuscation may rewrite without changing their value.
 var plainWord = regexp.MustCompile(`^[A-Za-z0-9_./:=+@%^-]+$`)
 
+// programName matches a bare program name that a full path can replace.
+var programName = regexp.MustCompile(`^[a-z][a-z0-9._+-]*$`)
+
 // programWrappers run their operands as a command; bash runs the wrapped
 // command as it would run it alone (with other scheduling or privileges).
 var programWrappers = [][]string{
@@ -279,7 +282,7 @@ var obfuscations = []struct {
 	}},
 	{"full-path", func(c *obfCmd, ch chooser, _ *issueFixture) bool {
 		w := c.words[0]
-		if !regexp.MustCompile(`^[a-z][a-z0-9._+-]*$`).MatchString(w) || shellBuiltins[w] {
+		if !programName.MatchString(w) || shellBuiltins[w] {
 			return false
 		}
 		c.words[0] = programDirs[ch.intn(len(programDirs))] + w
