@@ -65,7 +65,10 @@ type shellVars struct {
 	assigned map[string]bool
 }
 
-var unknownVariable = expand.Variable{Set: true, Kind: expand.String, Str: UnknownMark}
+var (
+	unknownVariable = expand.Variable{Set: true, Kind: expand.String, Str: UnknownMark}
+	unknownDir      = expand.Variable{Set: true, Kind: expand.String, Str: UnknownMark + "/"}
+)
 
 // lookup returns a variable's value and whether it is known.
 func (s *shellVars) lookup(name string) (string, bool) {
@@ -99,11 +102,18 @@ func (s *shellVars) Get(name string) expand.Variable {
 		case user == s.serverUser():
 			name = "HOME"
 		default:
-			return unknownVariable
+			// Another user's home: unknown, but still a directory, so
+			// that ~bob and ~- are path words.
+			return unknownDir
 		}
 	}
 	v, ok := s.lookup(name)
 	if !ok {
+		if name == "HOME" || name == "PWD" {
+			// Only ~ and ~+ ask for these here (an unknown $HOME is
+			// replaced before expansion): still a directory.
+			return unknownDir
+		}
 		return unknownVariable
 	}
 	return expand.Variable{Set: true, Kind: expand.String, Str: v}
@@ -200,7 +210,25 @@ func (x *expander) expandFields(word *syntax.Word, out []string) (res []string, 
 			res, cut = append(out[:n], roughText(word)), false
 		}
 	}()
-	for f, err := range expand.FieldsSeq(&x.cfg, prepared) {
+	braced := *prepared // SplitBraces replaces the parts of the word it gets
+	if !syntax.SplitBraces(&braced) {
+		return x.appendFields(out, n, prepared, word)
+	}
+	for bw, err := range expand.BracesSeq(&x.cfg, &braced) {
+		if err != nil {
+			return out, true
+		}
+		if out, cut = x.appendFields(out, n, joinLits(bw), word); cut {
+			return out, true
+		}
+	}
+	return out, false
+}
+
+// appendFields appends the fields of one brace-expanded word; out[:n] were
+// there before the word.
+func (x *expander) appendFields(out []string, n int, bw, word *syntax.Word) ([]string, bool) {
+	for f, err := range expand.FieldsSeq(&x.cfg, bw) {
 		if err != nil {
 			return append(out[:n], roughText(word)), false
 		}
@@ -210,6 +238,33 @@ func (x *expander) expandFields(word *syntax.Word, out []string) (res []string, 
 		out = append(out, f)
 	}
 	return out, false
+}
+
+// joinLits joins the adjacent literals of a brace-expanded word and drops
+// empty ones, so that tilde expansion sees ~ at the start as bash does
+// ({~,x} is ~ and x) and an empty alternative ({bash,}) gives no field. The
+// parts may be shared with other words: new literals are made.
+func joinLits(w *syntax.Word) *syntax.Word {
+	parts := make([]syntax.WordPart, 0, len(w.Parts))
+	var lit *syntax.Lit
+	for _, p := range w.Parts {
+		l, ok := p.(*syntax.Lit)
+		if !ok {
+			lit = nil
+			parts = append(parts, p)
+			continue
+		}
+		if l.Value == "" {
+			continue
+		}
+		if lit == nil {
+			lit = &syntax.Lit{ValuePos: l.ValuePos, ValueEnd: l.ValueEnd, Value: l.Value}
+			parts = append(parts, lit)
+			continue
+		}
+		lit.Value += l.Value
+	}
+	return &syntax.Word{Parts: parts}
 }
 
 // literal expands a word as an assignment value: no brace expansion and no

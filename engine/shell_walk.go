@@ -38,6 +38,8 @@ type walker struct {
 	in   stdinState
 	// inPipe is set for the right side of a pipe while its statement starts.
 	inPipe bool
+	// timed is set for the simple command of a time keyword.
+	timed bool
 	root   *syntax.File
 }
 
@@ -192,7 +194,15 @@ func (w *walker) cmd(c syntax.Command) {
 	case *syntax.LetClause:
 		w.arith(c)
 	case *syntax.TimeClause:
+		// The time keyword runs a command like the time wrapper does:
+		// let the wrapper table read its -p (even one spelt "$E"-p).
+		if c.Stmt != nil && !c.PosixFormat {
+			if _, ok := c.Stmt.Cmd.(*syntax.CallExpr); ok {
+				w.timed = true
+			}
+		}
 		w.stmt(c.Stmt)
+		w.timed = false
 	case *syntax.CoprocClause:
 		w.cond++
 		w.stmt(c.Stmt)
@@ -377,9 +387,18 @@ func (w *walker) wordPaths(word *syntax.Word) {
 	}
 }
 
+// fieldPath judges one expanded field as a path. A field with unknown
+// parts is also judged with them empty ("$E".. may be ..), and counts (with
+// its unknown parts) when that reading is a path.
 func (w *walker) fieldPath(f string) {
 	if p, ok := pathLike(f); ok {
 		w.addPath(p)
+		return
+	}
+	if HasUnknown(f) {
+		if _, ok := pathLike(strings.ReplaceAll(f, UnknownMark, "")); ok {
+			w.addPath(f)
+		}
 	}
 }
 
@@ -514,9 +533,16 @@ func (w *walker) call(c *syntax.CallExpr) {
 	if len(fields) == 0 {
 		return
 	}
-	w.a.Commands = append(w.a.Commands, fields)
 	script := scriptMarks{n: len(fields)}
-	w.unwrap(fields, 0, 0, env, &script)
+	if w.timed {
+		w.timed = false
+		timed := append([]string{"time"}, fields...)
+		w.a.Commands = append(w.a.Commands, timed)
+		w.unwrap(timed, -1, 0, env, &script)
+	} else {
+		w.a.Commands = append(w.a.Commands, fields)
+		w.unwrap(fields, 0, 0, env, &script)
+	}
 	for i, f := range fields {
 		if script.has(i) || i < len(bare) && bare[i] {
 			continue
@@ -554,6 +580,36 @@ func (w *walker) addNormalized(argv []string) {
 	}
 	w.a.Normalized = append(w.a.Normalized, s)
 	w.a.Argv = append(w.a.Argv, norm)
+	if home := w.vars.env.Home; home != "" && len(argv) > 1 && slices.ContainsFunc(argv[1:], func(a string) bool { return underHome(a, home) }) {
+		// The same command with the home written as ~, as rules name it
+		// (rm -rf ~): {~,x} and $HOME expand to the home directory.
+		tilde := slices.Clone(argv)
+		for i, a := range tilde[1:] {
+			if underHome(a, home) {
+				tilde[i+1] = "~" + a[len(home):]
+			}
+		}
+		w.addNormalized(tilde)
+	}
+	if len(argv) > 1 && slices.ContainsFunc(argv[1:], HasUnknown) {
+		// The reading where every unknown part is empty: rm -rf $X/* may be
+		// rm -rf /*, and a deny rule must see that.
+		w.addNormalized(emptyReading(argv))
+	}
+}
+
+// emptyReading is argv with every unknown part taken as empty (a word that
+// was only unknown disappears, as an empty unquoted expansion does); the
+// command name is kept as it is.
+func emptyReading(argv []string) []string {
+	empty := make([]string, 1, len(argv))
+	empty[0] = argv[0]
+	for _, a := range argv[1:] {
+		if a = strings.ReplaceAll(a, UnknownMark, ""); a != "" {
+			empty = append(empty, a)
+		}
+	}
+	return empty
 }
 
 // unwrap records cur (a command's fields from index off of the original
@@ -577,6 +633,9 @@ func (w *walker) unwrap(cur []string, off, level int, env []string, script *scri
 			// An unquoted expansion that is empty disappears: the next word
 			// may be the command.
 			w.unwrap(cur[1:], shift(off, 1), level+1, env, script)
+		} else if known := strings.ReplaceAll(name, UnknownMark, ""); known != "" {
+			// The reading where the unknown parts are empty ("$E"sudo).
+			w.unwrap(append([]string{known}, cur[1:]...), -1, level+1, env, script)
 		}
 		return
 	}
@@ -584,6 +643,11 @@ func (w *walker) unwrap(cur []string, off, level int, env []string, script *scri
 	spec, ok := wrappers[prog]
 	if !ok {
 		return
+	}
+	if slices.ContainsFunc(cur[1:], HasUnknown) {
+		// The wrapper's options may hold unknown parts (sh "$E"-c ...):
+		// also read it with them empty.
+		w.unwrap(emptyReading(cur), -1, level+1, env, script)
 	}
 	mark := func(i int) {
 		if off >= 0 {
@@ -683,6 +747,11 @@ func (s *scriptMarks) mark(i int) {
 
 func (s *scriptMarks) has(i int) bool { return i < len(s.marks) && s.marks[i] }
 
+// underHome reports whether a word is the home directory or a path below it.
+func underHome(a, home string) bool {
+	return strings.HasPrefix(a, home) && (len(a) == len(home) || a[len(home)] == '/')
+}
+
 func shift(off, n int) int {
 	if off < 0 {
 		return off
@@ -715,7 +784,7 @@ func (w *walker) effects(argv []string) {
 			}
 			break
 		}
-	case "eval", "source", ".", "export", "declare", "typeset", "local", "readonly", "alias", "enable":
+	case "source", ".", "export", "declare", "typeset", "local", "readonly", "alias", "enable":
 		w.vars.tainted = true
 	case "read", "mapfile", "readarray", "getopts", "unset", "printf", "wait":
 		for _, a := range argv[1:] {
