@@ -40,7 +40,7 @@ type walker struct {
 	inPipe bool
 	// timed is set for the simple command of a time keyword.
 	timed bool
-	root   *syntax.File
+	root  *syntax.File
 }
 
 func newWalker(a *ShellAnalysis, vars *shellVars, depth int) *walker {
