@@ -3,6 +3,7 @@ package engine_test
 import (
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/toolgate/toolgate/engine"
@@ -10,9 +11,11 @@ import (
 )
 
 // BenchmarkPaths measures the external-directory check of path and shell
-// calls with the server's resolver (store.ResolvePath) on a real
-// workspace: the common case of paths inside the workspace, nested
-// arguments, a workdir and bare words. Run:
+// calls on a real workspace: the common case of paths inside the
+// workspace, nested arguments, a workdir and bare words. fs uses the
+// server's resolver (store.ResolvePath: system calls), mem a resolver that
+// answers at once (the engine's own cost); lookups/op counts the resolver
+// calls, which is what a busy machine's timings hide. Run:
 //
 //	go test ./engine/ -run '^$' -bench BenchmarkPaths -benchmem
 func BenchmarkPaths(b *testing.B) {
@@ -28,7 +31,24 @@ func BenchmarkPaths(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	e, _ := engine.Compile(perms, rules, engine.Options{Workspace: ws, HomeDir: "/home/u", ResolvePath: store.ResolvePath})
+	var lookups atomic.Int64
+	counted := func(resolve func(string) string) func(string) string {
+		return func(p string) string { lookups.Add(1); return resolve(p) }
+	}
+	engines := []struct {
+		name string
+		e    *engine.Engine
+	}{}
+	for _, r := range []struct {
+		name    string
+		resolve func(string) string
+	}{{"fs", store.ResolvePath}, {"mem", func(p string) string { return p }}} {
+		e, _ := engine.Compile(perms, rules, engine.Options{Workspace: ws, HomeDir: "/home/u", ResolvePath: counted(r.resolve)})
+		engines = append(engines, struct {
+			name string
+			e    *engine.Engine
+		}{r.name, e})
+	}
 	for _, c := range []struct {
 		name string
 		tool string
@@ -45,11 +65,15 @@ func BenchmarkPaths(b *testing.B) {
 		{"bash_compound", "bash", map[string]any{"command": "cd src && cat main.go | grep func > ../out.txt"}},
 	} {
 		req := &engine.Request{ToolName: c.tool, ToolArgs: c.args, ChannelID: "web"}
-		b.Run(c.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for i := 0; i < b.N; i++ {
-				_ = e.Evaluate(req)
-			}
-		})
+		for _, en := range engines {
+			b.Run(c.name+"/"+en.name, func(b *testing.B) {
+				b.ReportAllocs()
+				lookups.Store(0)
+				for i := 0; i < b.N; i++ {
+					_ = en.e.Evaluate(req)
+				}
+				b.ReportMetric(float64(lookups.Load())/float64(b.N), "lookups/op")
+			})
+		}
 	}
 }
