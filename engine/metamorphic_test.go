@@ -415,7 +415,7 @@ func plainLevels(f *issueFixture, seeds []obfSeed) map[string][]engine.Level {
 
 // metamorphicVariantsPerSeed is how many obfuscated forms each seed gets
 // under each policy.
-const metamorphicVariantsPerSeed = 12
+const metamorphicVariantsPerSeed = 8
 
 // TestMetamorphicObfuscation: for every seed and policy, obfuscated forms
 // (a deterministic random chain of up to four rewrites) never decide looser
