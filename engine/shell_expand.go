@@ -72,6 +72,14 @@ var (
 
 // lookup returns a variable's value and whether it is known.
 func (s *shellVars) lookup(name string) (string, bool) {
+	if name == "IFS" {
+		// Field splitting follows the script's own IFS, else the default
+		// (bash does not take IFS from its environment).
+		if v, ok := s.vars[name]; ok && v.known && !s.tainted {
+			return v.val, true
+		}
+		return " \t\n", true
+	}
 	if name == unknownVar || name == unknownName || s.tainted {
 		return "", false
 	}
@@ -86,8 +94,6 @@ func (s *shellVars) lookup(name string) (string, bool) {
 		return s.env.Home, s.env.Home != ""
 	case "PWD":
 		return s.env.Dir, s.env.Dir != "" && !s.pwdUnknown
-	case "IFS":
-		return " \t\n", true
 	}
 	return "", false
 }

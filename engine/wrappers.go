@@ -184,7 +184,8 @@ func scanOpts(spec *wrapper, args []string) optScan {
 			i++
 			continue
 		}
-		if operands > 0 {
+		if operands > 0 || spec.kind == runsScript {
+			// su and script take operands (a user, a log file) around -c.
 			operands--
 			i++
 			continue
