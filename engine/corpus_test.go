@@ -172,11 +172,22 @@ func TestBuiltinRulesCorpus(t *testing.T) {
 	e := builtinOnlyEngine(t)
 	var tables strings.Builder
 	for _, half := range corpusHalves {
+		// decided counts the calls whose whole decision under this policy
+		// (bash and every tool allow) is not allow: built-in hits, plus the
+		// shell-operator escalation of contract 3, which asks about any
+		// allowed command with ; & | ` < > $( ${ or a newline.
+		decided := map[string][2]int{}
 		score := func(name string) map[string]*categoryScore {
 			scores := map[string]*categoryScore{}
 			for _, c := range readCorpus(t, name) {
 				req := &Request{ToolName: c.tool, ToolArgs: c.args, ChannelID: "web", Workspace: "/ws/project"}
 				hit, rules := builtinHit(e, req)
+				n := decided[name]
+				n[0]++
+				if e.Evaluate(req).Level != Allow {
+					n[1]++
+				}
+				decided[name] = n
 				s := scores[c.category]
 				if s == nil {
 					s = &categoryScore{}
@@ -200,6 +211,9 @@ func TestBuiltinRulesCorpus(t *testing.T) {
 		table, recall, fpRate := corpusReport(dangerous, benign)
 		fmt.Fprintf(&tables, "### %s half\n\n%s\n", half, table)
 		t.Logf("%s half: recall %.1f%%, false positives %.1f%%", half, 100*recall, 100*fpRate)
+		dd, bd := decided["dangerous_"+half+".txt"], decided["benign_"+half+".txt"]
+		t.Logf("%s half, whole decisions: %d/%d dangerous not allowed (%.1f%%), %d/%d benign not allowed (%.1f%%, most by the operator escalation)",
+			half, dd[1], dd[0], 100*float64(dd[1])/float64(dd[0]), bd[1], bd[0], 100*float64(bd[1])/float64(bd[0]))
 		if half != "heldout" {
 			continue
 		}
