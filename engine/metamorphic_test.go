@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -194,6 +195,11 @@ type obfCmd struct {
 	applied  []string
 	trailing string // a comment or closing text appended when rendering
 	leading  string // an opening text prepended when rendering
+	prelude  string // assignments run before the command ("V0=x; ")
+	vars     int    // variables assigned in prelude
+	// argv is the index in words of the seed's own program, -1 once the
+	// command has been turned into script text (eval, bash -c, find -exec).
+	argv int
 }
 
 // plainWord matches words with no shell-special character, which every
@@ -271,6 +277,9 @@ var obfuscations = []struct {
 		}
 		w := programWrappers[ch.intn(len(programWrappers))]
 		c.words = append(append([]string{}, w...), c.words...)
+		if c.argv >= 0 {
+			c.argv += len(w)
+		}
 		return true
 	}},
 	{"backslash", func(c *obfCmd, _ chooser, _ *issueFixture) bool {
@@ -293,7 +302,7 @@ var obfuscations = []struct {
 			return false
 		}
 		c.words = []string{"eval", shellQuote(render(c, nil))}
-		c.trailing, c.builtin = "", true
+		c.trailing, c.prelude, c.builtin, c.argv = "", "", true, -1
 		return true
 	}},
 	{"shell-c", func(c *obfCmd, ch chooser, _ *issueFixture) bool {
@@ -306,7 +315,7 @@ var obfuscations = []struct {
 			shell = "bash" // dash has neither brace expansion nor $'...'
 		}
 		c.words = []string{shell, "-c", shellQuote(text)}
-		c.trailing, c.builtin = "", false
+		c.trailing, c.prelude, c.builtin, c.argv = "", "", false, -1
 		return true
 	}},
 	{"subshell-exec", func(c *obfCmd, _ chooser, _ *issueFixture) bool {
@@ -323,6 +332,109 @@ var obfuscations = []struct {
 		c.trailing = pick(ch, " #", " # ", "\t# ") + f.fill(comments[ch.intn(len(comments))]).(string)
 		return true
 	}},
+	{"quote-word", func(c *obfCmd, ch chooser, _ *issueFixture) bool {
+		i, ok := plainWordIndex(c, ch)
+		if !ok {
+			return false
+		}
+		q := pick(ch, "'", `"`)
+		c.words[i] = q + c.words[i] + q
+		return true
+	}},
+	{"path-noise", func(c *obfCmd, ch chooser, _ *issueFixture) bool {
+		var idx []int
+		for i, w := range c.words {
+			if pathWord.MatchString(w) {
+				idx = append(idx, i)
+			}
+		}
+		if len(idx) == 0 {
+			return false
+		}
+		i := idx[ch.intn(len(idx))]
+		w := c.words[i]
+		var slashes []int
+		for j := 0; j < len(w); j++ {
+			if w[j] == '/' {
+				slashes = append(slashes, j)
+			}
+		}
+		at := slashes[ch.intn(len(slashes))] + 1
+		c.words[i] = w[:at] + pick(ch, "./", "/", "././") + w[at:]
+		return true
+	}},
+	{"assign-var", func(c *obfCmd, ch chooser, _ *issueFixture) bool {
+		i, ok := plainWordIndex(c, ch)
+		if !ok || c.vars >= 3 {
+			return false
+		}
+		name := fmt.Sprintf("V%d", c.vars)
+		c.vars++
+		c.prelude += name + "=" + c.words[i] + pick(ch, "; ", "\n", " && ")
+		c.words[i] = pick(ch, "$"+name, `"$`+name+`"`)
+		return true
+	}},
+	{"find-exec", func(c *obfCmd, _ chooser, _ *issueFixture) bool {
+		if c.builtin || c.leading != "" || shellBuiltins[c.words[0]] {
+			return false
+		}
+		for _, w := range c.words {
+			if strings.Contains(w, ";") || strings.Contains(w, "{}") || w == "+" {
+				return false
+			}
+		}
+		c.words = append(append([]string{"find", ".", "-maxdepth", "0", "-exec"}, c.words...), `\;`)
+		c.argv = -1
+		return true
+	}},
+	{"env-S", func(c *obfCmd, _ chooser, _ *issueFixture) bool {
+		if c.builtin || c.leading != "" || shellBuiltins[c.words[0]] {
+			return false
+		}
+		for _, w := range c.words {
+			if !plainWord.MatchString(w) {
+				return false // env -S splits words itself: no quotes, no expansions
+			}
+		}
+		c.words = []string{"env", "-S", shellQuote(strings.Join(c.words, " "))}
+		c.argv = -1
+		return true
+	}},
+	{"flag-split", func(c *obfCmd, ch chooser, _ *issueFixture) bool {
+		if c.argv < 0 || !getoptPrograms[strings.Trim(c.words[c.argv], `\'"`)] {
+			return false
+		}
+		var idx []int
+		for i := c.argv + 1; i < len(c.words); i++ {
+			if clusteredFlags.MatchString(c.words[i]) {
+				idx = append(idx, i)
+			}
+		}
+		if len(idx) == 0 {
+			return false
+		}
+		i := idx[ch.intn(len(idx))]
+		var split []string
+		for _, r := range c.words[i][1:] {
+			split = append(split, "-"+string(r))
+		}
+		c.words = append(c.words[:i], append(split, c.words[i+1:]...)...)
+		return true
+	}},
+}
+
+// pathWord matches absolute or ~/ paths of plain characters, in which a
+// "./" or an extra "/" after a slash names the same file.
+var pathWord = regexp.MustCompile(`^~?/[A-Za-z0-9_./:=+@%^-]*$`)
+
+// clusteredFlags matches a cluster of short options such as -rf.
+var clusteredFlags = regexp.MustCompile(`^-[a-zA-Z]{2,}$`)
+
+// getoptPrograms parse clustered short options as separate ones, so -rf
+// and -r -f are the same to them.
+var getoptPrograms = map[string]bool{
+	"rm": true, "chmod": true, "chown": true, "chgrp": true, "cp": true, "mv": true, "shred": true, "ln": true,
+	"ls": true, "cat": true, "grep": true,
 }
 
 // plainWordIndex picks a word with no special characters, if any.
@@ -361,6 +473,7 @@ func render(c *obfCmd, ch chooser) string {
 	if ch != nil && ch.intn(3) == 0 {
 		b.WriteString(pick(ch, " ", "\t", "  "))
 	}
+	b.WriteString(c.prelude)
 	b.WriteString(c.leading)
 	for i, w := range c.words {
 		if i > 0 {
@@ -467,18 +580,26 @@ func TestObfuscationsKeepMeaning(t *testing.T) {
 		t.Skip("bash not installed:", err)
 	}
 	f := newIssueFixture(t)
-	seed := obfSeed{text: "printf '<%s>' alpha /etc/hostname -x", words: []string{"printf", "'<%s>'", "alpha", "/etc/hostname", "-x"}}
-	want := runBash(t, bash, f, seed.text)
 	r := rand.New(rand.NewPCG(7, 7))
 	checked := 0
-	for i := 0; i < 60; i++ {
-		cmd, applied := obfuscate(seed, randChooser{r}, f, 4)
-		if !runnableHere(applied) {
-			continue
-		}
-		checked++
-		if got := runBash(t, bash, f, cmd); got != want {
-			t.Errorf("%q %v prints %q, want %q", cmd, applied, got, want)
+	for _, text := range []string{
+		"printf '<%s>' alpha /etc/hostname -x",
+		"cat {{ws}}/README.md {{ws}}/src/main.go",
+		"ls -1a {{ws}}/src",
+		"grep -c x {{ws}}/docs/guide.md",
+	} {
+		seed := obfSeed{text: f.fill(text).(string)}
+		seed.words, _ = simpleWords(seed.text)
+		want := runBash(t, bash, f, seed.text)
+		for i := 0; i < 20; i++ {
+			cmd, applied := obfuscate(seed, randChooser{r}, f, 4)
+			if !runnableHere(applied) || (strings.HasPrefix(text, "printf") && slices.Contains(applied, "path-noise")) {
+				continue // printf prints the path's text, which path-noise changes on purpose
+			}
+			checked++
+			if got := runBash(t, bash, f, cmd); got != want {
+				t.Errorf("%q %v prints %q, want %q", cmd, applied, got, want)
+			}
 		}
 	}
 	t.Logf("%d obfuscated forms run by bash", checked)
