@@ -635,3 +635,141 @@ func runBash(t *testing.T, bash string, f *issueFixture, cmd string) string {
 	}
 	return string(out)
 }
+
+// pathSeeds are path values for the path tools: outside the workspace by
+// every route the fixture offers, and a few inside it (which the careful
+// policy's write tools still ask about). {{...}} names a fixture directory.
+var pathSeeds = []string{
+	"/etc/shadow", "/etc/hostname", "/root/.bashrc", "~/.ssh/id_rsa", "~/.bashrc",
+	"{{outside}}/secret.txt", "{{home}}/.aws/credentials", "../../.bashrc", "../secret",
+	"rootlink/etc/hostname", "etclink/passwd", "homelink/.ssh/id_rsa", "outlink/secret.txt",
+	"up/.bashrc", "dangle", "{{trusted}}/../outside/secret.txt", "src/main.go", "Makefile", ".git/config",
+}
+
+// pathTools are the path tools the path property is checked with.
+var pathTools = []string{"read_file", "write_file", "edit_file", "list_dir", "grep"}
+
+// pathRewrites name the same file another way: ./ or an extra / after a
+// slash, a detour through a real directory and back, the absolute form of
+// a relative path (and a relative form of an absolute one), $HOME for ~.
+var pathRewrites = []struct {
+	name  string
+	apply func(p string, ch chooser, f *issueFixture) (string, bool)
+}{
+	{"dot-slash", func(p string, ch chooser, _ *issueFixture) (string, bool) {
+		at, ok := afterSlash(p, ch)
+		if !ok {
+			return "./" + p, !strings.HasPrefix(p, "~")
+		}
+		return p[:at] + "./" + p[at:], true
+	}},
+	{"double-slash", func(p string, ch chooser, _ *issueFixture) (string, bool) {
+		at, ok := afterSlash(p, ch)
+		if !ok || at == 1 {
+			return p, false // a leading // may be read as a UNC name
+		}
+		return p[:at] + "/" + p[at:], true
+	}},
+	{"detour", func(p string, ch chooser, f *issueFixture) (string, bool) {
+		switch {
+		case strings.HasPrefix(p, "~/"):
+			return "~/../" + filepath.Base(f.home) + "/" + p[2:], true
+		case strings.HasPrefix(p, "/"):
+			first, _, _ := strings.Cut(p[1:], "/")
+			return "/" + first + "/../" + p[1:], true
+		case strings.HasPrefix(p, "$"):
+			return p, false
+		}
+		return pick(ch, "src/../", "docs/../", "./src/../") + p, true
+	}},
+	{"absolute", func(p string, ch chooser, f *issueFixture) (string, bool) {
+		switch {
+		case strings.HasPrefix(p, "~") || strings.HasPrefix(p, "$"):
+			return p, false
+		case strings.HasPrefix(p, "/"):
+			return strings.Repeat("../", 24) + p[1:], true
+		}
+		return f.ws + "/" + p, true
+	}},
+	{"home-var", func(p string, _ chooser, f *issueFixture) (string, bool) {
+		switch {
+		case strings.HasPrefix(p, "~/"):
+			return "$HOME/" + p[2:], true
+		case strings.HasPrefix(p, f.home+"/"):
+			return "~/" + strings.TrimPrefix(p, f.home+"/"), true
+		}
+		return p, false
+	}},
+}
+
+// afterSlash picks an index just after one of p's slashes.
+func afterSlash(p string, ch chooser) (int, bool) {
+	var at []int
+	for i := 0; i < len(p); i++ {
+		if p[i] == '/' {
+			at = append(at, i+1)
+		}
+	}
+	if len(at) == 0 {
+		return 0, false
+	}
+	return at[ch.intn(len(at))], true
+}
+
+// pathShapes put a path value into tool_args in another shape: its own
+// key, file_path, a nested object, a list under its key, an edit list, or
+// beside a workspace path. (A bare name under a key that is not a path key
+// is not a path value by contract 3, so no shape uses one.)
+var pathShapes = []func(key, p string) map[string]any{
+	func(key, p string) map[string]any { return map[string]any{key: p} },
+	func(_, p string) map[string]any { return map[string]any{"file_path": p} },
+	func(key, p string) map[string]any { return map[string]any{"args": map[string]any{key: p}} },
+	func(key, p string) map[string]any { return map[string]any{key: []any{"src/main.go", p}} },
+	func(_, p string) map[string]any {
+		return map[string]any{"edits": []any{map[string]any{"file_path": p, "old_string": "a", "new_string": "b"}}}
+	},
+	func(key, p string) map[string]any { return map[string]any{key: p, "new_path": "src/main.go"} },
+}
+
+// TestMetamorphicPaths: the path property of D6. A path value rewritten to
+// name the same file (and put into tool_args in another shape) never
+// decides looser than the plain {"path": p} (or file_path for edit_file).
+func TestMetamorphicPaths(t *testing.T) {
+	f := newIssueFixture(t)
+	r := randChooser{rand.New(rand.NewPCG(5, 15))}
+	tried, looser := 0, 0
+	for _, seed := range pathSeeds {
+		p0 := f.fill(seed).(string)
+		for _, tool := range pathTools {
+			key := "path"
+			if tool == "edit_file" {
+				key = "file_path"
+			}
+			for _, policy := range policyNames {
+				plain := f.evaluate(policy, tool, map[string]any{key: p0})
+				for v := 0; v < 24; v++ {
+					p, applied := p0, []string{}
+					for s := 1 + r.intn(3); s > 0; s-- {
+						rw := pathRewrites[r.intn(len(pathRewrites))]
+						if q, ok := rw.apply(p, r, f); ok {
+							p, applied = q, append(applied, rw.name)
+						}
+					}
+					shape := r.intn(len(pathShapes))
+					args := pathShapes[shape](key, p)
+					tried++
+					d := f.evaluate(policy, tool, args)
+					if d.Level >= plain.Level {
+						continue
+					}
+					looser++
+					if looser <= 40 {
+						t.Errorf("LOOSER under %s: %s %s decides %s (rule %q); plain %q decides %s [rewrites %v, shape %d]",
+							policy, tool, clipArgs(args), d.Level, d.MatchedRule, p0, plain.Level, applied, shape)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d path variants decided under 3 policies: %d looser than the plain form", tried, looser)
+}
