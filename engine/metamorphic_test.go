@@ -773,3 +773,73 @@ func TestMetamorphicPaths(t *testing.T) {
 	}
 	t.Logf("%d path variants decided under 3 policies: %d looser than the plain form", tried, looser)
 }
+
+// TestMetamorphicWorkdir: a shell command that names a file by an absolute
+// or ~/ path decides no looser when it names the same file relative to a
+// workdir instead: the file's directory, the root, the workspace's link to
+// the root, or the home directory. Seeds whose other operands could be
+// files (they hold a dot or a slash) are left out, since a workdir moves
+// those too.
+func TestMetamorphicWorkdir(t *testing.T) {
+	f := newIssueFixture(t)
+	tried, looser := 0, 0
+	for _, seed := range obfuscationSeeds(t, f) {
+		i, ok := soleAbsolutePath(seed.words)
+		if !ok {
+			continue
+		}
+		w := seed.words[i]
+		var forms [][2]string // workdir, word
+		if rest, home := strings.CutPrefix(w, "~/"); home {
+			forms = append(forms, [2]string{"~", rest}, [2]string{f.home, "./" + rest}, [2]string{"$HOME", rest})
+		} else {
+			dir, base := filepath.Split(w) // the fixture's paths use /
+			forms = append(forms, [2]string{"/", strings.TrimPrefix(w, "/")}, [2]string{"rootlink", "." + w},
+				[2]string{f.ws, "rootlink" + w})
+			if dir != "/" && base != "" {
+				forms = append(forms, [2]string{strings.TrimSuffix(dir, "/"), base}, [2]string{dir, "./" + base})
+			}
+		}
+		for _, p := range policyNames {
+			plain := f.evalShell(p, seed.text)
+			for _, form := range forms {
+				words := append([]string{}, seed.words...)
+				words[i] = form[1]
+				cmd := strings.Join(words, " ")
+				tried++
+				d := f.evaluate(p, "bash", map[string]any{"command": cmd, "workdir": form[0]})
+				if d.Level >= plain.Level {
+					continue
+				}
+				looser++
+				if looser <= 40 {
+					t.Errorf("LOOSER under %s: %q in workdir %q decides %s (rule %q); %q decides %s",
+						p, cmd, form[0], d.Level, d.MatchedRule, seed.text, plain.Level)
+				}
+			}
+		}
+	}
+	if tried < 100 {
+		t.Fatalf("only %d workdir variants: the seeds have too few absolute paths", tried)
+	}
+	t.Logf("%d workdir variants decided under 3 policies: %d looser than the plain form", tried, looser)
+}
+
+// soleAbsolutePath finds the one operand that is an absolute or ~/ path of
+// plain characters, when no other operand holds a dot or a slash.
+func soleAbsolutePath(words []string) (int, bool) {
+	found := -1
+	for i, w := range words[1:] {
+		switch {
+		case pathWord.MatchString(w) && w != "/" && w != "~/":
+			if found >= 0 {
+				return 0, false
+			}
+			found = i + 1
+		case strings.HasPrefix(w, "-") && !strings.ContainsAny(w, "/="):
+		case strings.ContainsAny(w, "./~$`\"'\\{*?["):
+			return 0, false
+		}
+	}
+	return found, found >= 0
+}
