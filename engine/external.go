@@ -339,6 +339,9 @@ func (c *extCollector) addBare(w string) {
 		if base == "/" {
 			lex = "/" + w
 		}
+		if c.e.opts.IsSymlink != nil && !c.e.opts.IsSymlink(lex) {
+			continue // the common case: one lookup, no link
+		}
 		r := c.e.opts.ResolvePath(lex)
 		switch {
 		case r == "":

@@ -13,7 +13,8 @@ import (
 // BenchmarkPaths measures the external-directory check of path and shell
 // calls on a real workspace: the common case of paths inside the
 // workspace, nested arguments, a workdir and bare words. fs uses the
-// server's resolver (store.ResolvePath: system calls), mem a resolver that
+// server's resolver (store.ResolvePath and IsSymlink: system calls), mem a
+// resolver that
 // answers at once (the engine's own cost); lookups/op counts the resolver
 // calls, which is what a busy machine's timings hide. Run:
 //
@@ -40,10 +41,15 @@ func BenchmarkPaths(b *testing.B) {
 		e    *engine.Engine
 	}{}
 	for _, r := range []struct {
-		name    string
-		resolve func(string) string
-	}{{"fs", store.ResolvePath}, {"mem", func(p string) string { return p }}} {
-		e, _ := engine.Compile(perms, rules, engine.Options{Workspace: ws, HomeDir: "/home/u", ResolvePath: counted(r.resolve)})
+		name      string
+		resolve   func(string) string
+		isSymlink func(string) bool
+	}{{"fs", store.ResolvePath, store.IsSymlink}, {"mem", func(p string) string { return p }, nil}} {
+		opts := engine.Options{Workspace: ws, HomeDir: "/home/u", ResolvePath: counted(r.resolve)}
+		if r.isSymlink != nil {
+			opts.IsSymlink = func(p string) bool { lookups.Add(1); return r.isSymlink(p) }
+		}
+		e, _ := engine.Compile(perms, rules, opts)
 		engines = append(engines, struct {
 			name string
 			e    *engine.Engine

@@ -120,36 +120,46 @@ func TestPathsResolvedAsKernel(t *testing.T) {
 	f := newPathsFixture(t)
 	perms := map[string]any{"schema": "tiered_policy", "defaults": map[string]any{"*": "allow"},
 		"external_directory": map[string]any{"*": "ask", f.trusted: "allow"}}
-	e, problems := engine.Compile(perms, nil, f.opts)
-	if len(problems) > 0 {
-		t.Fatal(problems)
+	withLstat := f.opts
+	withLstat.IsSymlink = store.IsSymlink
+	for _, v := range []struct {
+		note string
+		opts engine.Options
+	}{{"ResolvePath alone", f.opts}, {"with IsSymlink", withLstat}} {
+		e, problems := engine.Compile(perms, nil, v.opts)
+		if len(problems) > 0 {
+			t.Fatal(problems)
+		}
+		t.Run(v.note, func(t *testing.T) { runPathsCases(t, f, e, kernelCases) })
 	}
-	runPathsCases(t, f, e, []pathsCase{
-		{"a link to / then ../.. leaves the workspace", "bash", shellArgs("cat rootlink/../.."), engine.Ask, "/"},
-		{"a link to / then ../etc in a path value", "read_file", map[string]any{"path": "rootlink/../etc/passwd"}, engine.Ask, "/etc/passwd"},
-		{"a link then .. in an absolute value", "read_file", map[string]any{"path": "@ws/etclink/../root/x"}, engine.Ask, "/root/x"},
-		{"a relative link with .. in its target", "bash", shellArgs("cat sub/up/x"), engine.Ask, "@home/x"},
-		{"plain .. that stays inside", "bash", shellArgs("cat sub/deep/../../src/a.go"), engine.Allow, "-"},
-		{"a bare word that is a link out", "bash", shellArgs("cat evil"), engine.Ask, "@outside/secret"},
-		{"a bare word after options and a wrapper", "bash", shellArgs("nice -n 5 cat -v evil"), engine.Ask, "@outside/secret"},
-		{"a bare word in a compound command", "bash", shellArgs("echo hi && wc -l evil"), engine.Ask, "@outside/secret"},
-		{"a bare word that is a plain file", "bash", shellArgs("cat notalink"), engine.Allow, "-"},
-		{"a bare word that does not exist", "bash", shellArgs("git status"), engine.Allow, "-"},
-		{"workdir outside is a path itself", "bash", map[string]any{"command": "cat shadow", "workdir": "/etc"}, engine.Ask, "/etc"},
-		{"cwd outside is a path itself", "bash", map[string]any{"command": "ls", "cwd": "/etc"}, engine.Ask, "/etc"},
-		{"a relative workdir through a link", "bash", map[string]any{"command": "cat etc/passwd", "workdir": "rootlink"}, engine.Ask, "/etc/passwd"},
-		{"a workdir inside; .. from it stays inside", "bash", map[string]any{"command": "cat ../src/a.go", "workdir": "sub"}, engine.Allow, "-"},
-		{"a bare link word against the workdir", "bash", map[string]any{"command": "cat evil", "workdir": "@ws"}, engine.Ask, "@outside/secret"},
-		{"an unset variable prefix is unknown, so external", "bash", shellArgs("cat $X/etc/shadow"), engine.Ask, ""},
-		{"$PWD/.. leaves the workspace", "bash", shellArgs("cat $PWD/../../etc/passwd"), engine.Ask, "@homes/etc/passwd"},
-		{".. after a link loop is unknown", "bash", shellArgs("cat loop1/../x"), engine.Ask, ""},
-		{"a nested path value through a link", "edit_file", map[string]any{"edits": []any{map[string]any{"file_path": "rootlink/etc/hosts"}}}, engine.Ask, "/etc/hosts"},
-		{"a link to the trusted dir is judged as the trusted dir", "bash", shellArgs("cat trustlink/docs/x.md"), engine.Allow, "@trusted/docs/x.md"},
-		{"a link inside the trusted dir that leads out", "read_file", map[string]any{"path": "@trusted/escape/secret"}, engine.Ask, "@outside/secret"},
-		{"a file: URL", "bash", shellArgs("curl -s file://@outside/secret"), engine.Ask, "@outside/secret"},
-		{"an unknown scheme is a path with ..", "bash", shellArgs("cat ab://../../x"), engine.Ask, "@home/x"},
-		{"a network URL is no path", "bash", shellArgs("curl https://example.com/../../etc"), engine.Allow, "-"},
-	})
+}
+
+// kernelCases are the rows of TestPathsResolvedAsKernel.
+var kernelCases = []pathsCase{
+	{"a link to / then ../.. leaves the workspace", "bash", shellArgs("cat rootlink/../.."), engine.Ask, "/"},
+	{"a link to / then ../etc in a path value", "read_file", map[string]any{"path": "rootlink/../etc/passwd"}, engine.Ask, "/etc/passwd"},
+	{"a link then .. in an absolute value", "read_file", map[string]any{"path": "@ws/etclink/../root/x"}, engine.Ask, "/root/x"},
+	{"a relative link with .. in its target", "bash", shellArgs("cat sub/up/x"), engine.Ask, "@home/x"},
+	{"plain .. that stays inside", "bash", shellArgs("cat sub/deep/../../src/a.go"), engine.Allow, "-"},
+	{"a bare word that is a link out", "bash", shellArgs("cat evil"), engine.Ask, "@outside/secret"},
+	{"a bare word after options and a wrapper", "bash", shellArgs("nice -n 5 cat -v evil"), engine.Ask, "@outside/secret"},
+	{"a bare word in a compound command", "bash", shellArgs("echo hi && wc -l evil"), engine.Ask, "@outside/secret"},
+	{"a bare word that is a plain file", "bash", shellArgs("cat notalink"), engine.Allow, "-"},
+	{"a bare word that does not exist", "bash", shellArgs("git status"), engine.Allow, "-"},
+	{"workdir outside is a path itself", "bash", map[string]any{"command": "cat shadow", "workdir": "/etc"}, engine.Ask, "/etc"},
+	{"cwd outside is a path itself", "bash", map[string]any{"command": "ls", "cwd": "/etc"}, engine.Ask, "/etc"},
+	{"a relative workdir through a link", "bash", map[string]any{"command": "cat etc/passwd", "workdir": "rootlink"}, engine.Ask, "/etc/passwd"},
+	{"a workdir inside; .. from it stays inside", "bash", map[string]any{"command": "cat ../src/a.go", "workdir": "sub"}, engine.Allow, "-"},
+	{"a bare link word against the workdir", "bash", map[string]any{"command": "cat evil", "workdir": "@ws"}, engine.Ask, "@outside/secret"},
+	{"an unset variable prefix is unknown, so external", "bash", shellArgs("cat $X/etc/shadow"), engine.Ask, ""},
+	{"$PWD/.. leaves the workspace", "bash", shellArgs("cat $PWD/../../etc/passwd"), engine.Ask, "@homes/etc/passwd"},
+	{".. after a link loop is unknown", "bash", shellArgs("cat loop1/../x"), engine.Ask, ""},
+	{"a nested path value through a link", "edit_file", map[string]any{"edits": []any{map[string]any{"file_path": "rootlink/etc/hosts"}}}, engine.Ask, "/etc/hosts"},
+	{"a link to the trusted dir is judged as the trusted dir", "bash", shellArgs("cat trustlink/docs/x.md"), engine.Allow, "@trusted/docs/x.md"},
+	{"a link inside the trusted dir that leads out", "read_file", map[string]any{"path": "@trusted/escape/secret"}, engine.Ask, "@outside/secret"},
+	{"a file: URL", "bash", shellArgs("curl -s file://@outside/secret"), engine.Ask, "@outside/secret"},
+	{"an unknown scheme is a path with ..", "bash", shellArgs("cat ab://../../x"), engine.Ask, "@home/x"},
+	{"a network URL is no path", "bash", shellArgs("curl https://example.com/../../etc"), engine.Allow, "-"},
 }
 
 // TestUnknownPathLevel: an unknown path is under no allow key: with a map it

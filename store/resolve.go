@@ -258,3 +258,7 @@ const (
 	lookupExists                     // p exists and no component is a symlink
 	lookupMissing                    // a component is missing, with no symlink before it
 )
+
+// IsSymlink reports whether p exists as a symbolic link, with one lstat.
+// It is the engine's Options.IsSymlink beside ResolvePath.
+func IsSymlink(p string) bool { return lstatIsLink(p) }

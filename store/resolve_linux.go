@@ -41,3 +41,16 @@ func noSymlinkLookup(p string) lookupState {
 		}
 	}
 }
+
+// lstatIsLink is one lstat into a Stat_t on the stack (os.Lstat would
+// allocate a FileInfo).
+func lstatIsLink(p string) bool {
+	var st unix.Stat_t
+	for {
+		err := unix.Lstat(p, &st)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		return err == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK
+	}
+}

@@ -55,3 +55,25 @@ func TestResolvePathKernelOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestIsSymlink: one lstat tells a link (dangling or not) from anything else.
+func TestIsSymlink(t *testing.T) {
+	dir := t.TempDir()
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.WriteFile(filepath.Join(dir, "file"), nil, 0o644))
+	must(os.Symlink("/", filepath.Join(dir, "link")))
+	must(os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(dir, "dangling")))
+	for _, c := range []struct {
+		note, name string
+		want       bool
+	}{{"a file", "file", false}, {"a link", "link", true}, {"a dangling link", "dangling", true}, {"missing", "missing", false}, {"the dir", "", false}} {
+		if got := IsSymlink(filepath.ToSlash(filepath.Join(dir, c.name))); got != c.want {
+			t.Errorf("%s: got %v, want %v", c.note, got, c.want)
+		}
+	}
+}
