@@ -39,6 +39,8 @@ type ShellAnalysis struct {
 	// TooDeep is set when script text is nested deeper than
 	// MaxReparseDepth, or wrappers deeper than the analysis follows.
 	TooDeep bool
+	// spent counts the work done, against maxAnalysisWork.
+	spent int
 }
 
 // Opaque reports whether the analysis cannot vouch for what the command
@@ -84,7 +86,23 @@ func AnalyzeShellEnv(cmd string, env ShellEnv) ShellAnalysis {
 	return mergeAnalyses(win, posix)
 }
 
-func analyzeOnce(cmd string, env ShellEnv) ShellAnalysis {
+func analyzeOnce(cmd string, env ShellEnv) (a ShellAnalysis) {
+	defer func() {
+		// A bug in the walk must not take the server down nor pass a
+		// command: the text is scanned word by word and counts as opaque.
+		if r := recover(); r != nil {
+			a = ShellAnalysis{}
+			w := newWalker(&a, &shellVars{env: env}, MaxReparseDepth)
+			w.fallback(cmd)
+			a.TooDeep = true
+		}
+	}()
+	return analyzeWalk(cmd, env)
+}
+
+// analyzeWalk is the analysis of one reading, without analyzeOnce's net
+// (the fuzz target calls it to see any panic).
+func analyzeWalk(cmd string, env ShellEnv) ShellAnalysis {
 	a := ShellAnalysis{Parsed: true}
 	w := newWalker(&a, &shellVars{env: env}, 0)
 	w.script(cmd)
@@ -201,6 +219,9 @@ func mergeAnalyses(a, b ShellAnalysis) ShellAnalysis {
 // like the reference, toolgate reads $HOME as a path only when a path
 // follows it ($HOME/x), so `echo $HOME` names no path; a bare ~ does.
 func isBareHome(word *syntax.Word) bool {
+	if word == nil || len(word.Parts) == 0 {
+		return false
+	}
 	parts := word.Parts
 	if dq, ok := parts[0].(*syntax.DblQuoted); ok && len(parts) == 1 {
 		parts = dq.Parts

@@ -13,6 +13,11 @@ import (
 // rule or override allows such a command.
 const MaxReparseDepth = 4
 
+// maxAnalysisWork bounds the bytes of expanded words and re-read script
+// text of one analysis (brace expansion and re-parsing can multiply the
+// input); past it the analysis reports TooDeep.
+const maxAnalysisWork = 1 << 20
+
 // unknownName is a variable name that is never known: script text that
 // holds an unknown part is read again with that part written as $unknownName.
 const unknownName = "__toolgate_unknown__"
@@ -352,9 +357,19 @@ walk:
 // to out. A word cut at maxFieldsPerWord adds an unknown path.
 func (w *walker) expandWord(word *syntax.Word, out []string) []string {
 	w.substs(word)
+	if w.a.spent > maxAnalysisWork {
+		// Past the budget words are not expanded; the analysis no longer
+		// vouches for the command.
+		w.a.TooDeep = true
+		return append(out, roughText(word))
+	}
+	n := len(out)
 	out, cut := w.x.fields(word, out)
 	if cut {
 		w.addPath(UnknownMark + "/" + roughText(word))
+	}
+	for _, f := range out[n:] {
+		w.a.spent += len(f) + 1
 	}
 	w.extraPaths()
 	return out
@@ -803,10 +818,11 @@ func (w *walker) effects(argv []string) {
 // for eval and trap, which run it in the current shell; otherwise it runs
 // in a child shell that sees only exported variables and env's NAME=VALUE.
 func (w *walker) reparse(text string, same bool, env []string) {
-	if w.depth+1 > MaxReparseDepth {
+	if w.depth+1 > MaxReparseDepth || w.a.spent+len(text) > maxAnalysisWork {
 		w.a.TooDeep = true
 		return
 	}
+	w.a.spent += len(text)
 	if HasUnknown(text) {
 		// Unknown text spliced into a script may be any command.
 		w.a.UnknownCommand = true
