@@ -187,6 +187,15 @@ func (c *overrideCtx) shellWithin(dir string) bool {
 		for _, w := range sh.Paths {
 			word(w)
 		}
+		// Every expanded word that reads as a path counts too, even where
+		// the external check follows the reference (a bare $HOME).
+		for _, words := range sh.Commands {
+			for _, w := range words {
+				if pw, isPath := PathWord(w, c.e.opts.HomeDir); isPath {
+					word(pw)
+				}
+			}
+		}
 	} else {
 		eachPlainWord(shellValue(c.req.ToolArgs), func(w string) {
 			if pw, isPath := PathWord(w, c.e.opts.HomeDir); isPath {

@@ -223,6 +223,7 @@ func TestOverridesStayInside(t *testing.T) {
 		{"shell: a second path word outside", "bash", shellArgs("cat @trusted/docs/x.md ~/.ssh/id_rsa"), engine.Ask, ""},
 		{"shell: .. out of the trusted dir", "bash", shellArgs("cat @trusted/../outside/secret"), engine.Ask, ""},
 		{"shell: a link out of the trusted dir", "bash", shellArgs("cat @trusted/escape/secret"), engine.Ask, ""},
+		{"shell: $HOME beside the dir", "bash", shellArgs("ls @trusted $HOME"), engine.Ask, ""},
 		{"shell: an unknown word beside the dir", "bash", shellArgs("rm -rf $X @trusted/docs"), engine.Ask, ""},
 		{"shell: a path inside sh -c", "bash", shellArgs("sh -c 'rm -rf /' @trusted"), engine.Ask, ""},
 		{"shell: a workdir outside both", "bash", map[string]any{"command": "ls @trusted", "workdir": "@outside"}, engine.Ask, ""},
