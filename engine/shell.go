@@ -104,6 +104,12 @@ func analyzeOnce(cmd string, env ShellEnv) (a ShellAnalysis) {
 // (the fuzz target calls it to see any panic).
 func analyzeWalk(cmd string, env ShellEnv) ShellAnalysis {
 	a := ShellAnalysis{Parsed: true}
+	if HasUnknown(cmd) {
+		// No real command holds a NUL byte: the text stands for one that
+		// is not known (a command argument that is not a string array).
+		a.UnknownCommand = true
+		cmd = strings.ReplaceAll(cmd, UnknownMark, "$"+unknownName)
+	}
 	w := newWalker(&a, &shellVars{env: env}, 0)
 	w.script(cmd)
 	return a

@@ -128,6 +128,8 @@ func TestShellUnknownCommand(t *testing.T) {
 		{note: "eval of unknown text", cmd: "eval $(base64 -d <<< cm0=)", want: true},
 		{note: "here-string to bash is read", cmd: `bash <<< "ls"`, want: false},
 		{note: "plain command", cmd: "ls -la src", want: false},
+		{note: "the marker itself (a command that is not text)", cmd: UnknownMark, want: true},
+		{note: "a NUL byte in the text", cmd: "ls " + UnknownMark + "; rm x", want: true},
 		{note: "unknown argument only", cmd: "ls $DIR", want: false},
 	}
 	for _, tt := range tests {
