@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -191,4 +192,46 @@ func clipArgs(args map[string]any) string {
 		s = s[:120] + "..." + s[len(s)-60:]
 	}
 	return s
+}
+
+// readmeRow matches a row of README's D6 table: instance, policy, the call
+// as `tool` `tool_args JSON`, the level before issue 15 and the level now.
+var readmeRow = regexp.MustCompile("^\\| (.+?) \\| (careful|developer|path-only) \\| `([a-z_]+)` `(.+)` \\| (allow|ask|deny) \\| (allow|ask|deny) \\|$")
+
+// TestReadmeStricterExamples decides each row of README's "Contract D6:
+// decisions stricter than the reference" table under its policy and checks
+// the level the README says it gets now, so the README stays true.
+func TestReadmeStricterExamples(t *testing.T) {
+	raw, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(raw), "\n### Contract D6: decisions stricter than the reference")
+	if !ok {
+		t.Fatal("README.md has no D6 section")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	f := newIssueFixture(t)
+	rows := 0
+	for _, line := range strings.Split(section, "\n") {
+		m := readmeRow.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		rows++
+		text := strings.NewReplacer("<trusted>", f.trusted, "<ws>", f.ws, "<home>", f.home).Replace(m[4])
+		var args map[string]any
+		if err := json.Unmarshal([]byte(text), &args); err != nil {
+			t.Errorf("README row %q: tool_args: %v", m[1], err)
+			continue
+		}
+		want, _ := engine.ParseLevel(m[6])
+		if d := f.evaluate(m[2], m[3], args); d.Level != want {
+			t.Errorf("README row %q: %s %s under %s: got %s (rule %q), README says %s",
+				m[1], m[3], clipArgs(args), m[2], d.Level, d.MatchedRule, want)
+		}
+	}
+	if rows < 10 {
+		t.Fatalf("found %d rows in README's D6 table, want at least 10", rows)
+	}
 }
