@@ -843,3 +843,40 @@ func soleAbsolutePath(words []string) (int, bool) {
 	}
 	return found, found >= 0
 }
+
+// TestMetamorphicArgv: a seed whose words need no shell expansion runs the
+// same as the argv array of those words (contract D6: a command array is
+// that argv), under command and under cmd; neither decides looser.
+func TestMetamorphicArgv(t *testing.T) {
+	f := newIssueFixture(t)
+	tried, looser := 0, 0
+	for _, seed := range obfuscationSeeds(t, f) {
+		argv := make([]any, 0, len(seed.words))
+		for _, w := range seed.words {
+			if !plainWord.MatchString(w) {
+				argv = nil
+				break
+			}
+			argv = append(argv, w)
+		}
+		if argv == nil {
+			continue
+		}
+		for _, p := range policyNames {
+			plain := f.evalShell(p, seed.text)
+			for _, key := range []string{"command", "cmd"} {
+				tried++
+				d := f.evaluate(p, "bash", map[string]any{key: argv})
+				if d.Level < plain.Level {
+					looser++
+					t.Errorf("LOOSER under %s: {%q: %v} decides %s (rule %q); %q decides %s",
+						p, key, argv, d.Level, d.MatchedRule, seed.text, plain.Level)
+				}
+			}
+		}
+	}
+	if tried < 100 {
+		t.Fatalf("only %d argv variants", tried)
+	}
+	t.Logf("%d argv variants decided under 3 policies: %d looser than the plain form", tried, looser)
+}

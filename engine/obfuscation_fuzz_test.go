@@ -20,13 +20,13 @@ func FuzzObfuscation(f *testing.F) {
 	f.Add(uint16(1), uint8(1), []byte{4, 0, 1})
 	f.Add(uint16(7), uint8(2), []byte{3, 0, 3, 2, 1, 2, 10, 1})
 	f.Fuzz(func(t *testing.T, seed uint16, policy uint8, chain []byte) {
-		if len(chain) > 64 {
-			chain = chain[:64] // longer chains add nothing but time
+		if len(chain) > 32 {
+			chain = chain[:32] // longer chains add nothing but time
 		}
 		i := int(seed) % len(seeds)
 		s := seeds[i]
 		ch := &byteChooser{b: chain}
-		cmd, applied := obfuscate(s, ch, fx, 6)
+		cmd, applied := obfuscate(s, ch, fx, 4)
 		p := policyNames[int(policy)%len(policyNames)]
 		d := fx.evalShell(p, cmd)
 		if want := plain[p][i]; d.Level < want {
