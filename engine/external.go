@@ -183,8 +183,9 @@ func (c *extCollector) shellPaths(command string, sh *ShellAnalysis) {
 			}
 		})
 	}
-	if c.e.opts.ResolvePath == nil {
-		return
+	c.addPathLists(command, sh)
+	if c.e.opts.IsSymlink == nil || c.e.opts.ResolvePath == nil {
+		return // no filesystem to look bare words up in
 	}
 	if sh != nil {
 		for _, words := range sh.Commands {
@@ -320,8 +321,8 @@ func (c *extCollector) count() bool {
 
 // addBare follows a bare word (no slash) that is a symlink in a base
 // directory: `cat evil`, where evil links out of the workspace, reads
-// outside it. A word that is not a link resolves to itself and costs one
-// lookup.
+// outside it. A word that is not a link costs one lookup (IsSymlink); only
+// a link is resolved.
 func (c *extCollector) addBare(w string) {
 	if !isBareCandidate(w) {
 		return
@@ -339,7 +340,7 @@ func (c *extCollector) addBare(w string) {
 		if base == "/" {
 			lex = "/" + w
 		}
-		if c.e.opts.IsSymlink != nil && !c.e.opts.IsSymlink(lex) {
+		if !c.e.opts.IsSymlink(lex) {
 			continue // the common case: one lookup, no link
 		}
 		r := c.e.opts.ResolvePath(lex)

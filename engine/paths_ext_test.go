@@ -53,7 +53,7 @@ func newPathsFixture(t *testing.T) pathsFixture {
 			t.Fatal(err)
 		}
 	}
-	f.opts = engine.Options{Workspace: f.ws, HomeDir: f.home, ResolvePath: store.ResolvePath}
+	f.opts = engine.Options{Workspace: f.ws, HomeDir: f.home, ResolvePath: store.ResolvePath, IsSymlink: store.IsSymlink}
 	return f
 }
 
@@ -120,18 +120,16 @@ func TestPathsResolvedAsKernel(t *testing.T) {
 	f := newPathsFixture(t)
 	perms := map[string]any{"schema": "tiered_policy", "defaults": map[string]any{"*": "allow"},
 		"external_directory": map[string]any{"*": "ask", f.trusted: "allow"}}
-	withLstat := f.opts
-	withLstat.IsSymlink = store.IsSymlink
-	for _, v := range []struct {
-		note string
-		opts engine.Options
-	}{{"ResolvePath alone", f.opts}, {"with IsSymlink", withLstat}} {
-		e, problems := engine.Compile(perms, nil, v.opts)
-		if len(problems) > 0 {
-			t.Fatal(problems)
-		}
-		t.Run(v.note, func(t *testing.T) { runPathsCases(t, f, e, kernelCases) })
+	e, problems := engine.Compile(perms, nil, f.opts)
+	if len(problems) > 0 {
+		t.Fatal(problems)
 	}
+	runPathsCases(t, f, e, kernelCases)
+	// Without IsSymlink the engine looks no bare word up (no filesystem).
+	noLstat := f.opts
+	noLstat.IsSymlink = nil
+	e, _ = engine.Compile(perms, nil, noLstat)
+	runPathsCases(t, f, e, []pathsCase{{"no IsSymlink: a bare word is not looked up", "bash", shellArgs("cat evil"), engine.Allow, "-"}})
 }
 
 // kernelCases are the rows of TestPathsResolvedAsKernel.

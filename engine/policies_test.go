@@ -121,6 +121,7 @@ func newIssueFixture(t testing.TB) *issueFixture {
 		HomeDir:          f.home,
 		ResolvePath:      store.ResolvePath,
 		BatchResolvePath: func() func(string) string { return store.NewPathResolver().Resolve },
+		IsSymlink:        store.IsSymlink,
 	}
 	pkg := packageBuiltinRules(t)
 	f.perms = map[string]map[string]any{

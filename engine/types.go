@@ -77,11 +77,12 @@ type Options struct {
 	// external. A resolver that returns its argument is also fine: the
 	// engine cleans the result. Nil cleans paths lexically.
 	ResolvePath func(string) string
-	// IsSymlink, when set, reports whether an absolute path exists as a
-	// symbolic link, in one lookup: the engine asks it about the bare words
-	// of a shell command (cat evil, where evil links out of the workspace)
-	// and resolves only the links. Nil asks ResolvePath instead. It must
-	// agree with ResolvePath.
+	// IsSymlink reports whether an absolute path exists as a symbolic link,
+	// in one lookup: the engine asks it about the bare words of a shell
+	// command (cat evil, where evil links out of the workspace) and
+	// resolves only the links with ResolvePath. Nil (or a nil ResolvePath)
+	// looks no bare word up. It must agree with ResolvePath; store gives
+	// both for a real filesystem.
 	IsSymlink func(string) bool
 	// BatchResolvePath, when set, makes the ResolvePath EvaluateBatch uses
 	// for one batch: one that may remember what it looked up, since the
