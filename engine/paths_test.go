@@ -160,3 +160,34 @@ func TestPathForms(t *testing.T) {
 		})
 	}
 }
+
+// TestReadsPathList: options that name a file listing paths are found in
+// their long, short and clustered forms (issue 15 cause 5).
+func TestReadsPathList(t *testing.T) {
+	cases := []struct {
+		note  string
+		words []string
+		file  string
+		ok    bool
+	}{
+		{"xargs -a", []string{"xargs", "-a", "list.txt", "cat"}, "list.txt", true},
+		{"xargs --arg-file=", []string{"xargs", "--arg-file=l", "rm"}, "l", true},
+		{"xargs in a cluster", []string{"xargs", "-0a", "l", "rm"}, "l", true},
+		{"xargs from stdin", []string{"xargs", "-n1", "echo"}, "", false},
+		{"tar -T", []string{"tar", "czf", "out.tgz", "-T", "list"}, "list", true},
+		{"tar old style", []string{"tar", "czfT", "out.tgz", "list"}, "out.tgz", true},
+		{"tar --files-from", []string{"/usr/bin/tar", "--files-from", "l", "-cf", "x.tar"}, "l", true},
+		{"tar without a list", []string{"tar", "czf", "out.tgz", "src"}, "", false},
+		{"rsync --files-from", []string{"rsync", "-a", "--files-from=l", ".", "host:dst"}, "l", true},
+		{"git --pathspec-from-file", []string{"git", "add", "--pathspec-from-file=l"}, "l", true},
+		{"an unrelated program", []string{"cat", "-a", "x"}, "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.note, func(t *testing.T) {
+			file, ok := readsPathList(c.words)
+			if file != c.file || ok != c.ok {
+				t.Errorf("got %q %v, want %q %v", file, ok, c.file, c.ok)
+			}
+		})
+	}
+}
