@@ -880,3 +880,71 @@ func TestMetamorphicArgv(t *testing.T) {
 	}
 	t.Logf("%d argv variants decided under 3 policies: %d looser than the plain form", tried, looser)
 }
+
+// unionPaths are path values of every kind the fixture has: in the trusted
+// dir, in the workspace, outside, and through symlinks and .. across them.
+var unionPaths = []string{
+	"{{trusted}}/data.csv", "{{trusted}}/new.txt", "src/main.go", "Makefile", ".env",
+	"{{outside}}/secret.txt", "/etc/hostname", "~/.bashrc", "rootlink/etc/hostname",
+	"{{trusted}}/../outside/secret.txt", "{{trusted}}/wslink/main.go", "homelink/.bashrc",
+}
+
+// withinTrustedOrWorkspace are the unionPaths that resolve under the trusted
+// dir or inside the workspace.
+var withinTrustedOrWorkspace = map[string]bool{
+	"{{trusted}}/data.csv": true, "{{trusted}}/new.txt": true, "src/main.go": true, "Makefile": true,
+	".env": true, "{{trusted}}/wslink/main.go": true,
+}
+
+// TestMonotonicUnion: a call that touches two paths decides at least as
+// strictly as each one-path call, so a second (decoy) path can never buy an
+// allow that the other path would not get alone. Path tools get the pair as
+// path and file_path, and as a list under path; shell commands as two
+// operands of cat, ls and rm -rf.
+//
+// One exception is the contract's own: D6 lets an /add-dir shell override
+// allow a command that names the trusted dir when every path word lies
+// under it or in the workspace, so under careful `rm -rf <trusted>/x
+// src/main.go` is allow while `rm -rf src/main.go` asks. Those pairs are
+// counted and logged, not failed.
+func TestMonotonicUnion(t *testing.T) {
+	f := newIssueFixture(t)
+	tried, looser, sanctioned := 0, 0, 0
+	check := func(policy, tool string, args map[string]any, alone ...map[string]any) {
+		t.Helper()
+		want := engine.Allow
+		for _, a := range alone {
+			want = engine.Stricter(want, f.evaluate(policy, tool, a).Level)
+		}
+		tried++
+		if d := f.evaluate(policy, tool, args); d.Level < want {
+			looser++
+			t.Errorf("LOOSER under %s: %s %s decides %s (rule %q); its paths alone decide up to %s",
+				policy, tool, clipArgs(args), d.Level, d.MatchedRule, want)
+		}
+	}
+	for _, pa := range unionPaths {
+		a := f.fill(pa).(string)
+		for _, pb := range unionPaths {
+			b := f.fill(pb).(string)
+			if a == b {
+				continue
+			}
+			for _, policy := range policyNames {
+				for _, tool := range []string{"read_file", "write_file", "edit_file"} {
+					check(policy, tool, map[string]any{"path": a, "file_path": b}, pathArgs(a), pathArgs(b))
+					check(policy, tool, map[string]any{"path": []any{a, b}}, pathArgs(a), pathArgs(b))
+				}
+				for _, prog := range []string{"cat", "ls", "rm -rf"} {
+					if policy == policyCareful && withinTrustedOrWorkspace[pa] && withinTrustedOrWorkspace[pb] {
+						sanctioned++
+						continue
+					}
+					check(policy, "bash", cmdArgs(prog+" "+a+" "+b), cmdArgs(prog+" "+a), cmdArgs(prog+" "+b))
+				}
+			}
+		}
+	}
+	t.Logf("%d two-path calls decided: %d looser than one of their paths alone; %d shell pairs inside the trusted dir and the workspace left to D6's /add-dir rule",
+		tried, looser, sanctioned)
+}
