@@ -101,6 +101,40 @@ func benignRows() []benignRow {
 		{note: "careful: ls the trusted dir", policy: policyCareful, tool: "bash", args: cmdArgs("ls {{trusted}}")},
 		{note: "careful: read in the trusted dir", policy: policyCareful, tool: "read_file", args: pathArgs("{{trusted}}/data.csv")},
 		{note: "careful: write in the trusted dir", policy: policyCareful, tool: "write_file", args: pathArgs("{{trusted}}/out.csv")},
+		benignShell("systemctl status", "systemctl status nginx"),
+		benignShell("container without mounts", "docker run --rm alpine echo hi"),
+		benignShell("download into the workspace", "curl -fsSL https://example.com/api -o status.json"),
+		benignShell("inline python that prints", "python3 -c 'print(1)'"),
+		benignShell("inline node that prints", "node -e 'console.log(1)'"),
+		benignShell("list the crontab", "crontab -l"),
+		benignShell("plain git push", "git push origin main"),
+		benignShell("git fetch", "git fetch --all --prune"),
+		benignShell("go run", "go run ./cmd/server --help"),
+		benignShell("npm install", "npm install"),
+		benignShell("pip editable install", "pip install -e ."),
+		benignShell("find -delete inside the workspace", "find . -name '*.tmp' -delete"),
+		benignShell("find -exec grep", "find src -type f -exec grep -l TODO {} +"),
+		benignShell("sed -i inside the workspace", "sed -i 's/foo/bar/g' src/main.go"),
+		benignShell("rm -rf build outputs", "rm -rf node_modules dist"),
+		benignShell("recursive chmod of a build dir", "chmod -R u+w build"),
+		benignShell("tar extract into the workspace", "tar xzf vendor.tgz -C vendor"),
+		benignShell("bash running a project script", "bash scripts/run.sh --fast"),
+		benignShell("sh -c of a workspace command", "sh -c 'go test ./...'"),
+		benignShell("timeout wrapper", "timeout 60 go test ./..."),
+		benignShell("env with two assignments", "env CGO_ENABLED=0 GOOS=linux go build -o bin/app ."),
+		benignShell("nice wrapper", "nice -n 10 make -j2"),
+		benignShell("cat a glob of docs", "cat ./docs/*.md"),
+		benignShell("copy a tree", "cp -r src/. build/"),
+		benignShell("bare ~+", "ls ~+"),
+		benignShell("git diff stat of a range", "git diff --stat HEAD~3..HEAD"),
+		benignShell("ps", "ps aux"),
+		benignShell("du of the workspace", "du -sh ."),
+		{note: "careful: git log -p", policy: policyCareful, tool: "bash", args: cmdArgs("git log -p")},
+		{note: "careful: git log --stat", policy: policyCareful, tool: "bash", args: cmdArgs("git log --stat -3")},
+		{note: "careful: git log of a path", policy: policyCareful, tool: "bash", args: cmdArgs("git log --oneline -- src/main.go")},
+		{note: "careful: git status -sb", policy: policyCareful, tool: "bash", args: cmdArgs("git status -sb")},
+		{note: "careful: ls -R", policy: policyCareful, tool: "bash", args: cmdArgs("ls -R src")},
+		{note: "careful: cat -n", policy: policyCareful, tool: "bash", args: cmdArgs("cat -n main.go")},
 		{note: "path-only: read", policy: policyPathOnly, tool: "read_file", args: pathArgs("src/main.go")},
 		{note: "path-only: write", policy: policyPathOnly, tool: "write_file", args: pathArgs("build/x.txt")},
 	}
@@ -115,7 +149,9 @@ func TestBenignStaysAllowed(t *testing.T) {
 	if len(rows) < 40 {
 		t.Fatalf("%d benign rows, want at least 40", len(rows))
 	}
+	per := map[string]int{}
 	for _, row := range rows {
+		per[row.policy]++
 		t.Run(row.note, func(t *testing.T) {
 			args := f.fill(row.args).(map[string]any)
 			d := f.evaluate(row.policy, row.tool, args)
@@ -125,4 +161,5 @@ func TestBenignStaysAllowed(t *testing.T) {
 			}
 		})
 	}
+	t.Logf("%d benign calls decided (per policy %v)", len(rows), per)
 }
