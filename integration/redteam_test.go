@@ -253,4 +253,27 @@ func TestRedteamOverHTTP(t *testing.T) {
 	for cause := 1; cause <= 8; cause++ {
 		t.Logf("cause %d: %d attempts over HTTP, %d looser", cause, tried[cause], looser[cause])
 	}
+	// A design that asks about everything is not a fix: a sample of the
+	// engine's benign table stays allow over HTTP too.
+	for _, c := range []struct{ policy, tool, key, value string }{
+		{"developer", "bash", "command", "npx prettier --write 'src/**/*.ts'"},
+		{"developer", "bash", "command", "cp a.go{,.bak}"},
+		{"developer", "bash", "command", "env GOOS=linux go build ./..."},
+		{"developer", "bash", "command", "ls ~+/src"},
+		{"developer", "bash", "command", "cat $PWD/README.md"},
+		{"developer", "bash", "command", "./scripts/run.sh"},
+		{"developer", "edit_file", "file_path", "src/main.go"},
+		{"careful", "bash", "command", "git log -p"},
+		{"careful", "bash", "command", "ls " + tr.trusted},
+	} {
+		st, body := servers[c.policy].Do("POST", "/api/v1/evaluate", map[string]any{
+			"tool_name": c.tool, "tool_args": map[string]any{c.key: c.value}, "workspace": tr.ws})
+		got := DecodeJSON[struct {
+			Level       string `json:"level"`
+			MatchedRule string `json:"matched_rule"`
+		}](t, body)
+		if st != 200 || got.Level != "allow" {
+			t.Errorf("benign over HTTP under %s: %s %s: %d %s (rule %q), want allow", c.policy, c.tool, c.value, st, got.Level, got.MatchedRule)
+		}
+	}
 }
