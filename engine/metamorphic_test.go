@@ -184,8 +184,6 @@ func (c *byteChooser) intn(n int) int {
 	return v % n
 }
 
-func (c *byteChooser) done() bool { return c.i >= len(c.b) }
-
 // obfCmd is a command being obfuscated: its words as shell source and
 // whether a program wrapper may still be put in front of it (not once its
 // head is the eval builtin).
