@@ -171,7 +171,9 @@ func (c *overrideCtx) shellWithin(dir string) bool {
 		}
 	}
 	for i := 0; i < col.nbases; i++ {
-		judge(col.bases[i])
+		if col.bases[i] != "" { // "" is no workspace: relative words then fail
+			judge(col.bases[i])
+		}
 	}
 	word := func(w string) {
 		for i := 0; i < col.nbases && ok; i++ {

@@ -191,3 +191,18 @@ func TestReadsPathList(t *testing.T) {
 		})
 	}
 }
+
+// TestAddDirOverrideWithoutWorkspace: with no workspace an /add-dir shell
+// override still allows absolute words under its directory, and a relative
+// word (which has no base to be judged against) is not covered.
+func TestAddDirOverrideWithoutWorkspace(t *testing.T) {
+	e, _ := compileYAMLOpts(t, `schema: tiered_policy
+defaults: {"*": ask}
+external_directory: {"*": ask, /data/t: allow}
+approval_overrides:
+  - {id: cli_trusted_shell_x, tools: [bash], match_type: command, pattern: 're:.*/data/t.*', action: allow, source: cli_add_dir}`, "", Options{HomeDir: "/home/u"})
+	runDecisionCases(t, e, []decisionCase{
+		{"an absolute word under the dir", shellCall("bash", "ls /data/t/x"), Allow, "tiered_policy:approval_overrides:approval_overrides[cli_trusted_shell_x]"},
+		{"a relative word beside it", shellCall("bash", "cp /data/t/x y/z"), Ask, "tiered_policy:defaults.*"},
+	})
+}
