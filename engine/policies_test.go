@@ -111,6 +111,10 @@ func newIssueFixture(t testing.TB) *issueFixture {
 			t.Fatal(err)
 		}
 	}
+	// A hard link in the workspace to a secret outside it: the same file,
+	// which no path resolution can tell apart (red-team row c5, out of
+	// scope). Skipped where the temp dir cannot hold hard links.
+	_ = os.Link(f.home+"/.ssh/id_rsa", f.ws+"/hardkey")
 	for name, target := range trustedLinks {
 		if err := os.Symlink(f.expand(target), f.trusted+"/"+name); err != nil {
 			t.Fatal(err)

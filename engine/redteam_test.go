@@ -154,7 +154,7 @@ func TestRedteamCasesPerCause(t *testing.T) {
 func TestRedteam(t *testing.T) {
 	f := newIssueFixture(t)
 	cases := loadRedteamCases(t)
-	tried, leaked := map[int]int{}, map[int][]string{}
+	tried, leaked, outOfScope := map[int]int{}, map[int][]string{}, map[int]int{}
 	for _, c := range cases {
 		args := f.fill(c.ToolArgs).(map[string]any)
 		d := f.evaluate(c.Policy, c.ToolName, args)
@@ -165,6 +165,7 @@ func TestRedteam(t *testing.T) {
 		msg := fmt.Sprintf("%s (cause %d, %s, %s): %s %s: got %s (rule %q), want %s or stricter",
 			c.ID, c.Cause, c.Policy, c.Source, c.ToolName, clipArgs(args), d.Level, d.MatchedRule, c.Max)
 		if c.OutOfScope != "" {
+			outOfScope[c.Cause]++
 			t.Logf("out of scope, not failed: %s; reason: %s", msg, c.OutOfScope)
 			continue
 		}
@@ -177,7 +178,8 @@ func TestRedteam(t *testing.T) {
 	}
 	sort.Ints(causes)
 	for _, cause := range causes {
-		t.Logf("cause %d: %d attempts, %d looser than allowed %v", cause, tried[cause], len(leaked[cause]), leaked[cause])
+		t.Logf("cause %d: %d attempts, %d looser than allowed %v, %d looser but out of scope",
+			cause, tried[cause], len(leaked[cause]), leaked[cause], outOfScope[cause])
 	}
 }
 

@@ -66,6 +66,7 @@ func newRedteamTree(t *testing.T) redteamTree {
 		tr.ws + "/up": "..", tr.ws + "/outlink": tr.outside, tr.ws + "/trustlink": tr.trusted,
 		tr.ws + "/sub/deep": "../..", tr.ws + "/dangle": tr.outside + "/new.txt", tr.trusted + "/wslink": tr.ws,
 	}
+	_ = os.Link(tr.home+"/.ssh/id_rsa", tr.ws+"/hardkey") // the out-of-scope hard link row
 	for link, target := range links {
 		if err := os.Symlink(target, link); err != nil {
 			t.Fatal(err)
