@@ -366,7 +366,26 @@ func NeedsFullParse(cmd string) bool {
 	if strings.IndexByte(name, '/') >= 0 || strings.IndexByte(name, '=') >= 0 {
 		return true
 	}
-	return changesMeaning(name)
+	return changesMeaning(name) || untidyText(cmd)
+}
+
+// untidyText reports whether a plain command has a path that is not clean
+// (//, /./, /../, a trailing / or /.): its normalized form cleans it, so that
+// rm -rf // meets the rules for rm -rf /.
+func untidyText(cmd string) bool {
+	for i := strings.IndexByte(cmd, '/'); i >= 0; {
+		rest := cmd[i+1:]
+		if rest == "" || rest[0] == '/' || rest[0] == ' ' || rest[0] == '.' && (len(rest) == 1 || rest[1] == '/' || rest[1] == ' ' ||
+			rest[1] == '.' && (len(rest) == 2 || rest[2] == '/' || rest[2] == ' ')) {
+			return true
+		}
+		j := strings.IndexByte(rest, '/')
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 // changesMeaning reports whether a plain command name makes the command

@@ -166,6 +166,9 @@ type expander struct {
 	// extra collects words that may be the value of an unknown parameter
 	// with a default (${X:-/etc/x}): they are judged as paths too.
 	extra []*syntax.Word
+	// fromEnv is set when a word used a variable the script never assigns
+	// (its value comes from the environment: any path at all).
+	fromEnv bool
 }
 
 func newExpander(vars *shellVars) *expander {
@@ -370,6 +373,11 @@ func (x *expander) prepareParam(p *syntax.ParamExp) syntax.WordPart {
 		return unknownPart()
 	}
 	val, known := x.vars.lookup(p.Param.Value)
+	if !known && isEnvName(p.Param.Value) && p.Param.Value != unknownName {
+		if _, assigned := x.vars.vars[p.Param.Value]; !assigned || x.vars.tainted {
+			x.fromEnv = true
+		}
+	}
 	if !known || p.Param.Value == unknownVar {
 		if p.Exp != nil && p.Exp.Word != nil {
 			switch p.Exp.Op {

@@ -48,7 +48,8 @@ func TestAnalyzeShellPaths(t *testing.T) {
 		{note: "subshell and braces", cmd: "(cd /opt && ls) ; { cat /srv/a; }", want: []string{"/opt", "/srv/a"}},
 		{note: "if and for", cmd: "if [ -f /etc/x ]; then for f in /var/*; do echo $f; done; fi", want: []string{"/etc/x", "/var/*"}},
 		{note: "here-document body is data", cmd: "cat <<EOF > ./notes\n/etc/passwd\nEOF", want: []string{"./notes"}},
-		{note: "parameter default", cmd: "cat ${CONF:-/etc/app.conf}", want: []string{"/etc/app.conf"}},
+		// CONF comes from the environment: an unknown path too (issue 15).
+		{note: "parameter default", cmd: "cat ${CONF:-/etc/app.conf}", want: []string{"/etc/app.conf", "\x00"}},
 		{note: "sudo", cmd: "sudo tee /etc/sudoers.d/x", want: []string{"/etc/sudoers.d/x"}},
 	}
 	for _, tt := range tests {
@@ -225,6 +226,11 @@ func TestNeedsFullParse(t *testing.T) {
 		{note: "two spaces", cmd: "git  push", want: true},
 		{note: "cd", cmd: "cd etc", want: true},
 		{note: "eval", cmd: "eval rm -rf /", want: true},
+		{note: "double slash", cmd: "rm -rf //", want: true},
+		{note: "dot segment", cmd: "cat /etc/./shadow", want: true},
+		{note: "trailing slash", cmd: "rm -rf /etc/", want: true},
+		{note: "dotdot", cmd: "cat src/../x", want: true},
+		{note: "clean paths stay fast", cmd: "cat src/a.go ./b /etc/hosts .hidden/x", want: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.note, func(t *testing.T) {

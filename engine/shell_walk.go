@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"path"
 	"slices"
 	"strings"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -45,7 +47,12 @@ type walker struct {
 	inPipe bool
 	// timed is set for the simple command of a time keyword.
 	timed bool
-	root  *syntax.File
+	// echoed is what the last simple command wrote when it was an echo or
+	// printf of known text (echoKnown); pipeText is that text fed to the
+	// right side of a pipe.
+	echoed, pipeText     string
+	echoKnown, pipeKnown bool
+	root                 *syntax.File
 }
 
 func newWalker(a *ShellAnalysis, vars *shellVars, depth int) *walker {
@@ -70,7 +77,10 @@ func (w *walker) stmt(s *syntax.Stmt) {
 	saved := w.in
 	if w.inPipe {
 		w.in = stdinState{piped: true}
-		w.inPipe = false
+		if w.pipeKnown {
+			w.in = stdinState{text: w.pipeText, has: true}
+		}
+		w.inPipe, w.pipeKnown = false, false
 	}
 	for _, r := range s.Redirs {
 		w.redirect(r)
@@ -110,7 +120,19 @@ func (w *walker) redirect(r *syntax.Redirect) {
 		if r.Op == syntax.RdrIn || r.Op == syntax.RdrInOut {
 			w.in = stdinState{file: true}
 		}
-		w.wordPaths(r.Word)
+		if r.Op == syntax.DplIn || r.Op == syntax.DplOut {
+			// >&2, <&0: a file descriptor, not a path.
+			w.substs(r.Word)
+			return
+		}
+		// A redirect target is a file even when it is only unknown (> $F).
+		for _, f := range w.expandWord(r.Word, nil) {
+			if onlyUnknown(f) {
+				w.addPath(f)
+			} else {
+				w.fieldPath(f)
+			}
+		}
 	}
 }
 
@@ -143,16 +165,26 @@ func (w *walker) cmd(c syntax.Command) {
 	case *syntax.BinaryCmd:
 		if c.Op == syntax.AndStmt || c.Op == syntax.OrStmt {
 			w.stmt(c.X)
+			if c.Op == syntax.AndStmt && pureAssign(c.X) {
+				// A=x && B=y: an assignment without substitutions does
+				// not fail, so the right side runs.
+				w.stmt(c.Y)
+				return
+			}
 			w.cond++
 			w.stmt(c.Y)
 			w.cond--
 			return
 		}
 		w.cond++
+		w.echoKnown = false
 		w.stmt(c.X)
 		w.inPipe = true
+		if w.echoKnown && isSimple(c.X) {
+			w.pipeText, w.pipeKnown = w.echoed, true
+		}
 		w.stmt(c.Y)
-		w.inPipe = false
+		w.inPipe, w.pipeKnown = false, false
 		w.cond--
 	case *syntax.Subshell:
 		w.cond++
@@ -535,19 +567,22 @@ func (w *walker) call(c *syntax.CallExpr) {
 		env = append(env, as.Name.Value+"="+val)
 	}
 	fields := make([]string, 0, len(c.Args))
-	var bare []bool
+	var bare, fromEnv []bool
 	for _, arg := range c.Args {
 		n := len(fields)
+		w.x.fromEnv = false
 		fields = w.expandWord(arg, fields)
 		if isBareHome(arg) {
-			for len(bare) < len(fields) {
-				bare = append(bare, len(bare) >= n)
-			}
+			bare = markFields(bare, n, len(fields))
+		}
+		if w.x.fromEnv {
+			fromEnv = markFields(fromEnv, n, len(fields))
 		}
 	}
 	if len(fields) == 0 {
 		return
 	}
+	w.noteEcho(fields)
 	script := scriptMarks{n: len(fields)}
 	if w.timed {
 		w.timed = false
@@ -558,11 +593,100 @@ func (w *walker) call(c *syntax.CallExpr) {
 		w.a.Commands = append(w.a.Commands, fields)
 		w.unwrap(fields, 0, 0, env, &script)
 	}
+	// The reference reads no path in `echo $HOME`; an operand of any other
+	// command that is only $HOME, or only a variable from the environment,
+	// names a directory or file all the same (ls $HOME, cat $HISTFILE).
+	prints := printsOnly(fields[0])
 	for i, f := range fields {
-		if script.has(i) || i < len(bare) && bare[i] {
-			continue
+		switch {
+		case script.has(i):
+		case i < len(bare) && bare[i]:
+			if !prints && i > 0 {
+				w.fieldPath(f)
+			}
+		case i > 0 && !prints && onlyUnknown(f) && i < len(fromEnv) && fromEnv[i]:
+			w.addPath(UnknownMark)
+		default:
+			w.fieldPath(f)
 		}
-		w.fieldPath(f)
+	}
+}
+
+// isSimple reports whether a statement is one simple command.
+func isSimple(s *syntax.Stmt) bool {
+	if s == nil {
+		return false
+	}
+	_, ok := s.Cmd.(*syntax.CallExpr)
+	return ok
+}
+
+// pureAssign reports whether a statement only assigns variables, with no
+// substitution that could fail.
+func pureAssign(s *syntax.Stmt) bool {
+	if s == nil || len(s.Redirs) > 0 || s.Negated || s.Background {
+		return false
+	}
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) > 0 || len(c.Assigns) == 0 {
+		return false
+	}
+	pure := true
+	syntax.Walk(c, func(n syntax.Node) bool {
+		switch n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp:
+			pure = false
+		}
+		return pure
+	})
+	return pure
+}
+
+// onlyUnknown reports whether a field is made of unknown parts only.
+func onlyUnknown(f string) bool {
+	return f != "" && strings.Trim(f, UnknownMark) == ""
+}
+
+// markFields marks fields [n, end) of a per-field flag list.
+func markFields(flags []bool, n, end int) []bool {
+	for len(flags) < end {
+		flags = append(flags, len(flags) >= n)
+	}
+	return flags
+}
+
+// printsOnly reports whether a program only prints its arguments.
+func printsOnly(name string) bool {
+	switch programName(name) {
+	case "echo", "printf":
+		return true
+	}
+	return false
+}
+
+// noteEcho remembers what an echo or a printf without arguments writes, for
+// a shell on the other side of a pipe (echo 'rm -rf ~' | bash).
+func (w *walker) noteEcho(fields []string) {
+	w.echoed, w.echoKnown = "", false
+	args := fields[1:]
+	switch programName(fields[0]) {
+	case "echo":
+		for len(args) > 0 && (args[0] == "-n" || args[0] == "-E") {
+			args = args[1:]
+		}
+		if len(args) > 0 && strings.HasPrefix(args[0], "-") {
+			return
+		}
+		w.echoed, w.echoKnown = strings.Join(args, " ")+"\n", true
+	case "printf":
+		if len(args) != 1 || strings.Contains(args[0], "%") {
+			return
+		}
+		text, _, err := expand.Format(nil, args[0], nil)
+		if err != nil {
+			return
+		}
+		w.echoed, w.echoKnown = text, true
 	}
 }
 
@@ -605,6 +729,16 @@ func (w *walker) addNormalized(argv []string) {
 			}
 		}
 		w.addNormalized(tilde)
+	}
+	if len(argv) > 1 && slices.ContainsFunc(argv[1:], untidyPath) {
+		// The same command with its paths cleaned (rm -rf // is rm -rf /).
+		clean := slices.Clone(argv)
+		for i, a := range clean[1:] {
+			if untidyPath(a) {
+				clean[i+1] = path.Clean(a)
+			}
+		}
+		w.addNormalized(clean)
 	}
 	if len(argv) > 1 && slices.ContainsFunc(argv[1:], HasUnknown) {
 		// The reading where every unknown part is empty: rm -rf $X/* may be
@@ -762,6 +896,15 @@ func (s *scriptMarks) mark(i int) {
 
 func (s *scriptMarks) has(i int) bool { return i < len(s.marks) && s.marks[i] }
 
+// untidyPath reports whether an absolute or ~ path word is not clean:
+// // or /./ or /../ in it, or a trailing / or /. after a name.
+func untidyPath(a string) bool {
+	if !strings.HasPrefix(a, "/") && !strings.HasPrefix(a, "~/") {
+		return false
+	}
+	return a != "/" && path.Clean(a) != a
+}
+
 // underHome reports whether a word is the home directory or a path below it.
 func underHome(a, home string) bool {
 	return strings.HasPrefix(a, home) && (len(a) == len(home) || a[len(home)] == '/')
@@ -785,6 +928,14 @@ func (w *walker) effects(argv []string) {
 	switch programName(argv[0]) {
 	case "cd", "pushd", "popd":
 		w.vars.pwdUnknown = true
+		if programName(argv[0]) == "cd" && !slices.ContainsFunc(argv[1:], func(a string) bool { return !strings.HasPrefix(a, "-") }) {
+			// cd alone goes home.
+			home, _ := w.vars.lookup("HOME")
+			if home == "" {
+				home = UnknownMark + "/"
+			}
+			w.addPath(home)
+		}
 		for _, a := range argv[1:] {
 			if a == "-" {
 				w.addPath(UnknownMark)
