@@ -302,8 +302,10 @@ func init() {
 // own pattern names as a word (`sed -i *`, or the exact command an "always
 // allow" recorded) was allowed on purpose and does not count.
 func (p *compiledPolicy) riskyUnderAllowRule(matched, cmd string, sh *ShellAnalysis) (RiskyUse, bool) {
-	patterns, fromRule := p.allowPatterns(matched)
-	if !fromRule {
+	patterns, exact, fromRule := p.allowPatterns(matched)
+	if !fromRule || exact {
+		// An exact pattern (the command an "always allow" recorded) was
+		// approved as it is, options and all.
 		return RiskyUse{}, false
 	}
 	named := func(opt string) bool {
@@ -346,8 +348,9 @@ func (p *compiledPolicy) riskyUnderAllowRule(matched, cmd string, sh *ShellAnaly
 
 // allowPatterns returns the patterns of the allow rules named by a
 // matched_rule: tiered user or built-in rules (several joined by +) or a
-// legacy tools.<t>.patterns entry; fromRule is false for anything else.
-func (p *compiledPolicy) allowPatterns(matched string) (patterns []string, fromRule bool) {
+// legacy tools.<t>.patterns entry; fromRule is false for anything else, and
+// exact is set when one of them is a literal command (no glob, no re:).
+func (p *compiledPolicy) allowPatterns(matched string) (patterns []string, exact, fromRule bool) {
 	var idx *ruleIndex
 	var names string
 	switch {
@@ -357,18 +360,20 @@ func (p *compiledPolicy) allowPatterns(matched string) (patterns []string, fromR
 		idx, names = &p.builtin, matched[len("tiered_policy:builtin:"):]
 	case strings.HasPrefix(matched, "tools.") && strings.Contains(matched, ".patterns['"):
 		_, pat, _ := strings.Cut(matched, ".patterns['")
-		return []string{strings.TrimSuffix(pat, "']")}, true
+		pat = strings.TrimSuffix(pat, "']")
+		return []string{pat}, !strings.HasPrefix(pat, "re:") && !strings.ContainsAny(pat, "*?["), true
 	default:
-		return nil, false
+		return nil, false, false
 	}
 	for name := range strings.SplitSeq(names, "+") {
 		for _, r := range idx.all {
 			if r.name == name && r.m != nil {
 				patterns = append(patterns, r.m.raw)
+				exact = exact || !r.m.isRegex && !r.m.hasWild
 			}
 		}
 	}
-	return patterns, true
+	return patterns, exact, true
 }
 
 // namesWord reports whether pattern holds opt as a whole word: not inside

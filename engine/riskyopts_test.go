@@ -207,6 +207,7 @@ func TestRiskyOptionEscalation(t *testing.T) {
 		map[string]any{"id": "sort", "tools": []any{"bash"}, "pattern": "sort *", "action": "allow"},
 		map[string]any{"id": "sedi", "tools": []any{"bash"}, "pattern": "sed -i *", "action": "allow"},
 		map[string]any{"id": "find", "tools": []any{"bash"}, "pattern": "re:^find ", "action": "allow"},
+		map[string]any{"id": "user_allow_sed", "tools": []any{"bash"}, "pattern": "sed -n 1e\\ date f.txt", "action": "allow", "source": "user_approval"},
 	}
 	careful, problems := Compile(map[string]any{"enabled": true, "schema": "tiered_policy",
 		"tools": map[string]any{"bash": "ask"}, "rules": rules}, nil, Options{Workspace: "/ws", HomeDir: "/home/u"})
@@ -235,6 +236,7 @@ func TestRiskyOptionEscalation(t *testing.T) {
 		{"find -delete under a regex rule", careful, "find . -name x -delete", Ask, "-delete"},
 		{"find -exec", careful, "find . -exec rm {} +", Ask, "-exec"},
 		{"tool-level allow is not an allow rule", open, "git log --output=x", Allow, ""},
+		{"the exact command a person approved", careful, "sed -n 1e\\ date f.txt", Allow, ""},
 		{"legacy pattern allow", legacy, "git diff --output x.txt", Ask, "--output"},
 		{"legacy pattern, read-only", legacy, "git diff --stat", Allow, ""},
 	} {
