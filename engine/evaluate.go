@@ -57,6 +57,7 @@ func (e *Engine) Evaluate(req *Request) Decision {
 		tr.shell(sh)
 	}
 	vals.ctx = overrideCtx{e: e, req: req, sh: sh} // override.go
+	e.addResolvedNorms(&vals)                      // paths_norms.go
 
 	var d Decision
 	if len(vals.norms) == 0 {
@@ -64,7 +65,7 @@ func (e *Engine) Evaluate(req *Request) Decision {
 	} else {
 		d = e.normalizedDecision(tool, &vals, sh, tr)
 	}
-	e.mergeExternal(&d, req, vals.category, vals.command, sh, tr)
+	e.mergeExternal(&d, req, vals.category, vals.command, sh, vals.ctx.memo, tr)
 	downgraded := e.applyOwnerScope(&d, req, tr)
 	d.Reason = p.reason(d.Level, tool, d.MatchedRule)
 	if downgraded && p.guidance != "" {

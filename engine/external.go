@@ -135,11 +135,11 @@ func (e *Engine) workspace(req *Request) string {
 // strictest with the decision, and matched_rule gets |external_directory.*.
 // For a shell tool the working directory (workdir or cwd) is itself a path,
 // and bare words that are symlinks are followed (contract D6).
-func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, command string, sh *ShellAnalysis, tr *tracer) {
+func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, command string, sh *ShellAnalysis, memo *resolveMemo, tr *tracer) {
 	if category != CategoryShell && category != CategoryPath {
 		return
 	}
-	c := extCollector{e: e, req: req, ext: &e.policy.ext, shell: category == CategoryShell}
+	c := extCollector{e: e, req: req, ext: &e.policy.ext, shell: category == CategoryShell, memo: memo}
 	if c.shell {
 		c.shellPaths(command, sh)
 	} else {
@@ -224,6 +224,9 @@ type extCollector struct {
 	words    int
 	level    Level
 	levelKey string
+	// memo, when set, shares resolutions with the call's resolved
+	// normalized commands (paths_norms.go).
+	memo *resolveMemo
 }
 
 // workdirKeys are the shell-tool arguments that set the working directory.
@@ -263,7 +266,7 @@ func (c *extCollector) addWorkdir(v any) {
 		return
 	}
 	w := expandHome(strings.TrimSpace(wd), c.e.opts.HomeDir)
-	abs, known := c.e.resolveWord(w, c.ws)
+	abs, known := c.memo.resolve(c.e, w, c.ws)
 	if !known {
 		c.external(unknownPathLabel(w), true)
 		return
@@ -296,7 +299,7 @@ func (c *extCollector) add(word string) {
 		return
 	}
 	for i := 0; i < c.nbases; i++ {
-		abs, known := c.e.resolveWord(word, c.bases[i])
+		abs, known := c.memo.resolve(c.e, word, c.bases[i])
 		if !known {
 			c.external(unknownPathLabel(word), true)
 			continue

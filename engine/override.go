@@ -14,6 +14,9 @@ type overrideCtx struct {
 	e   *Engine
 	req *Request
 	sh  *ShellAnalysis
+	// memo shares path resolutions within the call (paths_norms.go); nil
+	// until a shell call needs one.
+	memo *resolveMemo
 }
 
 // firstWithin returns the first override of idx for tool, in file order,

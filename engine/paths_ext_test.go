@@ -242,3 +242,27 @@ func TestAddDirOverrideForm(t *testing.T) {
 		{"a widened pattern allows nothing", "bash", shellArgs("ls @ws/src"), engine.Ask, ""},
 	})
 }
+
+// TestResolvedNormsMeetDenyRules: a deny rule that names an absolute place
+// also meets a command that names it relative to an outside workdir or
+// through a link (contract D6: the normalized form with resolved paths),
+// and a word that resolves inside the workspace is left as written.
+func TestResolvedNormsMeetDenyRules(t *testing.T) {
+	f := newPathsFixture(t)
+	perms := map[string]any{"schema": "tiered_policy", "defaults": map[string]any{"*": "allow"},
+		"tools": map[string]any{"bash": "allow"},
+		"rules": []any{map[string]any{"id": "no_rm_etc", "tools": []any{"bash"}, "pattern": "re:^rm -rf /etc(/|$)", "action": "deny"},
+			map[string]any{"id": "no_rm_ws", "tools": []any{"bash"}, "pattern": "re:^rm -rf /.*/ws/", "action": "deny"}},
+		"external_directory": map[string]any{"*": "ask"}}
+	e, problems := engine.Compile(perms, nil, f.opts)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	runPathsCases(t, f, e, []pathsCase{
+		{"as written", "bash", shellArgs("rm -rf /etc/x"), engine.Deny, ""},
+		{"relative to an outside workdir", "bash", map[string]any{"command": "rm -rf x", "workdir": "/etc"}, engine.Deny, ""},
+		{"through a link", "bash", shellArgs("rm -rf etclink/x"), engine.Deny, ""},
+		{"through .. from a link to /", "bash", shellArgs("rm -rf rootlink/../etc"), engine.Deny, ""},
+		{"a workspace word keeps its text", "bash", shellArgs("rm -rf src/old"), engine.Allow, "-"},
+	})
+}
