@@ -278,3 +278,26 @@ func TestNamesWord(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRiskyOption: any argv (words split on spaces, \x00 inside a word is a
+// space) is checked without a panic, and a risky finding always names the
+// option and says why.
+func FuzzRiskyOption(f *testing.F) {
+	for _, seed := range []string{
+		"git -c a=b log", "sed -n 1e\x00id f", "sed s", "sed y", "sed \\", "awk {print>", "awk \"", "less +",
+		"tar x", "tar --to", "xxd -r", "ssh -o", "ssh -o =", "env -S", "env -u", "date 1", "find . -exec",
+		"GIT_PAGER=x git log", "=x git", "sort --o", "curl -sSLo", "git grep -O", "hostname", "go --exec=x",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var argv []string
+		for _, w := range strings.Split(s, " ") {
+			argv = append(argv, strings.ReplaceAll(w, "\x00", " "))
+		}
+		use, ok := RiskyOption(argv)
+		if ok && (use.Reason == "" || use.Option == "" && use.Program == "") {
+			t.Errorf("RiskyOption(%q) = %+v: a finding without an option or reason", argv, use)
+		}
+	})
+}
