@@ -80,6 +80,8 @@ func TestShellExpansion(t *testing.T) {
 		{note: "default of an unknown variable is also a path", cmd: "cat ${CONF:-/etc/app.conf}", want: "cat " + u, paths: []string{"/etc/app.conf", u}},
 		{note: "environment variable operand is an unknown path", cmd: "cat $HISTFILE", want: "cat " + u, paths: []string{u}},
 		{note: "but not for echo (reference)", cmd: "echo $USER", want: "echo " + u},
+		{note: "environment part before a name", cmd: `ls "$X"rootlink`, want: "ls " + u + "rootlink", paths: []string{u + "rootlink"}},
+		{note: "environment part in an option is no path", cmd: "go build -ldflags=-X=$V", want: "go build -ldflags=-X=" + u},
 		{note: "loop variable is no environment path", cmd: "for f in a b; do gofmt -l $f; done", want: "gofmt -l " + u},
 		{note: "bare $HOME operand of ls is a path", cmd: "ls $HOME", want: "ls /home/u", paths: []string{"/home/u"}},
 		{note: "cd alone goes home", cmd: "cd; cat .bashrc", want: "cd", paths: []string{"/home/u"}},

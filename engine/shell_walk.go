@@ -604,8 +604,8 @@ func (w *walker) call(c *syntax.CallExpr) {
 			if !prints && i > 0 {
 				w.fieldPath(f)
 			}
-		case i > 0 && !prints && onlyUnknown(f) && i < len(fromEnv) && fromEnv[i]:
-			w.addPath(UnknownMark)
+		case i > 0 && !prints && i < len(fromEnv) && fromEnv[i] && envOperand(f):
+			w.addPath(f)
 		default:
 			w.fieldPath(f)
 		}
@@ -640,6 +640,13 @@ func pureAssign(s *syntax.Stmt) bool {
 		return pure
 	})
 	return pure
+}
+
+// envOperand reports whether an operand with a part from the environment
+// may name any file: not an option, not text with blanks (a message), and
+// the part is unknown ("$X"rootlink may be /etc/ plus rootlink).
+func envOperand(f string) bool {
+	return HasUnknown(f) && !strings.HasPrefix(f, "-") && !strings.ContainsAny(f, " \t\n")
 }
 
 // onlyUnknown reports whether a field is made of unknown parts only.
