@@ -258,7 +258,12 @@ func (p *compiledPolicy) evalLegacy(tool string, v *callValues, tr *tracer) outc
 	var best *legacyPattern
 	for i := range p.legacy[tool] {
 		lp := &p.legacy[tool][i]
-		if (legacyMatch(lp, v) || lp.level >= Ask && legacyMatchNormalized(lp, v)) && (best == nil || lp.level > best.level) {
+		raw := legacyMatch(lp, v)
+		norm := !raw && lp.level >= Ask && legacyMatchNormalized(lp, v)
+		if norm {
+			v.normAdded = true
+		}
+		if (raw || norm) && (best == nil || lp.level > best.level) {
 			best = lp
 		}
 	}

@@ -126,3 +126,33 @@ external_directory: allow`, "")
 		t.Errorf("tool level allow: got %s %q, want allow (the tool level is not an allow rule)", got.Level, got.MatchedRule)
 	}
 }
+
+// TestNormalizedLegacy checks the legacy schema: an ask or deny pattern also
+// matches the normalized commands, and only when that is stricter does it
+// change the decision.
+func TestNormalizedLegacy(t *testing.T) {
+	e, _ := compileYAML(t, `tools:
+  bash:
+    patterns: {"git push *": deny, "git *": ask, "ls *": allow}
+    "*": ask
+external_directory: allow`, "")
+	tests := []struct {
+		note string
+		cmd  string
+		want Level
+		rule string
+	}{
+		{note: "raw deny", cmd: "git push origin", want: Deny, rule: "tools.bash.patterns['git push *']"},
+		{note: "normalized deny", cmd: "nice git  push origin", want: Deny, rule: "tools.bash.patterns['git push *']"},
+		{note: "same level keeps the reference's rule", cmd: "nice git status", want: Ask, rule: "tools.bash.*"},
+		{note: "no allow from a normalized form", cmd: "nice ls", want: Ask, rule: "tools.bash.*"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.note, func(t *testing.T) {
+			got := e.Evaluate(shellCall("bash", tt.cmd))
+			if got.Level != tt.want || got.MatchedRule != tt.rule {
+				t.Errorf("%q: got %s %q, want %s %q", tt.cmd, got.Level, got.MatchedRule, tt.want, tt.rule)
+			}
+		})
+	}
+}
