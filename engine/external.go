@@ -153,6 +153,7 @@ func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, com
 	if len(c.paths) == 0 {
 		return
 	}
+	e.resolvedPathRules(d, req.ToolName, c.moved, tr)
 	d.ExternalPaths = c.paths
 	step := Step{Name: "external_directory", Result: c.level.String(), Hits: c.paths, Detail: "outside the workspace " + c.ws}
 	if c.level == Ask || c.level == Deny {
@@ -227,6 +228,9 @@ type extCollector struct {
 	// memo, when set, shares resolutions with the call's resolved
 	// normalized commands (paths_norms.go).
 	memo *resolveMemo
+	// moved are the resolved path values of a path tool that lie outside
+	// the workspace and differ from their text (paths_rules.go).
+	moved []string
 }
 
 // workdirKeys are the shell-tool arguments that set the working directory.
@@ -306,6 +310,9 @@ func (c *extCollector) add(word string) {
 		}
 		if abs != "" {
 			c.judge(abs)
+			if !c.shell && abs != word && (c.ws == "" || !under(abs, c.ws)) {
+				c.moved = append(c.moved, abs) // resolvedPathRules
+			}
 		}
 	}
 }

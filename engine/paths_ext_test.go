@@ -266,3 +266,27 @@ func TestResolvedNormsMeetDenyRules(t *testing.T) {
 		{"a workspace word keeps its text", "bash", shellArgs("rm -rf src/old"), engine.Allow, "-"},
 	})
 }
+
+// TestResolvedPathValuesMeetDenyRules: a path tool's value that resolves
+// outside the workspace through a link or .. meets the deny and ask rules
+// that name where it leads, even where external paths are allowed.
+func TestResolvedPathValuesMeetDenyRules(t *testing.T) {
+	f := newPathsFixture(t)
+	perms := map[string]any{"schema": "tiered_policy", "defaults": map[string]any{"*": "allow"},
+		"tools": map[string]any{"read_file": "allow"},
+		"rules": []any{map[string]any{"id": "no_shadow", "tools": []any{"read_file"}, "pattern": "/etc/shadow", "action": "deny"},
+			map[string]any{"id": "ask_secret", "tools": []any{"read_file"}, "pattern": "re:/outside/secret$", "action": "ask"}},
+		"external_directory": map[string]any{"*": "allow"}}
+	e, problems := engine.Compile(perms, nil, f.opts)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	runPathsCases(t, f, e, []pathsCase{
+		{"as written", "read_file", map[string]any{"path": "/etc/shadow"}, engine.Deny, ""},
+		{"through a link", "read_file", map[string]any{"path": "etclink/shadow"}, engine.Deny, "/etc/shadow"},
+		{"through a link to / and ..", "read_file", map[string]any{"path": "rootlink/../etc/shadow"}, engine.Deny, "/etc/shadow"},
+		{"nested, through a link", "read_file", map[string]any{"args": map[string]any{"path": "etclink/shadow"}}, engine.Deny, "/etc/shadow"},
+		{"an ask rule through a bare link", "read_file", map[string]any{"path": "evil"}, engine.Ask, "@outside/secret"},
+		{"another external file stays allowed", "read_file", map[string]any{"path": "etclink/hostname"}, engine.Allow, "/etc/hostname"},
+	})
+}
