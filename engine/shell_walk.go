@@ -793,6 +793,9 @@ func (w *walker) unwrap(cur []string, off, level int, env []string, script *scri
 			// The reading where the unknown parts are empty ("$E"sudo).
 			w.unwrap(append([]string{known}, cur[1:]...), -1, level+1, env, script)
 		}
+		// Any other reading runs a command not known here, which may be
+		// eval or source: no variable is known after it.
+		w.vars.tainted = true
 		return
 	}
 	prog := programName(name)
@@ -929,8 +932,7 @@ func shift(off, n int) int {
 // read, mapfile, getopts, unset and printf -v assign the names they get.
 func (w *walker) effects(argv []string) {
 	if HasUnknown(argv[0]) {
-		w.vars.tainted = true
-		return
+		return // unwrap taints after reading the command's empty reading
 	}
 	switch programName(argv[0]) {
 	case "cd", "pushd", "popd":
