@@ -186,6 +186,7 @@ func TestShellReparse(t *testing.T) {
 		{note: "echo piped into bash", cmd: "echo 'rm -rf /' | bash", wantNorm: "rm -rf /", wantPath: "/"},
 		{note: "printf piped into sh", cmd: `printf 'cat /etc/shadow\n' | sh`, wantNorm: "cat /etc/shadow", wantPath: "/etc/shadow"},
 		{note: "here-document to sh", cmd: "sh <<EOF\ncat /etc/shadow\nEOF", wantNorm: "cat /etc/shadow", wantPath: "/etc/shadow"},
+		{note: "an unknown program given -c may be a shell", cmd: "$SHELL -c 'cat /etc/shadow'", wantNorm: "cat /etc/shadow", wantPath: "/etc/shadow"},
 		{note: "nested shells", cmd: `sh -c "bash -c 'eval cat /etc/shadow'"`, wantNorm: "cat /etc/shadow", wantPath: "/etc/shadow"},
 		{note: "exported variable reaches the child", cmd: "export D=/etc; sh -c 'cat $D/shadow'", wantNorm: "cat /etc/shadow", wantPath: "/etc/shadow"},
 		{note: "env assignment reaches the child", cmd: "env D=/etc sh -c 'cat $D/shadow'", wantNorm: "cat /etc/shadow", wantPath: "/etc/shadow"},

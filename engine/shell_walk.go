@@ -793,6 +793,10 @@ func (w *walker) unwrap(cur []string, off, level int, env []string, script *scri
 			// The reading where the unknown parts are empty ("$E"sudo).
 			w.unwrap(append([]string{known}, cur[1:]...), -1, level+1, env, script)
 		}
+		if s := scanShell(cur); s.script >= 0 {
+			// $SHELL -c TEXT: the unknown program may be a shell.
+			w.reparse(cur[s.script], false, env)
+		}
 		// Any other reading runs a command not known here, which may be
 		// eval or source: no variable is known after it.
 		w.vars.tainted = true
