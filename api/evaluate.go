@@ -1,6 +1,7 @@
 package api
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 
@@ -58,9 +59,26 @@ func (w *EvaluateRequest) fill(req *engine.Request) error {
 	default:
 		return badRequest("tool_args", "tool_args must be a JSON object")
 	}
+	if err := checkShellArgs(w.ToolName, args); err != nil {
+		return err
+	}
 	*req = engine.Request{ToolName: w.ToolName, ToolArgs: args, ChannelID: w.ChannelID, Workspace: w.Workspace, Explain: w.Explain}
 	if w.Scope != nil {
 		req.Scope = &engine.Scope{AvatarMode: w.Scope.AvatarMode, GroupDigitalAvatar: w.Scope.GroupDigitalAvatar, PrincipalUserID: w.Scope.PrincipalUserID}
+	}
+	return nil
+}
+
+// checkShellArgs refuses a shell call whose command (or cmd) is neither a
+// string nor an array of strings: the engine could not read it, and a tool
+// might run it anyway (contract D6). The error names tool_args.<field>.
+func checkShellArgs(tool string, args map[string]any) error {
+	if engine.ToolCategory(tool) != engine.CategoryShell {
+		return nil
+	}
+	var ae *engine.ArgError
+	if err := engine.CheckShellArgs(args); errors.As(err, &ae) {
+		return badRequest("tool_args."+ae.Field, "tool_args.%s %s", ae.Field, ae.Message)
 	}
 	return nil
 }

@@ -1,18 +1,38 @@
 package engine
 
-import "strings"
+import (
+	"strings"
 
-// shellValue is the command of a shell tool call: tool_args.command, else
-// tool_args.cmd, stripped (contract 3).
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// shellValue is the command of a shell tool call (contract 3, D6):
+// tool_args.command, else tool_args.cmd, stripped. A command given as an
+// array of strings is that argv, joined with shell quoting so that the
+// analysis sees the same words. Any other value (a number, an object, an
+// array holding a non-string) is not a command the engine can read: it
+// stands as UnknownMark, an unknown command that no allow rule or override
+// allows; the API refuses such a call with a 400 (ShellArgsError).
 func shellValue(args map[string]any) string {
-	if s, ok := args["command"].(string); ok {
-		return strings.TrimSpace(s)
-	}
-	if s, ok := args["cmd"].(string); ok {
-		return strings.TrimSpace(s)
+	for _, k := range commandKeys {
+		v, ok := args[k]
+		if !ok || v == nil {
+			continue // a null command is no command, as in the reference
+		}
+		if s, ok := v.(string); ok {
+			return strings.TrimSpace(s)
+		}
+		if s, ok := argvCommand(v); ok {
+			return s
+		}
+		return UnknownMark
 	}
 	return ""
 }
+
+// commandKeys are the arguments that hold a shell tool's command, in the
+// order they are read.
+var commandKeys = [...]string{"command", "cmd"}
 
 // pathKeys are the argument names whose string values are always paths.
 func isPathKey(k string) bool {
@@ -31,35 +51,119 @@ func isPathValue(k, v string) bool {
 	return isPathKey(k) || strings.ContainsAny(v, `/\`) || len(v) >= 2 && v[1] == ':'
 }
 
-// eachPathValue calls fn with every path value of the arguments; strings in
-// lists count under their list's key. Order does not matter to matching (any
-// one value is a hit), so map order is used. It stops when fn returns false.
+// MaxArgDepth is how deep path values are looked for in nested objects and
+// arrays of tool_args. A value nested deeper stands as tooDeepValue, an
+// unknown path: it counts as external and no override covers the call.
+const MaxArgDepth = 16
+
+// tooDeepValue stands in for the values nested deeper than MaxArgDepth.
+const tooDeepValue = UnknownMark + "(tool_args nested too deep)"
+
+// eachPathValue calls fn with every path value of the arguments, at any
+// depth of nested objects and arrays (contract D6): a string is a path
+// value under the key of the object that holds it (strings in arrays count
+// under the array's key). Order does not matter to matching, so map order
+// is used. It stops when fn returns false.
 func eachPathValue(args map[string]any, fn func(string) bool) {
-	for k, v := range args {
-		if !visitPathValue(k, v, fn) {
-			return
-		}
-	}
+	visitObject(args, func(_, v string) bool { return fn(v) }, 0)
 }
 
-func visitPathValue(k string, v any, fn func(string) bool) bool {
-	switch s := v.(type) {
-	case string:
-		t := strings.TrimSpace(s)
-		if t != "" && isPathValue(k, t) {
-			return fn(t)
-		}
-	case []any:
-		for _, item := range s {
-			if str, ok := item.(string); ok {
-				t := strings.TrimSpace(str)
-				if t != "" && isPathValue(k, t) && !fn(t) {
-					return false
-				}
-			}
+// eachKeyedPathValue is eachPathValue with the key each value is under.
+func eachKeyedPathValue(args map[string]any, fn func(k, v string) bool) {
+	visitObject(args, fn, 0)
+}
+
+func visitObject(args map[string]any, fn func(k, v string) bool, depth int) bool {
+	for k, v := range args {
+		if !visitPathValue(k, v, fn, depth) {
+			return false
 		}
 	}
 	return true
+}
+
+func visitPathValue(k string, v any, fn func(k, v string) bool, depth int) bool {
+	switch s := v.(type) {
+	case string:
+		if t := strings.TrimSpace(s); t != "" && isPathValue(k, t) {
+			return fn(k, t)
+		}
+	case []any:
+		if depth >= MaxArgDepth {
+			return fn(k, tooDeepValue)
+		}
+		for _, item := range s {
+			if !visitPathValue(k, item, fn, depth+1) {
+				return false
+			}
+		}
+	case []string:
+		for _, item := range s {
+			if !visitPathValue(k, item, fn, depth+1) {
+				return false
+			}
+		}
+	case map[string]any:
+		if depth >= MaxArgDepth {
+			return fn(k, tooDeepValue)
+		}
+		return visitObject(s, fn, depth+1)
+	}
+	return true
+}
+
+// appendPathValues appends every path value of the arguments (as
+// eachPathValue finds them), its ~ / $HOME expansion and the path of a
+// file: URL when they differ. It recurses without a callback so that buf,
+// on the caller's stack, stays there, and a flat call allocates nothing.
+func appendPathValues(buf []string, args map[string]any, home string) []string {
+	return appendObjectValues(buf, args, home, 0)
+}
+
+func appendObjectValues(buf []string, args map[string]any, home string, depth int) []string {
+	for k, v := range args {
+		buf = appendValuesOf(buf, k, v, home, depth)
+	}
+	return buf
+}
+
+func appendValuesOf(buf []string, k string, v any, home string, depth int) []string {
+	switch s := v.(type) {
+	case string:
+		return appendPathValue(buf, k, s, home)
+	case []any:
+		if depth >= MaxArgDepth {
+			return append(buf, tooDeepValue)
+		}
+		for _, item := range s {
+			buf = appendValuesOf(buf, k, item, home, depth+1)
+		}
+	case []string:
+		for _, item := range s {
+			buf = appendPathValue(buf, k, item, home)
+		}
+	case map[string]any:
+		if depth >= MaxArgDepth {
+			return append(buf, tooDeepValue)
+		}
+		return appendObjectValues(buf, s, home, depth+1)
+	}
+	return buf
+}
+
+func appendPathValue(buf []string, k, s, home string) []string {
+	t := strings.TrimSpace(s)
+	if t == "" || !isPathValue(k, t) {
+		return buf
+	}
+	buf = append(buf, t)
+	if x := expandHome(t, home); x != t {
+		buf = append(buf, x)
+	}
+	if p, ok := fileURLPath(t); ok && p != t {
+		buf = append(buf, p)
+	}
+	return buf
 }
 
 // pathKeyOrder is the order in which "always allow" looks for the first path
@@ -69,31 +173,145 @@ var pathKeyOrder = []string{"path", "file_path", "target_file", "file", "old_pat
 
 // FirstPathValue returns the first path value of the arguments, as "always
 // allow" records it (contract 3): the path keys in the contract's order,
-// then the other keys in sorted order.
+// then the other keys in sorted order, each value looked into as
+// eachPathValue does (lists, nested objects in the same order); the first
+// string of a list comes first.
 func FirstPathValue(args map[string]any) (string, bool) {
 	var first string
 	found := false
-	take := func(v string) bool { first, found = v, true; return false }
-	for _, k := range pathKeyOrder {
-		if v, ok := args[k]; ok {
-			visitPathValue(k, v, take)
-			if found {
-				return first, true
+	take := func(_, v string) bool {
+		if HasUnknown(v) {
+			return true // nothing to remember in a value nested too deep
+		}
+		first, found = v, true
+		return false
+	}
+	firstInObject(args, take, 0)
+	return first, found
+}
+
+// firstInObject visits the values of one object in FirstPathValue's order;
+// it returns false once take has its value.
+func firstInObject(args map[string]any, take func(k, v string) bool, depth int) bool {
+	visit := func(k string) bool {
+		v := args[k]
+		if m, ok := v.(map[string]any); ok && depth < MaxArgDepth {
+			return firstInObject(m, take, depth+1)
+		}
+		if list, ok := v.([]any); ok && depth < MaxArgDepth {
+			for _, item := range list {
+				if m, ok := item.(map[string]any); ok {
+					if !firstInObject(m, take, depth+2) {
+						return false
+					}
+					continue
+				}
+				if !visitPathValue(k, item, take, depth+1) {
+					return false
+				}
 			}
+			return true
+		}
+		return visitPathValue(k, v, take, depth)
+	}
+	for _, k := range pathKeyOrder {
+		if _, ok := args[k]; ok && !visit(k) {
+			return false
 		}
 	}
 	for _, k := range sortedKeys(args) {
-		if isPathKey(k) {
-			continue
-		}
-		visitPathValue(k, args[k], take)
-		if found {
-			return first, true
+		if !isPathKey(k) && !visit(k) {
+			return false
 		}
 	}
-	return "", false
+	return true
 }
 
 // ShellCommand returns the command of a shell tool call as the engine
-// matches it.
+// matches it: an argv array is joined with shell quoting.
 func ShellCommand(args map[string]any) string { return shellValue(args) }
+
+// argvCommand joins a command given as an array of strings (an argv) into
+// one script, each word quoted for bash (syntax.Quote) so that the analysis
+// reads exactly those words. ok is false for anything else, or a word that
+// cannot be quoted (a NUL byte).
+func argvCommand(v any) (string, bool) {
+	var words []string
+	switch list := v.(type) {
+	case []string:
+		words = list
+	case []any:
+		words = make([]string, len(list))
+		for i, item := range list {
+			s, ok := item.(string)
+			if !ok {
+				return "", false
+			}
+			words[i] = s
+		}
+	default:
+		return "", false
+	}
+	var b strings.Builder
+	for i, w := range words {
+		q, err := syntax.Quote(w, syntax.LangBash)
+		if err != nil {
+			return "", false
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(q)
+	}
+	return b.String(), true
+}
+
+// ArgError is a tool argument the engine cannot read, such as a command
+// that is neither a string nor an array of strings. Field names the
+// argument (command or cmd).
+type ArgError struct {
+	Field   string
+	Message string
+}
+
+func (e *ArgError) Error() string { return e.Field + ": " + e.Message }
+
+// CheckShellArgs reports, for the arguments of a shell tool, a command or
+// cmd that is neither a string nor an array of strings (contract D6): the
+// API refuses such a call with a 400 naming the field, where the engine
+// alone would count it as an unknown command.
+func CheckShellArgs(args map[string]any) error {
+	for _, k := range commandKeys {
+		v, ok := args[k]
+		if !ok || v == nil {
+			continue
+		}
+		if _, ok := v.(string); ok {
+			return nil
+		}
+		if _, ok := argvCommand(v); ok {
+			return nil
+		}
+		return &ArgError{Field: k, Message: "must be a string or an array of strings (an argv), got " + jsonKind(v)}
+	}
+	return nil
+}
+
+// jsonKind names the JSON kind of a decoded value, for messages that must
+// not echo the value itself.
+func jsonKind(v any) string {
+	switch l := v.(type) {
+	case bool:
+		return "a boolean"
+	case float64, int, int64:
+		return "a number"
+	case map[string]any:
+		return "an object"
+	case []any:
+		if len(l) == 0 {
+			return "an empty array"
+		}
+		return "an array holding a non-string"
+	}
+	return "a value of another type"
+}

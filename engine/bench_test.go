@@ -147,6 +147,9 @@ func BenchmarkDefaultPolicyShell(b *testing.B) {
 		{"git_force_push", "git push --force origin main"},
 		{"npm_build", "npm run build --silent"},
 		{"compound_5", "cd src && go vet ./... | tee vet.log; echo done > status.txt || true"},
+		// Issue 15: a wrapped command goes through the full analysis and
+		// its normalized forms meet the rules too.
+		{"wrapped", "nice -n 5 timeout 60 npm run build --silent"},
 	} {
 		req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": c.cmd}, ChannelID: "web"}
 		b.Run(c.name, func(b *testing.B) {

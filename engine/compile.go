@@ -26,6 +26,8 @@ type rule struct {
 	m        *matcher
 	level    Level
 	order    int
+	// addDir is the directory of an /add-dir shell override (override.go).
+	addDir string
 	// single and singleDeny are the matched_rule strings of this rule as the
 	// only hit, precomputed so one hit costs no allocation.
 	single, singleDeny string
@@ -373,6 +375,7 @@ func (c *compiler) compileRule(item any, path func() string, set ruleSet) *rule 
 	r.singleDeny = base + "deny:" + r.name
 	if set == setOverride {
 		r.single = "tiered_policy:approval_overrides:" + r.name
+		r.addDir = addDirOf(r.id, m, patternText) // override.go
 	}
 	return r
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,9 +19,12 @@ import (
 
 var corpusTable = flag.String("corpus.table", "", "write the built-in rules' recall and false-positive table (markdown) to this file")
 
-// Thresholds of the built-in rules' quality on the labelled corpus.
+// Floors of the built-in rules' quality on the held-out half of the corpus,
+// set below what the rules reached there when they were last measured (99.3%
+// recall, 1.6% false positives), so that a rule change that costs recall or
+// adds false positives on calls nobody tuned against fails.
 const (
-	minRecall       = 0.95
+	minRecall       = 0.97
 	maxFalsePosRate = 0.02
 )
 
@@ -96,56 +100,135 @@ func builtinOnlyEngine(t *testing.T) *Engine {
 	return e
 }
 
-// byBuiltin reports whether a built-in rule made the decision ask or deny.
-func byBuiltin(d Decision) bool {
-	return d.Level != Allow && strings.Contains(d.MatchedRule, "tiered_policy:builtin:")
+// builtinHit reports whether an ask or deny built-in rule matches the call:
+// the raw command or path values, or a normalized command of the shell
+// analysis (contract D6), exactly as Evaluate collects them. It measures the
+// rules themselves: a hit that does not change a decision already made ask
+// by the shell-operator escalation still counts, and the escalation alone
+// does not.
+func builtinHit(e *Engine, req *Request) (bool, []string) {
+	var v callValues
+	v.category = ToolCategory(req.ToolName)
+	e.fillValues(&v, req.ToolArgs, nil)
+	if v.category == CategoryShell && NeedsFullParse(v.command) {
+		v.norms = AnalyzeShellEnv(v.command, e.shellEnv(req)).Normalized
+	}
+	hits := e.policy.builtin.collect(req.ToolName, &v, nil)
+	hits = e.policy.builtin.collectNormalized(req.ToolName, &v, hits)
+	var names []string
+	for _, h := range hits {
+		if h.level == Ask || h.level == Deny {
+			names = append(names, h.name)
+		}
+	}
+	return len(names) > 0, names
 }
 
 // categoryScore counts one category's cases and built-in hits.
 type categoryScore struct{ total, hits int }
 
-// TestBuiltinRulesCorpus measures the default built-in rules on the labelled
-// corpus: recall on dangerous.txt (caught = ask or deny by a built-in rule)
-// and the false-positive rate on benign.txt, per category.
+// corpusHalves are the two halves of each labelled file: rules are tuned on
+// the tune half only; the figures that count are the held-out half's.
+var corpusHalves = []string{"tune", "heldout"}
+
+// corpusHalf says which half a corpus line belongs to: held-out when the
+// FNV-1a 32-bit hash of "tool<TAB>command" is odd. The split depends only on
+// the call, so no line can be moved to the half that suits the rules.
+func corpusHalf(tool, text string) string {
+	h := fnv.New32a()
+	h.Write([]byte(tool + "\t" + text))
+	if h.Sum32()%2 == 1 {
+		return "heldout"
+	}
+	return "tune"
+}
+
+// TestCorpusSplit: every line is in the half its hash names, and no call is
+// labelled both dangerous and benign.
+func TestCorpusSplit(t *testing.T) {
+	seen := map[string]string{}
+	for _, kind := range []string{"dangerous", "benign"} {
+		for _, half := range corpusHalves {
+			name := kind + "_" + half + ".txt"
+			for _, c := range readCorpus(t, name) {
+				if got := corpusHalf(c.tool, c.text); got != half {
+					t.Errorf("%s:%d %s %s: hash puts it in the %s half", name, c.line, c.tool, c.text, got)
+				}
+				key := c.tool + "\t" + c.text
+				if prev, dup := seen[key]; dup {
+					t.Errorf("%s:%d %s %s: also in %s", name, c.line, c.tool, c.text, prev)
+				}
+				seen[key] = name
+			}
+		}
+	}
+}
+
+// TestBuiltinRulesCorpus measures the default built-in rules on both halves
+// of the labelled corpus: recall on the dangerous calls (caught = ask or
+// deny by a built-in rule) and the false-positive rate on the benign ones,
+// per category. The floors apply to the held-out half.
 func TestBuiltinRulesCorpus(t *testing.T) {
 	e := builtinOnlyEngine(t)
-	score := func(name string) (map[string]*categoryScore, []string) {
-		scores := map[string]*categoryScore{}
-		var hits []string
-		for _, c := range readCorpus(t, name) {
-			d := e.Evaluate(&Request{ToolName: c.tool, ToolArgs: c.args, ChannelID: "web", Workspace: "/ws/project"})
-			s := scores[c.category]
-			if s == nil {
-				s = &categoryScore{}
-				scores[c.category] = s
+	var tables strings.Builder
+	for _, half := range corpusHalves {
+		// decided counts the calls whose whole decision under this policy
+		// (bash and every tool allow) is not allow: built-in hits, plus the
+		// shell-operator escalation of contract 3, which asks about any
+		// allowed command with ; & | ` < > $( ${ or a newline.
+		decided := map[string][2]int{}
+		score := func(name string) map[string]*categoryScore {
+			scores := map[string]*categoryScore{}
+			for _, c := range readCorpus(t, name) {
+				req := &Request{ToolName: c.tool, ToolArgs: c.args, ChannelID: "web", Workspace: "/ws/project"}
+				hit, rules := builtinHit(e, req)
+				n := decided[name]
+				n[0]++
+				if e.Evaluate(req).Level != Allow {
+					n[1]++
+				}
+				decided[name] = n
+				s := scores[c.category]
+				if s == nil {
+					s = &categoryScore{}
+					scores[c.category] = s
+				}
+				s.total++
+				if hit {
+					s.hits++
+				}
+				switch {
+				case hit && strings.HasPrefix(name, "benign"):
+					t.Logf("false positive %s:%d %s %s -> %s", name, c.line, c.tool, c.text, rules)
+				case !hit && strings.HasPrefix(name, "dangerous"):
+					t.Logf("missed %s:%d [%s] %s %s", name, c.line, c.category, c.tool, c.text)
+				}
 			}
-			s.total++
-			if byBuiltin(d) {
-				s.hits++
-				hits = append(hits, fmt.Sprintf("%s:%d %s %s -> %s %s", name, c.line, c.tool, c.text, d.Level, d.MatchedRule))
-			} else if name == "dangerous.txt" {
-				t.Logf("missed %s:%d [%s] %s %s -> %s %s", name, c.line, c.category, c.tool, c.text, d.Level, d.MatchedRule)
-			}
+			return scores
 		}
-		return scores, hits
+		dangerous := score("dangerous_" + half + ".txt")
+		benign := score("benign_" + half + ".txt")
+		table, recall, fpRate := corpusReport(dangerous, benign)
+		fmt.Fprintf(&tables, "### %s half\n\n%s\n", half, table)
+		t.Logf("%s half: recall %.1f%%, false positives %.1f%%", half, 100*recall, 100*fpRate)
+		dd, bd := decided["dangerous_"+half+".txt"], decided["benign_"+half+".txt"]
+		t.Logf("%s half, whole decisions: %d/%d dangerous not allowed (%.1f%%), %d/%d benign not allowed (%.1f%%, most by the operator escalation)",
+			half, dd[1], dd[0], 100*float64(dd[1])/float64(dd[0]), bd[1], bd[0], 100*float64(bd[1])/float64(bd[0]))
+		if half != "heldout" {
+			continue
+		}
+		if recall < minRecall {
+			t.Errorf("held-out recall = %.1f%%, want at least %.0f%%", 100*recall, 100*minRecall)
+		}
+		if fpRate > maxFalsePosRate {
+			t.Errorf("held-out false-positive rate = %.1f%%, want at most %.0f%%", 100*fpRate, 100*maxFalsePosRate)
+		}
 	}
-	dangerous, _ := score("dangerous.txt")
-	benign, falsePos := score("benign.txt")
-	for _, fp := range falsePos {
-		t.Logf("false positive %s", fp)
-	}
-	table, recall, fpRate := corpusReport(dangerous, benign)
-	t.Log("\n" + table)
+	t.Log("\n" + tables.String())
 	if *corpusTable != "" {
-		if err := os.WriteFile(*corpusTable, []byte(table), 0o644); err != nil {
+		if err := os.WriteFile(*corpusTable, []byte(tables.String()), 0o644); err != nil {
 			t.Fatalf("write -corpus.table: %v", err)
 		}
-	}
-	if recall < minRecall {
-		t.Errorf("recall = %.1f%%, want at least %.0f%%", 100*recall, 100*minRecall)
-	}
-	if fpRate > maxFalsePosRate {
-		t.Errorf("false-positive rate = %.1f%%, want at most %.0f%%", 100*fpRate, 100*maxFalsePosRate)
 	}
 }
 

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"path"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -10,6 +12,9 @@ type outcome struct {
 	level        Level
 	rule         string
 	fromOverride bool
+	// byRule marks a level that a rule or pattern gave (not a tool level or
+	// a default): an allow rule never allows an opaque command (D6).
+	byRule bool
 	// regexOverride marks an override whose pattern is a regex: it may match
 	// a chained command the person never saw, so it is still escalated.
 	regexOverride bool
@@ -57,21 +62,77 @@ func (e *Engine) evaluatePolicy(req *Request, tr *tracer) Decision {
 		defer func() { releasePathValues(pooled, vals.paths) }()
 	}
 	e.fillValues(&vals, req.ToolArgs, buf)
-
-	var out outcome
-	if p.tiered {
-		out = p.evalTiered(tool, &vals, tr)
-	} else {
-		out = p.evalLegacy(tool, &vals, tr)
-	}
-	d := Decision{Level: out.level, MatchedRule: out.rule, FromOverride: out.fromOverride}
 	var sh *ShellAnalysis
-	if vals.category == CategoryShell {
-		sh = e.escalate(&d, vals.command, out.fromOverride && !out.regexOverride, tr)
+	if vals.category == CategoryShell && NeedsFullParse(vals.command) {
+		a := AnalyzeShellEnv(vals.command, e.shellEnv(req))
+		sh = &a
+		vals.norms = a.Normalized
+		tr.shell(sh)
 	}
-	e.mergeExternal(&d, req, vals.category, vals.command, sh, tr)
+	vals.ctx = overrideCtx{e: e, req: req, sh: sh} // override.go
+	e.addResolvedNorms(&vals)                      // paths_norms.go
+
+	var d Decision
+	if len(vals.norms) == 0 {
+		d = e.ruleDecision(tool, &vals, sh, tr)
+	} else {
+		d = e.normalizedDecision(tool, &vals, sh, tr)
+	}
+	e.mergeExternal(&d, req, vals.category, vals.command, sh, vals.ctx.memo, tr)
 	d.Reason = p.reason(d.Level, tool, d.MatchedRule)
 	return d
+}
+
+// ruleDecision is the policy's decision (tiered or legacy) with the shell
+// escalation.
+func (e *Engine) ruleDecision(tool string, v *callValues, sh *ShellAnalysis, tr *tracer) Decision {
+	var out outcome
+	if e.policy.tiered {
+		out = e.policy.evalTiered(tool, v, tr)
+	} else {
+		out = e.policy.evalLegacy(tool, v, tr)
+	}
+	d := Decision{Level: out.level, MatchedRule: out.rule, FromOverride: out.fromOverride}
+	if v.category == CategoryShell {
+		e.escalate(&d, v.command, sh, out, tr)
+	}
+	return d
+}
+
+// normalizedDecision decides a shell call that has normalized commands
+// (contract D6): ask and deny rules also match them, and their hits are
+// taken only when they make the decision stricter than the reference's
+// matching of the raw text, so that a call the reference already decides at
+// that level keeps the reference's matched_rule.
+func (e *Engine) normalizedDecision(tool string, v *callValues, sh *ShellAnalysis, tr *tracer) Decision {
+	norms := v.norms
+	v.normAdded = false
+	strict := e.ruleDecision(tool, v, sh, nil)
+	if !v.normAdded {
+		// No normalized command added a hit: this is the reference's
+		// decision.
+		if tr == nil {
+			return strict
+		}
+		v.norms = nil
+		return e.ruleDecision(tool, v, sh, tr)
+	}
+	v.norms = nil
+	ref := e.ruleDecision(tool, v, sh, nil)
+	v.norms = norms
+	if strict.Level <= ref.Level {
+		v.norms = nil
+		if tr == nil {
+			return ref
+		}
+		return e.ruleDecision(tool, v, sh, tr)
+	}
+	if tr == nil {
+		return strict
+	}
+	tr.add(Step{Name: "normalized", Result: strict.Level.String(), Detail: "a normalized command (" +
+		showUnknown(strings.Join(norms, " | ")) + ") matches a stricter rule than the command as written"})
+	return e.ruleDecision(tool, v, sh, tr)
 }
 
 // channelKey normalizes a channel id; an empty channel counts as web.
@@ -112,20 +173,24 @@ func (p *compiledPolicy) evalTiered(tool string, v *callValues, tr *tracer) outc
 	}
 	var bbuf, ubuf [8]*rule
 	builtinHits := p.builtin.collect(tool, v, bbuf[:0])
+	builtinHits = p.builtin.collectNormalized(tool, v, builtinHits)
 	tr.hits("builtin_hits", builtinHits)
 	if hasDeny(builtinHits) {
 		tr.decide()
 		return finalize(builtinHits, "tiered_policy:builtin:")
 	}
 	userHits := p.user.collect(tool, v, ubuf[:0])
+	userHits = p.user.collectNormalized(tool, v, userHits)
 	tr.hits("user_hits", userHits)
 	if hasDeny(userHits) {
 		tr.decide()
 		return finalize(userHits, "tiered_policy:rules:")
 	}
 	var obuf [8]*rule
-	if ovs := p.overrides.collect(tool, v, obuf[:0]); len(ovs) > 0 {
-		return overrideOutcome(ovs, tr)
+	if ovs := p.overrides.collectWithin(tool, v, obuf[:0]); len(ovs) > 0 {
+		out := overrideOutcome(ovs, tr)
+		out.byRule = true
+		return out
 	}
 	tr.add(Step{Name: "approval_overrides", Detail: "no override matched"})
 	if len(builtinHits) > 0 {
@@ -176,9 +241,9 @@ func finalize(hits []*rule, base string) outcome {
 	}
 	if count == 1 {
 		if win == Deny {
-			return outcome{level: Deny, rule: only.singleDeny}
+			return outcome{level: Deny, rule: only.singleDeny, byRule: true}
 		}
-		return outcome{level: win, rule: only.single}
+		return outcome{level: win, rule: only.single, byRule: true}
 	}
 	names := make([]string, 0, count)
 	for _, h := range hits {
@@ -191,7 +256,7 @@ func finalize(hits []*rule, base string) outcome {
 	if win == Deny {
 		prefix += "deny:"
 	}
-	return outcome{level: win, rule: prefix + strings.Join(names, "+")}
+	return outcome{level: win, rule: prefix + strings.Join(names, "+"), byRule: true}
 }
 
 // evalLegacy is the tool-level checker of the legacy schema (contract 3):
@@ -203,12 +268,17 @@ func (p *compiledPolicy) evalLegacy(tool string, v *callValues, tr *tracer) outc
 	var best *legacyPattern
 	for i := range p.legacy[tool] {
 		lp := &p.legacy[tool][i]
-		if legacyMatch(lp, v) && (best == nil || lp.level > best.level) {
+		raw := legacyMatch(lp, v)
+		norm := !raw && lp.level >= Ask && legacyMatchNormalized(lp, v)
+		if norm {
+			v.normAdded = true
+		}
+		if (raw || norm) && (best == nil || lp.level > best.level) {
 			best = lp
 		}
 	}
 	if best != nil {
-		cands[n] = outcome{level: best.level, rule: best.rule}
+		cands[n] = outcome{level: best.level, rule: best.rule, byRule: true}
 		n++
 	}
 	if tl, ok := p.tools[tool]; ok {
@@ -250,6 +320,20 @@ func legacyMatch(lp *legacyPattern, v *callValues) bool {
 	return false
 }
 
+// legacyMatchNormalized reports whether a legacy shell pattern matches a
+// normalized command of the call (contract D6; only for ask and deny).
+func legacyMatchNormalized(lp *legacyPattern, v *callValues) bool {
+	if v.category != CategoryShell {
+		return false
+	}
+	for _, n := range v.norms {
+		if n != v.command && lp.m.matchShell(n) {
+			return true
+		}
+	}
+	return false
+}
+
 // escalationRisk reports whether a command holds chaining or injection
 // characters: [;&|`<>], $( or ${, or a newline (contract 3).
 func escalationRisk(cmd string) bool {
@@ -270,21 +354,25 @@ func escalationRisk(cmd string) bool {
 	return false
 }
 
-// escalate turns an allow into ask when the command is risky: operator
-// characters, or a script that does not parse (contract D2). An allow from
-// an approval override is exempt (spec 2.4), unless the override is a regex
+// escalate turns an allow into ask when the command is risky. An allow from
+// an allow rule or an override never stands for an opaque command: one whose
+// command name is not known statically, or whose script text is nested
+// beyond MaxReparseDepth (contract D6). Otherwise: operator characters, or a
+// script that does not parse (contract D2). An allow from an approval
+// override is exempt from those (spec 2.4), unless the override is a regex
 // (such as /add-dir's re:.*<dir>.*), which can match a command chained onto
-// the one the person approved: toolgate escalates those too. It returns the
-// shell analysis when it made one.
-func (e *Engine) escalate(d *Decision, cmd string, exempt bool, tr *tracer) *ShellAnalysis {
-	var sh *ShellAnalysis
-	if NeedsFullParse(cmd) {
-		a := AnalyzeShell(cmd, e.opts.HomeDir)
-		sh = &a
-		tr.shell(sh)
+// the one the person approved: toolgate escalates those too.
+func (e *Engine) escalate(d *Decision, cmd string, sh *ShellAnalysis, out outcome, tr *tracer) {
+	if d.Level != Allow {
+		return
 	}
-	if d.Level != Allow || exempt {
-		return sh
+	if sh != nil && out.byRule && sh.Opaque() {
+		d.Level = Ask
+		tr.add(Step{Name: "escalation", Result: "ask", Detail: opaqueDetail(sh), Decisive: true})
+		return
+	}
+	if out.fromOverride && !out.regexOverride {
+		return
 	}
 	if escalationRisk(cmd) {
 		d.Level = Ask
@@ -292,8 +380,50 @@ func (e *Engine) escalate(d *Decision, cmd string, exempt bool, tr *tracer) *She
 	} else if sh != nil && !sh.Parsed {
 		d.Level = Ask
 		tr.add(Step{Name: "escalation", Result: "ask", Detail: "the command does not parse as a shell script", Decisive: true})
+	} else if use, risky := e.policy.riskyUnderAllowRule(d.MatchedRule, cmd, sh); risky {
+		d.Level = Ask // an allow rule's command writes files or runs programs (riskyopts.go)
+		traceRisky(tr, use)
 	}
-	return sh
+}
+
+// opaqueDetail says why an opaque command is not allowed by a rule.
+func opaqueDetail(sh *ShellAnalysis) string {
+	if sh.TooDeep {
+		return "script text is nested deeper than toolgate reads it (" + strconv.Itoa(MaxReparseDepth) + " shells), so an allow rule or override does not apply"
+	}
+	return "a command name is not known before the command runs (a variable, a substitution or text from a pipe), so an allow rule or override does not apply"
+}
+
+// shellEnv is what the shell analysis knows of the call's environment: the
+// server user's home and the command's working directory (the workdir
+// argument against the workspace, cleaned but not resolved: $PWD is the
+// logical path, which the external check resolves).
+func (e *Engine) shellEnv(req *Request) ShellEnv {
+	env := ShellEnv{Home: e.opts.HomeDir}
+	ws := req.Workspace
+	if ws == "" {
+		ws = e.opts.Workspace
+	}
+	ws = slashes(strings.TrimSpace(ws))
+	dir := ws
+	if wd, ok := req.ToolArgs["workdir"].(string); ok && strings.TrimSpace(wd) != "" {
+		wd = slashes(expandHome(strings.TrimSpace(wd), e.opts.HomeDir))
+		switch {
+		case strings.HasPrefix(wd, "/") || hasDriveLetter(wd):
+			dir = wd
+		case ws != "":
+			dir = ws + "/" + wd
+		default:
+			dir = ""
+		}
+	}
+	if strings.HasPrefix(dir, "/") {
+		dir = path.Clean(dir)
+	} else if !hasDriveLetter(dir) {
+		dir = ""
+	}
+	env.Dir = dir
+	return env
 }
 
 // reason formats the reason of a decision (contract 3).

@@ -99,30 +99,20 @@ func (x *extDir) levelFor(p string) (Level, string) {
 	return x.star, "*"
 }
 
-// absolute makes a path word absolute against dir, cleaned, with forward
-// slashes; drive-letter paths are absolute (contract D5). It returns "" when
-// a relative path has no base.
-func (e *Engine) absolute(w, dir string) string {
-	w = slashes(w)
-	var abs string
-	switch {
-	case hasDriveLetter(w):
-		rest := w[2:]
-		if !strings.HasPrefix(rest, "/") {
-			rest = "/" + rest
+// levelForUnknown is the level of an external path that cannot be known:
+// it may lie under any key, so it gets the strictest of "*" and every key
+// (an unknown path is under no allow key, contract D6).
+func (x *extDir) levelForUnknown() (Level, string) {
+	if x.fixed {
+		return x.level, "*"
+	}
+	lvl, key := x.star, "*"
+	for _, k := range x.keys {
+		if k.level > lvl {
+			lvl, key = k.level, k.raw
 		}
-		return lowerDrive(w[:2]) + path.Clean(rest)
-	case strings.HasPrefix(w, "/"):
-		abs = path.Clean(w)
-	case dir == "":
-		return ""
-	default:
-		abs = path.Join(dir, w)
 	}
-	if e.opts.ResolvePath != nil && strings.HasPrefix(abs, "/") {
-		abs = e.opts.ResolvePath(abs)
-	}
-	return abs
+	return lvl, key
 }
 
 // workspace returns the cleaned, resolved workspace of the request.
@@ -143,26 +133,18 @@ func (e *Engine) workspace(req *Request) string {
 // mergeExternal is the external-directory check of spec 2.4 and contract 3:
 // paths outside the workspace get the external_directory level, merged
 // strictest with the decision, and matched_rule gets |external_directory.*.
-func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, command string, sh *ShellAnalysis, tr *tracer) {
+// For a shell tool the working directory (workdir or cwd) is itself a path,
+// and bare words that are symlinks are followed (contract D6).
+func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, command string, sh *ShellAnalysis, memo *resolveMemo, tr *tracer) {
 	if category != CategoryShell && category != CategoryPath {
 		return
 	}
-	c := extCollector{e: e, req: req, ext: &e.policy.ext, shell: category == CategoryShell}
+	c := extCollector{e: e, req: req, ext: &e.policy.ext, shell: category == CategoryShell, memo: memo}
 	if c.shell {
-		if sh != nil {
-			for _, w := range sh.Paths {
-				c.add(w)
-			}
-		} else {
-			eachPlainWord(command, func(w string) {
-				if pw, ok := PathWord(w, e.opts.HomeDir); ok {
-					c.add(pw)
-				}
-			})
-		}
+		c.shellPaths(command, sh)
 	} else {
 		eachPathValue(req.ToolArgs, func(s string) bool {
-			if !isURL(s) {
+			if !isNetworkURL(s) {
 				c.add(expandHome(s, e.opts.HomeDir))
 			}
 			return true
@@ -171,6 +153,7 @@ func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, com
 	if len(c.paths) == 0 {
 		return
 	}
+	e.resolvedPathRules(d, req.ToolName, c.moved, tr)
 	d.ExternalPaths = c.paths
 	step := Step{Name: "external_directory", Result: c.level.String(), Hits: c.paths, Detail: "outside the workspace " + c.ws}
 	if c.level == Ask || c.level == Deny {
@@ -182,32 +165,123 @@ func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, com
 	tr.add(step)
 }
 
+// shellPaths adds the paths of a shell command: its working directory, its
+// path words (from the analysis, or the plain words of a command that
+// needed none) and its bare words that are symlinks.
+func (c *extCollector) shellPaths(command string, sh *ShellAnalysis) {
+	if hasWorkdir(c.req.ToolArgs) {
+		c.init() // the working directory is judged even with no path word
+	}
+	home := c.e.opts.HomeDir
+	if sh != nil {
+		for _, w := range sh.Paths {
+			c.add(w)
+		}
+	} else {
+		eachPlainWord(command, func(w string) {
+			if pw, ok := PathWord(w, home); ok {
+				c.add(pw)
+			}
+		})
+	}
+	c.addPathLists(command, sh)
+	if c.e.opts.IsSymlink == nil || c.e.opts.ResolvePath == nil {
+		return // no filesystem to look bare words up in
+	}
+	if sh != nil {
+		for _, words := range sh.Commands {
+			for i := 1; i < len(words); i++ {
+				c.addBare(words[i])
+			}
+		}
+		return
+	}
+	first := true
+	eachPlainWord(command, func(w string) {
+		if !first {
+			c.addBare(w)
+		}
+		first = false
+	})
+}
+
 // extCollector gathers the external paths of one call and their level. The
-// workspace is resolved only once a path word is found, so a command without
-// paths costs no filesystem lookups.
+// workspace is resolved only once a path word is found (or the call names a
+// working directory), so a command without paths costs no filesystem
+// lookups.
 type extCollector struct {
-	e        *Engine
-	req      *Request
-	ext      *extDir
-	shell    bool
-	ready    bool
-	ws, cwd  string
+	e     *Engine
+	req   *Request
+	ext   *extDir
+	shell bool
+	ready bool
+	ws    string
+	// bases are the directories relative words are resolved against: the
+	// workspace, or the resolved workdir and cwd of a shell call.
+	bases    [2]string
+	nbases   int
 	paths    []string
 	seen     map[string]bool // once there are many paths, to keep dedup linear
 	words    int
 	level    Level
 	levelKey string
+	// memo, when set, shares resolutions with the call's resolved
+	// normalized commands (paths_norms.go).
+	memo *resolveMemo
+	// moved are the resolved path values of a path tool that lie outside
+	// the workspace and differ from their text (paths_rules.go).
+	moved []string
+}
+
+// workdirKeys are the shell-tool arguments that set the working directory.
+var workdirKeys = [...]string{"workdir", "cwd"}
+
+// hasWorkdir reports whether a shell call names a working directory.
+func hasWorkdir(args map[string]any) bool {
+	for _, k := range workdirKeys {
+		if _, ok := args[k]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *extCollector) init() {
-	c.ready = true
-	c.ws = c.e.workspace(c.req)
-	c.cwd = c.ws
-	if !c.shell {
+	if c.ready {
 		return
 	}
-	if wd, ok := c.req.ToolArgs["workdir"].(string); ok && strings.TrimSpace(wd) != "" {
-		c.cwd = c.e.absolute(expandHome(strings.TrimSpace(wd), c.e.opts.HomeDir), c.ws)
+	c.ready = true
+	c.ws = c.e.workspace(c.req)
+	if c.shell {
+		for _, k := range workdirKeys {
+			c.addWorkdir(c.req.ToolArgs[k])
+		}
+	}
+	if c.nbases == 0 {
+		c.bases[0], c.nbases = c.ws, 1
+	}
+}
+
+// addWorkdir judges a working directory as a path (cat shadow with workdir
+// /etc reads /etc/shadow) and makes it a base for relative words.
+func (c *extCollector) addWorkdir(v any) {
+	wd, ok := v.(string)
+	if !ok || strings.TrimSpace(wd) == "" {
+		return
+	}
+	w := expandHome(strings.TrimSpace(wd), c.e.opts.HomeDir)
+	abs, known := c.memo.resolve(c.e, w, c.ws)
+	if !known {
+		c.external(unknownPathLabel(w), true)
+		return
+	}
+	if abs == "" {
+		return
+	}
+	c.judge(abs)
+	if c.nbases < len(c.bases) && (c.nbases == 0 || c.bases[0] != abs) {
+		c.bases[c.nbases] = abs
+		c.nbases++
 	}
 }
 
@@ -221,26 +295,104 @@ const MaxPathWords = 1000
 // MaxPathWords path words.
 const tooManyPaths = "(more path words than toolgate checks one by one)"
 
+// add judges one path word: resolved against every base, it is external
+// when it lies outside the workspace or cannot be known.
 func (c *extCollector) add(word string) {
-	if !c.ready {
-		c.init()
+	c.init()
+	if !c.count() {
+		return
 	}
+	for i := 0; i < c.nbases; i++ {
+		abs, known := c.memo.resolve(c.e, word, c.bases[i])
+		if !known {
+			c.external(unknownPathLabel(word), true)
+			continue
+		}
+		if abs != "" {
+			c.judge(abs)
+			if !c.shell && abs != word && (c.ws == "" || !under(abs, c.ws)) {
+				c.moved = append(c.moved, abs) // resolvedPathRules
+			}
+		}
+	}
+}
+
+// count counts one more word to resolve; past MaxPathWords the call counts
+// as external and no more words are resolved.
+func (c *extCollector) count() bool {
 	if c.words++; c.words > MaxPathWords {
 		if c.words == MaxPathWords+1 {
-			c.paths = append(c.paths, tooManyPaths)
-			c.raise(c.ext.levelFor(tooManyPaths))
+			c.external(tooManyPaths, true)
 		}
+		return false
+	}
+	return true
+}
+
+// addBare follows a bare word (no slash) that is a symlink in a base
+// directory: `cat evil`, where evil links out of the workspace, reads
+// outside it. A word that is not a link costs one lookup (IsSymlink); only
+// a link is resolved.
+func (c *extCollector) addBare(w string) {
+	if !isBareCandidate(w) {
 		return
 	}
-	abs := c.e.absolute(word, c.cwd)
-	if abs == "" || c.ws != "" && under(abs, c.ws) {
+	c.init()
+	if !c.count() {
 		return
 	}
-	if !c.isNew(abs) {
+	for i := 0; i < c.nbases; i++ {
+		base := c.bases[i]
+		if !strings.HasPrefix(base, "/") {
+			continue
+		}
+		lex := base + "/" + w
+		if base == "/" {
+			lex = "/" + w
+		}
+		if !c.e.opts.IsSymlink(lex) {
+			continue // the common case: one lookup, no link
+		}
+		r := c.e.opts.ResolvePath(lex)
+		switch {
+		case r == "":
+			c.external(lex, true)
+		case r != lex:
+			c.judge(path.Clean(r))
+		}
+	}
+}
+
+// isBareCandidate reports whether a command word may name a file in the
+// working directory that is not already judged as a path word: no slash,
+// not an option, not . or .., no unknown part, not a ~ form.
+func isBareCandidate(w string) bool {
+	if w == "" || w == "." || w == ".." || w[0] == '-' || w[0] == '~' || len(w) > 255 {
+		return false
+	}
+	return strings.IndexByte(w, '/') < 0 && strings.IndexByte(w, '\\') < 0 && !HasUnknown(w)
+}
+
+// judge records abs when it lies outside the workspace.
+func (c *extCollector) judge(abs string) {
+	if c.ws != "" && under(abs, c.ws) {
 		return
 	}
-	c.paths = append(c.paths, abs)
-	c.raise(c.ext.levelFor(abs))
+	c.external(abs, false)
+}
+
+// external records one external path; an unknown one gets the level of a
+// path under no allow key.
+func (c *extCollector) external(p string, unknown bool) {
+	if !c.isNew(p) {
+		return
+	}
+	c.paths = append(c.paths, p)
+	if unknown {
+		c.raise(c.ext.levelForUnknown())
+	} else {
+		c.raise(c.ext.levelFor(p))
+	}
 }
 
 // isNew reports whether abs is not among the paths yet, recording it in the

@@ -43,8 +43,9 @@ external_directory:
 	})
 	wd := shellCall("bash", "cat ./a.txt")
 	wd.ToolArgs["workdir"] = "/etc"
-	if got := e.Evaluate(wd); got.Level != Ask || !reflect.DeepEqual(got.ExternalPaths, []string{"/etc/a.txt"}) {
-		t.Errorf("workdir: got %s %v, want ask [/etc/a.txt]", got.Level, got.ExternalPaths)
+	// The working directory is a path itself (contract D6), listed first.
+	if got := e.Evaluate(wd); got.Level != Ask || !reflect.DeepEqual(got.ExternalPaths, []string{"/etc", "/etc/a.txt"}) {
+		t.Errorf("workdir: got %s %v, want ask [/etc /etc/a.txt]", got.Level, got.ExternalPaths)
 	}
 	reqWS := pathCall("read_file", "/srv/x")
 	reqWS.Workspace = "/srv"

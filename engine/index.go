@@ -1,7 +1,8 @@
 package engine
 
 import (
-	"strings"
+	"cmp"
+	"slices"
 	"sync"
 )
 
@@ -64,6 +65,13 @@ type callValues struct {
 	command  string   // shell: the command
 	slashed  string   // shell: the command with \ as / (for literal lookups)
 	paths    []string // path: every path value, plus ~ / $HOME expansions
+	// norms are the normalized commands of a shell call that needed the
+	// full analysis (contract D6); ask and deny rules match them too.
+	norms []string
+	// normAdded is set when a normalized command added a hit.
+	normAdded bool
+	// ctx is what approval overrides are checked against (override.go).
+	ctx overrideCtx
 }
 
 // pathValueBufs hold the path values of calls being evaluated.
@@ -75,37 +83,6 @@ func releasePathValues(buf *[]string, used []string) {
 	clear(used)
 	*buf = used[:0]
 	pathValueBufs.Put(buf)
-}
-
-// appendPathValues appends every path value of the arguments (as
-// eachPathValue finds them) and its ~ / $HOME expansion when it differs.
-// It loops without a callback so that buf, on the caller's stack, stays
-// there.
-func appendPathValues(buf []string, args map[string]any, home string) []string {
-	add := func(buf []string, k, s string) []string {
-		t := strings.TrimSpace(s)
-		if t == "" || !isPathValue(k, t) {
-			return buf
-		}
-		buf = append(buf, t)
-		if x := expandHome(t, home); x != t {
-			buf = append(buf, x)
-		}
-		return buf
-	}
-	for k, v := range args {
-		switch s := v.(type) {
-		case string:
-			buf = add(buf, k, s)
-		case []any:
-			for _, item := range s {
-				if str, ok := item.(string); ok {
-					buf = add(buf, k, str)
-				}
-			}
-		}
-	}
-	return buf
 }
 
 // matches reports whether rule r matches the call.
@@ -161,6 +138,35 @@ func (idx *ruleIndex) collect(tool string, v *callValues, hits []*rule) []*rule 
 		}
 	}
 	return append(hits, exact...)
+}
+
+// collectNormalized appends to hits every ask or deny rule of idx for tool
+// that matches a normalized command of the call and is not a hit yet, then
+// keeps the hits in file order. A normalized form only ever adds a stricter
+// hit: allow rules keep matching the raw command alone (contract D6).
+func (idx *ruleIndex) collectNormalized(tool string, v *callValues, hits []*rule) []*rule {
+	if len(v.norms) == 0 || idx.byTool[tool] == nil {
+		return hits
+	}
+	added := false
+	for _, n := range v.norms {
+		if n == v.command {
+			continue
+		}
+		nv := callValues{category: CategoryShell, command: n, slashed: slashes(n)}
+		var buf [8]*rule
+		for _, r := range idx.collect(tool, &nv, buf[:0]) {
+			if (r.level == Ask || r.level == Deny) && !slices.Contains(hits, r) {
+				hits = append(hits, r)
+				added = true
+			}
+		}
+	}
+	if added {
+		v.normAdded = true
+		slices.SortStableFunc(hits, func(a, b *rule) int { return cmp.Compare(a.order, b.order) })
+	}
+	return hits
 }
 
 // mergeHit appends the exact hits that come before r in file order, then r.

@@ -74,7 +74,7 @@ func TestCondHoldsOnBuiltinCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	var values []string
-	for _, name := range []string{"dangerous.txt", "benign.txt"} {
+	for _, name := range []string{"dangerous_tune.txt", "dangerous_heldout.txt", "benign_tune.txt", "benign_heldout.txt"} {
 		for _, c := range readCorpus(t, name) {
 			for _, v := range c.args {
 				if s, ok := v.(string); ok {

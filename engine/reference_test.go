@@ -61,7 +61,7 @@ func TestReferenceCases(t *testing.T) {
 			if exact {
 				return
 			}
-			if c.StricterAllowed {
+			if c.StricterAllowed || d6Stricter[c.Name] != "" {
 				want, _ := ParseLevel(c.Expect.Level)
 				base, _, _ := strings.Cut(wantRule, "|external_directory")
 				if got.Level >= want && strings.HasPrefix(got.MatchedRule, base+"|external_directory") {

@@ -1,24 +1,52 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// ShellAnalysis is what AnalyzeShell found in a shell command: the simple
-// commands and the words in them that name paths.
+// ShellAnalysis is what AnalyzeShell found in a shell command: every simple
+// command (also inside substitutions, function bodies and script text given
+// to another shell), its normalized forms, and the words that name paths.
+// Words are expanded as bash would expand them statically; a part that
+// cannot be known is UnknownMark.
 type ShellAnalysis struct {
-	// Commands are the simple commands, each as its words (quotes removed).
+	// Commands are the simple commands, each as its expanded words, as
+	// written (wrappers kept).
 	Commands [][]string
+	// Normalized are the normalized commands (contract D6): for every
+	// simple command and every wrapper it runs through, the program by its
+	// base name and the expanded words joined by single spaces, so that
+	// `nice -n 5 sudo /bin/rm -rf '/'` gives "nice -n 5 sudo /bin/rm -rf /",
+	// "sudo /bin/rm -rf /" and "rm -rf /". Each appears once.
+	Normalized []string
+	// Argv are the words of Normalized[i] (Argv[i][0] is the base name).
+	Argv [][]string
 	// Paths are the path-like words, with ~ and $HOME expanded, in order of
-	// appearance and not yet made absolute.
+	// appearance and not yet made absolute. A path with an unknown part
+	// holds UnknownMark.
 	Paths []string
-	// Parsed is false when the script does not parse; such a script is risky
-	// and its words are still scanned as well as they can be.
+	// Parsed is false when the script (or script text given to a shell in
+	// it) does not parse; its words are still scanned as well as they can be.
 	Parsed bool
+	// UnknownCommand is set when a command name cannot be known statically
+	// ($CMD args, $(echo rm) -rf /), or script text given to a shell holds
+	// an unknown part or comes from a pipe.
+	UnknownCommand bool
+	// TooDeep is set when script text is nested deeper than
+	// MaxReparseDepth, or wrappers deeper than the analysis follows.
+	TooDeep bool
+	// spent counts the work done, against maxAnalysisWork.
+	spent int
 }
+
+// Opaque reports whether the analysis cannot vouch for what the command
+// runs: an unknown command name or text beyond the re-parse depth. No allow
+// rule or override allows such a command (contract D6).
+func (a *ShellAnalysis) Opaque() bool { return a.UnknownCommand || a.TooDeep }
 
 const (
 	// maxParseBytes caps the script size given to the full parser; longer
@@ -35,40 +63,64 @@ var parserPool = sync.Pool{New: func() any {
 	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false))
 }}
 
-// AnalyzeShell finds the simple commands of a shell script and the path-like
-// words in each: arguments, assignment values, redirect targets, and words
-// inside $(...), backticks and process substitutions (contract D2). home
-// expands ~ and $HOME. Windows command text (drive letters, backslash
-// separators) is read with \ as a path separator, not as an escape.
+// AnalyzeShell is AnalyzeShellEnv with only the home directory known.
 func AnalyzeShell(cmd, home string) ShellAnalysis {
-	if len(cmd) > maxParseBytes || nestingDepth(cmd) > maxNesting {
-		return fallbackAnalysis(cmd, home)
-	}
+	return AnalyzeShellEnv(cmd, ShellEnv{Home: home})
+}
+
+// AnalyzeShellEnv finds the simple commands of a shell script and the
+// path-like words in each: arguments, assignment values, redirect targets,
+// and words inside $(...), backticks, process substitutions and script text
+// given to another shell (contracts D2, D6). Windows-looking text (drive
+// letters, backslash separators) is read both with \ as a separator and as
+// bash reads it, and both readings are kept when they differ.
+func AnalyzeShellEnv(cmd string, env ShellEnv) ShellAnalysis {
 	if !looksWindows(cmd) {
-		a, ok := parseAnalysis(cmd, home)
-		if !ok {
-			return fallbackAnalysis(cmd, home)
+		return analyzeOnce(cmd, env)
+	}
+	win := analyzeOnce(strings.ReplaceAll(cmd, `\`, "/"), env)
+	posix := analyzeOnce(cmd, env)
+	if sameAnalysis(&win, &posix) {
+		return win
+	}
+	return mergeAnalyses(win, posix)
+}
+
+func analyzeOnce(cmd string, env ShellEnv) (a ShellAnalysis) {
+	defer func() {
+		// A bug in the walk must not take the server down nor pass a
+		// command: the text is scanned word by word and counts as opaque.
+		if r := recover(); r != nil {
+			a = ShellAnalysis{}
+			w := newWalker(&a, &shellVars{env: env}, MaxReparseDepth)
+			w.fallback(cmd)
+			a.TooDeep = true
 		}
-		return a
+	}()
+	return analyzeWalk(cmd, env)
+}
+
+// analyzeWalk is the analysis of one reading, without analyzeOnce's net
+// (the fuzz target calls it to see any panic).
+func analyzeWalk(cmd string, env ShellEnv) ShellAnalysis {
+	a := ShellAnalysis{Parsed: true}
+	if HasUnknown(cmd) {
+		// No real command holds a NUL byte: the text stands for one that
+		// is not known (a command argument that is not a string array).
+		a.UnknownCommand = true
+		cmd = strings.ReplaceAll(cmd, UnknownMark, "$"+unknownName)
 	}
-	// Windows text: \ is a separator. Parse a copy with \ as /, and also the
-	// text as bash would read it. When both parse to the same number of
-	// commands the backslashes were only separators; when they differ the
-	// backslashes change the script's structure, so report both readings.
-	slashed := strings.ReplaceAll(cmd, `\`, "/")
-	win, winOK := parseAnalysis(slashed, home)
-	posix, posixOK := parseAnalysis(cmd, home)
-	switch {
-	case winOK && posixOK && len(win.Commands) == len(posix.Commands):
-		return win
-	case winOK && posixOK:
-		return mergeAnalyses(win, posix)
-	case winOK:
-		return win
-	case posixOK:
-		return posix
-	}
-	return fallbackAnalysis(slashed, home)
+	w := newWalker(&a, &shellVars{env: env}, 0)
+	w.script(cmd)
+	return a
+}
+
+// sameAnalysis reports whether two readings found the same commands and
+// paths.
+func sameAnalysis(a, b *ShellAnalysis) bool {
+	return a.Parsed == b.Parsed && a.UnknownCommand == b.UnknownCommand && a.TooDeep == b.TooDeep &&
+		slices.Equal(a.Paths, b.Paths) && slices.Equal(a.Normalized, b.Normalized) &&
+		slices.EqualFunc(a.Commands, b.Commands, slices.Equal)
 }
 
 // looksWindows reports whether cmd has Windows path syntax: a drive letter
@@ -143,10 +195,22 @@ func nestingDepth(cmd string) int {
 	return deepest
 }
 
-// mergeAnalyses joins two readings of one script, keeping each path once.
+// mergeAnalyses joins two readings of one script, keeping each path and
+// normalized command once.
 func mergeAnalyses(a, b ShellAnalysis) ShellAnalysis {
-	out := ShellAnalysis{Parsed: a.Parsed && b.Parsed}
+	out := ShellAnalysis{
+		Parsed:         a.Parsed && b.Parsed,
+		UnknownCommand: a.UnknownCommand || b.UnknownCommand,
+		TooDeep:        a.TooDeep || b.TooDeep,
+	}
 	out.Commands = append(append(out.Commands, a.Commands...), b.Commands...)
+	out.Normalized, out.Argv = a.Normalized, a.Argv
+	for i, n := range b.Normalized {
+		if !slices.Contains(out.Normalized, n) {
+			out.Normalized = append(out.Normalized, n)
+			out.Argv = append(out.Argv, b.Argv[i])
+		}
+	}
 	seen := make(map[string]bool, len(a.Paths)+len(b.Paths))
 	for _, p := range append(append([]string(nil), a.Paths...), b.Paths...) {
 		if !seen[p] {
@@ -157,85 +221,13 @@ func mergeAnalyses(a, b ShellAnalysis) ShellAnalysis {
 	return out
 }
 
-// parseAnalysis parses cmd as bash and walks the tree; ok is false when the
-// text does not parse.
-func parseAnalysis(cmd, home string) (a ShellAnalysis, ok bool) {
-	p := parserPool.Get().(*syntax.Parser)
-	f, err := p.Parse(strings.NewReader(cmd), "")
-	parserPool.Put(p)
-	if err != nil {
-		return ShellAnalysis{}, false
-	}
-	w := shellWalker{src: cmd, home: home}
-	syntax.Walk(f, w.visit)
-	w.a.Parsed = true
-	return w.a, true
-}
-
-// shellWalker collects commands and paths while syntax.Walk visits the tree.
-type shellWalker struct {
-	src  string
-	home string
-	a    ShellAnalysis
-	// skip holds words not to judge again: here-document bodies and
-	// delimiters (data, not paths) and assignment values (judged whole).
-	skip []*syntax.Word
-}
-
-func (w *shellWalker) visit(n syntax.Node) bool {
-	switch n := n.(type) {
-	case *syntax.CallExpr:
-		if len(n.Args) > 0 {
-			words := make([]string, len(n.Args))
-			for i, arg := range n.Args {
-				words[i] = w.wordText(arg)
-			}
-			w.a.Commands = append(w.a.Commands, words)
-		}
-	case *syntax.DeclClause:
-		words := []string{n.Variant.Value}
-		for _, as := range n.Args {
-			words = append(words, w.assignText(as))
-		}
-		w.a.Commands = append(w.a.Commands, words)
-	case *syntax.Redirect:
-		if n.Hdoc != nil {
-			w.skip = append(w.skip, n.Hdoc)
-		}
-		if n.Op == syntax.Hdoc || n.Op == syntax.DashHdoc {
-			// The word after << is the delimiter, not a path.
-			w.skip = append(w.skip, n.Word)
-		}
-	case *syntax.Assign:
-		// NAME=value is judged whole, as the fast path judges the word.
-		if n.Name != nil && n.Value != nil && !n.Naked {
-			w.skip = append(w.skip, n.Value)
-			if !startsDynamic(n.Value) {
-				if p, ok := PathWord(n.Name.Value+"="+w.wordText(n.Value), w.home); ok {
-					w.a.Paths = append(w.a.Paths, p)
-				}
-			}
-		}
-	case *syntax.Word:
-		for _, s := range w.skip {
-			if s == n {
-				return true
-			}
-		}
-		if startsDynamic(n) || isBareHome(n) {
-			return true
-		}
-		if p, ok := PathWord(w.wordText(n), w.home); ok {
-			w.a.Paths = append(w.a.Paths, p)
-		}
-	}
-	return true
-}
-
 // isBareHome reports whether a word is only $HOME or ${HOME}, quoted or not:
 // like the reference, toolgate reads $HOME as a path only when a path
 // follows it ($HOME/x), so `echo $HOME` names no path; a bare ~ does.
 func isBareHome(word *syntax.Word) bool {
+	if word == nil || len(word.Parts) == 0 {
+		return false
+	}
 	parts := word.Parts
 	if dq, ok := parts[0].(*syntax.DblQuoted); ok && len(parts) == 1 {
 		parts = dq.Parts
@@ -247,92 +239,10 @@ func isBareHome(word *syntax.Word) bool {
 	return ok && isPlainParam(pe, "HOME")
 }
 
-// startsDynamic reports whether a word begins with an expansion whose value
-// is not known here: a command or process substitution (the commands inside
-// are analysed on their own), arithmetic, or a parameter other than HOME
-// (a default value inside it is a word of its own).
-func startsDynamic(word *syntax.Word) bool {
-	part := word.Parts[0]
-	if dq, ok := part.(*syntax.DblQuoted); ok {
-		if len(dq.Parts) == 0 {
-			return false
-		}
-		part = dq.Parts[0]
-	}
-	switch part := part.(type) {
-	case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp:
-		return true
-	case *syntax.ParamExp:
-		return !isPlainParam(part, "HOME")
-	}
-	return false
-}
-
-func (w *shellWalker) assignText(as *syntax.Assign) string {
-	var b strings.Builder
-	if as.Name != nil {
-		b.WriteString(as.Name.Value)
-		if !as.Naked {
-			b.WriteByte('=')
-		}
-	}
-	if as.Value != nil {
-		b.WriteString(w.wordText(as.Value))
-	}
-	return b.String()
-}
-
-// wordText returns a word with quotes removed and escapes resolved; $HOME
-// and ${HOME} become home, and other expansions keep their source text.
-func (w *shellWalker) wordText(word *syntax.Word) string {
-	if len(word.Parts) == 1 {
-		if lit, ok := word.Parts[0].(*syntax.Lit); ok {
-			return unescapeUnquoted(lit.Value)
-		}
-	}
-	var b strings.Builder
-	w.writeParts(&b, word.Parts, false)
-	return b.String()
-}
-
-func (w *shellWalker) writeParts(b *strings.Builder, parts []syntax.WordPart, quoted bool) {
-	for _, part := range parts {
-		switch part := part.(type) {
-		case *syntax.Lit:
-			if quoted {
-				b.WriteString(unescapeDoubleQuoted(part.Value))
-			} else {
-				b.WriteString(unescapeUnquoted(part.Value))
-			}
-		case *syntax.SglQuoted:
-			b.WriteString(part.Value)
-		case *syntax.DblQuoted:
-			w.writeParts(b, part.Parts, true)
-		case *syntax.ParamExp:
-			if w.home != "" && isPlainParam(part, "HOME") {
-				b.WriteString(w.home)
-			} else {
-				b.WriteString(w.source(part))
-			}
-		default:
-			b.WriteString(w.source(part))
-		}
-	}
-}
-
 // isPlainParam reports whether pe is $name or ${name} with no operator.
 func isPlainParam(pe *syntax.ParamExp, name string) bool {
 	return pe.Param != nil && pe.Param.Value == name && !pe.Excl && !pe.Length && !pe.Width &&
 		pe.Index == nil && pe.Slice == nil && pe.Repl == nil && pe.Exp == nil && pe.Names == 0
-}
-
-// source returns the text of a node as written.
-func (w *shellWalker) source(n syntax.Node) string {
-	start, end := n.Pos().Offset(), n.End().Offset()
-	if start > end || end > uint(len(w.src)) {
-		return ""
-	}
-	return w.src[start:end]
 }
 
 // unescapeUnquoted resolves backslash escapes outside quotes: \x is x, and
@@ -374,27 +284,6 @@ func unescapeDoubleQuoted(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
-}
-
-// fallbackAnalysis scans text that the parser will not take: the words are
-// still split on operators and checked for paths, and Parsed is false.
-func fallbackAnalysis(cmd, home string) ShellAnalysis {
-	var a ShellAnalysis
-	var current []string
-	flush := func() {
-		if len(current) > 0 {
-			a.Commands = append(a.Commands, current)
-			current = nil
-		}
-	}
-	for _, w := range splitShellWords(cmd, flush) {
-		current = append(current, w)
-		if p, ok := PathWord(w, home); ok {
-			a.Paths = append(a.Paths, p)
-		}
-	}
-	flush()
-	return a
 }
 
 // splitShellWords splits on white space and shell operators, dropping quotes.
@@ -449,17 +338,66 @@ func splitShellWords(cmd string, onBreak func()) []string {
 }
 
 // NeedsFullParse reports whether cmd needs AnalyzeShell. It is false for a
-// command made only of plain words: letters, digits, spaces and the
-// characters -_./:,=+@%^ — no quotes, expansions, escapes, ~, operators,
-// globs, braces or newlines. Such a command is its space-separated words,
-// each of which PathWord can judge alone.
+// command that is its own normalized form and whose paths PathWord finds
+// word by word: only plain words (letters, digits, spaces and the
+// characters -_./:,=+@%^, so no quotes, expansions, escapes, ~, operators,
+// globs, braces or newlines), single spaces, and a first word that is a
+// bare program name (no / or =) other than a wrapper or cd.
 func NeedsFullParse(cmd string) bool {
+	first := -1
 	for i := 0; i < len(cmd); i++ {
-		if !plainByte[cmd[i]] {
+		c := cmd[i]
+		if !plainByte[c] {
 			return true
 		}
+		if c == ' ' {
+			if first < 0 {
+				first = i
+			}
+			if i+1 < len(cmd) && cmd[i+1] == ' ' {
+				return true
+			}
+		}
+	}
+	if first < 0 {
+		first = len(cmd)
+	}
+	name := cmd[:first]
+	if strings.IndexByte(name, '/') >= 0 || strings.IndexByte(name, '=') >= 0 {
+		return true
+	}
+	return changesMeaning(name) || untidyText(cmd)
+}
+
+// untidyText reports whether a plain command has a path that is not clean
+// (//, /./, /../, a trailing / or /.): its normalized form cleans it, so that
+// rm -rf // meets the rules for rm -rf /.
+func untidyText(cmd string) bool {
+	for i := strings.IndexByte(cmd, '/'); i >= 0; {
+		rest := cmd[i+1:]
+		if rest == "" || rest[0] == '/' || rest[0] == ' ' || rest[0] == '.' && (len(rest) == 1 || rest[1] == '/' || rest[1] == ' ' ||
+			rest[1] == '.' && (len(rest) == 2 || rest[2] == '/' || rest[2] == ' ')) {
+			return true
+		}
+		j := strings.IndexByte(rest, '/')
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
 	}
 	return false
+}
+
+// changesMeaning reports whether a plain command name makes the command
+// mean more than its words: a wrapper (the command it runs is matched on its
+// own) or cd (its operand is a directory even without a slash).
+func changesMeaning(name string) bool {
+	switch name {
+	case "cd", "pushd", "popd":
+		return true
+	}
+	_, ok := wrappers[name]
+	return ok
 }
 
 // plainByte marks the bytes NeedsFullParse accepts.
@@ -485,6 +423,19 @@ var plainByte = func() (t [256]bool) {
 // in `echo $HOME`, which the reference does not count) are not paths. For an
 // option, the value after = (or from the first path start) is taken.
 func PathWord(w, home string) (string, bool) {
+	if w == "$HOME" || w == "${HOME}" {
+		return "", false
+	}
+	p, ok := pathLike(w)
+	if !ok {
+		return "", false
+	}
+	return expandHome(p, home), true
+}
+
+// pathLike reports whether a word (as written, or expanded) names a path and
+// returns the path part: the value of NAME=value or of an option.
+func pathLike(w string) (string, bool) {
 	if strings.HasPrefix(w, "-") {
 		if i := strings.IndexByte(w, '='); i >= 0 {
 			w = w[i+1:]
@@ -500,13 +451,11 @@ func PathWord(w, home string) (string, bool) {
 	} else if i := strings.IndexByte(w, '='); i > 0 && isEnvName(w[:i]) {
 		w = w[i+1:]
 	}
-	if w == "" || w == "$HOME" || w == "${HOME}" || isURL(w) {
+	if w == "" || w == "$HOME" || w == "${HOME}" || isNetworkURL(w) {
 		return "", false
 	}
-	// Path-likeness is judged on the word as written: a bare $HOME or
-	// ${HOME} (echo $HOME) names no file, while ~, ~/x and $HOME/x do.
 	if w == "." || w == ".." || w[0] == '~' || strings.ContainsAny(w, `/\`) || hasDriveLetter(w) {
-		return expandHome(w, home), true
+		return w, true
 	}
 	return "", false
 }

@@ -20,6 +20,24 @@ func BenchmarkAnalyzeShellWindows(b *testing.B) {
 	}
 }
 
+// BenchmarkAnalyzeShellObfuscated measures the analysis of issue 15's
+// forms: wrappers, expansions and script text read again.
+func BenchmarkAnalyzeShellObfuscated(b *testing.B) {
+	for _, c := range []struct{ name, cmd string }{
+		{"wrappers", `nice -n 5 sudo /bin/rm -rf '/'`},
+		{"expansions", `cat $X/etc/shadow {/a,/b}/c ~/.ssh/id_rsa $'\x2fetc\x2fpasswd'`},
+		{"reparse", `bash -c $'eval \'sh -c "rm -rf ~"\''`},
+	} {
+		env := ShellEnv{Home: "/home/u", Dir: "/ws/project"}
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				AnalyzeShellEnv(c.cmd, env)
+			}
+		})
+	}
+}
+
 // BenchmarkNeedsFullParse measures the fast-path test on a plain command.
 func BenchmarkNeedsFullParse(b *testing.B) {
 	b.ReportAllocs()

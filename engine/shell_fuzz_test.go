@@ -7,7 +7,8 @@ import (
 )
 
 // FuzzAnalyzeShell checks that no input makes AnalyzeShell panic or hang,
-// that it never reports an empty path, and that the engine's fast path
+// that it never reports an empty path, that each normalized command is its
+// Argv joined, and that the engine's fast path
 // agrees with it: for a plain command that parses, splitting on spaces and
 // calling PathWord finds the same paths. (A plain command may fail to parse,
 // such as a lone reserved word; bash refuses to run those too.)
@@ -19,14 +20,30 @@ func FuzzAnalyzeShell(f *testing.F) {
 		`type C:\Users\me\a.txt && dir D:\`,
 		"cat <<EOF\n$(id)\nEOF",
 		`echo "${HOME:-~}" '$(x)' \"`,
+		// Issue 15: expansions, wrappers and script text read again.
+		`cat $X/etc/shadow {/a,/b}/c ~-/x $'\x2f' ${Y:-/d} $((1+2))`,
+		`nice -n 5 sudo /bin/rm -rf '/'; X=/etc; cat $X/p`,
+		`eval "sh -c 'bash -c \"eval rm -rf ~\"'"`,
+		`find . -exec sh -c 'rm "$1"' _ {} + | xargs -0 bash -c 'x'`,
+		"bash <<EOF\nrm -rf $HOME\nEOF",
+		`eval {a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}`,
 	} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
+		analyzeWalk(cmd, ShellEnv{Home: "/home/u", Dir: "/ws"}) // panics are not caught here
 		a := AnalyzeShell(cmd, "/home/u")
 		for _, p := range a.Paths {
 			if p == "" {
 				t.Fatalf("AnalyzeShell(%q) reported an empty path", cmd)
+			}
+		}
+		if len(a.Argv) != len(a.Normalized) {
+			t.Fatalf("AnalyzeShell(%q): %d Argv for %d Normalized", cmd, len(a.Argv), len(a.Normalized))
+		}
+		for i, argv := range a.Argv {
+			if len(argv) == 0 || strings.Join(argv, " ") != a.Normalized[i] {
+				t.Fatalf("AnalyzeShell(%q).Argv[%d] = %q, Normalized %q", cmd, i, argv, a.Normalized[i])
 			}
 		}
 		if NeedsFullParse(cmd) || !a.Parsed {
@@ -34,7 +51,8 @@ func FuzzAnalyzeShell(f *testing.F) {
 		}
 		var fast []string
 		for _, w := range strings.Fields(cmd) {
-			if p, ok := PathWord(w, "/home/u"); ok {
+			if p, ok := PathWord(w, "/home/u"); ok && !slices.Contains(fast, p) {
+				// The analysis lists each path once.
 				fast = append(fast, p)
 			}
 		}

@@ -56,24 +56,42 @@ func (t *tracer) hits(name string, hits []*rule) {
 	t.add(s)
 }
 
-// shell records what the shell analysis found.
+// shell records what the shell analysis found; unknown parts show as
+// <unknown>.
 func (t *tracer) shell(a *ShellAnalysis) {
 	if t == nil {
 		return
 	}
 	s := Step{Name: "shell"}
 	for _, c := range a.Commands {
-		s.Hits = append(s.Hits, strings.Join(c, " "))
+		s.Hits = append(s.Hits, showUnknown(strings.Join(c, " ")))
 	}
 	if !a.Parsed {
 		s.Detail = "the command does not parse"
 	} else {
 		s.Detail = "simple commands found"
 	}
+	if len(a.Normalized) > 0 {
+		s.Detail += "; normalized: " + showUnknown(strings.Join(a.Normalized, " | "))
+	}
 	if len(a.Paths) > 0 {
-		s.Detail += "; paths: " + strings.Join(a.Paths, " ")
+		s.Detail += "; paths: " + showUnknown(strings.Join(a.Paths, " "))
+	}
+	if a.UnknownCommand {
+		s.Detail += "; a command name is not known statically"
+	}
+	if a.TooDeep {
+		s.Detail += "; script text nested too deep to read"
 	}
 	t.add(s)
+}
+
+// showUnknown writes UnknownMark as <unknown> for people.
+func showUnknown(s string) string {
+	if !HasUnknown(s) {
+		return s
+	}
+	return strings.ReplaceAll(s, UnknownMark, "<unknown>")
 }
 
 func (t *tracer) steps() []Step {

@@ -70,9 +70,22 @@ type Options struct {
 	Workspace string
 	// HomeDir is the server user's home, for ~ and $HOME (contract D2).
 	HomeDir string
-	// ResolvePath resolves symlinks of an absolute, cleaned, forward-slash
-	// path where it exists; nil leaves paths as they are.
+	// ResolvePath resolves an absolute, forward-slash path as the kernel
+	// would (contract D6): the path may hold . and .. components, and each
+	// .. must be applied after the symlinks before it are followed (a link
+	// to / plus link/../.. is /); a missing tail is appended as written. It
+	// returns "" when the answer cannot be known (a .. after a part that
+	// could not be looked at), and the engine then counts the path as
+	// external. A resolver that returns its argument is also fine: the
+	// engine cleans the result. Nil cleans paths lexically.
 	ResolvePath func(string) string
+	// IsSymlink reports whether an absolute path exists as a symbolic link,
+	// in one lookup: the engine asks it about the bare words of a shell
+	// command (cat evil, where evil links out of the workspace) and
+	// resolves only the links with ResolvePath. Nil (or a nil ResolvePath)
+	// looks no bare word up. It must agree with ResolvePath; store gives
+	// both for a real filesystem.
+	IsSymlink func(string) bool
 	// BatchResolvePath, when set, makes the ResolvePath EvaluateBatch uses
 	// for one batch: one that may remember what it looked up, since the
 	// calls of a batch are decided as one snapshot. Nil uses ResolvePath.

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -24,10 +23,6 @@ const (
 
 // maxOverrideID bounds the length of an "always allow" override id.
 const maxOverrideID = 120
-
-// pathKeys are the argument keys whose values are paths (contract 3), in the
-// order AlwaysAllow looks for the first path value.
-var pathKeys = []string{"path", "file_path", "target_file", "file", "old_path", "new_path", "source_path", "dest_path", "directory", "dir"}
 
 // AlwaysAllow persists an "always allow" answer (contract 3): when the policy
 // on disk decides ask for req, it appends the approval override
@@ -99,39 +94,18 @@ var errUnchanged = errors.New("store: nothing to change")
 func rememberedPattern(req *engine.Request) (string, string) {
 	switch engine.ToolCategory(req.ToolName) {
 	case engine.CategoryShell:
-		for _, k := range []string{"command", "cmd"} {
-			if v, ok := req.ToolArgs[k].(string); ok && strings.TrimSpace(v) != "" {
-				return "command", strings.TrimSpace(v)
-			}
+		// The command as the engine reads it: an argv array joined with
+		// quoting; a command it cannot read (engine.UnknownMark) is not
+		// remembered.
+		if c := engine.ShellCommand(req.ToolArgs); c != "" && !engine.HasUnknown(c) {
+			return "command", c
 		}
 	case engine.CategoryPath:
-		return "path", firstPathValue(req.ToolArgs)
+		// The same walk as the engine's (nested objects and lists).
+		p, _ := engine.FirstPathValue(req.ToolArgs)
+		return "path", p
 	}
 	return "", ""
-}
-
-// firstPathValue returns the first path value of contract 3: the known path
-// keys in their order, then other keys in sorted order whose value contains
-// / or \ or has : as its second character.
-func firstPathValue(args map[string]any) string {
-	for _, k := range pathKeys {
-		if v, ok := args[k].(string); ok && strings.TrimSpace(v) != "" {
-			return strings.TrimSpace(v)
-		}
-	}
-	keys := make([]string, 0, len(args))
-	for k := range args {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		v, ok := args[k].(string)
-		v = strings.TrimSpace(v)
-		if ok && v != "" && (strings.ContainsAny(v, `/\`) || len(v) > 1 && v[1] == ':') {
-			return v
-		}
-	}
-	return ""
 }
 
 var nonAlnum = regexp.MustCompile(`[^a-z0-9]+`)

@@ -356,7 +356,7 @@ func TestResolvePathAgreesWithWalk(t *testing.T) {
 	}
 	r := NewPathResolver()
 	for _, p := range paths {
-		walk := resolvePath(p, 0, nil)
+		walk := NewPathResolver().Resolve(p)
 		if got := ResolvePath(p); got != walk {
 			t.Errorf("ResolvePath(%q) = %q, the walk gives %q", p, got, walk)
 		}

@@ -12,15 +12,15 @@ import (
 var openat2Broken atomic.Bool
 
 // noSymlinkLookup asks the kernel, in one openat2 with RESOLVE_NO_SYMLINKS
-// (and a close), whether resolving p meets a symlink. known is true when
-// the answer settles it: p exists without symlinks, or a component is
-// missing (ENOENT, ENOTDIR) with none before it, since resolution stops at
-// the first symlink with ELOOP before it reaches anything further. Either
-// way p is its own resolution. Any other answer (ELOOP, EACCES, ENOSYS, …)
-// leaves it to the lstat walk.
-func noSymlinkLookup(p string) (known bool) {
+// (and a close), whether resolving p (clean, with no ..) meets a symlink.
+// The answer settles it when p exists without symlinks (lookupExists), or
+// a component is missing (ENOENT, ENOTDIR) with none before it
+// (lookupMissing), since resolution stops at the first symlink with ELOOP
+// before it reaches anything further. Either way p is its own resolution.
+// Any other answer (ELOOP, EACCES, ENOSYS, …) leaves it to the lstat walk.
+func noSymlinkLookup(p string) lookupState {
 	if openat2Broken.Load() {
-		return false
+		return lookupUnknown
 	}
 	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_SYMLINKS}
 	for {
@@ -28,16 +28,29 @@ func noSymlinkLookup(p string) (known bool) {
 		switch {
 		case err == nil:
 			_ = unix.Close(fd)
-			return true
+			return lookupExists
 		case errors.Is(err, unix.EINTR), errors.Is(err, unix.EAGAIN):
 			continue
 		case errors.Is(err, unix.ENOENT), errors.Is(err, unix.ENOTDIR):
-			return true
+			return lookupMissing
 		case errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EPERM):
 			openat2Broken.Store(true)
-			return false
+			return lookupUnknown
 		default:
-			return false
+			return lookupUnknown
 		}
+	}
+}
+
+// lstatIsLink is one lstat into a Stat_t on the stack (os.Lstat would
+// allocate a FileInfo).
+func lstatIsLink(p string) bool {
+	var st unix.Stat_t
+	for {
+		err := unix.Lstat(p, &st)
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		return err == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK
 	}
 }

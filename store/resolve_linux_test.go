@@ -19,18 +19,18 @@ func TestNoSymlinkLookup(t *testing.T) {
 	}
 	cases := []struct {
 		note, p string
-		known   bool
+		want    lookupState
 	}{
-		{"an existing dir", "/real/sub", true},
-		{"a missing file", "/real/sub/new.txt", true},
-		{"a missing dir", "/real/nope/new.txt", true},
-		{"through a symlink", "/link/sub", false},
-		{"a symlink itself", "/link", false},
-		{"missing below a symlink", "/link/nope/x", false},
+		{"an existing dir", "/real/sub", lookupExists},
+		{"a missing file", "/real/sub/new.txt", lookupMissing},
+		{"a missing dir", "/real/nope/new.txt", lookupMissing},
+		{"through a symlink", "/link/sub", lookupUnknown},
+		{"a symlink itself", "/link", lookupUnknown},
+		{"missing below a symlink", "/link/nope/x", lookupUnknown},
 	}
 	for _, c := range cases {
-		if got := noSymlinkLookup(filepath.ToSlash(base + c.p)); got != c.known {
-			t.Errorf("%s: got %v, want %v", c.note, got, c.known)
+		if got := noSymlinkLookup(filepath.ToSlash(base + c.p)); got != c.want {
+			t.Errorf("%s: got %v, want %v", c.note, got, c.want)
 		}
 	}
 	if openat2Broken.Load() {

@@ -51,6 +51,8 @@ type Store struct {
 	// batchResolve makes the resolver of one batch of calls; nil when
 	// Options.ResolvePath was given (the engine then uses that alone).
 	batchResolve func() func(string) string
+	// isSymlink is IsSymlink with the real resolver, else nil (resolve.go).
+	isSymlink func(string) bool
 
 	cur atomic.Pointer[state]
 
@@ -89,8 +91,9 @@ func Open(dir string, opts Options) (*Store, error) {
 		opts.Logger = slog.Default()
 	}
 	var batchResolve func() func(string) string
+	var isSymlink func(string) bool // only with the real resolver, to agree with it
 	if opts.ResolvePath == nil {
-		opts.ResolvePath, batchResolve = ResolvePath, newBatchResolver
+		opts.ResolvePath, batchResolve, isSymlink = ResolvePath, newBatchResolver, IsSymlink
 	}
 	if opts.HomeDir == "" {
 		if h, err := os.UserHomeDir(); err == nil {
@@ -101,7 +104,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: config dir %q: %w", dir, err)
 	}
-	s := &Store{dir: abs, opts: opts, log: opts.Logger, done: make(chan struct{}), batchResolve: batchResolve}
+	s := &Store{dir: abs, opts: opts, log: opts.Logger, done: make(chan struct{}), batchResolve: batchResolve, isSymlink: isSymlink}
 	if err := s.createDefaults(); err != nil {
 		return nil, err
 	}
@@ -379,6 +382,7 @@ func (s *Store) EngineOptions() engine.Options {
 		HomeDir:          s.opts.HomeDir,
 		ResolvePath:      s.opts.ResolvePath,
 		BatchResolvePath: s.batchResolve,
+		IsSymlink:        s.isSymlink,
 		CheckedChannels:  s.opts.CheckedChannels,
 	}
 }

@@ -1,0 +1,158 @@
+package engine
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestNormalizedMatching checks contract D6's matching: ask and deny rules
+// also match the normalized commands, which only ever add an ask or deny
+// hit; allow rules keep matching the command as written.
+func TestNormalizedMatching(t *testing.T) {
+	e, _ := compileYAML(t, `schema: tiered_policy
+tools: {bash: allow}
+rules:
+  - {id: no_push, tools: [bash], pattern: "git push *", action: deny}
+  - {id: ask_rm, tools: [bash], pattern: "re:^rm -rf /$", action: ask}
+  - {id: ok_ls, tools: [bash], pattern: "ls *", action: allow}
+  - {id: ok_echo, tools: [bash], pattern: "echo *", action: allow}
+external_directory: allow`, "")
+	tests := []struct {
+		note string
+		cmd  string
+		want Level
+		rule string
+	}{
+		{note: "raw deny as before", cmd: "git push origin", want: Deny, rule: "tiered_policy:rules:deny:rules[no_push]"},
+		{note: "two spaces", cmd: "git  push origin", want: Deny, rule: "tiered_policy:rules:deny:rules[no_push]"},
+		{note: "a tab", cmd: "git\tpush origin", want: Deny, rule: "tiered_policy:rules:deny:rules[no_push]"},
+		{note: "wrapper and path", cmd: "nice -n 5 /usr/bin/git push origin", want: Deny, rule: "tiered_policy:rules:deny:rules[no_push]"},
+		{note: "quoted name", cmd: "'git' push origin", want: Deny, rule: "tiered_policy:rules:deny:rules[no_push]"},
+		{note: "inside sh -c", cmd: "sh -c 'git push origin'", want: Deny, rule: "tiered_policy:rules:deny:rules[no_push]"},
+		{note: "ask through a wrapper", cmd: "stdbuf -o0 rm -rf /", want: Ask, rule: "tiered_policy:rules:rules[ask_rm]"},
+		{note: "ask through $'..'", cmd: `$'\x72m' -rf /`, want: Ask, rule: "tiered_policy:rules:rules[ask_rm]"},
+		// A normalized form never adds an allow: "ls -la" is what
+		// sudo runs, but the allow rule sees the raw text only, and the
+		// tool level stands.
+		{note: "no allow from a normalized form", cmd: "sudo ls -la", want: Allow, rule: "tools.bash"},
+		{note: "allow rule on the raw text", cmd: "ls -la", want: Allow, rule: "tiered_policy:rules:rules[ok_ls]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.note, func(t *testing.T) {
+			got := e.Evaluate(shellCall("bash", tt.cmd))
+			if got.Level != tt.want || got.MatchedRule != tt.rule {
+				t.Errorf("%q: got %s %q, want %s %q", tt.cmd, got.Level, got.MatchedRule, tt.want, tt.rule)
+			}
+		})
+	}
+}
+
+// TestNormalizedNeverAllows checks that a normalized form cannot turn an
+// ask into an allow: with bash at ask and an allow rule for "ls *", a
+// wrapped ls stays ask (the allow rule matches only the raw text).
+func TestNormalizedNeverAllows(t *testing.T) {
+	e, _ := compileYAML(t, `schema: tiered_policy
+tools: {bash: ask}
+rules:
+  - {id: ok_ls, tools: [bash], pattern: "ls *", action: allow}
+external_directory: allow`, "")
+	for _, cmd := range []string{"nice ls -la", "sudo ls", "\\ls -la", "/bin/ls -la", "env A=1 ls", "sh -c 'ls -la'"} {
+		if got := e.Evaluate(shellCall("bash", cmd)); got.Level != Ask {
+			t.Errorf("%q: got %s %q, want ask (a normalized form adds no allow)", cmd, got.Level, got.MatchedRule)
+		}
+	}
+}
+
+// TestOpaqueCommandNotAllowedByRule checks contract D6: an allow rule or an
+// override does not allow a command whose name is not known statically, or
+// whose script text is nested too deep; the tool level is not a rule and
+// stands; the trace says why.
+func TestOpaqueCommandNotAllowedByRule(t *testing.T) {
+	e, _ := compileYAML(t, `schema: tiered_policy
+tools: {bash: ask}
+rules:
+  - {id: ok_echo, tools: [bash], pattern: "re:^echo ", action: allow}
+  - {id: ok_var, tools: [bash], pattern: "re:^\\$\\w+ -v$", action: allow}
+approval_overrides:
+  - {id: ov, tools: [bash], pattern: "re:^ls ", action: allow}
+  - {id: exact, tools: [bash], pattern: "$TOOL -la", action: allow}
+external_directory: allow`, "")
+	deep := "cat a"
+	for range MaxReparseDepth + 1 {
+		deep = "sh -c " + quoteForTest(deep)
+	}
+	tests := []struct {
+		note string
+		cmd  string
+		want Level
+	}{
+		{note: "allow rule, known name", cmd: "echo hi", want: Allow},
+		{note: "allow rule, unknown name", cmd: "$CMD -v", want: Ask},
+		{note: "override, known name", cmd: "ls -la", want: Allow},
+		{note: "override, unknown argument only", cmd: "ls -la $X", want: Allow},
+		{note: "exact override, unknown name", cmd: "$TOOL -la", want: Ask},
+	}
+	for _, tt := range tests {
+		t.Run(tt.note, func(t *testing.T) {
+			if got := e.Evaluate(shellCall("bash", tt.cmd)); got.Level != tt.want {
+				t.Errorf("%q: got %s %q, want %s", tt.cmd, got.Level, got.MatchedRule, tt.want)
+			}
+		})
+	}
+	deepRule, _ := compileYAML(t, `schema: tiered_policy
+tools: {bash: ask}
+rules:
+  - {id: ok_sh, tools: [bash], pattern: "re:^sh ", action: allow}
+external_directory: allow`, "")
+	req := shellCall("bash", deep)
+	req.Explain = true
+	got := deepRule.Evaluate(req)
+	if got.Level != Ask {
+		t.Fatalf("%d nested shells: got %s %q, want ask", MaxReparseDepth+1, got.Level, got.MatchedRule)
+	}
+	found := false
+	for _, s := range got.Trace {
+		if s.Name == "escalation" && s.Decisive && strings.Contains(s.Detail, "nested deeper") {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("trace %+v: want a decisive escalation step about the nesting", got.Trace)
+	}
+	toolLevel, _ := compileYAML(t, `schema: tiered_policy
+tools: {bash: allow}
+external_directory: allow`, "")
+	if got := toolLevel.Evaluate(shellCall("bash", "$CMD -v")); got.Level != Allow {
+		t.Errorf("tool level allow: got %s %q, want allow (the tool level is not an allow rule)", got.Level, got.MatchedRule)
+	}
+}
+
+// TestNormalizedLegacy checks the legacy schema: an ask or deny pattern also
+// matches the normalized commands, and only when that is stricter does it
+// change the decision.
+func TestNormalizedLegacy(t *testing.T) {
+	e, _ := compileYAML(t, `tools:
+  bash:
+    patterns: {"git push *": deny, "git *": ask, "ls *": allow}
+    "*": ask
+external_directory: allow`, "")
+	tests := []struct {
+		note string
+		cmd  string
+		want Level
+		rule string
+	}{
+		{note: "raw deny", cmd: "git push origin", want: Deny, rule: "tools.bash.patterns['git push *']"},
+		{note: "normalized deny", cmd: "nice git  push origin", want: Deny, rule: "tools.bash.patterns['git push *']"},
+		{note: "same level keeps the reference's rule", cmd: "nice git status", want: Ask, rule: "tools.bash.*"},
+		{note: "no allow from a normalized form", cmd: "nice ls", want: Ask, rule: "tools.bash.*"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.note, func(t *testing.T) {
+			got := e.Evaluate(shellCall("bash", tt.cmd))
+			if got.Level != tt.want || got.MatchedRule != tt.rule {
+				t.Errorf("%q: got %s %q, want %s %q", tt.cmd, got.Level, got.MatchedRule, tt.want, tt.rule)
+			}
+		})
+	}
+}

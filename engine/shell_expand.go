@@ -1,0 +1,458 @@
+package engine
+
+import (
+	"io"
+	"path"
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// ShellEnv is what the static shell analysis knows of the environment a
+// command runs in. Everything else (other variables, $1, $@, command
+// output) is unknown and expands to UnknownMark.
+type ShellEnv struct {
+	// Home is the server user's home: ~, ~<User>, $HOME. Empty: unknown.
+	Home string
+	// User is the server user's name, for ~user; empty means the last
+	// element of Home.
+	User string
+	// Dir is the command's working directory ($PWD, ~+): the workdir
+	// argument or the workspace, absolute. Empty: unknown.
+	Dir string
+}
+
+// maxFieldsPerWord caps the fields one word may expand to (brace
+// expansion); a word with more is cut there and reported as an unknown
+// path, so that no input costs unbounded work and no path hides past the cut.
+const maxFieldsPerWord = 256
+
+// unknownVar is the name of a parameter that always expands to
+// UnknownMark: the analysis puts it where a part cannot be known (a command
+// substitution, an unset variable) before handing a word to the expand
+// package, which keeps parameter values as they are (it drops NUL bytes
+// from literals and command output, so the mark cannot come from those).
+const unknownVar = "\x00"
+
+// unknownPart is the word part that stands for an unknown value.
+func unknownPart() syntax.WordPart {
+	return &syntax.ParamExp{Short: true, Param: &syntax.Lit{Value: unknownVar}}
+}
+
+// scriptVar is a variable the script itself assigns.
+type scriptVar struct {
+	val      string
+	known    bool
+	exported bool
+}
+
+// shellVars is the expand.Environ of the analysis: the script's known
+// variables, $HOME, $PWD and ~ forms; all else is unknown.
+type shellVars struct {
+	env  ShellEnv
+	vars map[string]scriptVar
+	// tainted is set once the script ran something that may assign any
+	// variable (eval, source, an unknown command): from there on no script
+	// variable, nor HOME or PWD, is known.
+	tainted bool
+	// pwdUnknown is set after cd, pushd or popd.
+	pwdUnknown bool
+	// inFunc counts function bodies being walked: a body runs when it is
+	// called, after assignments the walk has not seen, so no variable the
+	// script assigns anywhere is known inside it.
+	inFunc   int
+	assigned map[string]bool
+}
+
+var (
+	unknownVariable = expand.Variable{Set: true, Kind: expand.String, Str: UnknownMark}
+	unknownDir      = expand.Variable{Set: true, Kind: expand.String, Str: UnknownMark + "/"}
+)
+
+// lookup returns a variable's value and whether it is known.
+func (s *shellVars) lookup(name string) (string, bool) {
+	if name == "IFS" {
+		// Field splitting follows the script's own IFS, else the default
+		// (bash does not take IFS from its environment).
+		if v, ok := s.vars[name]; ok && v.known && !s.tainted {
+			return v.val, true
+		}
+		return " \t\n", true
+	}
+	if name == unknownVar || name == unknownName || s.tainted {
+		return "", false
+	}
+	if s.inFunc > 0 && s.assigned[name] {
+		return "", false
+	}
+	if v, ok := s.vars[name]; ok {
+		return v.val, v.known
+	}
+	switch name {
+	case "HOME":
+		return s.env.Home, s.env.Home != ""
+	case "PWD":
+		return s.env.Dir, s.env.Dir != "" && !s.pwdUnknown
+	}
+	return "", false
+}
+
+// Get implements expand.Environ. The "HOME <user>" form is how expand asks
+// for ~user; ~+ and ~- arrive as users "+" and "-".
+func (s *shellVars) Get(name string) expand.Variable {
+	if user, ok := strings.CutPrefix(name, "HOME "); ok {
+		switch {
+		case user == "+":
+			name = "PWD"
+		case user == s.serverUser():
+			name = "HOME"
+		default:
+			// Another user's home: unknown, but still a directory, so
+			// that ~bob and ~- are path words.
+			return unknownDir
+		}
+	}
+	v, ok := s.lookup(name)
+	if !ok {
+		if name == "HOME" || name == "PWD" {
+			// Only ~ and ~+ ask for these here (an unknown $HOME is
+			// replaced before expansion): still a directory.
+			return unknownDir
+		}
+		return unknownVariable
+	}
+	return expand.Variable{Set: true, Kind: expand.String, Str: v}
+}
+
+// Each implements expand.Environ; only the analysis asks for names.
+func (s *shellVars) Each(func(string, expand.Variable) bool) {}
+
+func (s *shellVars) serverUser() string {
+	if s.env.User != "" {
+		return s.env.User
+	}
+	if s.env.Home == "" {
+		return ""
+	}
+	return path.Base(slashes(s.env.Home))
+}
+
+// set records an assignment; definite is false when it may or may not run
+// (inside a condition, a loop, a pipeline, a subshell), which leaves the
+// variable unknown.
+func (s *shellVars) set(name, val string, definite, exported bool) {
+	if s.vars == nil {
+		s.vars = make(map[string]scriptVar, 4)
+	}
+	old := s.vars[name]
+	s.vars[name] = scriptVar{val: val, known: definite && !HasUnknown(name), exported: exported || old.exported}
+}
+
+// forget makes a variable unknown from here on.
+func (s *shellVars) forget(name string) {
+	if s.vars == nil {
+		s.vars = make(map[string]scriptVar, 4)
+	}
+	v := s.vars[name]
+	v.known = false
+	s.vars[name] = v
+}
+
+// expander expands words as bash would, statically.
+type expander struct {
+	vars *shellVars
+	cfg  expand.Config
+	// extra collects words that may be the value of an unknown parameter
+	// with a default (${X:-/etc/x}): they are judged as paths too.
+	extra []*syntax.Word
+	// fromEnv is set when a word used a variable the script never assigns
+	// (its value comes from the environment: any path at all).
+	fromEnv bool
+}
+
+func newExpander(vars *shellVars) *expander {
+	x := &expander{vars: vars}
+	x.cfg = expand.Config{
+		Env:       vars,
+		ExtGlob:   true, // keep @(...) as text; there is no globbing (no ReadDir)
+		CmdSubst:  func(w io.Writer, _ *syntax.CmdSubst) error { _, err := io.WriteString(w, UnknownMark); return err },
+		ProcSubst: func(*syntax.ProcSubst) (string, error) { return UnknownMark, nil },
+	}
+	return x
+}
+
+// simpleLit returns the value of a word that is one literal needing no
+// expansion at all, the common case, without calling expand.
+func simpleLit(word *syntax.Word) (string, bool) {
+	if len(word.Parts) != 1 {
+		return "", false
+	}
+	lit, ok := word.Parts[0].(*syntax.Lit)
+	if !ok {
+		return "", false
+	}
+	v := lit.Value
+	if v == "" || v[0] == '~' || strings.ContainsAny(v, "\\{\x00") {
+		return "", false
+	}
+	return v, true
+}
+
+// fields expands a word as a command argument: braces, tilde, parameters,
+// quote removal and field splitting, but no globbing. It appends to out and
+// reports whether the word had more fields than maxFieldsPerWord.
+func (x *expander) fields(word *syntax.Word, out []string) ([]string, bool) {
+	if v, ok := simpleLit(word); ok {
+		return append(out, v), false
+	}
+	return x.expandFields(word, out)
+}
+
+// expandFields is fields through the expand package; a panic in it (an
+// operator it does not support) gives the word's rough text.
+func (x *expander) expandFields(word *syntax.Word, out []string) (res []string, cut bool) {
+	prepared := x.prepare(word)
+	n := len(out)
+	defer func() {
+		if r := recover(); r != nil {
+			res, cut = append(out[:n], roughText(word)), false
+		}
+	}()
+	braced := *prepared // SplitBraces replaces the parts of the word it gets
+	if !syntax.SplitBraces(&braced) {
+		return x.appendFields(out, n, prepared, word)
+	}
+	for bw, err := range expand.BracesSeq(&x.cfg, &braced) {
+		if err != nil {
+			return out, true
+		}
+		if out, cut = x.appendFields(out, n, joinLits(bw), word); cut {
+			return out, true
+		}
+	}
+	return out, false
+}
+
+// appendFields appends the fields of one brace-expanded word; out[:n] were
+// there before the word.
+func (x *expander) appendFields(out []string, n int, bw, word *syntax.Word) ([]string, bool) {
+	for f, err := range expand.FieldsSeq(&x.cfg, bw) {
+		if err != nil {
+			return append(out[:n], roughText(word)), false
+		}
+		if len(out)-n == maxFieldsPerWord {
+			return out, true
+		}
+		out = append(out, f)
+	}
+	return out, false
+}
+
+// joinLits joins the adjacent literals of a brace-expanded word and drops
+// empty ones, so that tilde expansion sees ~ at the start as bash does
+// ({~,x} is ~ and x) and an empty alternative ({bash,}) gives no field. The
+// parts may be shared with other words: new literals are made.
+func joinLits(w *syntax.Word) *syntax.Word {
+	parts := make([]syntax.WordPart, 0, len(w.Parts))
+	var lit *syntax.Lit
+	for _, p := range w.Parts {
+		l, ok := p.(*syntax.Lit)
+		if !ok {
+			lit = nil
+			parts = append(parts, p)
+			continue
+		}
+		if l.Value == "" {
+			continue
+		}
+		if lit == nil {
+			lit = &syntax.Lit{ValuePos: l.ValuePos, ValueEnd: l.ValueEnd, Value: l.Value}
+			parts = append(parts, lit)
+			continue
+		}
+		lit.Value += l.Value
+	}
+	return &syntax.Word{Parts: parts}
+}
+
+// literal expands a word as an assignment value: no brace expansion and no
+// field splitting.
+func (x *expander) literal(word *syntax.Word) (res string) {
+	if word == nil {
+		return ""
+	}
+	if v, ok := simpleLit(word); ok {
+		return v
+	}
+	prepared := x.prepare(word)
+	defer func() {
+		if r := recover(); r != nil {
+			res = roughText(word)
+		}
+	}()
+	s, err := expand.Literal(&x.cfg, prepared)
+	if err != nil {
+		return roughText(word)
+	}
+	return s
+}
+
+// document expands a here-document body (unquoted delimiter).
+func (x *expander) document(word *syntax.Word) (res string) {
+	prepared := x.prepare(word)
+	defer func() {
+		if r := recover(); r != nil {
+			res = roughText(word)
+		}
+	}()
+	s, err := expand.Document(&x.cfg, prepared)
+	if err != nil {
+		return roughText(word)
+	}
+	return s
+}
+
+// prepare returns word with every part whose value cannot be known replaced
+// by unknownPart: command and process substitutions, arithmetic, and
+// parameters that are not known variables (or known ones under an operator
+// the analysis does not evaluate). The word is copied where it changes; the
+// tree is not modified.
+func (x *expander) prepare(word *syntax.Word) *syntax.Word {
+	parts, changed := x.prepareParts(word.Parts)
+	if !changed {
+		return word
+	}
+	return &syntax.Word{Parts: parts}
+}
+
+func (x *expander) prepareParts(parts []syntax.WordPart) ([]syntax.WordPart, bool) {
+	var out []syntax.WordPart
+	for i, part := range parts {
+		np := x.preparePart(part)
+		if np != part && out == nil {
+			out = make([]syntax.WordPart, i, len(parts))
+			copy(out, parts[:i])
+		}
+		if out != nil {
+			out = append(out, np)
+		}
+	}
+	if out == nil {
+		return parts, false
+	}
+	return out, true
+}
+
+func (x *expander) preparePart(part syntax.WordPart) syntax.WordPart {
+	switch p := part.(type) {
+	case *syntax.Lit, *syntax.SglQuoted, *syntax.ExtGlob:
+		return part
+	case *syntax.DblQuoted:
+		parts, changed := x.prepareParts(p.Parts)
+		if !changed {
+			return part
+		}
+		dq := *p
+		dq.Parts = parts
+		return &dq
+	case *syntax.ParamExp:
+		return x.prepareParam(p)
+	}
+	// CmdSubst, ProcSubst, ArithmExp and anything newer.
+	return unknownPart()
+}
+
+// prepareParam keeps a parameter expansion that names a known variable and
+// uses only operators evaluated on a fully known value; anything else is
+// unknown. For an unknown parameter with a default or alternate word, that
+// word is kept aside to be judged as a path too.
+func (x *expander) prepareParam(p *syntax.ParamExp) syntax.WordPart {
+	if p.Param == nil || p.Flags != nil || p.NestedParam != nil || p.Excl || p.Width || p.IsSet ||
+		p.Index != nil || p.Slice != nil || p.Names != 0 || len(p.Modifiers) > 0 {
+		return unknownPart()
+	}
+	val, known := x.vars.lookup(p.Param.Value)
+	if !known && isEnvName(p.Param.Value) && p.Param.Value != unknownName {
+		if _, assigned := x.vars.vars[p.Param.Value]; !assigned || x.vars.tainted {
+			x.fromEnv = true
+		}
+	}
+	if !known || p.Param.Value == unknownVar {
+		if p.Exp != nil && p.Exp.Word != nil {
+			switch p.Exp.Op {
+			case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset,
+				syntax.AssignUnsetOrNull, syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+				if len(x.extra) < maxFieldsPerWord {
+					x.extra = append(x.extra, p.Exp.Word)
+				}
+			}
+		}
+		return unknownPart()
+	}
+	if p.Length || p.Repl != nil || p.Exp != nil {
+		if HasUnknown(val) {
+			return unknownPart()
+		}
+	}
+	if p.Repl == nil && p.Exp == nil {
+		return p
+	}
+	np := *p
+	if p.Repl != nil {
+		r := *p.Repl
+		if r.Orig != nil {
+			r.Orig = x.prepare(r.Orig)
+		}
+		if r.With != nil {
+			r.With = x.prepare(r.With)
+		}
+		np.Repl = &r
+	}
+	if p.Exp != nil {
+		e := *p.Exp
+		if e.Word != nil {
+			e.Word = x.prepare(e.Word)
+		}
+		np.Exp = &e
+	}
+	return &np
+}
+
+// roughText is a word's text with quotes removed and every part that is not
+// plain text (or that expand refused) replaced by UnknownMark; it stands in
+// when expansion fails.
+func roughText(word *syntax.Word) string {
+	var b strings.Builder
+	writeRough(&b, word.Parts, false)
+	return b.String()
+}
+
+func writeRough(b *strings.Builder, parts []syntax.WordPart, quoted bool) {
+	for _, part := range parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			if quoted {
+				b.WriteString(unescapeDoubleQuoted(p.Value))
+			} else {
+				b.WriteString(unescapeUnquoted(p.Value))
+			}
+		case *syntax.SglQuoted:
+			if p.Dollar {
+				s, _, err := expand.Format(nil, p.Value, nil)
+				if err != nil {
+					b.WriteString(UnknownMark)
+					continue
+				}
+				s, _, _ = strings.Cut(s, "\x00")
+				b.WriteString(s)
+				continue
+			}
+			b.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			writeRough(b, p.Parts, true)
+		default:
+			b.WriteString(UnknownMark)
+		}
+	}
+}

@@ -1,0 +1,1072 @@
+package engine
+
+import (
+	"path"
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// MaxReparseDepth bounds how deep script text given to another shell (eval,
+// sh -c, su -c, env -S, a here-string fed to bash ...) is read again. Text
+// nested deeper is not read: the analysis reports TooDeep, and no allow
+// rule or override allows such a command.
+const MaxReparseDepth = 4
+
+// maxAnalysisWork bounds the bytes of expanded words and re-read script
+// text of one analysis (brace expansion and re-parsing can multiply the
+// input); past it the analysis reports TooDeep.
+const maxAnalysisWork = 1 << 20
+
+// unknownName is a variable name that is never known: script text that
+// holds an unknown part is read again with that part written as $unknownName.
+const unknownName = "__toolgate_unknown__"
+
+// stdinState is where a statement's standard input comes from.
+type stdinState struct {
+	piped bool   // a pipe: the text is not known
+	file  bool   // a < redirect from a file: the text is not known
+	text  string // a here-document or here-string: the text, expanded
+	has   bool   // text is set
+}
+
+// walker walks one script in execution order, keeping the variables it
+// assigns, and fills the analysis.
+type walker struct {
+	a     *ShellAnalysis
+	vars  *shellVars
+	x     *expander
+	depth int // how many times this text was handed to another shell
+	// cond > 0 inside a construct that may or may not run, or runs in a
+	// subshell: an assignment there leaves its variable unknown.
+	cond int
+	in   stdinState
+	// inPipe is set for the right side of a pipe while its statement starts.
+	inPipe bool
+	// timed is set for the simple command of a time keyword.
+	timed bool
+	// echoed is what the last simple command wrote when it was an echo or
+	// printf of known text (echoKnown); pipeText is that text fed to the
+	// right side of a pipe.
+	echoed, pipeText     string
+	echoKnown, pipeKnown bool
+	root                 *syntax.File
+}
+
+func newWalker(a *ShellAnalysis, vars *shellVars, depth int) *walker {
+	return &walker{a: a, vars: vars, x: newExpander(vars), depth: depth}
+}
+
+func (w *walker) file(f *syntax.File) {
+	w.root = f
+	w.stmts(f.Stmts)
+}
+
+func (w *walker) stmts(list []*syntax.Stmt) {
+	for _, s := range list {
+		w.stmt(s)
+	}
+}
+
+func (w *walker) stmt(s *syntax.Stmt) {
+	if s == nil {
+		return
+	}
+	saved := w.in
+	if w.inPipe {
+		w.in = stdinState{piped: true}
+		if w.pipeKnown {
+			w.in = stdinState{text: w.pipeText, has: true}
+		}
+		w.inPipe, w.pipeKnown = false, false
+	}
+	for _, r := range s.Redirs {
+		w.redirect(r)
+	}
+	if s.Background || s.Coprocess {
+		w.cond++
+		defer func() { w.cond-- }()
+	}
+	w.cmd(s.Cmd)
+	w.in = saved
+}
+
+// redirect judges a redirect's target as a path and records what a here
+// document or here-string feeds to the command's standard input.
+func (w *walker) redirect(r *syntax.Redirect) {
+	switch r.Op {
+	case syntax.Hdoc, syntax.DashHdoc:
+		if r.Hdoc == nil {
+			return
+		}
+		if quotedDelim(r.Word) {
+			w.in = stdinState{text: roughText(r.Hdoc), has: true}
+			return
+		}
+		w.substs(r.Hdoc)
+		w.in = stdinState{text: w.x.document(r.Hdoc), has: true}
+	case syntax.WordHdoc:
+		if r.Word == nil {
+			return
+		}
+		w.substs(r.Word)
+		w.in = stdinState{text: w.x.literal(r.Word) + "\n", has: true}
+	default:
+		if r.Word == nil {
+			return
+		}
+		if r.Op == syntax.RdrIn || r.Op == syntax.RdrInOut {
+			w.in = stdinState{file: true}
+		}
+		if r.Op == syntax.DplIn || r.Op == syntax.DplOut {
+			// >&2, <&0: a file descriptor, not a path.
+			w.substs(r.Word)
+			return
+		}
+		// A redirect target is a file even when it is only unknown (> $F).
+		for _, f := range w.expandWord(r.Word, nil) {
+			if onlyUnknown(f) {
+				w.addPath(f)
+			} else {
+				w.fieldPath(f)
+			}
+		}
+	}
+}
+
+// quotedDelim reports whether a here-document delimiter is quoted, which
+// keeps the body from being expanded.
+func quotedDelim(word *syntax.Word) bool {
+	if word == nil {
+		return false
+	}
+	for _, p := range word.Parts {
+		switch p := p.(type) {
+		case *syntax.SglQuoted, *syntax.DblQuoted:
+			return true
+		case *syntax.Lit:
+			if strings.IndexByte(p.Value, '\\') >= 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (w *walker) cmd(c syntax.Command) {
+	switch c := c.(type) {
+	case nil:
+	case *syntax.CallExpr:
+		w.call(c)
+	case *syntax.DeclClause:
+		w.decl(c)
+	case *syntax.BinaryCmd:
+		if c.Op == syntax.AndStmt || c.Op == syntax.OrStmt {
+			w.stmt(c.X)
+			if c.Op == syntax.AndStmt && pureAssign(c.X) {
+				// A=x && B=y: an assignment without substitutions does
+				// not fail, so the right side runs.
+				w.stmt(c.Y)
+				return
+			}
+			w.cond++
+			w.stmt(c.Y)
+			w.cond--
+			return
+		}
+		w.cond++
+		w.echoKnown = false
+		w.stmt(c.X)
+		w.inPipe = true
+		if w.echoKnown && isSimple(c.X) {
+			w.pipeText, w.pipeKnown = w.echoed, true
+		}
+		w.stmt(c.Y)
+		w.inPipe, w.pipeKnown = false, false
+		w.cond--
+	case *syntax.Subshell:
+		w.cond++
+		w.stmts(c.Stmts)
+		w.cond--
+	case *syntax.Block:
+		w.stmts(c.Stmts)
+	case *syntax.IfClause:
+		w.ifClause(c)
+	case *syntax.WhileClause:
+		w.forgetAssigned(c)
+		w.cond++
+		w.stmts(c.Cond)
+		w.stmts(c.Do)
+		w.cond--
+	case *syntax.ForClause:
+		w.forgetAssigned(c)
+		switch l := c.Loop.(type) {
+		case *syntax.WordIter:
+			for _, item := range l.Items {
+				w.wordPaths(item)
+			}
+			w.vars.forget(l.Name.Value)
+		case *syntax.CStyleLoop:
+			w.arith(l)
+		}
+		w.cond++
+		w.stmts(c.Do)
+		w.cond--
+	case *syntax.CaseClause:
+		w.wordPaths(c.Word)
+		w.cond++
+		for _, item := range c.Items {
+			for _, p := range item.Patterns {
+				w.substs(p)
+			}
+			w.stmts(item.Stmts)
+		}
+		w.cond--
+	case *syntax.FuncDecl:
+		w.funcBody(c)
+	case *syntax.ArithmCmd:
+		w.arith(c)
+	case *syntax.LetClause:
+		w.arith(c)
+	case *syntax.TimeClause:
+		// The time keyword runs a command like the time wrapper does:
+		// let the wrapper table read its -p (even one spelt "$E"-p).
+		if c.Stmt != nil && !c.PosixFormat {
+			if _, ok := c.Stmt.Cmd.(*syntax.CallExpr); ok {
+				w.timed = true
+			}
+		}
+		w.stmt(c.Stmt)
+		w.timed = false
+	case *syntax.CoprocClause:
+		w.cond++
+		w.stmt(c.Stmt)
+		w.cond--
+	default:
+		// [[ ]], bats tests and anything newer: every word is judged.
+		syntax.Walk(c, func(n syntax.Node) bool {
+			if word, ok := n.(*syntax.Word); ok {
+				w.wordPaths(word)
+				return false
+			}
+			return true
+		})
+	}
+}
+
+func (w *walker) ifClause(c *syntax.IfClause) {
+	w.stmts(c.Cond)
+	w.cond++
+	w.stmts(c.Then)
+	if c.Else != nil {
+		w.ifClause(c.Else)
+	}
+	w.cond--
+}
+
+// funcBody walks a function body: it runs when called, after assignments
+// the walk may not have seen, so no variable assigned anywhere in the
+// script is known inside it.
+func (w *walker) funcBody(c *syntax.FuncDecl) {
+	if w.vars.assigned == nil {
+		w.vars.assigned = map[string]bool{}
+		if w.root != nil {
+			collectAssigned(w.root, w.vars.assigned)
+		}
+		w.vars.assigned["HOME"] = w.vars.assigned["HOME"] || w.vars.tainted
+		w.vars.assigned["PWD"] = true // a cd anywhere may run before the call
+	}
+	w.vars.inFunc++
+	w.cond++
+	w.stmt(c.Body)
+	w.cond--
+	w.vars.inFunc--
+}
+
+// forgetAssigned makes every variable a loop body assigns unknown before the
+// loop is walked: a later iteration sees the value of an earlier one.
+func (w *walker) forgetAssigned(loop syntax.Node) {
+	names := map[string]bool{}
+	collectAssigned(loop, names)
+	for name := range names {
+		w.vars.forget(name)
+	}
+}
+
+// collectAssigned records the names that assignments, declarations and
+// variable-setting builtins below n may set.
+func collectAssigned(n syntax.Node, names map[string]bool) {
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.Assign:
+			if n.Name != nil {
+				names[n.Name.Value] = true
+			}
+		case *syntax.CallExpr:
+			for _, arg := range n.Args {
+				if lit := arg.Lit(); lit != "" && isEnvName(lit) {
+					names[lit] = true
+				}
+			}
+		}
+		return true
+	})
+}
+
+// arith walks arithmetic: substitutions inside run, and every name in it may
+// be assigned ((i++), let x=1).
+func (w *walker) arith(n syntax.Node) {
+	syntax.Walk(n, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			w.sub(n.Stmts)
+			return false
+		case *syntax.ProcSubst:
+			w.sub(n.Stmts)
+			return false
+		case *syntax.Lit:
+			if isEnvName(n.Value) {
+				w.vars.forget(n.Value)
+			}
+		case *syntax.ParamExp:
+			if n.Param != nil && isEnvName(n.Param.Value) {
+				w.vars.forget(n.Param.Value)
+			}
+		}
+		return true
+	})
+}
+
+// sub walks the commands of a command or process substitution (a subshell).
+func (w *walker) sub(stmts []*syntax.Stmt) {
+	savedIn, savedPipe := w.in, w.inPipe
+	w.in, w.inPipe = stdinState{}, false
+	w.cond++
+	w.stmts(stmts)
+	w.cond--
+	w.in, w.inPipe = savedIn, savedPipe
+}
+
+// substs walks the substitutions inside a word, and forgets variables that
+// ${X:=v} or $((X=1)) assign.
+func (w *walker) substs(word *syntax.Word) {
+	if word == nil {
+		return
+	}
+	for _, p := range word.Parts {
+		if _, ok := p.(*syntax.Lit); !ok {
+			goto walk
+		}
+	}
+	return
+walk:
+	syntax.Walk(word, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst:
+			w.sub(n.Stmts)
+			return false
+		case *syntax.ProcSubst:
+			w.sub(n.Stmts)
+			return false
+		case *syntax.ArithmExp:
+			w.arith(n)
+			return false
+		case *syntax.ParamExp:
+			if n.Exp != nil && n.Param != nil {
+				switch n.Exp.Op {
+				case syntax.AssignUnset, syntax.AssignUnsetOrNull:
+					w.vars.forget(n.Param.Value)
+				}
+			}
+		}
+		return true
+	})
+}
+
+// expandWord walks a word's substitutions and returns its fields, appended
+// to out. A word cut at maxFieldsPerWord adds an unknown path.
+func (w *walker) expandWord(word *syntax.Word, out []string) []string {
+	w.substs(word)
+	if w.a.spent > maxAnalysisWork {
+		// Past the budget words are not expanded; the analysis no longer
+		// vouches for the command.
+		w.a.TooDeep = true
+		return append(out, roughText(word))
+	}
+	n := len(out)
+	out, cut := w.x.fields(word, out)
+	if cut {
+		w.addPath(UnknownMark + "/" + roughText(word))
+	}
+	for _, f := range out[n:] {
+		w.a.spent += len(f) + 1
+	}
+	w.extraPaths()
+	return out
+}
+
+// extraPaths judges the default words of unknown parameters (${X:-/etc/x}):
+// the value may be that word.
+func (w *walker) extraPaths() {
+	for len(w.x.extra) > 0 {
+		word := w.x.extra[0]
+		w.x.extra = w.x.extra[1:]
+		fields, _ := w.x.fields(word, nil)
+		for _, f := range fields {
+			w.fieldPath(f)
+		}
+	}
+	w.x.extra = w.x.extra[:0]
+}
+
+// wordPaths expands a word and judges each field as a path.
+func (w *walker) wordPaths(word *syntax.Word) {
+	if word == nil {
+		return
+	}
+	bare := isBareHome(word)
+	for _, f := range w.expandWord(word, nil) {
+		if !bare {
+			w.fieldPath(f)
+		}
+	}
+}
+
+// fieldPath judges one expanded field as a path. A field with unknown
+// parts is also judged with them empty ("$E".. may be ..), and counts (with
+// its unknown parts) when that reading is a path.
+func (w *walker) fieldPath(f string) {
+	if p, ok := pathLike(f); ok {
+		w.addPath(p)
+		return
+	}
+	if HasUnknown(f) {
+		if _, ok := pathLike(strings.ReplaceAll(f, UnknownMark, "")); ok {
+			w.addPath(f)
+		}
+	}
+}
+
+// addPath records a path once (the check is skipped for huge lists, where
+// the external check dedups anyway).
+func (w *walker) addPath(p string) {
+	if p == "" || len(w.a.Paths) < 64 && slices.Contains(w.a.Paths, p) {
+		return
+	}
+	w.a.Paths = append(w.a.Paths, p)
+}
+
+// assign records NAME=value (or +=) and judges the value as a path.
+func (w *walker) assign(as *syntax.Assign, exported bool) {
+	if as.Name == nil {
+		return
+	}
+	name := as.Name.Value
+	if as.Array != nil || as.Index != nil {
+		syntax.Walk(as, func(n syntax.Node) bool {
+			if word, ok := n.(*syntax.Word); ok {
+				w.wordPaths(word)
+				return false
+			}
+			return true
+		})
+		w.vars.forget(name)
+		return
+	}
+	if as.Naked {
+		if exported {
+			if v, ok := w.vars.vars[name]; ok {
+				v.exported = true
+				w.vars.vars[name] = v
+			}
+		}
+		return
+	}
+	w.substs(as.Value)
+	val := w.x.literal(as.Value)
+	w.extraPaths()
+	if as.Value != nil && !isBareHome(as.Value) {
+		w.fieldPath(name + "=" + val)
+	}
+	if as.Append {
+		old, known := w.vars.lookup(name)
+		if !known {
+			old = UnknownMark
+		}
+		val = old + val
+	}
+	w.vars.set(name, val, w.cond == 0 && w.vars.inFunc == 0, exported)
+}
+
+// decl handles export, declare, local, readonly, typeset and nameref.
+func (w *walker) decl(c *syntax.DeclClause) {
+	words := []string{c.Variant.Value}
+	exported := c.Variant.Value == "export"
+	for _, as := range c.Args {
+		if as.Naked && as.Name == nil && as.Value != nil {
+			opt := w.x.literal(as.Value)
+			words = append(words, opt)
+			if strings.HasPrefix(opt, "-") && strings.ContainsRune(opt, 'x') {
+				exported = true
+			}
+			if strings.HasPrefix(opt, "-") && strings.ContainsRune(opt, 'n') || c.Variant.Value == "nameref" || HasUnknown(opt) {
+				// A name reference makes one name assign another.
+				w.vars.tainted = true
+			}
+		}
+	}
+	for _, as := range c.Args {
+		if as.Naked && as.Name == nil {
+			continue
+		}
+		w.assign(as, exported)
+		words = append(words, w.assignText(as))
+	}
+	w.a.Commands = append(w.a.Commands, words)
+	w.addNormalized(words)
+}
+
+func (w *walker) assignText(as *syntax.Assign) string {
+	if as.Name == nil {
+		return ""
+	}
+	if as.Naked {
+		return as.Name.Value
+	}
+	v, _ := w.vars.lookup(as.Name.Value)
+	op := "="
+	if as.Append {
+		op = "+="
+	}
+	return as.Name.Value + op + v
+}
+
+// call handles a simple command: prefix assignments, the expanded words,
+// wrappers, script text and paths.
+func (w *walker) call(c *syntax.CallExpr) {
+	if len(c.Args) == 0 {
+		for _, as := range c.Assigns {
+			w.assign(as, false)
+		}
+		return
+	}
+	var env []string
+	for _, as := range c.Assigns {
+		// NAME=value cmd: the value is for cmd's environment, not the shell.
+		if as.Name == nil || as.Naked || as.Array != nil || as.Index != nil {
+			continue
+		}
+		w.substs(as.Value)
+		val := w.x.literal(as.Value)
+		w.extraPaths()
+		if !isBareHome(as.Value) {
+			w.fieldPath(as.Name.Value + "=" + val)
+		}
+		env = append(env, as.Name.Value+"="+val)
+	}
+	fields := make([]string, 0, len(c.Args))
+	var bare, fromEnv []bool
+	for _, arg := range c.Args {
+		n := len(fields)
+		w.x.fromEnv = false
+		fields = w.expandWord(arg, fields)
+		if isBareHome(arg) {
+			bare = markFields(bare, n, len(fields))
+		}
+		if w.x.fromEnv {
+			fromEnv = markFields(fromEnv, n, len(fields))
+		}
+	}
+	if len(fields) == 0 {
+		return
+	}
+	w.noteEcho(fields)
+	script := scriptMarks{n: len(fields)}
+	if w.timed {
+		w.timed = false
+		timed := append([]string{"time"}, fields...)
+		w.a.Commands = append(w.a.Commands, timed)
+		w.unwrap(timed, -1, 0, env, &script)
+	} else {
+		w.a.Commands = append(w.a.Commands, fields)
+		w.unwrap(fields, 0, 0, env, &script)
+	}
+	// The reference reads no path in `echo $HOME`; an operand of any other
+	// command that is only $HOME, or only a variable from the environment,
+	// names a directory or file all the same (ls $HOME, cat $HISTFILE).
+	prints := printsOnly(fields[0])
+	for i, f := range fields {
+		switch {
+		case script.has(i):
+		case i < len(bare) && bare[i]:
+			if !prints && i > 0 {
+				w.fieldPath(f)
+			}
+		case i > 0 && !prints && i < len(fromEnv) && fromEnv[i] && envOperand(f):
+			w.addPath(f)
+		default:
+			w.fieldPath(f)
+		}
+	}
+}
+
+// isSimple reports whether a statement is one simple command.
+func isSimple(s *syntax.Stmt) bool {
+	if s == nil {
+		return false
+	}
+	_, ok := s.Cmd.(*syntax.CallExpr)
+	return ok
+}
+
+// pureAssign reports whether a statement only assigns variables, with no
+// substitution that could fail.
+func pureAssign(s *syntax.Stmt) bool {
+	if s == nil || len(s.Redirs) > 0 || s.Negated || s.Background {
+		return false
+	}
+	c, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(c.Args) > 0 || len(c.Assigns) == 0 {
+		return false
+	}
+	pure := true
+	syntax.Walk(c, func(n syntax.Node) bool {
+		switch n.(type) {
+		case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.ArithmExp:
+			pure = false
+		}
+		return pure
+	})
+	return pure
+}
+
+// envOperand reports whether an operand with a part from the environment
+// may name any file: not an option, not text with blanks (a message), and
+// the part is unknown ("$X"rootlink may be /etc/ plus rootlink).
+func envOperand(f string) bool {
+	return HasUnknown(f) && !strings.HasPrefix(f, "-") && !strings.ContainsAny(f, " \t\n")
+}
+
+// onlyUnknown reports whether a field is made of unknown parts only.
+func onlyUnknown(f string) bool {
+	return f != "" && strings.Trim(f, UnknownMark) == ""
+}
+
+// markFields marks fields [n, end) of a per-field flag list.
+func markFields(flags []bool, n, end int) []bool {
+	for len(flags) < end {
+		flags = append(flags, len(flags) >= n)
+	}
+	return flags
+}
+
+// printsOnly reports whether a program only prints its arguments.
+func printsOnly(name string) bool {
+	switch programName(name) {
+	case "echo", "printf":
+		return true
+	}
+	return false
+}
+
+// noteEcho remembers what an echo or a printf without arguments writes, for
+// a shell on the other side of a pipe (echo 'rm -rf ~' | bash).
+func (w *walker) noteEcho(fields []string) {
+	w.echoed, w.echoKnown = "", false
+	args := fields[1:]
+	switch programName(fields[0]) {
+	case "echo":
+		for len(args) > 0 && (args[0] == "-n" || args[0] == "-E") {
+			args = args[1:]
+		}
+		if len(args) > 0 && strings.HasPrefix(args[0], "-") {
+			return
+		}
+		w.echoed, w.echoKnown = strings.Join(args, " ")+"\n", true
+	case "printf":
+		if len(args) != 1 || strings.Contains(args[0], "%") {
+			return
+		}
+		text, _, err := expand.Format(nil, args[0], nil)
+		if err != nil {
+			return
+		}
+		w.echoed, w.echoKnown = text, true
+	}
+}
+
+// addNormalized records one normalized command: the program by its base
+// name and the words joined by single spaces.
+func (w *walker) addNormalized(argv []string) {
+	if len(argv) == 0 {
+		return
+	}
+	n := len(argv[0])
+	name := programName(argv[0])
+	for _, a := range argv[1:] {
+		n += 1 + len(a)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(name)
+	for _, a := range argv[1:] {
+		b.WriteByte(' ')
+		b.WriteString(a)
+	}
+	s := b.String()
+	if slices.Contains(w.a.Normalized, s) {
+		return
+	}
+	norm := slices.Clip(argv)
+	if name != argv[0] {
+		norm = slices.Clone(argv)
+		norm[0] = name
+	}
+	w.a.Normalized = append(w.a.Normalized, s)
+	w.a.Argv = append(w.a.Argv, norm)
+	if home := w.vars.env.Home; home != "" && len(argv) > 1 && slices.ContainsFunc(argv[1:], func(a string) bool { return underHome(a, home) }) {
+		// The same command with the home written as ~, as rules name it
+		// (rm -rf ~): {~,x} and $HOME expand to the home directory.
+		tilde := slices.Clone(argv)
+		for i, a := range tilde[1:] {
+			if underHome(a, home) {
+				tilde[i+1] = "~" + a[len(home):]
+			}
+		}
+		w.addNormalized(tilde)
+	}
+	if len(argv) > 1 && slices.ContainsFunc(argv[1:], untidyPath) {
+		// The same command with its paths cleaned (rm -rf // is rm -rf /).
+		clean := slices.Clone(argv)
+		for i, a := range clean[1:] {
+			if untidyPath(a) {
+				clean[i+1] = path.Clean(a)
+			}
+		}
+		w.addNormalized(clean)
+	}
+	if len(argv) > 1 && slices.ContainsFunc(argv[1:], HasUnknown) {
+		// The reading where every unknown part is empty: rm -rf $X/* may be
+		// rm -rf /*, and a deny rule must see that.
+		w.addNormalized(emptyReading(argv))
+	}
+}
+
+// emptyReading is argv with every unknown part taken as empty (a word that
+// was only unknown disappears, as an empty unquoted expansion does); the
+// command name is kept as it is.
+func emptyReading(argv []string) []string {
+	empty := make([]string, 1, len(argv))
+	empty[0] = argv[0]
+	for _, a := range argv[1:] {
+		if a = strings.ReplaceAll(a, UnknownMark, ""); a != "" {
+			empty = append(empty, a)
+		}
+	}
+	return empty
+}
+
+// unwrap records cur (a command's fields from index off of the original
+// ones, or off < 0 when cur is a copy) as a normalized command, then looks
+// through its wrapper, if it is one, to the command or script it runs.
+// script marks the original fields that are script text read again.
+func (w *walker) unwrap(cur []string, off, level int, env []string, script *scriptMarks) {
+	if len(cur) == 0 {
+		return
+	}
+	if level > maxWrapLayers {
+		w.a.TooDeep = true
+		return
+	}
+	w.addNormalized(cur)
+	w.effects(cur)
+	name := cur[0]
+	if HasUnknown(name) {
+		w.a.UnknownCommand = true
+		if name == UnknownMark {
+			// An unquoted expansion that is empty disappears: the next word
+			// may be the command.
+			w.unwrap(cur[1:], shift(off, 1), level+1, env, script)
+		} else if known := strings.ReplaceAll(name, UnknownMark, ""); known != "" {
+			// The reading where the unknown parts are empty ("$E"sudo).
+			w.unwrap(append([]string{known}, cur[1:]...), -1, level+1, env, script)
+		}
+		if s := scanShell(cur); s.script >= 0 {
+			// $SHELL -c TEXT: the unknown program may be a shell.
+			w.reparse(cur[s.script], false, env)
+		}
+		// Any other reading runs a command not known here, which may be
+		// eval or source: no variable is known after it.
+		w.vars.tainted = true
+		return
+	}
+	prog := programName(name)
+	spec, ok := wrappers[prog]
+	if !ok {
+		return
+	}
+	if slices.ContainsFunc(cur[1:], HasUnknown) {
+		// The wrapper's options may hold unknown parts (sh "$E"-c ...):
+		// also read it with them empty.
+		w.unwrap(emptyReading(cur), -1, level+1, env, script)
+	}
+	mark := func(i int) {
+		if off >= 0 {
+			script.mark(off + i)
+		}
+	}
+	switch spec.kind {
+	case runsShell:
+		s := scanShell(cur)
+		switch {
+		case s.script >= 0:
+			mark(s.script)
+			w.reparse(cur[s.script], false, env)
+		case s.stdin:
+			w.stdinScript(env)
+		}
+		return
+	case runsEval:
+		for i := 1; i < len(cur); i++ {
+			mark(i)
+		}
+		w.reparse(strings.Join(cur[1:], " "), true, env)
+		return
+	case runsTrap:
+		if len(cur) >= 3 && !strings.HasPrefix(cur[1], "-") {
+			mark(1)
+			w.reparse(cur[1], true, env)
+		}
+		return
+	case runsFind:
+		for _, inner := range findExecs(cur) {
+			w.unwrap(inner.argv, shift(off, inner.start), level+1, env, script)
+		}
+		return
+	}
+	s := scanOpts(&spec, cur)
+	if len(s.assigns) > 0 {
+		env = slices.Concat(env, s.assigns)
+	}
+	if s.chdir {
+		w.vars.pwdUnknown = true
+	}
+	if s.script >= 0 {
+		mark(s.script)
+		text := s.text
+		if prog == "env" && s.script+1 < len(cur) {
+			// env -S splits its value into words and runs them with the
+			// arguments that follow.
+			for i := s.script + 1; i < len(cur); i++ {
+				mark(i)
+			}
+			text += " " + strings.Join(cur[s.script+1:], " ")
+		}
+		w.reparse(text, false, env)
+		return
+	}
+	if s.stopped || spec.kind == runsScript {
+		return
+	}
+	rest := cur[s.next:]
+	switch spec.kind {
+	case runsJoined:
+		if !s.exec && len(rest) > 0 {
+			for i := s.next; i < len(cur); i++ {
+				mark(i)
+			}
+			w.reparse(strings.Join(rest, " "), false, env)
+			return
+		}
+	case runsXargs:
+		if len(rest) > 0 {
+			// The marker's index is past the fields: mark ignores it.
+			inner := append(slices.Clip(rest), UnknownMark)
+			w.unwrap(inner, shift(off, s.next), level+1, env, script)
+		}
+		return
+	}
+	w.unwrap(rest, shift(off, s.next), level+1, env, script)
+}
+
+// scriptMarks marks the fields of a command that are script text read
+// again (not paths of their own); the list is made on the first mark.
+type scriptMarks struct {
+	n     int
+	marks []bool
+}
+
+func (s *scriptMarks) mark(i int) {
+	if s == nil || i < 0 || i >= s.n {
+		return
+	}
+	if s.marks == nil {
+		s.marks = make([]bool, s.n)
+	}
+	s.marks[i] = true
+}
+
+func (s *scriptMarks) has(i int) bool { return i < len(s.marks) && s.marks[i] }
+
+// untidyPath reports whether an absolute or ~ path word is not clean:
+// // or /./ or /../ in it, or a trailing / or /. after a name.
+func untidyPath(a string) bool {
+	if !strings.HasPrefix(a, "/") && !strings.HasPrefix(a, "~/") {
+		return false
+	}
+	return a != "/" && path.Clean(a) != a
+}
+
+// underHome reports whether a word is the home directory or a path below it.
+func underHome(a, home string) bool {
+	return strings.HasPrefix(a, home) && (len(a) == len(home) || a[len(home)] == '/')
+}
+
+func shift(off, n int) int {
+	if off < 0 {
+		return off
+	}
+	return off + n
+}
+
+// effects applies what a command does to the analysis' knowledge: cd makes
+// $PWD unknown; eval, source and unknown commands may assign anything;
+// read, mapfile, getopts, unset and printf -v assign the names they get.
+func (w *walker) effects(argv []string) {
+	if HasUnknown(argv[0]) {
+		return // unwrap taints after reading the command's empty reading
+	}
+	switch programName(argv[0]) {
+	case "cd", "pushd", "popd":
+		w.vars.pwdUnknown = true
+		if programName(argv[0]) == "cd" && !slices.ContainsFunc(argv[1:], func(a string) bool { return !strings.HasPrefix(a, "-") }) {
+			// cd alone goes home.
+			home, _ := w.vars.lookup("HOME")
+			if home == "" {
+				home = UnknownMark + "/"
+			}
+			w.addPath(home)
+		}
+		for _, a := range argv[1:] {
+			if a == "-" {
+				w.addPath(UnknownMark)
+				break
+			}
+			if strings.HasPrefix(a, "-") && len(a) > 1 {
+				continue
+			}
+			if _, ok := pathLike(a); !ok {
+				// cd's operand is a directory even without a slash.
+				w.addPath(a)
+			}
+			break
+		}
+	case "source", ".", "export", "declare", "typeset", "local", "readonly", "alias", "enable":
+		w.vars.tainted = true
+	case "read", "mapfile", "readarray", "getopts", "unset", "printf", "wait":
+		for _, a := range argv[1:] {
+			if HasUnknown(a) {
+				w.vars.tainted = true
+				return
+			}
+			if isEnvName(a) {
+				w.vars.forget(a)
+			}
+		}
+	}
+}
+
+// reparse reads script text that a command gives to a shell. same is true
+// for eval and trap, which run it in the current shell; otherwise it runs
+// in a child shell that sees only exported variables and env's NAME=VALUE.
+func (w *walker) reparse(text string, same bool, env []string) {
+	if w.depth+1 > MaxReparseDepth || w.a.spent+len(text) > maxAnalysisWork {
+		w.a.TooDeep = true
+		return
+	}
+	w.a.spent += len(text)
+	if HasUnknown(text) {
+		// Unknown text spliced into a script may be any command.
+		w.a.UnknownCommand = true
+		text = strings.ReplaceAll(text, UnknownMark, "$"+unknownName)
+	}
+	vars := w.vars
+	if !same {
+		vars = w.childVars(env)
+	}
+	child := newWalker(w.a, vars, w.depth+1)
+	if same {
+		child.cond = w.cond
+	}
+	child.script(text)
+	if same {
+		w.vars.tainted = true
+	}
+}
+
+// childVars is the environment of a child shell.
+func (w *walker) childVars(env []string) *shellVars {
+	cv := &shellVars{env: w.vars.env, tainted: w.vars.tainted, pwdUnknown: w.vars.pwdUnknown}
+	for name, v := range w.vars.vars {
+		if v.exported && v.known {
+			cv.set(name, v.val, true, true)
+		}
+	}
+	for _, kv := range env {
+		name, val, _ := strings.Cut(kv, "=")
+		cv.set(name, val, true, true)
+	}
+	return cv
+}
+
+// stdinScript handles a shell that reads its script from standard input:
+// a here-document or here-string is read again; a pipe or a file is not
+// known.
+func (w *walker) stdinScript(env []string) {
+	if w.in.has {
+		w.reparse(w.in.text, false, env)
+		return
+	}
+	w.a.UnknownCommand = true
+}
+
+// script parses text and walks it; text that does not parse is scanned
+// word by word and marks the analysis as not parsed.
+func (w *walker) script(text string) {
+	if len(text) > maxParseBytes || nestingDepth(text) > maxNesting {
+		w.fallback(text)
+		return
+	}
+	p := parserPool.Get().(*syntax.Parser)
+	f, err := p.Parse(strings.NewReader(text), "")
+	parserPool.Put(p)
+	if err != nil {
+		w.fallback(text)
+		return
+	}
+	w.file(f)
+}
+
+// fallback scans text the parser does not take: split on operators, each
+// piece is a command whose words are judged as paths.
+func (w *walker) fallback(text string) {
+	w.a.Parsed = false
+	home := w.vars.env.Home
+	var current []string
+	flush := func() {
+		if len(current) > 0 {
+			w.a.Commands = append(w.a.Commands, current)
+			w.unwrap(current, -1, 0, nil, nil)
+			current = nil
+		}
+	}
+	for _, word := range splitShellWords(text, flush) {
+		current = append(current, word)
+		if p, ok := PathWord(word, home); ok {
+			w.addPath(p)
+		}
+	}
+	flush()
+}
