@@ -121,10 +121,17 @@ class CheckPermissionTest(unittest.TestCase):
         self.assertEqual(r.external_paths, ["/etc/hostname"])
         self.assertIn("external_directory", r.matched_rule)
 
-    def test_owner_scope_turns_ask_into_deny(self):
+    def test_persona_turns_ask_into_deny(self):
+        # A digital persona (both flags) in an IM group chat: never waits for a person.
+        scope = {"avatar_mode": True, "group_digital_avatar": True, "principal_user_id": "u1"}
+        r = self.engine.check_permission("bash", {"command": "make deploy"}, channel_id="feishu", scope=scope)
+        self.assertEqual(r.permission, PermissionLevel.DENY)
+        self.assertTrue(r.reason.startswith("[PERMISSION_DENIED] "), r.reason)
+
+    def test_scope_without_group_flag_is_ordinary(self):
         scope = {"avatar_mode": True, "group_digital_avatar": False, "principal_user_id": "u1"}
         r = self.engine.check_permission("bash", {"command": "make deploy"}, channel_id="web", scope=scope)
-        self.assertEqual(r.permission, PermissionLevel.DENY)
+        self.assertEqual(r.permission, PermissionLevel.ASK)
 
     def test_async_variant(self):
         import asyncio
