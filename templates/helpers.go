@@ -34,3 +34,20 @@ func ruleFormAction(editing bool) string {
 
 // itoa formats a count.
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// pageTitle is the tab title: the page, and first the count of waiting
+// asks when there are any, so a background tab shows it.
+func pageTitle(title string, pending int) string {
+	if pending > 0 {
+		return "(" + strconv.Itoa(pending) + ") " + title + " · toolgate"
+	}
+	return title + " · toolgate"
+}
+
+// plural is "1 rule" or "3 rules": the count with the right form.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}

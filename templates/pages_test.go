@@ -230,11 +230,11 @@ func TestPlayground(t *testing.T) {
 }
 
 func TestApprovals(t *testing.T) {
-	rows := []ApprovalRow{{ID: "a1", Tool: "bash", Summary: "rm -rf build /srv/x", Reason: "Approval required", External: "/srv/x"}}
+	rows := []ApprovalRow{{ID: "a1", Tool: "bash", Summary: "rm -rf build /srv/x", Reason: "Approval required", External: "/srv/x",
+		ExternalPaths: []string{"/srv/x"}, Remember: "rm -rf build /srv/x", RememberType: "command"}}
 	n := approver
 	n.CanEdit = true
 	d := doc(t, Approvals(ApprovalsProps{Nav: n, Available: true, CanDecide: true, Pending: rows}))
-	// One live item plus the empty one in the template for the JavaScript.
 	if got := d.Find(tid("approvals") + " " + tid("approval")).Length(); got != 1 {
 		t.Errorf("approvals listed: got %d", got)
 	}
@@ -249,8 +249,16 @@ func TestApprovals(t *testing.T) {
 	if _, hidden := d.Find(tid("no-approvals")).Attr("hidden"); !hidden {
 		t.Errorf("the empty note shows with an ask pending")
 	}
+	if got := d.Find(tid("allow-always-pattern")).Text(); !strings.Contains(got, "command rm -rf build /srv/x") {
+		t.Errorf("always allow says it remembers %q, want the command", got)
+	}
 	everyFormHasCSRF(t, d, "tok456")
 	count(t, doc(t, Approvals(ApprovalsProps{Nav: n})), "approvals-unavailable", 1)
+	// A call with nothing to remember offers no always-allow.
+	rows[0].Remember = ""
+	d = doc(t, Approvals(ApprovalsProps{Nav: n, Available: true, CanDecide: true, Pending: rows}))
+	count(t, d, "allow-always", 0)
+	count(t, d, "no-always", 1)
 }
 
 func TestMessage(t *testing.T) {

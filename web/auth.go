@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/templates"
 )
@@ -40,8 +41,25 @@ func (u *UI) nav(r *http.Request, active string) templates.Nav {
 	return templates.Nav{
 		Active: active, User: c.sess.principal.Name, Role: c.sess.principal.Role,
 		CSRF: c.sess.csrf, CanEdit: canEdit(c.sess.principal.Role),
-		Flash: u.sessions.TakeFlash(c.id),
+		Flash: u.sessions.TakeFlash(c.id), Pending: u.pendingFor(c.sess.principal),
 	}
+}
+
+// pendingFor counts the asks waiting that the principal may see.
+func (u *UI) pendingFor(p store.Principal) int {
+	if u.deps.Approvals == nil {
+		return 0
+	}
+	return len(u.deps.Approvals.List(p.ApprovalFilter(), approval.StatusPending))
+}
+
+// landing is where a person arrives after signing in: approvers answer
+// asks, so they start at the inbox.
+func landing(role string) string {
+	if role == store.RoleApprover {
+		return "/approvals"
+	}
+	return "/"
 }
 
 // flash keeps a message for the next page of the request's session.
@@ -56,8 +74,8 @@ func redirect(w http.ResponseWriter, r *http.Request, to string) {
 
 // loginPage shows the sign-in form with a fresh login CSRF token.
 func (u *UI) loginPage(w http.ResponseWriter, r *http.Request) {
-	if _, ok := u.sessions.SessionPrincipal(r); ok {
-		redirect(w, r, "/")
+	if p, ok := u.sessions.SessionPrincipal(r); ok {
+		redirect(w, r, landing(p.Role))
 		return
 	}
 	u.renderLogin(w, r, http.StatusOK, "")
@@ -103,7 +121,7 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 	u.sessions.setCookie(w, r, id)
 	http.SetCookie(w, &http.Cookie{Name: loginCookie, Value: "", Path: "/login", MaxAge: -1})
 	u.deps.Logger.Info("web login", "name", p.Name, "role", p.Role)
-	redirect(w, r, "/")
+	redirect(w, r, landing(p.Role))
 }
 
 // logout ends the session.

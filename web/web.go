@@ -126,6 +126,7 @@ func (u *UI) Mount(r chi.Router) {
 			r.Get("/overrides", u.overridesPage)
 			r.Get("/playground", u.playgroundPage)
 			r.Get("/approvals", u.approvalsPage)
+			r.Get("/approvals/item", u.approvalItem)
 			r.Post("/approvals/decide", u.decideApproval)
 			r.Group(func(r chi.Router) {
 				r.Use(requireAdmin)
