@@ -15,8 +15,8 @@ import (
 // screenshotDir are not).
 var pagesDir = filepath.Join(screenshotDir, "pages")
 
-// page is one admin page the layout tests visit.
-type page struct {
+// sitePage is one admin page the layout tests visit.
+type sitePage struct {
 	name, path string
 	// ready is the data-testid that shows the page has rendered.
 	ready string
@@ -52,7 +52,7 @@ func seedPages(t *testing.T, s *Server) {
 }
 
 // allPages are the signed-in pages, with the testid each waits for.
-var allPages = []page{
+var allPages = []sitePage{
 	{"overview", "/", "severity-table"},
 	{"tools", "/tools", "tools-table"},
 	{"rules", "/rules", "rules-table"},
