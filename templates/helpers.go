@@ -51,3 +51,20 @@ func plural(n int, one, many string) string {
 	}
 	return strconv.Itoa(n) + " " + many
 }
+
+// saveLabel is the rule form's save button, which the impact preview names.
+func saveLabel(editing bool) string {
+	if editing {
+		return "Save rule"
+	}
+	return "Add rule"
+}
+
+// previewSummary says what a replay found, grouping repeated calls.
+func previewSummary(pv RulePreview) string {
+	out := "Replayed " + plural(pv.Replayed, "logged call", "logged calls") + ": " + strconv.Itoa(pv.Calls) + " would be decided differently"
+	if len(pv.Changes) < pv.Calls {
+		out += " (" + plural(len(pv.Changes), "distinct call", "distinct calls") + ")"
+	}
+	return out + "."
+}

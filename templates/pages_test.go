@@ -275,13 +275,22 @@ func TestRulesPreview(t *testing.T) {
 	d := doc(t, Rules(RulesProps{Nav: admin}))
 	count(t, d, "rule-preview", 0)
 	count(t, d, "rule-preview-button", 1)
-	p := RulesProps{Nav: admin, Preview: RulePreview{Ran: true, Replayed: 5, Changes: []PreviewRow{
-		{ID: "1", Tool: "bash", Summary: "git push origin main", From: "ask", FromRule: "tools.bash", To: "deny", ToRule: "tiered_policy:rules:deny:rules[no_push]"},
+	p := RulesProps{Nav: admin, Preview: RulePreview{Ran: true, Replayed: 5, Calls: 3, Changes: []PreviewRow{
+		{ID: "1", Tool: "bash", Summary: "git push origin main", From: "ask", FromRule: "tools.bash", To: "deny", ToRule: "tiered_policy:rules:deny:rules[no_push]", Count: 3},
 	}}}
 	d = doc(t, Rules(p))
 	count(t, d, "preview-change", 1)
-	if got := text(d, "preview-summary"); !strings.Contains(got, "Replayed 5") || !strings.Contains(got, "1 would be decided differently") {
+	if got := text(d, "preview-summary"); !strings.Contains(got, "Replayed 5") || !strings.Contains(got, "3 would be decided differently (1 distinct call)") ||
+		!strings.Contains(got, "press Add rule") {
 		t.Errorf("preview summary: got %q", got)
+	}
+	if got := text(d, "preview-count"); got != "×3" {
+		t.Errorf("preview count: got %q, want ×3", got)
+	}
+	// Nothing replayed: the page says so instead of "0 would change".
+	empty := doc(t, Rules(RulesProps{Nav: admin, Preview: RulePreview{Ran: true, Note: "use --log-full-args"}}))
+	if got := text(empty, "preview-summary"); !strings.Contains(got, "Nothing was replayed") || strings.Contains(got, "0 would") {
+		t.Errorf("empty preview summary: got %q", got)
 	}
 	if got := d.Find(tid("preview-change")).Text(); !strings.Contains(got, "deny") || !strings.Contains(got, "rules[no_push]") {
 		t.Errorf("preview row: got %q", got)

@@ -169,6 +169,9 @@ type RulesProps struct {
 type RulePreview struct {
 	Ran      bool
 	Replayed int
+	// Calls is how many replayed calls would change; Changes groups the
+	// identical ones.
+	Calls    int
 	Changes  []PreviewRow
 	Problems []string
 	Note     string
@@ -179,6 +182,8 @@ type PreviewRow struct {
 	ID, Tool, Summary string
 	From, FromRule    string
 	To, ToRule        string
+	// Count is how many logged calls were this same call.
+	Count int
 }
 
 // DirRow is one entry of external_directory.
