@@ -99,6 +99,13 @@ func TestBrowserAdmin(t *testing.T) {
 	// Delete it.
 	run(t, ctx, "delete rule",
 		chromedp.Click(tid("rule-delete")),
+		chromedp.WaitVisible(tid("confirm")))
+	if c := config(); !strings.Contains(c, "pattern: git log *") {
+		t.Errorf("the rule went before the delete was confirmed:\n%s", c)
+	}
+	screenshot(t, ctx, "03b-confirm-delete")
+	run(t, ctx, "confirm the delete",
+		chromedp.Click(tid("confirm-yes")),
 		chromedp.WaitVisible(tid("no-rules")))
 	if c := config(); strings.Contains(c, "pattern: git log *") {
 		t.Errorf("config.yaml still has the deleted rule:\n%s", c)
@@ -127,6 +134,12 @@ func TestBrowserAdmin(t *testing.T) {
 		chromedp.WaitVisible(tid("trust-form")),
 		chromedp.SendKeys(tid("trust-path"), trusted),
 		chromedp.Click(tid("trust-submit")),
+		chromedp.WaitVisible(tid("confirm-points")))
+	if got := textOf(t, ctx, tid("confirm-points")); !strings.Contains(got, "cli_trusted_path_") || !strings.Contains(got, "cli_trusted_shell_") {
+		t.Errorf("the trust confirmation does not spell out the two overrides: %q", got)
+	}
+	run(t, ctx, "confirm the trust",
+		chromedp.Click(tid("confirm-yes")),
 		chromedp.WaitVisible(tid("trusted-result")))
 	if got := textOf(t, ctx, tid("trusted-overrides")); !strings.Contains(got, "cli_trusted_path_") || !strings.Contains(got, "cli_trusted_shell_") {
 		t.Errorf("trusted overrides shown: %q", got)

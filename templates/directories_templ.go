@@ -163,7 +163,7 @@ func Directories(p DirectoriesProps) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "</label> <button type=\"submit\">Set</button></form><form method=\"post\" action=\"/directories/trust\" class=\"card stack\" data-testid=\"trust-form\"><h2>Trust a directory (/add-dir)</h2><p class=\"hint\">Sets the directory to allow and, with a tiered policy, adds two approval overrides so path tools and shell commands that name it run without asking.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "</label> <button type=\"submit\">Set</button></form><form method=\"post\" action=\"/directories/trust\" class=\"card stack\" data-testid=\"trust-form\"><h2>Trust a directory (/add-dir)</h2><p class=\"hint\">Like /add-dir, this writes:</p><ul class=\"hint small\" data-testid=\"trust-explained\"><li><code>external_directory[dir] = allow</code>;</li><li>an override that lets <strong>path tools</strong> (read, write, edit…) use any path under it without asking;</li><li>an override that lets <strong>shell commands</strong> naming a path under it run without asking.</li></ul><p class=\"hint\">The overrides need a tiered policy; deny rules still win. You confirm on the next page.</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -175,7 +175,7 @@ func Directories(p DirectoriesProps) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "<label>Directory <input name=\"path\" required placeholder=\"~/projects/shared\" data-testid=\"trust-path\"></label> <button type=\"submit\" data-testid=\"trust-submit\">Trust directory</button></form></section>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "<label>Directory <input name=\"path\" required placeholder=\"~/projects/shared\" data-testid=\"trust-path\"></label> <button type=\"submit\" data-testid=\"trust-submit\">Trust directory…</button></form></section>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -192,7 +192,7 @@ func Directories(p DirectoriesProps) templ.Component {
 				var templ_7745c5c3_Var5 string
 				templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(p.Trusted.Dir)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/directories.templ`, Line: 68, Col: 37}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/directories.templ`, Line: 71, Col: 37}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 				if templ_7745c5c3_Err != nil {
@@ -205,7 +205,7 @@ func Directories(p DirectoriesProps) templ.Component {
 				var templ_7745c5c3_Var6 string
 				templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(p.Trusted.Dir)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/directories.templ`, Line: 69, Col: 47}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/directories.templ`, Line: 72, Col: 47}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 				if templ_7745c5c3_Err != nil {
@@ -244,7 +244,7 @@ func Directories(p DirectoriesProps) templ.Component {
 						var templ_7745c5c3_Var7 string
 						templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(id)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/directories.templ`, Line: 81, Col: 17}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/directories.templ`, Line: 84, Col: 17}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 						if templ_7745c5c3_Err != nil {
@@ -312,7 +312,7 @@ func dirEdit(p DirectoriesProps, key, level string, deletable bool) templ.Compon
 		var templ_7745c5c3_Var9 string
 		templ_7745c5c3_Var9, templ_7745c5c3_Err = templruntime.NewAttributeExpression(key).Resolve(ctx)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/directories.templ`, Line: 95, Col: 45}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/directories.templ`, Line: 98, Col: 45}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var9)
 		if templ_7745c5c3_Err != nil {
@@ -350,7 +350,7 @@ func dirEdit(p DirectoriesProps, key, level string, deletable bool) templ.Compon
 			var templ_7745c5c3_Var10 string
 			templ_7745c5c3_Var10, templ_7745c5c3_Err = templruntime.NewAttributeExpression(key).Resolve(ctx)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/directories.templ`, Line: 103, Col: 46}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/directories.templ`, Line: 106, Col: 46}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ_7745c5c3_Var10)
 			if templ_7745c5c3_Err != nil {

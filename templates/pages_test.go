@@ -112,8 +112,11 @@ func TestOverview(t *testing.T) {
 	if got := text(d, "pending-count"); got != "2 waiting" {
 		t.Errorf("pending: got %q", got)
 	}
-	if _, ok := d.Find(tid("enabled-switch")).Attr("checked"); !ok {
-		t.Errorf("enabled switch is not checked")
+	if got := text(d, "enabled-switch"); !strings.Contains(got, "Turn permission checks off") {
+		t.Errorf("danger zone switch: got %q, want the button that turns checks off", got)
+	}
+	if got := text(d, "danger-zone"); !strings.Contains(got, "allow every tool call") {
+		t.Errorf("danger zone: got %q, want it to say what turning checks off does", got)
 	}
 	if v, _ := d.Find(`input[name="etag"]`).Attr("value"); v != "e1" {
 		t.Errorf("etag field: got %q", v)

@@ -50,6 +50,12 @@ func (u *UI) deleteDirectory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key := r.PostFormValue("key")
+	if !u.confirmed(w, r, "/directories", templates.ConfirmProps{Title: "Delete directory " + key + "?",
+		Lead:   "external_directory[" + key + "] will be removed.",
+		Points: []string{"Paths under it then get the level of * (any other external path)."},
+		Button: "Delete directory"}) {
+		return
+	}
 	_, err := u.deps.Policy.DeleteExternalDirectory(key)
 	u.done(w, r, "/directories", err, "Deleted "+key+".")
 }
@@ -59,7 +65,13 @@ func (u *UI) trustDirectory(w http.ResponseWriter, r *http.Request) {
 	if u.stale(w, r, "/directories") {
 		return
 	}
-	res, err := u.deps.Policy.AddTrustedDirectory(strings.TrimSpace(r.PostFormValue("path")))
+	dir := strings.TrimSpace(r.PostFormValue("path"))
+	if !u.confirmed(w, r, "/directories", templates.ConfirmProps{Title: "Trust " + dir + "?",
+		Lead: "Trusting " + dir + " writes up to three entries to config.yaml:", Points: trustPoints(dir),
+		Button: "Trust directory"}) {
+		return
+	}
+	res, err := u.deps.Policy.AddTrustedDirectory(dir)
 	if err != nil {
 		u.done(w, r, "/directories", err, "")
 		return
@@ -70,4 +82,15 @@ func (u *UI) trustDirectory(w http.ResponseWriter, r *http.Request) {
 	}
 	u.flash(r, "ok", "Trusted "+res.Dir+".")
 	render(w, r, http.StatusOK, templates.Directories(u.directoriesProps(r, tr)))
+}
+
+// trustPoints spell out what trusting a directory allows: the
+// external-directory entry and the two approval overrides it writes.
+func trustPoints(dir string) []string {
+	return []string{
+		"external_directory[" + dir + "] = allow: calls that name paths under it are no longer asked about for being outside the workspace.",
+		"An approval override (cli_trusted_path_…) that allows path tools (read_file, write_file, edit_file, …) on any path under " + dir + " without asking, writes included.",
+		"An approval override (cli_trusted_shell_…) that allows shell commands (bash, …) naming a path under " + dir + " without asking, whatever the command does there.",
+		"The overrides are written only with a tiered policy. Built-in and your own deny rules still win over them; revoke them on the Overrides page.",
+	}
 }

@@ -47,6 +47,12 @@ func (u *UI) deleteOverride(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PostFormValue("id")
+	if !u.confirmed(w, r, "/overrides", templates.ConfirmProps{Title: "Revoke override " + id + "?",
+		Lead:   "The approval override " + id + " will be removed.",
+		Points: []string{"Calls it allowed will ask a person again (or follow the rules that match them)."},
+		Button: "Revoke override"}) {
+		return
+	}
 	_, err := u.deps.Policy.DeleteApprovalOverride(id)
 	u.done(w, r, "/overrides", err, "Revoked override "+id+".")
 }

@@ -63,8 +63,17 @@ func (u *UI) saveSettings(w http.ResponseWriter, r *http.Request) {
 	if u.stale(w, r, "/") {
 		return
 	}
+	enabled := r.PostFormValue("enabled") == "true"
+	if !enabled && !u.confirmed(w, r, "/", templates.ConfirmProps{Title: "Turn permission checks off?",
+		Lead: "With checks off, toolgate allows every tool call of every agent.",
+		Points: []string{"No rule, built-in deny, external directory or approval override is consulted.",
+			"Nobody is asked: pending asks stay, new calls are allowed at once.",
+			"The switch is permissions.enabled in config.yaml; turn it back on from the overview."},
+		Button: "Turn checks off"}) {
+		return
+	}
 	patch := map[string]any{
-		"enabled":         r.PostFormValue("enabled") == "true",
+		"enabled":         enabled,
 		"permission_mode": engine.ParseMode(r.PostFormValue("permission_mode")).String(),
 	}
 	if d := r.PostFormValue("default"); d != "" {

@@ -176,6 +176,12 @@ func (u *UI) deleteRule(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PostFormValue("id")
+	if !u.confirmed(w, r, "/rules", templates.ConfirmProps{Title: "Delete rule " + id + "?",
+		Lead:   "The rule " + id + " will be removed from config.yaml.",
+		Points: []string{"Calls it matched are then decided by the other rules, the tool's level and the defaults."},
+		Button: "Delete rule"}) {
+		return
+	}
 	_, err := u.deps.Policy.DeleteRule(id)
 	u.done(w, r, "/rules", err, "Deleted rule "+id+".")
 }
