@@ -109,6 +109,7 @@ func (u *UI) Sessions() *Sessions { return u.sessions }
 // /tools, /rules..., /directories..., /overrides..., /playground,
 // /approvals... and /static/*.
 func (u *UI) Mount(r chi.Router) {
+	r.NotFound(u.notFound)
 	r.Group(func(r chi.Router) {
 		r.Use(securityHeaders, u.crossOrigin)
 		static, _ := fs.Sub(staticFiles, "static")
