@@ -26,7 +26,7 @@ func (u *UI) notFound(w http.ResponseWriter, r *http.Request) {
 		nav := templates.Nav{User: se.principal.Name, Role: se.principal.Role, CSRF: se.csrf,
 			CanEdit: true, Pending: u.pendingFor(se.principal)}
 		render(w, r, http.StatusNotFound, templates.Message(templates.MessageProps{Nav: nav, Title: "Page not found",
-			Text: "There is no page at " + r.URL.Path + ". It may have moved, or the link is mistyped.",
+			Text:   "There is no page at " + r.URL.Path + ". It may have moved, or the link is mistyped.",
 			TestID: "not-found", Link: landing(se.principal.Role), LinkText: "Go to the start page"}))
 	})).ServeHTTP(w, r)
 }
