@@ -57,6 +57,8 @@ func TestBrowserAdmin(t *testing.T) {
 	if got := textOf(t, ctx, tid("flash")); !strings.Contains(got, "Added rule") {
 		t.Errorf("flash after add: got %q", got)
 	}
+	// The new row is the page's target: scrolled into view and highlighted.
+	waitJS(t, ctx, "the new rule's row to be the target", `(document.querySelector(":target") || {dataset: {}}).dataset.testid === "rule-row"`)
 	if got := textOf(t, ctx, tid("rule-pattern")); got != "git status *" {
 		t.Errorf("rule table pattern: got %q, want git status *", got)
 	}
@@ -292,6 +294,9 @@ func TestBrowserCSRF(t *testing.T) {
 	status, body := c.post("/tools", form, s.URL)
 	if status != http.StatusConflict || !strings.Contains(body, `data-testid="conflict"`) {
 		t.Errorf("stale form: status %d, want 409 with the conflict page", status)
+	}
+	if !regexp.MustCompile(`<td data-label="Field">level</td><td data-label="You typed"><code class="id" data-testid="typed-value">allow</code></td><td data-label="Now in the policy"><code class="id">deny</code>`).MatchString(body) {
+		t.Errorf("the conflict page does not show the typed level beside the current one:\n%s", body)
 	}
 	if !strings.Contains(s.ReadFile("config.yaml"), "bash: deny") {
 		t.Errorf("the stale form overwrote the hand edit")

@@ -149,7 +149,7 @@ func TestTools(t *testing.T) {
 
 func TestRules(t *testing.T) {
 	p := RulesProps{Nav: admin, ETag: "e",
-		Rules:   []RuleRow{{ID: "r1", Tools: "bash", Pattern: "ls *", Action: "allow"}, {ID: "r2", Tools: "write_file", Pattern: "re:\\.env$", Severity: "MEDIUM"}},
+		Rules:   []RuleRow{{ID: "r1", Tools: "bash", Pattern: "ls *", Action: "allow"}, {ID: "r2", Tools: "write_file", Pattern: "re:\\.env$", Severity: "MEDIUM", Level: "allow"}},
 		Builtin: []RuleRow{{ID: "b1", Tools: "bash", Pattern: "rm -rf /*", Action: "deny"}}, BuiltinSource: "package",
 		Test: TestBox{Ran: true, Results: []TestResult{{Sample: "ls -la", Tool: "bash", Matched: true, Level: "allow"}, {Sample: "rm x", Tool: "bash", Level: "ask"}}},
 	}
@@ -157,8 +157,8 @@ func TestRules(t *testing.T) {
 	count(t, d, "rule-row", 2)
 	count(t, d, "builtin-row", 1)
 	count(t, d, "rule-delete", 2)
-	if got := d.Find(tid("rule-row")).Eq(1).Find(tid("rule-action")).Text(); !strings.Contains(got, "severity MEDIUM") {
-		t.Errorf("severity rule effect: got %q", got)
+	if got := d.Find(tid("rule-row")).Eq(1).Find(tid("rule-action")).Text(); !strings.Contains(got, "MEDIUM →") || !strings.Contains(got, "allow") {
+		t.Errorf("severity rule effect: got %q, want the severity and the level it gives", got)
 	}
 	if got := text(d, "builtin-source"); !strings.Contains(got, "package default") {
 		t.Errorf("builtin source: got %q", got)
@@ -183,6 +183,7 @@ func TestRules(t *testing.T) {
 
 	ro := doc(t, Rules(RulesProps{Nav: approver, Rules: p.Rules}))
 	count(t, ro, "rule-delete", 0)
+	count(t, ro, "test-form", 0) // an approver gets no form it cannot submit
 	count(t, ro, "rule-form", 0)
 }
 

@@ -50,6 +50,14 @@ type MessageProps struct {
 	// Link and LinkText offer a way on, such as reloading the page.
 	Link     string
 	LinkText string
+	// Typed are the values of a refused form beside the current ones.
+	Typed []TypedValue
+}
+
+// TypedValue is one field of a refused form: what was typed and what the
+// policy holds now.
+type TypedValue struct {
+	Name, Typed, Current string
 }
 
 // SeverityRow is one row of the severity table for the current mode.
@@ -111,6 +119,9 @@ type RuleRow struct {
 	Severity    string
 	Description string
 	Source      string
+	// Level is what the rule gives in the current mode: its action, or its
+	// severity's level.
+	Level string
 }
 
 // RuleForm is the add or edit form of a rule.
@@ -153,7 +164,9 @@ type TestBox struct {
 
 // RulesProps are the rules page's.
 type RulesProps struct {
-	Nav           Nav
+	Nav Nav
+	// Mode is the permission mode that maps severities to levels.
+	Mode          string
 	ETag          string
 	Rules         []RuleRow
 	Builtin       []RuleRow
