@@ -62,6 +62,8 @@ var allPages = []sitePage{
 	{"playground", "/playground?tool=bash&command=" + "cat%20%2Fetc%2Fhosts", "play-form"},
 	{"approvals", "/approvals", "approval"},
 	{"decisions", "/decisions", "decisions-table"},
+	{"tokens", "/tokens", "tokens-table"},
+	{"not-found", "/no/such/page", "not-found"},
 }
 
 // login signs the browser in with a token.

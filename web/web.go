@@ -129,6 +129,7 @@ func (u *UI) Mount(r chi.Router) {
 			r.Get("/approvals", u.approvalsPage)
 			r.Get("/approvals/item", u.approvalItem)
 			r.Post("/approvals/decide", u.decideApproval)
+			r.Get("/tokens", u.tokensPage)
 			r.Group(func(r chi.Router) {
 				r.Use(requireAdmin)
 				r.Post("/settings", u.saveSettings)
@@ -144,6 +145,8 @@ func (u *UI) Mount(r chi.Router) {
 				r.Post("/directories/trust", u.trustDirectory)
 				r.Post("/overrides/delete", u.deleteOverride)
 				r.Post("/playground", u.playground)
+				r.Post("/tokens", u.createToken)
+				r.Post("/tokens/revoke", u.revokeToken)
 			})
 		})
 	})

@@ -98,6 +98,15 @@
     },
     isLive: function () { return !!sock && sock.readyState === WebSocket.OPEN; }
   };
+  // Copy buttons (the new token's secret) copy their target's text.
+  document.querySelectorAll("[data-copy]").forEach(function (b) {
+    var target = document.querySelector(b.dataset.copy);
+    if (!target || !navigator.clipboard) { return; }
+    b.hidden = false;
+    b.addEventListener("click", function () {
+      navigator.clipboard.writeText(target.textContent).then(function () { b.textContent = "Copied"; });
+    });
+  });
   setupNotify();
   connect();
 })();
