@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"io"
 	"net/url"
 	"strings"
 	"testing"
@@ -112,5 +113,47 @@ func TestBrowserWaitingAsks(t *testing.T) {
 	}
 	if got := attrJS(t, ctx, `String(document.querySelectorAll('[data-testid="approval"]').length)`); got != "2" {
 		t.Errorf("approver's inbox lists %s asks, want 2", got)
+	}
+}
+
+// TestBrowserChinese checks the pages' second language: the login page
+// follows Accept-Language, and in the browser the switch sets zh-CN, which
+// the approvals page then speaks (with an ask waiting) and every later
+// page remembers; at 390 px the Chinese page does not scroll sideways.
+func TestBrowserChinese(t *testing.T) {
+	s := StartServer(t, ServerOptions{})
+	agent := createToken(t, s, "agent-runtime", "agent")
+	askPending(t, s, agent, "make deploy-one")
+	resp := s.Request("", "GET", "/login", nil, map[string][]string{"Accept-Language": {"zh-CN,zh;q=0.9,en;q=0.8"}})
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if st := resp.StatusCode; st != 200 || !strings.Contains(string(body), `<html lang="zh-CN">`) || !strings.Contains(string(body), "使用管理员或审批人令牌登录") {
+		t.Errorf("login with Accept-Language zh-CN: %d, want the Chinese page:\n%s", st, body)
+	}
+
+	ctx := newBrowser(t)
+	login(t, ctx, s, s.Token)
+	run(t, ctx, "phone size", chromedp.EmulateViewport(390, 844))
+	run(t, ctx, "open approvals", chromedp.Navigate(s.URL+"/approvals"), chromedp.WaitVisible(tid("approval")))
+	run(t, ctx, "switch to Chinese", chromedp.Click(tid("lang-zh-CN")), chromedp.WaitVisible(tid("lang-en")))
+	for _, c := range []struct{ what, expr, want string }{
+		{what: "html lang", expr: `document.documentElement.lang`, want: "zh-CN"},
+		{what: "heading", expr: `document.querySelector("main h1").textContent`, want: "审批"},
+		{what: "allow once", expr: `document.querySelector('[data-testid="allow-once"]').textContent`, want: "允许一次"},
+		{what: "deny", expr: `document.querySelector('[data-testid="deny"]').textContent`, want: "拒绝"},
+		{what: "path", expr: `location.pathname`, want: "/approvals"},
+	} {
+		if got := strings.TrimSpace(attrJS(t, ctx, c.expr)); got != c.want {
+			t.Errorf("zh-CN %s: got %q, want %q", c.what, got, c.want)
+		}
+	}
+	waitJS(t, ctx, "the countdown in Chinese", `document.querySelector('[data-testid="approval-countdown"]').textContent.startsWith("剩余")`)
+	checkWidth(t, ctx, "approvals in zh-CN")
+	screenshot(t, ctx, "zh-CN-approvals-390")
+	shot(t, ctx, "approvals-zh-CN-390")
+
+	run(t, ctx, "another page", chromedp.Navigate(s.URL+"/"), chromedp.WaitVisible(tid("user")))
+	if got := strings.TrimSpace(textOf(t, ctx, tid("nav-Overview"))); got != "概览" {
+		t.Errorf("the choice is not remembered: overview link %q", got)
 	}
 }

@@ -1,6 +1,8 @@
 package templates
 
 import (
+	"context"
+	"encoding/json"
 	"net/url"
 	"strconv"
 )
@@ -67,4 +69,18 @@ func previewSummary(pv RulePreview) string {
 		out += " (" + plural(len(pv.Changes), "distinct call", "distinct calls") + ")"
 	}
 	return out + "."
+}
+
+// toastWords are approvals.js's words in the page's language, as JSON for
+// a data attribute.
+func toastWords(ctx context.Context) string {
+	w := map[string]string{}
+	for _, k := range []string{"allow_once", "allow_always", "deny"} {
+		w[k] = T(ctx, "approvals.done."+k)
+	}
+	for _, k := range []string{"elsewhere", "expired", "in"} {
+		w[k] = T(ctx, "approvals."+k)
+	}
+	b, _ := json.Marshal(w)
+	return string(b)
 }

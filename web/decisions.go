@@ -37,7 +37,7 @@ func (u *UI) MountDecisions(r chi.Router, log DecisionReader) {
 		u.recent = rd
 	}
 	r.Group(func(r chi.Router) {
-		r.Use(securityHeaders, u.crossOrigin, u.requireSession)
+		r.Use(securityHeaders, u.crossOrigin, withLang, u.requireSession)
 		r.Get("/decisions", func(w http.ResponseWriter, r *http.Request) { u.decisionsPage(w, r, log) })
 	})
 }

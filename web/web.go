@@ -109,9 +109,10 @@ func (u *UI) Sessions() *Sessions { return u.sessions }
 // /tools, /rules..., /directories..., /overrides..., /playground,
 // /approvals... and /static/*.
 func (u *UI) Mount(r chi.Router) {
-	r.NotFound(u.notFound)
+	r.NotFound(withLang(http.HandlerFunc(u.notFound)).ServeHTTP)
 	r.Group(func(r chi.Router) {
-		r.Use(securityHeaders, u.crossOrigin)
+		r.Use(securityHeaders, u.crossOrigin, withLang)
+		r.Get("/lang", setLang)
 		static, _ := fs.Sub(staticFiles, "static")
 		r.Handle("/static/*", http.StripPrefix("/static/", http.FileServerFS(static)))
 		r.Get("/login", u.loginPage)

@@ -19,7 +19,9 @@
   if (!list || !window.toolgate) { return; }
   var held = null; // {li, choice, timer}
   var toastTimer = null;
-  var words = { allow_once: "Allowed once", allow_always: "Always allowed", deny: "Denied" };
+  var words = { allow_once: "Allowed once", allow_always: "Always allowed", deny: "Denied",
+    elsewhere: "Answered elsewhere.", expired: "expired", "in": "in" };
+  try { Object.assign(words, JSON.parse(toast.dataset.words || "{}")); } catch (e) { /* English stays */ }
 
   function refreshEmpty() {
     var shown = Array.prototype.filter.call(list.children, function (li) { return !li.hidden; });
@@ -55,7 +57,7 @@
     if (held && held.li.dataset.approvalId === id) {
       clearTimeout(held.timer);
       held = null;
-      say("Answered elsewhere.", false);
+      say(words.elsewhere, false);
     }
     refreshEmpty();
   }
@@ -163,7 +165,7 @@
     switch (msg.type) {
       case "live":
         status.dataset.state = msg.on ? "on" : "off";
-        status.textContent = msg.on ? "live" : "live updates off (reconnecting)";
+        status.textContent = msg.on ? (status.dataset.on || "live") : (status.dataset.off || "live updates off (reconnecting)");
         break;
       case "hello":
         var ids = {};
@@ -193,9 +195,9 @@
     document.querySelectorAll("[data-countdown]").forEach(function (el) {
       var left = Math.round((Date.parse(el.dataset.countdown) - Date.now()) / 1000);
       if (isNaN(left)) { return; }
-      if (left <= 0) { el.textContent = "expired"; el.classList.add("soon"); return; }
+      if (left <= 0) { el.textContent = words.expired; el.classList.add("soon"); return; }
       var m = Math.floor(left / 60), s = left % 60;
-      el.textContent = "in " + m + ":" + (s < 10 ? "0" : "") + s;
+      el.textContent = words["in"] + " " + m + ":" + (s < 10 ? "0" : "") + s;
       el.classList.toggle("soon", left < 60);
     });
   }
