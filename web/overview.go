@@ -33,12 +33,13 @@ func (u *UI) overviewProps(r *http.Request, sec map[string]any, etag string) tem
 		p.Severity = append(p.Severity, templates.SeverityRow{Severity: s.String(), Level: engine.SeverityLevel(s, mode).String()})
 	}
 	builtin, _ := u.deps.Policy.BuiltinRules()
+	t := func(key string) string { return templates.T(r.Context(), key) }
 	p.Counts = []templates.Count{
-		{Label: "tools set", N: len(asMap(sec["tools"])), Link: "/tools"},
-		{Label: "rules", N: len(asList(sec["rules"])), Link: "/rules"},
-		{Label: "built-in rules", N: len(builtin), Link: "/rules"},
-		{Label: "approval overrides", N: len(asList(sec["approval_overrides"])), Link: "/overrides"},
-		{Label: "external directories", N: len(asMap(sec["external_directory"])), Link: "/directories"},
+		{Label: t("overview.count.tools"), N: len(asMap(sec["tools"])), Link: "/tools"},
+		{Label: t("overview.count.rules"), N: len(asList(sec["rules"])), Link: "/rules"},
+		{Label: t("overview.count.builtin"), N: len(builtin), Link: "/rules"},
+		{Label: t("overview.count.overrides"), N: len(asList(sec["approval_overrides"])), Link: "/overrides"},
+		{Label: t("overview.count.dirs"), N: len(asMap(sec["external_directory"])), Link: "/directories"},
 	}
 	for _, pr := range u.deps.Policy.Problems() {
 		p.Problems = append(p.Problems, problemText(pr))
