@@ -113,6 +113,17 @@ var messagesEN = map[string]string{
 	"tools.itslevel":              "Its level",
 	"common.set":                  "Set",
 	"common.save":                 "Save",
+	"overrides.title":             "Approval overrides",
+	"overrides.hint":              "An override allows a matching call without asking. Built-in and user deny rules still win over it. Revoking one makes such calls ask again.",
+	"overrides.none":              "No approval overrides.",
+	"common.created":              "Created",
+	"common.tools":                "Tools",
+	"common.match":                "Match",
+	"common.pattern":              "Pattern",
+	"common.action":               "Action",
+	"common.source":               "Source",
+	"common.unknown":              "not recorded",
+	"common.revoke":               "Revoke…",
 }
 
 // messagesZH are the Simplified Chinese messages.
@@ -228,4 +239,15 @@ var messagesZH = map[string]string{
 	"tools.itslevel":              "级别",
 	"common.set":                  "设置",
 	"common.save":                 "保存",
+	"overrides.title":             "审批覆盖",
+	"overrides.hint":              "审批覆盖让匹配的调用无需询问即被允许。内置和用户的拒绝规则仍优先于它。撤销后，这类调用会重新询问。",
+	"overrides.none":              "没有审批覆盖。",
+	"common.created":              "创建时间",
+	"common.tools":                "工具",
+	"common.match":                "匹配方式",
+	"common.pattern":              "模式",
+	"common.action":               "动作",
+	"common.source":               "来源",
+	"common.unknown":              "未记录",
+	"common.revoke":               "撤销…",
 }

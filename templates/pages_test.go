@@ -207,7 +207,7 @@ func TestOverrides(t *testing.T) {
 	d := doc(t, Overrides(OverridesProps{Nav: admin, ETag: "e", Overrides: rows}))
 	count(t, d, "override-row", 2)
 	count(t, d, "override-revoke", 2)
-	if got := d.Find(tid("override-row")).Eq(1).Text(); !strings.Contains(got, "unknown") {
+	if got := d.Find(tid("override-row")).Eq(1).Text(); !strings.Contains(got, "not recorded") {
 		t.Errorf("missing created time: got %q", got)
 	}
 	everyFormHasCSRF(t, d, "tok123")
