@@ -54,12 +54,13 @@ func plural(n int, one, many string) string {
 	return strconv.Itoa(n) + " " + many
 }
 
-// saveLabel is the rule form's save button, which the impact preview names.
-func saveLabel(editing bool) string {
+// saveKey is the message key of the rule form's save button, which the
+// impact preview names.
+func saveKey(editing bool) string {
 	if editing {
-		return "Save rule"
+		return "rules.save"
 	}
-	return "Add rule"
+	return "rules.addbtn"
 }
 
 // previewSummary says what a replay found, grouping repeated calls.
