@@ -68,7 +68,7 @@ func (u *UI) decisionsPage(w http.ResponseWriter, r *http.Request, log DecisionR
 	index := u.rulesByRef()
 	eng := u.deps.Policy.Engine()
 	for _, e := range page.Entries {
-		p.Rows = append(p.Rows, decisionRow(e, index, eng))
+		p.Rows = append(p.Rows, decisionRow(e, index, eng, translatorFor(r.Context())))
 	}
 	if page.NextBefore > 0 {
 		next := url.Values{}

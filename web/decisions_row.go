@@ -14,14 +14,14 @@ import (
 // decisionRow renders one logged decision with what its expanded row
 // shows: the reason in words, the trace of the policy in force now for
 // the call as logged, and a playground link.
-func decisionRow(e store.DecisionEntry, index map[string]ruleMeta, eng *engine.Engine) templates.DecisionRow {
+func decisionRow(e store.DecisionEntry, index map[string]ruleMeta, eng *engine.Engine, t translator) templates.DecisionRow {
 	row := templates.DecisionRow{ID: e.ID, Time: e.Time.UTC().Format("2006-01-02 15:04:05"),
 		Source: e.Source, Tool: e.Tool, Summary: e.Summary, Channel: e.Channel, Session: e.Session,
 		Level: e.Level, MatchedRule: e.MatchedRule, LatencyUS: e.LatencyMicros}
-	words := explainRule(e.MatchedRule, e.Tool, index)
+	words := explainRule(e.MatchedRule, e.Tool, index, t)
 	row.Reason = words.Reason
 	if row.Reason == "" {
-		row.Reason = "Decided " + e.Level + " by " + orText(e.MatchedRule, "no rule") + "."
+		row.Reason = t("why.decided") + " " + e.Level + " (" + orText(e.MatchedRule, "–") + ")."
 	}
 	args, ok := rebuildArgs(e.Tool, e.Summary)
 	if !ok {
@@ -33,9 +33,9 @@ func decisionRow(e store.DecisionEntry, index map[string]ruleMeta, eng *engine.E
 			row.Trace = append(row.Trace, templates.StepRow{Name: s.Name, Result: s.Result, Rule: s.Rule,
 				Detail: s.Detail, Hits: strings.Join(s.Hits, ", "), Decisive: s.Decisive})
 		}
-		row.Rebuilt = "How the policy in force now decides this call, rebuilt from the logged (redacted) summary: " + d.Level.String() + "."
+		row.Rebuilt = t("why.rebuilt") + " " + d.Level.String() + "."
 		if strings.HasSuffix(e.Summary, "…") {
-			row.Rebuilt += " The summary was cut short, so the call may differ."
+			row.Rebuilt += " " + t("why.cut")
 		}
 	}
 	row.PlayURL = playURL(e.Tool, e.Channel, args)

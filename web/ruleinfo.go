@@ -1,9 +1,20 @@
 package web
 
 import (
+	"context"
 	"regexp"
 	"strings"
+
+	"github.com/toolgate/toolgate/templates"
 )
+
+// translator gives a message in the page's language.
+type translator func(key string) string
+
+// translatorFor is the translator of a request's (or any) context.
+func translatorFor(ctx context.Context) translator {
+	return func(key string) string { return templates.T(ctx, key) }
+}
 
 // ruleMeta is what the pages say about one rule: its words and its risk.
 type ruleMeta struct {
@@ -55,7 +66,7 @@ func (u *UI) rulesByRef() map[string]ruleMeta {
 
 // explainRule turns a matched_rule string into words and rule facts, with
 // the rules in force (index from rulesByRef).
-func explainRule(matched, tool string, index map[string]ruleMeta) ruleWords {
+func explainRule(matched, tool string, index map[string]ruleMeta, t translator) ruleWords {
 	var w ruleWords
 	var parts []string
 	for _, m := range ruleRef.FindAllStringSubmatch(matched, -1) {
@@ -68,22 +79,22 @@ func explainRule(matched, tool string, index map[string]ruleMeta) ruleWords {
 		case meta.Description != "":
 			parts = append(parts, meta.Description)
 		case meta.Builtin:
-			parts = append(parts, "Built-in rule "+meta.ID+" matched.")
+			parts = append(parts, t("why.builtin")+" "+meta.ID+".")
 		default:
-			parts = append(parts, "Your rule "+meta.ID+" matched.")
+			parts = append(parts, t("why.yours")+" "+meta.ID+".")
 		}
 	}
 	for _, seg := range strings.Split(matched, "|") {
 		switch {
 		case strings.HasPrefix(seg, "tools.") || strings.HasPrefix(seg, "tiered_policy:tools."):
 			w.ToolLevel = true
-			parts = append(parts, "Every "+tool+" call waits for a person (the tool's level is ask).")
+			parts = append(parts, t("why.toollevel")+" ("+tool+")")
 		case strings.Contains(seg, "defaults") || seg == "default":
 			w.Default = true
-			parts = append(parts, "No rule matched, and the default level asks.")
+			parts = append(parts, t("why.default"))
 		case strings.HasPrefix(seg, "external_directory"):
 			w.External = true
-			parts = append(parts, "It names a path outside the workspace.")
+			parts = append(parts, t("why.external"))
 		}
 	}
 	w.Reason = strings.Join(parts, " ")
