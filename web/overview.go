@@ -65,12 +65,11 @@ func (u *UI) saveSettings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	enabled := r.PostFormValue("enabled") == "true"
-	if !enabled && !u.confirmed(w, r, "/", templates.ConfirmProps{Title: "Turn permission checks off?",
-		Lead: "With checks off, toolgate allows every tool call of every agent.",
-		Points: []string{"No rule, built-in deny, external directory or approval override is consulted.",
-			"Nobody is asked: pending asks stay, new calls are allowed at once.",
-			"The switch is permissions.enabled in config.yaml; turn it back on from the overview."},
-		Button: "Turn checks off"}) {
+	t := translatorFor(r.Context())
+	if !enabled && !u.confirmed(w, r, "/", templates.ConfirmProps{Title: t("confirm.off"),
+		Lead:   t("confirm.off.lead"),
+		Points: []string{t("confirm.off.p1"), t("confirm.off.p2"), t("confirm.off.p3")},
+		Button: t("confirm.off.button")}) {
 		return
 	}
 	patch := map[string]any{
@@ -81,5 +80,5 @@ func (u *UI) saveSettings(w http.ResponseWriter, r *http.Request) {
 		patch["defaults"] = map[string]any{"*": d}
 	}
 	_, err := u.deps.Policy.SetSettings(patch)
-	u.done(w, r, "/", err, "Settings saved.")
+	u.done(w, r, "/", err, t("flash.settings"))
 }

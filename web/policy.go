@@ -83,11 +83,9 @@ func (u *UI) stale(w http.ResponseWriter, r *http.Request, back string) bool {
 	}
 	sec, _ := u.section()
 	render(w, r, http.StatusConflict, templates.Message(templates.MessageProps{
-		Nav: u.nav(r, back), Title: "Someone else changed the policy", TestID: "conflict",
-		Text: "The policy changed since this page was loaded (in another tab, through the API or in config.yaml), " +
-			"so your change was not saved, to avoid overwriting theirs. Your values are below beside the current ones: " +
-			"reload the page and enter them again if they still apply.",
-		Link: back, LinkText: "Reload the page", Typed: typedValues(r, sec),
+		Nav: u.nav(r, back), Title: templates.T(r.Context(), "conflict.title"), TestID: "conflict",
+		Text: templates.T(r.Context(), "conflict.text"),
+		Link: back, LinkText: templates.T(r.Context(), "conflict.reload"), Typed: typedValues(r, sec),
 	}))
 	return true
 }

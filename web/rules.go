@@ -159,7 +159,7 @@ func (u *UI) createRule(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = id
-	u.done(w, r, "/rules#rule-"+str(rule["id"]), nil, "Added rule "+str(rule["id"])+".")
+	u.done(w, r, "/rules#rule-"+str(rule["id"]), nil, templates.T(r.Context(), "flash.added")+" "+str(rule["id"])+".")
 }
 
 // updateRule saves the edit form; a cleared field is removed from the rule.
@@ -184,7 +184,7 @@ func (u *UI) updateRule(w http.ResponseWriter, r *http.Request) {
 		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
 		return
 	}
-	u.done(w, r, "/rules#rule-"+str(rule["id"]), nil, "Saved rule "+str(rule["id"])+".")
+	u.done(w, r, "/rules#rule-"+str(rule["id"]), nil, templates.T(r.Context(), "flash.savedrule")+" "+str(rule["id"])+".")
 }
 
 // deleteRule removes a rule.
@@ -193,14 +193,15 @@ func (u *UI) deleteRule(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PostFormValue("id")
-	if !u.confirmed(w, r, "/rules", templates.ConfirmProps{Title: "Delete rule " + id + "?",
-		Lead:   "The rule " + id + " will be removed from config.yaml.",
-		Points: []string{"Calls it matched are then decided by the other rules, the tool's level and the defaults."},
-		Button: "Delete rule"}) {
+	t := translatorFor(r.Context())
+	if !u.confirmed(w, r, "/rules", templates.ConfirmProps{Title: t("confirm.delrule") + " " + id + "?",
+		Lead:   t("confirm.delrule.lead") + " " + id,
+		Points: []string{t("confirm.delrule.point")},
+		Button: t("confirm.delrule")}) {
 		return
 	}
 	_, err := u.deps.Policy.DeleteRule(id)
-	u.done(w, r, "/rules", err, "Deleted rule "+id+".")
+	u.done(w, r, "/rules", err, t("flash.deleted")+" "+id+".")
 }
 
 // checkPattern answers the as-you-type check of the rule form with JSON

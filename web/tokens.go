@@ -89,13 +89,14 @@ func (u *UI) revokeToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PostFormValue("id")
-	if !u.confirmed(w, r, "/tokens", templates.ConfirmProps{Title: "Revoke token " + id + "?",
-		Lead:   "The token " + id + " will stop working at once.",
-		Points: []string{"Agents or people using it are refused from their next request; its browser sessions and websockets end."},
-		Button: "Revoke token"}) {
+	t := translatorFor(r.Context())
+	if !u.confirmed(w, r, "/tokens", templates.ConfirmProps{Title: t("confirm.revoketoken") + " " + id + "?",
+		Lead:   t("confirm.revoketoken.lead") + " " + id,
+		Points: []string{t("confirm.revoketoken.point")},
+		Button: t("confirm.revoketoken")}) {
 		return
 	}
-	u.done(w, r, "/tokens", tm.Revoke(id), "Revoked token "+id+".")
+	u.done(w, r, "/tokens", tm.Revoke(id), t("flash.revoked")+" "+id+".")
 }
 
 // splitList reads a comma- or space-separated list; nil when empty.
