@@ -2,6 +2,10 @@ package templates
 
 // messagesEN are the English messages.
 var messagesEN = map[string]string{
+	"login.err.form":            "The form could not be read.",
+	"login.err.expired":         "The sign-in form expired. Please try again.",
+	"login.err.token":           "That token is not valid.",
+	"login.err.agent":           "Agent tokens cannot sign in to the admin pages.",
 	"flash.added":               "Added rule",
 	"flash.savedrule":           "Saved rule",
 	"flash.deleted":             "Deleted",
@@ -298,6 +302,10 @@ var messagesEN = map[string]string{
 
 // messagesZH are the Simplified Chinese messages.
 var messagesZH = map[string]string{
+	"login.err.form":            "无法读取表单。",
+	"login.err.expired":         "登录表单已过期，请重试。",
+	"login.err.token":           "该令牌无效。",
+	"login.err.agent":           "智能体令牌不能登录管理页面。",
 	"flash.added":               "已添加规则",
 	"flash.savedrule":           "已保存规则",
 	"flash.deleted":             "已删除",

@@ -81,12 +81,17 @@ func (u *UI) loginPage(w http.ResponseWriter, r *http.Request) {
 	u.renderLogin(w, r, http.StatusOK, "")
 }
 
-func (u *UI) renderLogin(w http.ResponseWriter, r *http.Request, status int, msg string) {
+// renderLogin shows the sign-in form; msgKey names the error message, if any.
+func (u *UI) renderLogin(w http.ResponseWriter, r *http.Request, status int, msgKey string) {
 	tok := randomID()
 	http.SetCookie(w, &http.Cookie{
 		Name: loginCookie, Value: tok, Path: "/login", HttpOnly: true,
 		Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode, MaxAge: 3600,
 	})
+	msg := ""
+	if msgKey != "" {
+		msg = templates.T(r.Context(), msgKey)
+	}
 	render(w, r, status, templates.Login(templates.LoginProps{CSRF: tok, Error: msg}))
 }
 
@@ -94,24 +99,24 @@ func (u *UI) renderLogin(w http.ResponseWriter, r *http.Request, status int, msg
 func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
-		u.renderLogin(w, r, http.StatusBadRequest, "The form could not be read.")
+		u.renderLogin(w, r, http.StatusBadRequest, "login.err.form")
 		return
 	}
 	c, err := r.Cookie(loginCookie)
 	form := r.PostForm.Get("csrf_token")
 	if err != nil || form == "" || subtle.ConstantTimeCompare([]byte(c.Value), []byte(form)) != 1 {
-		u.renderLogin(w, r, http.StatusForbidden, "The sign-in form expired. Please try again.")
+		u.renderLogin(w, r, http.StatusForbidden, "login.err.expired")
 		return
 	}
 	p, ok := u.deps.Tokens.Verify(strings.TrimSpace(r.PostForm.Get("token")))
 	if !ok {
 		u.deps.Logger.Info("web login refused", "reason", "unknown token")
-		u.renderLogin(w, r, http.StatusUnauthorized, "That token is not valid.")
+		u.renderLogin(w, r, http.StatusUnauthorized, "login.err.token")
 		return
 	}
 	if !canApprove(p.Role) {
 		u.deps.Logger.Info("web login refused", "reason", "role", "role", p.Role, "name", p.Name)
-		u.renderLogin(w, r, http.StatusForbidden, "Agent tokens cannot sign in to the admin pages.")
+		u.renderLogin(w, r, http.StatusForbidden, "login.err.agent")
 		return
 	}
 	if _, old, ok := u.sessions.lookup(r); ok {
