@@ -27,7 +27,7 @@ deps:
 	@if ! command -v chromium >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
 			echo "installing chromium (Debian package) for the browser tests"; \
-			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core >/dev/null; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-dejavu-core fonts-wqy-microhei >/dev/null; \
 		else \
 			echo "chromium is missing: install Debian's chromium package (as root) to run the browser tests"; exit 1; \
 		fi; \

@@ -57,6 +57,8 @@ func TestBrowserAdmin(t *testing.T) {
 	if got := textOf(t, ctx, tid("flash")); !strings.Contains(got, "Added rule") {
 		t.Errorf("flash after add: got %q", got)
 	}
+	// The new row is the page's target: scrolled into view and highlighted.
+	waitJS(t, ctx, "the new rule's row to be the target", `(document.querySelector(":target") || {dataset: {}}).dataset.testid === "rule-row"`)
 	if got := textOf(t, ctx, tid("rule-pattern")); got != "git status *" {
 		t.Errorf("rule table pattern: got %q, want git status *", got)
 	}
@@ -99,6 +101,13 @@ func TestBrowserAdmin(t *testing.T) {
 	// Delete it.
 	run(t, ctx, "delete rule",
 		chromedp.Click(tid("rule-delete")),
+		chromedp.WaitVisible(tid("confirm")))
+	if c := config(); !strings.Contains(c, "pattern: git log *") {
+		t.Errorf("the rule went before the delete was confirmed:\n%s", c)
+	}
+	screenshot(t, ctx, "03b-confirm-delete")
+	run(t, ctx, "confirm the delete",
+		chromedp.Click(tid("confirm-yes")),
 		chromedp.WaitVisible(tid("no-rules")))
 	if c := config(); strings.Contains(c, "pattern: git log *") {
 		t.Errorf("config.yaml still has the deleted rule:\n%s", c)
@@ -127,6 +136,12 @@ func TestBrowserAdmin(t *testing.T) {
 		chromedp.WaitVisible(tid("trust-form")),
 		chromedp.SendKeys(tid("trust-path"), trusted),
 		chromedp.Click(tid("trust-submit")),
+		chromedp.WaitVisible(tid("confirm-points")))
+	if got := textOf(t, ctx, tid("confirm-points")); !strings.Contains(got, "cli_trusted_path_") || !strings.Contains(got, "cli_trusted_shell_") {
+		t.Errorf("the trust confirmation does not spell out the two overrides: %q", got)
+	}
+	run(t, ctx, "confirm the trust",
+		chromedp.Click(tid("confirm-yes")),
 		chromedp.WaitVisible(tid("trusted-result")))
 	if got := textOf(t, ctx, tid("trusted-overrides")); !strings.Contains(got, "cli_trusted_path_") || !strings.Contains(got, "cli_trusted_shell_") {
 		t.Errorf("trusted overrides shown: %q", got)
@@ -279,6 +294,9 @@ func TestBrowserCSRF(t *testing.T) {
 	status, body := c.post("/tools", form, s.URL)
 	if status != http.StatusConflict || !strings.Contains(body, `data-testid="conflict"`) {
 		t.Errorf("stale form: status %d, want 409 with the conflict page", status)
+	}
+	if !regexp.MustCompile(`<td data-label="Field">level</td><td data-label="You typed"><code class="id" data-testid="typed-value">allow</code></td><td data-label="Now in the policy"><code class="id">deny</code>`).MatchString(body) {
+		t.Errorf("the conflict page does not show the typed level beside the current one:\n%s", body)
 	}
 	if !strings.Contains(s.ReadFile("config.yaml"), "bash: deny") {
 		t.Errorf("the stale form overwrote the hand edit")

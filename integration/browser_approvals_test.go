@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -56,13 +57,13 @@ func TestBrowserApprovals(t *testing.T) {
 		{field: "tool", want: "bash"},
 		{field: "summary", want: "make deploy-prod"},
 		{field: "rule", want: "ask_make_deploy"},
-		{field: "reason", want: "Approval required for bash"},
+		{field: "reason", want: "deploys need a person"},
 		{field: "channel", want: "web"},
 		{field: "session", want: "agent-1"},
 		{field: "external", want: "/srv/releases"},
 	} {
 		for i, tab := range []context.Context{ctx, tab2} {
-			got := strings.TrimSpace(textOf(t, tab, chromedp.CSS(item+`[data-field="`+c.field+`"]`)))
+			got := strings.TrimSpace(attrJS(t, tab, `document.querySelector('`+item+`[data-field="`+c.field+`"]').textContent`))
 			if !strings.Contains(got, c.want) {
 				t.Errorf("tab %d: prompt %s = %q, want it to show %q", i+1, c.field, got, c.want)
 			}
@@ -73,6 +74,31 @@ func TestBrowserApprovals(t *testing.T) {
 	}
 	screenshot(t, ctx, "approvals-02-prompt")
 	screenshot(t, tab2, "approvals-03-prompt-second-tab")
+
+	// The card says what always-allow remembers, how risky the call is and
+	// when it expires, as a countdown rather than a timestamp.
+	if got := textOf(t, ctx, tid("allow-always-pattern")); !strings.Contains(got, "command make deploy-prod /srv/releases") {
+		t.Errorf("always allow says %q, want the exact command it remembers", got)
+	}
+	if got := textOf(t, ctx, tid("approval-risk")); !strings.Contains(got, "your rule") || !strings.Contains(got, "outside the workspace") {
+		t.Errorf("risk cue: %q", got)
+	}
+	waitJS(t, ctx, "the countdown to run", `/^in \d+:\d\d$/.test(document.querySelector('[data-testid="approval-countdown"]').textContent)`)
+	if got := textOf(t, ctx, tid("approval-expires")); !regexp.MustCompile(`^\d\d:\d\d:\d\d UTC$`).MatchString(got) {
+		t.Errorf("expiry: got %q, want a readable UTC time", got)
+	}
+
+	// Deny, then undo within the grace time: nothing is sent.
+	run(t, ctx, "deny", chromedp.Click(tid("deny")), chromedp.WaitVisible(tid("undo")))
+	if got := textOf(t, ctx, tid("toast")); !strings.Contains(got, "Denied") {
+		t.Errorf("toast after deny: %q", got)
+	}
+	screenshot(t, ctx, "approvals-02b-undo-toast")
+	run(t, ctx, "undo", chromedp.Click(tid("undo")), chromedp.WaitVisible(tid("approval")))
+	time.Sleep(6 * time.Second) // past the grace time: an undone answer must never go out
+	if p := listApprovals(t, s, s.Token, "pending"); len(p) != 1 {
+		t.Fatalf("after undo: %d pending, want the ask still waiting", len(p))
+	}
 
 	run(t, ctx, "allow once", chromedp.Click(tid("allow-once")))
 	got := answered(t, res, 15*time.Second)

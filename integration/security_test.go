@@ -237,7 +237,7 @@ func (b *secBrowser) post(t *testing.T, path string, form url.Values, origin str
 }
 
 // adminPages are the pages whose forms are checked.
-var adminPages = []string{"/", "/tools", "/rules", "/rules/edit", "/directories", "/owners", "/overrides", "/playground", "/approvals", "/settings"}
+var adminPages = []string{"/", "/tools", "/rules", "/rules/edit", "/directories", "/owners", "/overrides", "/playground", "/approvals", "/decisions", "/tokens", "/settings"}
 
 // TestSecurityCSRFAndCookies: the session cookie is HttpOnly and
 // SameSite=Strict; every POST form of every page refuses a foreign Origin

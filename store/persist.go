@@ -33,24 +33,12 @@ const maxOverrideID = 120
 // it is returned with created false. ErrNotAsk when the decision is not ask;
 // ErrNoPattern for a call with no command or path.
 func (s *Store) AlwaysAllow(req *engine.Request) (map[string]any, bool, error) {
-	if req == nil || strings.TrimSpace(req.ToolName) == "" {
-		return nil, false, invalid("tool_name", "工具名不能为空。 (the tool name is empty)")
-	}
-	tool := req.ToolName
-	matchType, pattern := rememberedPattern(req)
-	if pattern == "" {
-		return nil, false, fmt.Errorf("%s: %w", tool, ErrNoPattern)
-	}
-	override := map[string]any{
-		"id":         overrideID(tool, matchType, pattern),
-		"tools":      []any{tool},
-		"match_type": matchType,
-		"pattern":    literalPattern(pattern),
-		"action":     "allow",
-		"source":     SourceUserApproval,
+	override, err := AlwaysAllowOverride(req)
+	if err != nil {
+		return nil, false, err
 	}
 	var existing map[string]any
-	_, err := s.modify(func(d *configDoc) error {
+	_, err = s.modify(func(d *configDoc) error {
 		cur, _ := d.decodedPermissions()
 		section, _ := cur.(map[string]any)
 		if lvl := s.engineOf(d.raw, section).Evaluate(req).Level; lvl != engine.Ask {
@@ -74,6 +62,29 @@ func (s *Store) AlwaysAllow(req *engine.Request) (map[string]any, bool, error) {
 		return nil, false, err
 	}
 	return override, true, nil
+}
+
+// AlwaysAllowOverride is the approval override an "always allow" answer to
+// req would write (see AlwaysAllow), without writing it, so the approval
+// pages can say exactly what the answer will remember. ErrNoPattern for a
+// call with no command or path.
+func AlwaysAllowOverride(req *engine.Request) (map[string]any, error) {
+	if req == nil || strings.TrimSpace(req.ToolName) == "" {
+		return nil, invalid("tool_name", "工具名不能为空。 (the tool name is empty)")
+	}
+	tool := req.ToolName
+	matchType, pattern := rememberedPattern(req)
+	if pattern == "" {
+		return nil, fmt.Errorf("%s: %w", tool, ErrNoPattern)
+	}
+	return map[string]any{
+		"id":         overrideID(tool, matchType, pattern),
+		"tools":      []any{tool},
+		"match_type": matchType,
+		"pattern":    literalPattern(pattern),
+		"action":     "allow",
+		"source":     SourceUserApproval,
+	}, nil
 }
 
 // literalPattern makes a remembered command or path match only itself. As a

@@ -1,6 +1,8 @@
 package templates
 
 import (
+	"context"
+	"encoding/json"
 	"net/url"
 	"strconv"
 )
@@ -34,3 +36,52 @@ func ruleFormAction(editing bool) string {
 
 // itoa formats a count.
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// pageTitle is the tab title: the page, and first the count of waiting
+// asks when there are any, so a background tab shows it.
+func pageTitle(title string, pending int) string {
+	if pending > 0 {
+		return "(" + strconv.Itoa(pending) + ") " + title + " · toolgate"
+	}
+	return title + " · toolgate"
+}
+
+// plural is "1 rule" or "3 rules": the count with the right form.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+// saveKey is the message key of the rule form's save button, which the
+// impact preview names.
+func saveKey(editing bool) string {
+	if editing {
+		return "rules.save"
+	}
+	return "rules.addbtn"
+}
+
+// previewSummary says what a replay found, grouping repeated calls.
+func previewSummary(pv RulePreview) string {
+	out := "Replayed " + plural(pv.Replayed, "logged call", "logged calls") + ": " + strconv.Itoa(pv.Calls) + " would be decided differently"
+	if len(pv.Changes) < pv.Calls {
+		out += " (" + plural(len(pv.Changes), "distinct call", "distinct calls") + ")"
+	}
+	return out + "."
+}
+
+// toastWords are approvals.js's words in the page's language, as JSON for
+// a data attribute.
+func toastWords(ctx context.Context) string {
+	w := map[string]string{}
+	for _, k := range []string{"allow_once", "allow_always", "deny"} {
+		w[k] = T(ctx, "approvals.done."+k)
+	}
+	for _, k := range []string{"elsewhere", "expired", "in"} {
+		w[k] = T(ctx, "approvals."+k)
+	}
+	b, _ := json.Marshal(w)
+	return string(b)
+}

@@ -112,8 +112,11 @@ func TestOverview(t *testing.T) {
 	if got := text(d, "pending-count"); got != "2 waiting" {
 		t.Errorf("pending: got %q", got)
 	}
-	if _, ok := d.Find(tid("enabled-switch")).Attr("checked"); !ok {
-		t.Errorf("enabled switch is not checked")
+	if got := text(d, "enabled-switch"); !strings.Contains(got, "Turn permission checks off") {
+		t.Errorf("danger zone switch: got %q, want the button that turns checks off", got)
+	}
+	if got := text(d, "danger-zone"); !strings.Contains(got, "allow every tool call") {
+		t.Errorf("danger zone: got %q, want it to say what turning checks off does", got)
 	}
 	if v, _ := d.Find(`input[name="etag"]`).Attr("value"); v != "e1" {
 		t.Errorf("etag field: got %q", v)
@@ -146,7 +149,7 @@ func TestTools(t *testing.T) {
 
 func TestRules(t *testing.T) {
 	p := RulesProps{Nav: admin, ETag: "e",
-		Rules:   []RuleRow{{ID: "r1", Tools: "bash", Pattern: "ls *", Action: "allow"}, {ID: "r2", Tools: "write_file", Pattern: "re:\\.env$", Severity: "MEDIUM"}},
+		Rules:   []RuleRow{{ID: "r1", Tools: "bash", Pattern: "ls *", Action: "allow"}, {ID: "r2", Tools: "write_file", Pattern: "re:\\.env$", Severity: "MEDIUM", Level: "allow"}},
 		Builtin: []RuleRow{{ID: "b1", Tools: "bash", Pattern: "rm -rf /*", Action: "deny"}}, BuiltinSource: "package",
 		Test: TestBox{Ran: true, Results: []TestResult{{Sample: "ls -la", Tool: "bash", Matched: true, Level: "allow"}, {Sample: "rm x", Tool: "bash", Level: "ask"}}},
 	}
@@ -154,8 +157,8 @@ func TestRules(t *testing.T) {
 	count(t, d, "rule-row", 2)
 	count(t, d, "builtin-row", 1)
 	count(t, d, "rule-delete", 2)
-	if got := d.Find(tid("rule-row")).Eq(1).Find(tid("rule-action")).Text(); !strings.Contains(got, "severity MEDIUM") {
-		t.Errorf("severity rule effect: got %q", got)
+	if got := d.Find(tid("rule-row")).Eq(1).Find(tid("rule-action")).Text(); !strings.Contains(got, "MEDIUM →") || !strings.Contains(got, "allow") {
+		t.Errorf("severity rule effect: got %q, want the severity and the level it gives", got)
 	}
 	if got := text(d, "builtin-source"); !strings.Contains(got, "package default") {
 		t.Errorf("builtin source: got %q", got)
@@ -180,6 +183,7 @@ func TestRules(t *testing.T) {
 
 	ro := doc(t, Rules(RulesProps{Nav: approver, Rules: p.Rules}))
 	count(t, ro, "rule-delete", 0)
+	count(t, ro, "test-form", 0) // an approver gets no form it cannot submit
 	count(t, ro, "rule-form", 0)
 }
 
@@ -203,7 +207,7 @@ func TestOverrides(t *testing.T) {
 	d := doc(t, Overrides(OverridesProps{Nav: admin, ETag: "e", Overrides: rows}))
 	count(t, d, "override-row", 2)
 	count(t, d, "override-revoke", 2)
-	if got := d.Find(tid("override-row")).Eq(1).Text(); !strings.Contains(got, "unknown") {
+	if got := d.Find(tid("override-row")).Eq(1).Text(); !strings.Contains(got, "not recorded") {
 		t.Errorf("missing created time: got %q", got)
 	}
 	everyFormHasCSRF(t, d, "tok123")
@@ -230,11 +234,11 @@ func TestPlayground(t *testing.T) {
 }
 
 func TestApprovals(t *testing.T) {
-	rows := []ApprovalRow{{ID: "a1", Tool: "bash", Summary: "rm -rf build /srv/x", Reason: "Approval required", External: "/srv/x"}}
+	rows := []ApprovalRow{{ID: "a1", Tool: "bash", Summary: "rm -rf build /srv/x", Reason: "Approval required", External: "/srv/x",
+		ExternalPaths: []string{"/srv/x"}, Remember: "rm -rf build /srv/x", RememberType: "command"}}
 	n := approver
 	n.CanEdit = true
 	d := doc(t, Approvals(ApprovalsProps{Nav: n, Available: true, CanDecide: true, Pending: rows}))
-	// One live item plus the empty one in the template for the JavaScript.
 	if got := d.Find(tid("approvals") + " " + tid("approval")).Length(); got != 1 {
 		t.Errorf("approvals listed: got %d", got)
 	}
@@ -249,8 +253,16 @@ func TestApprovals(t *testing.T) {
 	if _, hidden := d.Find(tid("no-approvals")).Attr("hidden"); !hidden {
 		t.Errorf("the empty note shows with an ask pending")
 	}
+	if got := d.Find(tid("allow-always-pattern")).Text(); !strings.Contains(got, "command rm -rf build /srv/x") {
+		t.Errorf("always allow says it remembers %q, want the command", got)
+	}
 	everyFormHasCSRF(t, d, "tok456")
 	count(t, doc(t, Approvals(ApprovalsProps{Nav: n})), "approvals-unavailable", 1)
+	// A call with nothing to remember offers no always-allow.
+	rows[0].Remember = ""
+	d = doc(t, Approvals(ApprovalsProps{Nav: n, Available: true, CanDecide: true, Pending: rows}))
+	count(t, d, "allow-always", 0)
+	count(t, d, "no-always", 1)
 }
 
 func TestMessage(t *testing.T) {
@@ -267,13 +279,22 @@ func TestRulesPreview(t *testing.T) {
 	d := doc(t, Rules(RulesProps{Nav: admin}))
 	count(t, d, "rule-preview", 0)
 	count(t, d, "rule-preview-button", 1)
-	p := RulesProps{Nav: admin, Preview: RulePreview{Ran: true, Replayed: 5, Changes: []PreviewRow{
-		{ID: "1", Tool: "bash", Summary: "git push origin main", From: "ask", FromRule: "tools.bash", To: "deny", ToRule: "tiered_policy:rules:deny:rules[no_push]"},
+	p := RulesProps{Nav: admin, Preview: RulePreview{Ran: true, Replayed: 5, Calls: 3, Changes: []PreviewRow{
+		{ID: "1", Tool: "bash", Summary: "git push origin main", From: "ask", FromRule: "tools.bash", To: "deny", ToRule: "tiered_policy:rules:deny:rules[no_push]", Count: 3},
 	}}}
 	d = doc(t, Rules(p))
 	count(t, d, "preview-change", 1)
-	if got := text(d, "preview-summary"); !strings.Contains(got, "Replayed 5") || !strings.Contains(got, "1 would be decided differently") {
+	if got := text(d, "preview-summary"); !strings.Contains(got, "Replayed 5") || !strings.Contains(got, "3 would be decided differently (1 distinct call)") ||
+		!strings.Contains(got, "press Add rule") {
 		t.Errorf("preview summary: got %q", got)
+	}
+	if got := text(d, "preview-count"); got != "×3" {
+		t.Errorf("preview count: got %q, want ×3", got)
+	}
+	// Nothing replayed: the page says so instead of "0 would change".
+	empty := doc(t, Rules(RulesProps{Nav: admin, Preview: RulePreview{Ran: true, Note: "use --log-full-args"}}))
+	if got := text(empty, "preview-summary"); !strings.Contains(got, "Nothing was replayed") || strings.Contains(got, "0 would") {
+		t.Errorf("empty preview summary: got %q", got)
 	}
 	if got := d.Find(tid("preview-change")).Text(); !strings.Contains(got, "deny") || !strings.Contains(got, "rules[no_push]") {
 		t.Errorf("preview row: got %q", got)

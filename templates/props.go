@@ -16,6 +16,9 @@ type Nav struct {
 	CanEdit bool
 	// Flash is the one-time message of the last change, if any.
 	Flash Flash
+	// Pending is the number of asks waiting for this person, shown in the
+	// menu and the tab title.
+	Pending int
 }
 
 // Flash is a one-time message shown at the top of a page.
@@ -47,6 +50,14 @@ type MessageProps struct {
 	// Link and LinkText offer a way on, such as reloading the page.
 	Link     string
 	LinkText string
+	// Typed are the values of a refused form beside the current ones.
+	Typed []TypedValue
+}
+
+// TypedValue is one field of a refused form: what was typed and what the
+// policy holds now.
+type TypedValue struct {
+	Name, Typed, Current string
 }
 
 // SeverityRow is one row of the severity table for the current mode.
@@ -108,6 +119,9 @@ type RuleRow struct {
 	Severity    string
 	Description string
 	Source      string
+	// Level is what the rule gives in the current mode: its action, or its
+	// severity's level.
+	Level string
 }
 
 // RuleForm is the add or edit form of a rule.
@@ -150,7 +164,9 @@ type TestBox struct {
 
 // RulesProps are the rules page's.
 type RulesProps struct {
-	Nav           Nav
+	Nav Nav
+	// Mode is the permission mode that maps severities to levels.
+	Mode          string
 	ETag          string
 	Rules         []RuleRow
 	Builtin       []RuleRow
@@ -166,6 +182,9 @@ type RulesProps struct {
 type RulePreview struct {
 	Ran      bool
 	Replayed int
+	// Calls is how many replayed calls would change; Changes groups the
+	// identical ones.
+	Calls    int
 	Changes  []PreviewRow
 	Problems []string
 	Note     string
@@ -176,6 +195,8 @@ type PreviewRow struct {
 	ID, Tool, Summary string
 	From, FromRule    string
 	To, ToRule        string
+	// Count is how many logged calls were this same call.
+	Count int
 }
 
 // DirRow is one entry of external_directory.
@@ -263,16 +284,64 @@ type ApprovalRow struct {
 	ID      string
 	Tool    string
 	Summary string
+	// Args are the arguments as indented JSON, redacted.
 	Args    string
 	Channel string
 	Session string
-	Reason  string
-	Rule    string
+	// Reason says why in words: the deciding rules' descriptions.
+	Reason string
+	// EngineReason is the engine's own reason, naming the rule id.
+	EngineReason string
+	Rule         string
 	// External lists the paths outside the workspace, joined; "none" when
 	// the call names none.
-	External string
-	Created  string
-	Expires  string
+	External      string
+	ExternalPaths []string
+	Risk          RiskCue
+	// Preview is the start of what a write or edit would put in a file.
+	Preview []ContentPreview
+	// Remember and RememberType are the pattern and match type an "always
+	// allow" would write; empty when always-allow is not possible.
+	Remember     string
+	RememberType string
+	Created      string
+	// Expires is the expiry as a person reads it (15:04:05 UTC), ExpiresISO
+	// the same for machines, ExpiresIn the time left when rendered.
+	Expires    string
+	ExpiresISO string
+	ExpiresIn  string
+}
+
+// RiskCue says how much care an ask needs.
+type RiskCue struct {
+	// Class is high, medium or low.
+	Class string
+	// Severity is the worst severity of the deciding rules, if any.
+	Severity string
+	// Source is what asked: a built-in safety rule, your rule, the tool
+	// level, the default level or the external directory check.
+	Source string
+	// Category is the tool's kind: shell, path, network or unknown.
+	Category string
+	External bool
+}
+
+// ContentPreview is the start of one content argument of a write or edit.
+type ContentPreview struct {
+	Label     string
+	Text      string
+	Size      string
+	Truncated bool
+}
+
+// AnsweredRow is one recently answered or expired ask.
+type AnsweredRow struct {
+	Tool, Summary string
+	// Status is allowed, denied, expired or cancelled.
+	Status string
+	Choice string
+	By     string
+	When   string
 }
 
 // ApprovalsProps are the approvals inbox's.
@@ -282,4 +351,6 @@ type ApprovalsProps struct {
 	Available bool
 	CanDecide bool
 	Pending   []ApprovalRow
+	// Recent are the newest answered asks, newest first.
+	Recent []AnsweredRow
 }

@@ -1,9 +1,12 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -13,30 +16,193 @@ import (
 	"github.com/toolgate/toolgate/templates"
 )
 
-// approvalsPage server-renders the pending asks; approvals.js keeps the
-// list live over /ws.
+// recentAnswers is how many answered asks the inbox lists below the
+// waiting ones.
+const recentAnswers = 8
+
+// approvalsPage server-renders the pending asks and the recent answers;
+// approvals.js keeps the list live over /ws.
 func (u *UI) approvalsPage(w http.ResponseWriter, r *http.Request) {
 	c := currentFrom(r.Context())
 	nav := u.nav(r, "/approvals")
 	nav.CanEdit = canApprove(c.sess.principal.Role)
 	p := templates.ApprovalsProps{Nav: nav, Available: u.deps.Approvals != nil, CanDecide: nav.CanEdit}
 	if p.Available {
-		for _, a := range u.deps.Approvals.List(c.sess.principal.ApprovalFilter(), approval.StatusPending) {
-			p.Pending = append(p.Pending, ApprovalRow(a))
+		now := time.Now()
+		index := u.rulesByRef()
+		all := u.deps.Approvals.List(c.sess.principal.ApprovalFilter(), "")
+		for _, a := range all {
+			if a.Pending() {
+				p.Pending = append(p.Pending, approvalRow(a, index, now, translatorFor(r.Context())))
+			}
 		}
+		p.Recent = answeredRows(all)
 	}
 	render(w, r, http.StatusOK, templates.Approvals(p))
 }
 
-// ApprovalRow renders an approval for the inbox.
-func ApprovalRow(a approval.Approval) templates.ApprovalRow {
-	args, _ := json.MarshalIndent(a.Request.ToolArgs, "", "  ")
-	return templates.ApprovalRow{
-		ID: a.ID, Tool: a.Request.ToolName, Summary: summary(a.Request.ToolArgs), Args: string(args),
-		Channel: orText(a.Request.ChannelID, "web"), Session: orText(a.Request.SessionID, "–"),
-		Reason: a.Asked.Reason, Rule: a.Asked.MatchedRule, External: externalText(a.Asked.ExternalPaths),
-		Created: a.CreatedAt.UTC().Format(time.RFC3339), Expires: a.ExpiresAt.UTC().Format(time.RFC3339),
+// approvalItem renders one pending ask's card alone, for approvals.js to
+// insert when an ask arrives live: the card is built by the same code as
+// the page's.
+func (u *UI) approvalItem(w http.ResponseWriter, r *http.Request) {
+	c := currentFrom(r.Context())
+	if u.deps.Approvals == nil {
+		http.Error(w, "approvals are not available", http.StatusServiceUnavailable)
+		return
 	}
+	id := r.URL.Query().Get("id")
+	for _, a := range u.deps.Approvals.List(c.sess.principal.ApprovalFilter(), approval.StatusPending) {
+		if a.ID == id {
+			render(w, r, http.StatusOK, templates.ApprovalItem(approvalRow(a, u.rulesByRef(), time.Now(), translatorFor(r.Context())),
+				canApprove(c.sess.principal.Role), c.sess.csrf))
+			return
+		}
+	}
+	http.Error(w, "that ask is not waiting (or not yours to see)", http.StatusNotFound)
+}
+
+// ApprovalRow renders an approval for the inbox without the rules in force:
+// the reason then names the rules by id only.
+func ApprovalRow(a approval.Approval) templates.ApprovalRow {
+	return approvalRow(a, nil, time.Now(), translatorFor(context.Background()))
+}
+
+// approvalRow renders an approval for the inbox: what it runs, why in
+// words, how risky, what it would write, what "always allow" remembers and
+// when it expires. Arguments and content are redacted.
+func approvalRow(a approval.Approval, index map[string]ruleMeta, now time.Time, t translator) templates.ApprovalRow {
+	req := engine.Request{ToolName: a.Request.ToolName, ToolArgs: a.Request.ToolArgs, ChannelID: a.Request.ChannelID, Workspace: a.Request.Workspace}
+	redacted := store.RedactArgs(a.Request.ToolArgs)
+	args, _ := json.MarshalIndent(redacted, "", "  ")
+	words := explainRule(a.Asked.MatchedRule, a.Request.ToolName, index, t)
+	if len(a.Asked.ExternalPaths) > 0 && !words.External {
+		words.External = true
+		words.Reason = strings.TrimSpace(words.Reason + " " + t("why.external"))
+	}
+	row := templates.ApprovalRow{
+		ID: a.ID, Tool: a.Request.ToolName, Summary: store.Redact(summary(a.Request.ToolArgs)), Args: string(args),
+		Channel: orText(a.Request.ChannelID, "web"), Session: orText(a.Request.SessionID, "–"),
+		Reason: orText(words.Reason, a.Asked.Reason), EngineReason: a.Asked.Reason, Rule: a.Asked.MatchedRule,
+		External: externalText(a.Asked.ExternalPaths), ExternalPaths: a.Asked.ExternalPaths,
+		Risk:    riskCue(words, a.Request.ToolName, t),
+		Preview: contentPreview(redacted, t),
+		Created: a.CreatedAt.UTC().Format(time.RFC3339),
+		Expires: a.ExpiresAt.UTC().Format("15:04:05 UTC"), ExpiresISO: a.ExpiresAt.UTC().Format(time.RFC3339),
+		ExpiresIn: untilText(a.ExpiresAt.Sub(now), t),
+	}
+	if o, err := store.AlwaysAllowOverride(&req); err == nil {
+		row.RememberType, row.Remember = str(o["match_type"]), store.Redact(str(o["pattern"]))
+	}
+	return row
+}
+
+// riskCue sums up how much care an ask needs: the worst severity of the
+// rules that asked, whether a built-in safety rule or only the tool's
+// level asked, and whether it reaches outside the workspace.
+func riskCue(w ruleWords, tool string, t translator) templates.RiskCue {
+	rc := templates.RiskCue{Category: engine.ToolCategory(tool).String(), External: w.External}
+	for _, r := range w.Rules {
+		sev := r.Severity
+		if sev == "" && r.Action == "" {
+			sev = "HIGH" // a rule without action or severity is HIGH
+		}
+		if severityRank[sev] > severityRank[rc.Severity] {
+			rc.Severity = sev
+		}
+		if r.Builtin {
+			rc.Source = "risk.builtin"
+		} else if rc.Source == "" {
+			rc.Source = "risk.yours"
+		}
+	}
+	switch {
+	case rc.Source != "":
+	case w.ToolLevel:
+		rc.Source = "risk.toollevel"
+	case w.Default:
+		rc.Source = "risk.default"
+	case w.External:
+		rc.Source = "risk.external"
+	}
+	switch {
+	case rc.Severity == "CRITICAL" || rc.Source == "risk.builtin" || rc.External:
+		rc.Class = "high"
+	case rc.Severity == "HIGH" || rc.Severity == "MEDIUM":
+		rc.Class = "medium"
+	default:
+		rc.Class = "low"
+	}
+	if rc.Source != "" {
+		rc.Source = t(rc.Source)
+	}
+	return rc
+}
+
+// previewKeys are the arguments that carry what a write or edit would put
+// in a file, in the order they are shown.
+var previewKeys = []struct{ key, label string }{
+	{"content", "preview.content"}, {"contents", "preview.content"}, {"text", "preview.text"},
+	{"old_string", "preview.replaces"}, {"old_str", "preview.replaces"},
+	{"new_string", "preview.with"}, {"new_str", "preview.with"},
+}
+
+// Preview limits: a person in a hurry reads the start of it.
+const (
+	previewBytes = 800
+	previewLines = 14
+)
+
+// contentPreview is the start of the content a write or edit carries,
+// from arguments that are already redacted.
+func contentPreview(args map[string]any, t translator) []templates.ContentPreview {
+	var out []templates.ContentPreview
+	for _, k := range previewKeys {
+		s, ok := args[k.key].(string)
+		if !ok || s == "" {
+			continue
+		}
+		text, cut := s, false
+		if lines := strings.SplitN(text, "\n", previewLines+1); len(lines) > previewLines {
+			text, cut = strings.Join(lines[:previewLines], "\n"), true
+		}
+		if len(text) > previewBytes {
+			text, cut = strings.ToValidUTF8(text[:previewBytes], ""), true
+		}
+		out = append(out, templates.ContentPreview{Label: t(k.label), Text: text, Truncated: cut,
+			Size: fmt.Sprintf("%d %s, %d %s", len(s), t("preview.bytes"), strings.Count(s, "\n")+1, t("preview.lines"))})
+	}
+	return out
+}
+
+// untilText says how long is left, roughly, for a server-rendered page
+// (the countdown script refines it).
+func untilText(d time.Duration, t translator) string {
+	switch {
+	case d <= 0:
+		return t("approvals.expired")
+	case d < time.Minute:
+		return fmt.Sprintf("%s %d s", t("approvals.in"), int(d.Seconds()))
+	default:
+		return fmt.Sprintf("%s %d min", t("approvals.in"), int(d.Round(time.Minute).Minutes()))
+	}
+}
+
+// answeredRows lists the newest answered (or expired) asks, newest first.
+func answeredRows(all []approval.Approval) []templates.AnsweredRow {
+	var done []approval.Approval
+	for _, a := range all {
+		if !a.Pending() && a.DecidedAt != nil {
+			done = append(done, a)
+		}
+	}
+	slices.SortFunc(done, func(a, b approval.Approval) int { return b.DecidedAt.Compare(*a.DecidedAt) })
+	var out []templates.AnsweredRow
+	for _, a := range done[:min(len(done), recentAnswers)] {
+		out = append(out, templates.AnsweredRow{Tool: a.Request.ToolName, Summary: store.Redact(summary(a.Request.ToolArgs)),
+			Status: string(a.Status), Choice: strings.ReplaceAll(string(a.Choice), "_", " "), By: a.DecidedBy,
+			When: a.DecidedAt.UTC().Format("15:04:05 UTC")})
+	}
+	return out
 }
 
 // externalText lists the external paths of an ask for the prompt.
@@ -81,12 +247,12 @@ func (u *UI) decideApproval(w http.ResponseWriter, r *http.Request) {
 	_, err := u.deps.Approvals.Decide(r.Context(), id, choice, c.sess.principal.Name, "")
 	switch {
 	case errors.Is(err, approval.ErrAlreadyDecided):
-		u.flash(r, "error", "Someone else already answered that ask.")
+		u.flash(r, "error", templates.T(r.Context(), "flash.elsewhere"))
 		redirect(w, r, "/approvals")
 	case err != nil:
 		u.done(w, r, "/approvals", err, "")
 	default:
-		u.done(w, r, "/approvals", nil, "Answered: "+strings.ReplaceAll(string(choice), "_", " ")+".")
+		u.done(w, r, "/approvals", nil, templates.T(r.Context(), "approvals.done."+string(choice))+".")
 	}
 }
 

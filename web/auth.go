@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/templates"
 )
@@ -40,8 +41,25 @@ func (u *UI) nav(r *http.Request, active string) templates.Nav {
 	return templates.Nav{
 		Active: active, User: c.sess.principal.Name, Role: c.sess.principal.Role,
 		CSRF: c.sess.csrf, CanEdit: canEdit(c.sess.principal.Role),
-		Flash: u.sessions.TakeFlash(c.id),
+		Flash: u.sessions.TakeFlash(c.id), Pending: u.pendingFor(c.sess.principal),
 	}
+}
+
+// pendingFor counts the asks waiting that the principal may see.
+func (u *UI) pendingFor(p store.Principal) int {
+	if u.deps.Approvals == nil {
+		return 0
+	}
+	return len(u.deps.Approvals.List(p.ApprovalFilter(), approval.StatusPending))
+}
+
+// landing is where a person arrives after signing in: approvers answer
+// asks, so they start at the inbox.
+func landing(role string) string {
+	if role == store.RoleApprover {
+		return "/approvals"
+	}
+	return "/"
 }
 
 // flash keeps a message for the next page of the request's session.
@@ -56,19 +74,24 @@ func redirect(w http.ResponseWriter, r *http.Request, to string) {
 
 // loginPage shows the sign-in form with a fresh login CSRF token.
 func (u *UI) loginPage(w http.ResponseWriter, r *http.Request) {
-	if _, ok := u.sessions.SessionPrincipal(r); ok {
-		redirect(w, r, "/")
+	if p, ok := u.sessions.SessionPrincipal(r); ok {
+		redirect(w, r, landing(p.Role))
 		return
 	}
 	u.renderLogin(w, r, http.StatusOK, "")
 }
 
-func (u *UI) renderLogin(w http.ResponseWriter, r *http.Request, status int, msg string) {
+// renderLogin shows the sign-in form; msgKey names the error message, if any.
+func (u *UI) renderLogin(w http.ResponseWriter, r *http.Request, status int, msgKey string) {
 	tok := randomID()
 	http.SetCookie(w, &http.Cookie{
 		Name: loginCookie, Value: tok, Path: "/login", HttpOnly: true,
 		Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode, MaxAge: 3600,
 	})
+	msg := ""
+	if msgKey != "" {
+		msg = templates.T(r.Context(), msgKey)
+	}
 	render(w, r, status, templates.Login(templates.LoginProps{CSRF: tok, Error: msg}))
 }
 
@@ -76,24 +99,24 @@ func (u *UI) renderLogin(w http.ResponseWriter, r *http.Request, status int, msg
 func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
-		u.renderLogin(w, r, http.StatusBadRequest, "The form could not be read.")
+		u.renderLogin(w, r, http.StatusBadRequest, "login.err.form")
 		return
 	}
 	c, err := r.Cookie(loginCookie)
 	form := r.PostForm.Get("csrf_token")
 	if err != nil || form == "" || subtle.ConstantTimeCompare([]byte(c.Value), []byte(form)) != 1 {
-		u.renderLogin(w, r, http.StatusForbidden, "The sign-in form expired. Please try again.")
+		u.renderLogin(w, r, http.StatusForbidden, "login.err.expired")
 		return
 	}
 	p, ok := u.deps.Tokens.Verify(strings.TrimSpace(r.PostForm.Get("token")))
 	if !ok {
 		u.deps.Logger.Info("web login refused", "reason", "unknown token")
-		u.renderLogin(w, r, http.StatusUnauthorized, "That token is not valid.")
+		u.renderLogin(w, r, http.StatusUnauthorized, "login.err.token")
 		return
 	}
 	if !canApprove(p.Role) {
 		u.deps.Logger.Info("web login refused", "reason", "role", "role", p.Role, "name", p.Name)
-		u.renderLogin(w, r, http.StatusForbidden, "Agent tokens cannot sign in to the admin pages.")
+		u.renderLogin(w, r, http.StatusForbidden, "login.err.agent")
 		return
 	}
 	if _, old, ok := u.sessions.lookup(r); ok {
@@ -103,7 +126,7 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 	u.sessions.setCookie(w, r, id)
 	http.SetCookie(w, &http.Cookie{Name: loginCookie, Value: "", Path: "/login", MaxAge: -1})
 	u.deps.Logger.Info("web login", "name", p.Name, "role", p.Role)
-	redirect(w, r, "/")
+	redirect(w, r, landing(p.Role))
 }
 
 // logout ends the session.

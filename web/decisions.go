@@ -39,7 +39,7 @@ func (u *UI) MountDecisions(r chi.Router, log DecisionReader) {
 		u.recent = rd
 	}
 	r.Group(func(r chi.Router) {
-		r.Use(securityHeaders, u.crossOrigin, u.requireSession)
+		r.Use(securityHeaders, u.crossOrigin, withLang, u.requireSession)
 		r.Get("/decisions", func(w http.ResponseWriter, r *http.Request) { u.decisionsPage(w, r, log) })
 	})
 }
@@ -53,9 +53,9 @@ func (u *UI) decisionsPage(w http.ResponseWriter, r *http.Request, log DecisionR
 	}
 	v := r.URL.Query()
 	p.Filter = templates.DecisionFilter{Tool: v.Get("tool"), Level: v.Get("level"), Rule: v.Get("rule"),
-		Session: v.Get("session"), Agent: v.Get("agent"), Since: v.Get("since"), Until: v.Get("until")}
+		Session: v.Get("session"), Agent: v.Get("agent"), Since: localTime(v.Get("since")), Until: localTime(v.Get("until")), Range: v.Get("range")}
 	p.Agents = store.DecisionAgents
-	q, err := decisionQuery(v)
+	q, err := decisionQuery(v, time.Now())
 	if err != nil {
 		p.Error = err.Error()
 		render(w, r, http.StatusBadRequest, templates.Decisions(p))
@@ -68,10 +68,10 @@ func (u *UI) decisionsPage(w http.ResponseWriter, r *http.Request, log DecisionR
 		render(w, r, http.StatusInternalServerError, templates.Decisions(p))
 		return
 	}
+	index := u.rulesByRef()
+	eng := u.deps.Policy.Engine()
 	for _, e := range page.Entries {
-		p.Rows = append(p.Rows, templates.DecisionRow{ID: e.ID, Time: e.Time.UTC().Format("2006-01-02 15:04:05"),
-			Source: e.Source, Agent: e.Agent, Tool: e.Tool, Summary: e.Summary, Channel: e.Channel, Session: e.Session,
-			Level: e.Level, MatchedRule: e.MatchedRule, LatencyUS: e.LatencyMicros})
+		p.Rows = append(p.Rows, decisionRow(e, index, eng, translatorFor(r.Context())))
 	}
 	if page.NextBefore > 0 {
 		next := url.Values{}
@@ -91,8 +91,37 @@ func (u *UI) decisionsPage(w http.ResponseWriter, r *http.Request, log DecisionR
 	render(w, r, http.StatusOK, templates.Decisions(p))
 }
 
+// timePresets are the decisions page's quick ranges, by their key.
+var timePresets = map[string]time.Duration{"15m": 15 * time.Minute, "1h": time.Hour, "24h": 24 * time.Hour, "7d": 7 * 24 * time.Hour}
+
+// localInput is the format of an <input type="datetime-local">; the page
+// reads and shows it as UTC.
+const localInput = "2006-01-02T15:04"
+
+// parseTime reads an RFC 3339 time or a datetime-local value (UTC).
+func parseTime(s string) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{localInput, localInput + ":05"} {
+		if t, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("not a time: %q", s)
+}
+
+// localTime shows a time filter in the date picker's format; a value it
+// cannot read is shown as typed.
+func localTime(s string) string {
+	if t, err := parseTime(s); err == nil && s != "" {
+		return t.UTC().Format(localInput)
+	}
+	return s
+}
+
 // decisionQuery reads the page's filters; a bad value is an error to show.
-func decisionQuery(v url.Values) (store.DecisionQuery, error) {
+func decisionQuery(v url.Values, now time.Time) (store.DecisionQuery, error) {
 	q := store.DecisionQuery{Tool: v.Get("tool"), Rule: v.Get("rule"), Session: v.Get("session"), Limit: decisionPage}
 	if a := v.Get("agent"); a != "" {
 		if !slices.Contains(store.DecisionAgents, a) {
@@ -107,14 +136,21 @@ func decisionQuery(v url.Values) (store.DecisionQuery, error) {
 		}
 		q.Level = l.String()
 	}
+	if rg := v.Get("range"); rg != "" {
+		d, ok := timePresets[rg]
+		if !ok {
+			return q, fmt.Errorf("range must be 15m, 1h, 24h or 7d, not %q", rg)
+		}
+		q.Since = now.Add(-d)
+	}
 	for _, f := range []struct {
 		name string
 		dst  *time.Time
 	}{{"since", &q.Since}, {"until", &q.Until}} {
 		if s := v.Get(f.name); s != "" {
-			t, err := time.Parse(time.RFC3339, s)
+			t, err := parseTime(s)
 			if err != nil {
-				return q, fmt.Errorf("%s must be an RFC 3339 time such as 2025-01-02T15:04:05Z", f.name)
+				return q, fmt.Errorf("%s must be a date and time such as 2025-01-02T15:04 (UTC) or RFC 3339", f.name)
 			}
 			*f.dst = t
 		}

@@ -41,7 +41,7 @@ func (u *UI) saveDirectory(w http.ResponseWriter, r *http.Request) {
 	}
 	key, level := strings.TrimSpace(r.PostFormValue("key")), r.PostFormValue("level")
 	_, err := u.deps.Policy.SetExternalDirectory(key, level)
-	u.done(w, r, "/directories", err, "Saved: "+key+" is now "+level+".")
+	u.done(w, r, "/directories", err, templates.T(r.Context(), "flash.saved")+" "+key+" = "+level+".")
 }
 
 // deleteDirectory removes a prefix.
@@ -50,8 +50,15 @@ func (u *UI) deleteDirectory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key := r.PostFormValue("key")
+	t := translatorFor(r.Context())
+	if !u.confirmed(w, r, "/directories", templates.ConfirmProps{Title: t("confirm.deldir") + " " + key + "?",
+		Lead:   t("confirm.deldir.lead") + " external_directory[" + key + "]",
+		Points: []string{t("confirm.deldir.point")},
+		Button: t("confirm.deldir")}) {
+		return
+	}
 	_, err := u.deps.Policy.DeleteExternalDirectory(key)
-	u.done(w, r, "/directories", err, "Deleted "+key+".")
+	u.done(w, r, "/directories", err, t("flash.deleted")+" "+key+".")
 }
 
 // trustDirectory is /add-dir; the page then shows the overrides it made.
@@ -59,7 +66,14 @@ func (u *UI) trustDirectory(w http.ResponseWriter, r *http.Request) {
 	if u.stale(w, r, "/directories") {
 		return
 	}
-	res, err := u.deps.Policy.AddTrustedDirectory(strings.TrimSpace(r.PostFormValue("path")))
+	dir := strings.TrimSpace(r.PostFormValue("path"))
+	t := translatorFor(r.Context())
+	if !u.confirmed(w, r, "/directories", templates.ConfirmProps{Title: t("confirm.trust") + " " + dir + "?",
+		Lead: t("confirm.trust.lead") + " " + dir, Points: trustPoints(dir, t),
+		Button: t("confirm.trust")}) {
+		return
+	}
+	res, err := u.deps.Policy.AddTrustedDirectory(dir)
 	if err != nil {
 		u.done(w, r, "/directories", err, "")
 		return
@@ -68,6 +82,17 @@ func (u *UI) trustDirectory(w http.ResponseWriter, r *http.Request) {
 	for _, o := range res.Created {
 		tr.Created = append(tr.Created, overrideRow(o))
 	}
-	u.flash(r, "ok", "Trusted "+res.Dir+".")
+	u.flash(r, "ok", t("flash.trusted")+" "+res.Dir+".")
 	render(w, r, http.StatusOK, templates.Directories(u.directoriesProps(r, tr)))
+}
+
+// trustPoints spell out what trusting a directory allows: the
+// external-directory entry and the two approval overrides it writes.
+func trustPoints(dir string, t translator) []string {
+	return []string{
+		"external_directory[" + dir + "] = allow: " + t("trust.dir"),
+		"cli_trusted_path_…: " + t("trust.path") + " " + dir,
+		"cli_trusted_shell_…: " + t("trust.shell") + " " + dir,
+		t("trust.note"),
+	}
 }

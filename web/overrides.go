@@ -47,6 +47,13 @@ func (u *UI) deleteOverride(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PostFormValue("id")
+	t := translatorFor(r.Context())
+	if !u.confirmed(w, r, "/overrides", templates.ConfirmProps{Title: t("confirm.revoke") + " " + id + "?",
+		Lead:   t("confirm.revoke.lead") + " " + id,
+		Points: []string{t("confirm.revoke.point")},
+		Button: t("confirm.revoke")}) {
+		return
+	}
 	_, err := u.deps.Policy.DeleteApprovalOverride(id)
-	u.done(w, r, "/overrides", err, "Revoked override "+id+".")
+	u.done(w, r, "/overrides", err, t("flash.revoked")+" "+id+".")
 }

@@ -33,12 +33,13 @@ func (u *UI) overviewProps(r *http.Request, sec map[string]any, etag string) tem
 		p.Severity = append(p.Severity, templates.SeverityRow{Severity: s.String(), Level: engine.SeverityLevel(s, mode).String()})
 	}
 	builtin, _ := u.deps.Policy.BuiltinRules()
+	t := func(key string) string { return templates.T(r.Context(), key) }
 	p.Counts = []templates.Count{
-		{Label: "tools set", N: len(asMap(sec["tools"])), Link: "/tools"},
-		{Label: "rules", N: len(asList(sec["rules"])), Link: "/rules"},
-		{Label: "built-in rules", N: len(builtin), Link: "/rules"},
-		{Label: "approval overrides", N: len(asList(sec["approval_overrides"])), Link: "/overrides"},
-		{Label: "external directories", N: len(asMap(sec["external_directory"])), Link: "/directories"},
+		{Label: t("overview.count.tools"), N: len(asMap(sec["tools"])), Link: "/tools"},
+		{Label: t("overview.count.rules"), N: len(asList(sec["rules"])), Link: "/rules"},
+		{Label: t("overview.count.builtin"), N: len(builtin), Link: "/rules"},
+		{Label: t("overview.count.overrides"), N: len(asList(sec["approval_overrides"])), Link: "/overrides"},
+		{Label: t("overview.count.dirs"), N: len(asMap(sec["external_directory"])), Link: "/directories"},
 	}
 	for _, pr := range u.deps.Policy.Problems() {
 		p.Problems = append(p.Problems, problemText(pr))
@@ -63,13 +64,21 @@ func (u *UI) saveSettings(w http.ResponseWriter, r *http.Request) {
 	if u.stale(w, r, "/") {
 		return
 	}
+	enabled := r.PostFormValue("enabled") == "true"
+	t := translatorFor(r.Context())
+	if !enabled && !u.confirmed(w, r, "/", templates.ConfirmProps{Title: t("confirm.off"),
+		Lead:   t("confirm.off.lead"),
+		Points: []string{t("confirm.off.p1"), t("confirm.off.p2"), t("confirm.off.p3")},
+		Button: t("confirm.off.button")}) {
+		return
+	}
 	patch := map[string]any{
-		"enabled":         r.PostFormValue("enabled") == "true",
+		"enabled":         enabled,
 		"permission_mode": engine.ParseMode(r.PostFormValue("permission_mode")).String(),
 	}
 	if d := r.PostFormValue("default"); d != "" {
 		patch["defaults"] = map[string]any{"*": d}
 	}
 	_, err := u.deps.Policy.SetSettings(patch)
-	u.done(w, r, "/", err, "Settings saved.")
+	u.done(w, r, "/", err, t("flash.settings"))
 }

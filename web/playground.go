@@ -9,20 +9,37 @@ import (
 	"github.com/toolgate/toolgate/templates"
 )
 
-// playgroundPage shows the empty playground.
+// playgroundPage shows the playground, prefilled from the query (the
+// decisions page links a logged call here); for an admin a prefilled call
+// is decided at once, since deciding changes nothing.
 func (u *UI) playgroundPage(w http.ResponseWriter, r *http.Request) {
-	render(w, r, http.StatusOK, templates.Playground(templates.PlaygroundProps{
-		Nav: u.nav(r, "/playground"), Tools: knownTools(), Form: templates.PlayForm{Tool: "bash", Channel: "web"},
-	}))
+	q := r.URL.Query()
+	if q.Get("tool") == "" {
+		render(w, r, http.StatusOK, templates.Playground(templates.PlaygroundProps{
+			Nav: u.nav(r, "/playground"), Tools: knownTools(), Form: templates.PlayForm{Tool: "bash", Channel: "web"},
+		}))
+		return
+	}
+	u.decidePlay(w, r, q.Get)
 }
 
 // playground decides the posted call with the policy in force, explained.
 // It changes nothing.
 func (u *UI) playground(w http.ResponseWriter, r *http.Request) {
-	f := func(k string) string { return strings.TrimSpace(r.PostFormValue(k)) }
-	form := templates.PlayForm{Tool: f("tool"), Args: f("args"), Command: r.PostFormValue("command"),
+	u.decidePlay(w, r, r.PostFormValue)
+}
+
+// decidePlay renders the playground with its form read through get, and
+// the decision when the person may run it.
+func (u *UI) decidePlay(w http.ResponseWriter, r *http.Request, get func(string) string) {
+	f := func(k string) string { return strings.TrimSpace(get(k)) }
+	form := templates.PlayForm{Tool: f("tool"), Args: f("args"), Command: get("command"),
 		Path: f("path"), Channel: f("channel"), Workspace: f("workspace")}
 	p := templates.PlaygroundProps{Nav: u.nav(r, "/playground"), Tools: knownTools(), Form: form}
+	if !p.Nav.CanEdit {
+		render(w, r, http.StatusOK, templates.Playground(p))
+		return
+	}
 	req, msg := playRequest(form)
 	if msg != "" {
 		p.Error = msg

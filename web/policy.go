@@ -3,7 +3,9 @@ package web
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/store"
@@ -79,13 +81,43 @@ func (u *UI) stale(w http.ResponseWriter, r *http.Request, back string) bool {
 	if r.PostFormValue("etag") == etag {
 		return false
 	}
+	sec, _ := u.section()
 	render(w, r, http.StatusConflict, templates.Message(templates.MessageProps{
-		Nav: u.nav(r, back), Title: "Someone else changed the policy", TestID: "conflict",
-		Text: "The policy changed since this page was loaded (in another tab, through the API or in config.yaml), " +
-			"so your change was not saved, to avoid overwriting theirs. Reload the page to see the current policy and try again.",
-		Link: back, LinkText: "Reload the page",
+		Nav: u.nav(r, back), Title: templates.T(r.Context(), "conflict.title"), TestID: "conflict",
+		Text: templates.T(r.Context(), "conflict.text"),
+		Link: back, LinkText: templates.T(r.Context(), "conflict.reload"), Typed: typedValues(r, sec),
 	}))
 	return true
+}
+
+// typedValues lists what a refused form carried, beside the value each
+// field has in the policy now (for the rule, tool or directory it names).
+func typedValues(r *http.Request, sec map[string]any) []templates.TypedValue {
+	current := map[string]string{}
+	switch {
+	case r.PostFormValue("orig_id") != "" || r.PostFormValue("id") != "":
+		id := orText(r.PostFormValue("orig_id"), r.PostFormValue("id"))
+		for _, v := range append(asList(sec["rules"]), asList(sec["approval_overrides"])...) {
+			if m := asMap(v); str(m["id"]) == id {
+				for k, x := range m {
+					current[k] = str(x)
+				}
+				current["tools"] = toolsText(m["tools"])
+			}
+		}
+	case r.PostFormValue("tool") != "":
+		current["level"] = str(asMap(sec["tools"])[r.PostFormValue("tool")])
+	case r.PostFormValue("key") != "":
+		current["level"] = str(asMap(sec["external_directory"])[r.PostFormValue("key")])
+	}
+	var out []templates.TypedValue
+	for _, k := range slices.Sorted(maps.Keys(r.PostForm)) {
+		if k == "csrf_token" || k == "etag" || k == "confirm" {
+			continue
+		}
+		out = append(out, templates.TypedValue{Name: k, Typed: r.PostFormValue(k), Current: current[k]})
+	}
+	return out
 }
 
 // errorText says in plain words why a store operation failed.

@@ -36,19 +36,36 @@ func (u *UI) ruleEditPage(w http.ResponseWriter, r *http.Request) {
 func (u *UI) rulesProps(r *http.Request, form templates.RuleForm, test templates.TestBox) templates.RulesProps {
 	sec, etag := u.section()
 	p := templates.RulesProps{Nav: u.nav(r, "/rules"), ETag: etag, Form: form, Test: test}
+	mode := engine.ParseMode(str(sec["permission_mode"]))
+	p.Mode = mode.String()
 	for _, v := range asList(sec["rules"]) {
 		if m := asMap(v); m != nil {
-			p.Rules = append(p.Rules, ruleRow(m))
+			p.Rules = append(p.Rules, withLevel(ruleRow(m), mode))
 		}
 	}
 	builtin, source := u.deps.Policy.BuiltinRules()
 	p.BuiltinSource = source
 	for _, v := range builtin {
 		if m := asMap(v); m != nil {
-			p.Builtin = append(p.Builtin, ruleRow(m))
+			p.Builtin = append(p.Builtin, withLevel(ruleRow(m), mode))
 		}
 	}
 	return p
+}
+
+// withLevel fills the level a rule gives: its action, else its severity's
+// level in the mode (HIGH when it has neither).
+func withLevel(row templates.RuleRow, mode engine.Mode) templates.RuleRow {
+	if row.Action != "" {
+		row.Level = row.Action
+		return row
+	}
+	sev, ok := engine.ParseSeverity(row.Severity)
+	if !ok {
+		sev = engine.SeverityHigh
+	}
+	row.Level = engine.SeverityLevel(sev, mode).String()
+	return row
 }
 
 // ruleRow renders a decoded rule.
@@ -142,7 +159,7 @@ func (u *UI) createRule(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	_ = id
-	u.done(w, r, "/rules", nil, "Added rule "+str(rule["id"])+".")
+	u.done(w, r, "/rules#rule-"+str(rule["id"]), nil, templates.T(r.Context(), "flash.added")+" "+str(rule["id"])+".")
 }
 
 // updateRule saves the edit form; a cleared field is removed from the rule.
@@ -167,7 +184,7 @@ func (u *UI) updateRule(w http.ResponseWriter, r *http.Request) {
 		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
 		return
 	}
-	u.done(w, r, "/rules", nil, "Saved rule "+str(rule["id"])+".")
+	u.done(w, r, "/rules#rule-"+str(rule["id"]), nil, templates.T(r.Context(), "flash.savedrule")+" "+str(rule["id"])+".")
 }
 
 // deleteRule removes a rule.
@@ -176,8 +193,15 @@ func (u *UI) deleteRule(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := r.PostFormValue("id")
+	t := translatorFor(r.Context())
+	if !u.confirmed(w, r, "/rules", templates.ConfirmProps{Title: t("confirm.delrule") + " " + id + "?",
+		Lead:   t("confirm.delrule.lead") + " " + id,
+		Points: []string{t("confirm.delrule.point")},
+		Button: t("confirm.delrule")}) {
+		return
+	}
 	_, err := u.deps.Policy.DeleteRule(id)
-	u.done(w, r, "/rules", err, "Deleted rule "+id+".")
+	u.done(w, r, "/rules", err, t("flash.deleted")+" "+id+".")
 }
 
 // checkPattern answers the as-you-type check of the rule form with JSON

@@ -62,13 +62,21 @@ func (u *UI) replayWithRule(ctx context.Context, form templates.RuleForm, rule m
 	}
 	out.Replayed = len(entries)
 	if len(entries) == 0 {
-		out.Note = "No calls were logged with their arguments yet (start the server with --log-full-args to keep them for previews)."
+		out.Note = "Nothing could be replayed: no calls have been logged with their arguments. The server keeps them only when started with --log-full-args (arguments are redacted); restart it with that flag and let agents run for a while to preview a rule's impact."
 	}
+	seen := map[templates.PreviewRow]int{}
 	for _, c := range store.ReplayDecisions(entries, current, next) {
-		out.Changes = append(out.Changes, templates.PreviewRow{
-			ID: strconv.FormatInt(c.Entry.ID, 10), Tool: c.Entry.Tool, Summary: c.Entry.Summary,
-			From: c.From.Level.String(), FromRule: c.From.MatchedRule, To: c.To.Level.String(), ToRule: c.To.MatchedRule,
-		})
+		row := templates.PreviewRow{Tool: c.Entry.Tool, Summary: c.Entry.Summary,
+			From: c.From.Level.String(), FromRule: c.From.MatchedRule, To: c.To.Level.String(), ToRule: c.To.MatchedRule}
+		if i, ok := seen[row]; ok {
+			out.Changes[i].Count++ // the same call logged again: one line with a count
+			out.Calls++
+			continue
+		}
+		seen[row] = len(out.Changes)
+		row.ID, row.Count = strconv.FormatInt(c.Entry.ID, 10), 1
+		out.Changes = append(out.Changes, row)
+		out.Calls++
 	}
 	return out
 }

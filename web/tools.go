@@ -88,9 +88,9 @@ func (u *UI) saveTool(w http.ResponseWriter, r *http.Request) {
 	level := r.PostFormValue("level")
 	if level == "" {
 		_, err := u.deps.Policy.DeleteTool(tool)
-		u.done(w, r, "/tools", err, "Removed the level of "+tool+"; it now falls back to the default.")
+		u.done(w, r, "/tools", err, templates.T(r.Context(), "flash.toolunset")+" "+tool+".")
 		return
 	}
 	_, err := u.deps.Policy.SetToolLevel(tool, level)
-	u.done(w, r, "/tools", err, "Saved: "+tool+" is now "+level+".")
+	u.done(w, r, "/tools", err, templates.T(r.Context(), "flash.saved")+" "+tool+" = "+level+".")
 }

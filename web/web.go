@@ -109,8 +109,10 @@ func (u *UI) Sessions() *Sessions { return u.sessions }
 // /tools, /rules..., /directories..., /overrides..., /playground,
 // /approvals... and /static/*.
 func (u *UI) Mount(r chi.Router) {
+	r.NotFound(withLang(http.HandlerFunc(u.notFound)).ServeHTTP)
 	r.Group(func(r chi.Router) {
-		r.Use(securityHeaders, u.crossOrigin)
+		r.Use(securityHeaders, u.crossOrigin, withLang)
+		r.Get("/lang", setLang)
 		static, _ := fs.Sub(staticFiles, "static")
 		r.Handle("/static/*", http.StripPrefix("/static/", http.FileServerFS(static)))
 		r.Get("/login", u.loginPage)
@@ -127,7 +129,9 @@ func (u *UI) Mount(r chi.Router) {
 			r.Get("/overrides", u.overridesPage)
 			r.Get("/playground", u.playgroundPage)
 			r.Get("/approvals", u.approvalsPage)
+			r.Get("/approvals/item", u.approvalItem)
 			r.Post("/approvals/decide", u.decideApproval)
+			r.Get("/tokens", u.tokensPage)
 			r.Group(func(r chi.Router) {
 				r.Use(requireAdmin)
 				r.Post("/settings", u.saveSettings)
@@ -143,6 +147,8 @@ func (u *UI) Mount(r chi.Router) {
 				r.Post("/directories/trust", u.trustDirectory)
 				r.Post("/overrides/delete", u.deleteOverride)
 				r.Post("/playground", u.playground)
+				r.Post("/tokens", u.createToken)
+				r.Post("/tokens/revoke", u.revokeToken)
 			})
 		})
 	})

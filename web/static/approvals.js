@@ -1,57 +1,31 @@
-// approvals.js keeps the approvals inbox live over the websocket at /ws:
-// the hello message replaces the list, approval.requested adds an ask,
-// approval.resolved removes it (in every tab). A choice is sent as
-// approval.decide when the socket is open; otherwise the form posts.
+// approvals.js keeps the approvals inbox live through live.js's websocket:
+// an ask that arrives is fetched as a server-rendered card from
+// /approvals/item, an ask answered anywhere leaves the list and joins the
+// recent answers. A choice is held for a few seconds with an Undo toast
+// before it is sent (over the socket, else as the form's post). Without
+// JavaScript the form posts at once. It also runs the expiry countdowns.
 (function () {
   "use strict";
   var list = document.querySelector('[data-testid="approvals"]');
-  var tmpl = document.getElementById("approval-template");
   var empty = document.querySelector('[data-testid="no-approvals"]');
   var status = document.querySelector('[data-testid="live-status"]');
-  if (!list || !tmpl) { return; }
-  var sock = null;
-  var retry = 500;
+  var toast = document.querySelector('[data-testid="toast"]');
+  var toastText = toast && toast.querySelector('[data-field="toast-text"]');
+  var undoBtn = toast && toast.querySelector('[data-testid="undo"]');
+  var recent = document.querySelector('[data-testid="recent-list"]');
+  var noRecent = document.querySelector('[data-testid="no-recent"]');
+  var csrf = document.body.dataset.csrf;
+  var UNDO_MS = 5000;
+  if (!list || !window.toolgate) { return; }
+  var held = null; // {li, choice, timer}
+  var toastTimer = null;
+  var words = { allow_once: "Allowed once", allow_always: "Always allowed", deny: "Denied",
+    elsewhere: "Answered elsewhere.", expired: "expired", "in": "in" };
+  try { Object.assign(words, JSON.parse(toast.dataset.words || "{}")); } catch (e) { /* English stays */ }
 
-  function setLive(on) {
-    status.dataset.state = on ? "on" : "off";
-    status.textContent = on ? "live" : "live updates off (reconnecting)";
-  }
-
-  function refreshEmpty() { empty.hidden = list.children.length > 0; }
-
-  function text(v) { return v === undefined || v === null ? "" : String(v); }
-
-  function summary(args) {
-    if (!args) { return ""; }
-    if (args.command) { return text(args.command).trim(); }
-    if (args.cmd) { return text(args.cmd).trim(); }
-    var keys = ["path", "file_path", "target_file", "file", "directory", "dir"];
-    for (var i = 0; i < keys.length; i++) { if (args[keys[i]]) { return text(args[keys[i]]); } }
-    return "";
-  }
-
-  function render(a) {
-    var li = tmpl.content.firstElementChild.cloneNode(true);
-    var req = a.request || {};
-    li.dataset.approvalId = a.id;
-    li.id = a.id; // the target of the link in approval notifications
-    var set = function (field, value) {
-      var el = li.querySelector('[data-field="' + field + '"]');
-      if (!el) { return; }
-      if (el.tagName === "INPUT") { el.value = value; } else { el.textContent = value; }
-    };
-    set("id", a.id);
-    set("tool", text(req.tool_name));
-    set("summary", summary(req.tool_args));
-    set("args", JSON.stringify(req.tool_args || {}, null, 2));
-    set("channel", text(req.channel_id) || "web");
-    set("session", text(req.session_id) || "–");
-    set("reason", text(a.asked && a.asked.reason));
-    set("rule", text(a.asked && a.asked.matched_rule));
-    var ext = (a.asked && a.asked.external_paths) || [];
-    set("external", ext.length ? ext.join(", ") : "none");
-    set("expires", text(a.expires_at));
-    return li;
+  function refreshEmpty() {
+    var shown = Array.prototype.filter.call(list.children, function (li) { return !li.hidden; });
+    empty.hidden = shown.length > 0;
   }
 
   function find(id) {
@@ -61,34 +35,151 @@
     return null;
   }
 
-  function add(a) { if (a && a.id && !find(a.id)) { list.appendChild(render(a)); } refreshEmpty(); }
-  function remove(id) { var el = find(id); if (el) { el.remove(); } refreshEmpty(); }
+  // add fetches the server's card for an ask, so a live card says exactly
+  // what a reloaded page would.
+  function add(id) {
+    if (!id || find(id)) { return; }
+    fetch("/approvals/item?id=" + encodeURIComponent(id), { credentials: "same-origin" })
+      .then(function (r) { return r.ok ? r.text() : ""; })
+      .then(function (html) {
+        if (!html || find(id)) { return; }
+        var t = document.createElement("template");
+        t.innerHTML = html.trim();
+        if (t.content.firstElementChild) { list.appendChild(t.content.firstElementChild); }
+        tick();
+        refreshEmpty();
+      });
+  }
 
-  // failed shows why an answer was refused and lets the person try again;
-  // an ask someone else answered first simply leaves the list.
+  function remove(id) {
+    var el = find(id);
+    if (el) { el.remove(); }
+    if (held && held.li.dataset.approvalId === id) {
+      clearTimeout(held.timer);
+      held = null;
+      say(words.elsewhere, false);
+    }
+    refreshEmpty();
+  }
+
+  function say(text, undo) {
+    clearTimeout(toastTimer);
+    toastText.textContent = text;
+    undoBtn.hidden = !undo;
+    toast.hidden = false;
+    if (!undo) { toastTimer = setTimeout(function () { toast.hidden = true; }, 4000); }
+  }
+
+  function remember(a) {
+    if (!recent || !a) { return; }
+    var li = document.createElement("li");
+    li.dataset.testid = "recent-answer";
+    var b = document.createElement("span");
+    b.className = "badge " + (a.status === "allowed" ? "allow" : a.status === "denied" ? "deny" : "none");
+    b.textContent = a.status;
+    var req = a.request || {};
+    var args = req.tool_args || {};
+    var tool = document.createElement("code");
+    tool.className = "id";
+    tool.textContent = req.tool_name || "";
+    var what = document.createElement("code");
+    what.className = "id";
+    what.textContent = args.command || args.cmd || args.path || args.file_path || "";
+    var by = document.createElement("span");
+    by.className = "hint";
+    by.textContent = (a.choice ? a.choice.replace(/_/g, " ") + " by " + (a.decided_by || "") + ", " : "") + new Date(a.decided_at || Date.now()).toISOString().substring(11, 19) + " UTC";
+    li.append(b, " ", tool, " ", what, " ", by);
+    recent.insertBefore(li, recent.firstChild);
+    while (recent.children.length > 8) { recent.lastChild.remove(); }
+    if (noRecent) { noRecent.hidden = true; }
+  }
+
   function failed(msg) {
     var li = msg.id ? find(msg.id) : null;
     if (!li) { return; }
     if (msg.code === "conflict" || msg.code === "not_found") { remove(msg.id); return; }
+    li.hidden = false;
     li.querySelectorAll("button").forEach(function (b) { b.disabled = false; });
     var el = li.querySelector('[data-field="error"]');
-    if (el) { el.textContent = text(msg.message); }
+    if (el) { el.textContent = String(msg.message || ""); }
+    refreshEmpty();
   }
 
-  function onMessage(ev) {
-    var msg;
-    try { msg = JSON.parse(ev.data); } catch (e) { return; }
+  // send gives the held answer to the server: over the socket, or as the
+  // form's post when the socket is down.
+  function send(h) {
+    var id = h.li.dataset.approvalId;
+    h.li.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
+    if (window.toolgate.send({ type: "approval.decide", id: id, choice: h.choice })) { return; }
+    var body = new URLSearchParams({ csrf_token: csrf, id: id, choice: h.choice });
+    fetch("/approvals/decide", { method: "POST", credentials: "same-origin", body: body })
+      .then(function (r) { if (r.ok) { remove(id); } else { failed({ id: id, message: "The answer was not taken; try again." }); } })
+      .catch(function () { failed({ id: id, message: "The answer could not be sent; try again." }); });
+  }
+
+  function flush() {
+    if (!held) { return; }
+    var h = held;
+    held = null;
+    clearTimeout(h.timer);
+    send(h);
+  }
+
+  list.addEventListener("click", function (ev) {
+    var btn = ev.target.closest("button[name=choice]");
+    if (!btn) { return; }
+    ev.preventDefault();
+    flush();
+    var li = btn.closest("[data-approval-id]");
+    var err = li.querySelector('[data-field="error"]');
+    if (err) { err.textContent = ""; }
+    var what = li.querySelector('[data-field="summary"]');
+    li.hidden = true;
+    refreshEmpty();
+    held = { li: li, choice: btn.value, timer: setTimeout(function () { flush(); say(words[btn.value] + ".", false); }, UNDO_MS) };
+    say(words[btn.value] + ": " + (what ? what.textContent.substring(0, 80) : ""), true);
+  });
+
+  undoBtn.addEventListener("click", function () {
+    if (!held) { return; }
+    clearTimeout(held.timer);
+    held.li.hidden = false;
+    held = null;
+    toast.hidden = true;
+    refreshEmpty();
+  });
+
+  // Leaving the page sends a held answer rather than dropping it.
+  window.addEventListener("pagehide", function () {
+    if (!held) { return; }
+    var h = held;
+    held = null;
+    var body = new FormData();
+    body.append("csrf_token", csrf);
+    body.append("id", h.li.dataset.approvalId);
+    body.append("choice", h.choice);
+    navigator.sendBeacon("/approvals/decide", body);
+  });
+
+  window.toolgate.on(function (msg) {
     switch (msg.type) {
+      case "live":
+        status.dataset.state = msg.on ? "on" : "off";
+        status.textContent = msg.on ? (status.dataset.on || "live") : (status.dataset.off || "live updates off (reconnecting)");
+        break;
       case "hello":
-        list.innerHTML = "";
-        (msg.pending || []).forEach(add);
+        var ids = {};
+        (msg.pending || []).forEach(function (a) { ids[a.id] = true; add(a.id); });
+        Array.prototype.slice.call(list.children).forEach(function (li) {
+          if (!ids[li.dataset.approvalId]) { remove(li.dataset.approvalId); }
+        });
         refreshEmpty();
         break;
       case "approval.requested":
-        add(msg.approval);
+        if (msg.approval) { add(msg.approval.id); }
         break;
       case "approval.resolved":
-        if (msg.approval) { remove(msg.approval.id); }
+        if (msg.approval) { remove(msg.approval.id); remember(msg.approval); }
         break;
       case "approval.decided":
         remove(msg.id);
@@ -97,33 +188,19 @@
         failed(msg);
         break;
     }
-  }
-
-  function connect() {
-    var proto = location.protocol === "https:" ? "wss:" : "ws:";
-    sock = new WebSocket(proto + "//" + location.host + "/ws");
-    sock.onopen = function () { retry = 500; setLive(true); };
-    sock.onmessage = onMessage;
-    sock.onclose = function () {
-      setLive(false);
-      sock = null;
-      setTimeout(connect, retry);
-      retry = Math.min(retry * 2, 10000);
-    };
-  }
-
-  // A choice goes over the socket when it is open; the ask then leaves the
-  // list with the approval.resolved event. Otherwise the form posts.
-  list.addEventListener("click", function (ev) {
-    var btn = ev.target.closest("button[name=choice]");
-    if (!btn || !sock || sock.readyState !== WebSocket.OPEN) { return; }
-    ev.preventDefault();
-    var li = btn.closest("[data-approval-id]");
-    var err = li.querySelector('[data-field="error"]');
-    if (err) { err.textContent = ""; }
-    sock.send(JSON.stringify({ type: "approval.decide", id: li.dataset.approvalId, choice: btn.value }));
-    li.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
   });
 
-  connect();
+  // tick refreshes every expiry countdown.
+  function tick() {
+    document.querySelectorAll("[data-countdown]").forEach(function (el) {
+      var left = Math.round((Date.parse(el.dataset.countdown) - Date.now()) / 1000);
+      if (isNaN(left)) { return; }
+      if (left <= 0) { el.textContent = words.expired; el.classList.add("soon"); return; }
+      var m = Math.floor(left / 60), s = left % 60;
+      el.textContent = words["in"] + " " + m + ":" + (s < 10 ? "0" : "") + s;
+      el.classList.toggle("soon", left < 60);
+    });
+  }
+  tick();
+  setInterval(tick, 1000);
 })();

@@ -1,0 +1,35 @@
+package web
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/toolgate/toolgate/templates"
+)
+
+// confirmed reports whether a risky form was confirmed (confirm=yes).
+// When it was not, it renders the confirmation page, which posts the same
+// fields again with confirm=yes, and reports false: nothing is changed
+// until the person says yes. It works without JavaScript.
+func (u *UI) confirmed(w http.ResponseWriter, r *http.Request, back string, c templates.ConfirmProps) bool {
+	if r.PostFormValue("confirm") == "yes" {
+		return true
+	}
+	c.Nav, c.Action, c.Back = u.nav(r, back), r.URL.Path, back
+	for _, k := range slices.Sorted(func(yield func(string) bool) {
+		for k := range r.PostForm {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		if k == "csrf_token" || k == "confirm" {
+			continue
+		}
+		for _, v := range r.PostForm[k] {
+			c.Fields = append(c.Fields, templates.Field{Name: k, Value: v})
+		}
+	}
+	render(w, r, http.StatusOK, templates.Confirm(c))
+	return false
+}

@@ -1,0 +1,32 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/toolgate/toolgate/templates"
+)
+
+// notFound answers a path no route has: a page in the layout for a
+// signed-in browser, a plain page otherwise, and plain text under /api/
+// (API clients read the status). It leaves the session's flash alone.
+func (u *UI) notFound(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/api/") || r.URL.Path == "/rpc" {
+		http.NotFound(w, r)
+		return
+	}
+	securityHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		se, id, ok := u.sessions.lookup(r)
+		if !ok {
+			render(w, r, http.StatusNotFound, templates.NotFoundPlain())
+			return
+		}
+		r = r.WithContext(context.WithValue(r.Context(), currentKey{}, current{id: id, sess: se}))
+		nav := templates.Nav{User: se.principal.Name, Role: se.principal.Role, CSRF: se.csrf,
+			CanEdit: true, Pending: u.pendingFor(se.principal)}
+		render(w, r, http.StatusNotFound, templates.Message(templates.MessageProps{Nav: nav, Title: "Page not found",
+			Text:   "There is no page at " + r.URL.Path + ". It may have moved, or the link is mistyped.",
+			TestID: "not-found", Link: landing(se.principal.Role), LinkText: "Go to the start page"}))
+	})).ServeHTTP(w, r)
+}

@@ -1,0 +1,109 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/templates"
+)
+
+// TokenManager lists, creates and revokes API tokens; *store.Tokens
+// satisfies it. The tokens page is there when Deps.Tokens is one.
+type TokenManager interface {
+	List() []store.TokenInfo
+	Create(name, role string, channels, sessions []string) (store.TokenInfo, string, error)
+	Revoke(id string) error
+}
+
+// tokenAdmin is the token store when it can manage tokens.
+func (u *UI) tokenAdmin() TokenManager {
+	tm, _ := u.deps.Tokens.(TokenManager)
+	return tm
+}
+
+// tokensPage lists the API tokens (never their secrets).
+func (u *UI) tokensPage(w http.ResponseWriter, r *http.Request) {
+	render(w, r, http.StatusOK, templates.Tokens(u.tokensProps(r, templates.NewToken{})))
+}
+
+func (u *UI) tokensProps(r *http.Request, created templates.NewToken) templates.TokensProps {
+	p := templates.TokensProps{Nav: u.nav(r, "/tokens"), Created: created}
+	tm := u.tokenAdmin()
+	if tm == nil {
+		return p
+	}
+	p.Available = true
+	for _, t := range tm.List() {
+		p.Tokens = append(p.Tokens, templates.TokenRow{ID: t.ID, Name: t.Name, Role: t.Role,
+			Scope: tokenScope(t), Created: t.Created.UTC().Format(time.DateTime + " UTC")})
+	}
+	return p
+}
+
+// tokenScope says which asks an approver token sees.
+func tokenScope(t store.TokenInfo) string {
+	var parts []string
+	if len(t.Channels) > 0 {
+		parts = append(parts, "channels "+strings.Join(t.Channels, ", "))
+	}
+	if len(t.Sessions) > 0 {
+		parts = append(parts, "sessions "+strings.Join(t.Sessions, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// createToken makes a token and shows its secret once, on this response
+// only: it is not kept anywhere but in the hash.
+func (u *UI) createToken(w http.ResponseWriter, r *http.Request) {
+	tm := u.tokenAdmin()
+	if tm == nil {
+		http.Error(w, "tokens cannot be managed here", http.StatusServiceUnavailable)
+		return
+	}
+	name, role := strings.TrimSpace(r.PostFormValue("name")), r.PostFormValue("role")
+	if name == "" {
+		u.done(w, r, "/tokens", errors.New("a token needs a name"), "")
+		return
+	}
+	info, secret, err := tm.Create(name, role, splitList(r.PostFormValue("channels")), splitList(r.PostFormValue("sessions")))
+	if errors.Is(err, store.ErrBadRole) {
+		err = errors.New("choose the role admin, approver or agent")
+	}
+	if err != nil {
+		u.done(w, r, "/tokens", err, "")
+		return
+	}
+	u.deps.Logger.Info("web token created", "id", info.ID, "role", info.Role, "by", currentFrom(r.Context()).sess.principal.Name)
+	render(w, r, http.StatusOK, templates.Tokens(u.tokensProps(r, templates.NewToken{ID: info.ID, Name: info.Name, Role: info.Role, Secret: secret})))
+}
+
+// revokeToken deletes a token after a confirmation; its sessions and
+// websockets end with it.
+func (u *UI) revokeToken(w http.ResponseWriter, r *http.Request) {
+	tm := u.tokenAdmin()
+	if tm == nil {
+		http.Error(w, "tokens cannot be managed here", http.StatusServiceUnavailable)
+		return
+	}
+	id := r.PostFormValue("id")
+	t := translatorFor(r.Context())
+	if !u.confirmed(w, r, "/tokens", templates.ConfirmProps{Title: t("confirm.revoketoken") + " " + id + "?",
+		Lead:   t("confirm.revoketoken.lead") + " " + id,
+		Points: []string{t("confirm.revoketoken.point")},
+		Button: t("confirm.revoketoken")}) {
+		return
+	}
+	u.done(w, r, "/tokens", tm.Revoke(id), t("flash.revoked")+" "+id+".")
+}
+
+// splitList reads a comma- or space-separated list; nil when empty.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
+		out = append(out, f)
+	}
+	return out
+}
