@@ -7,7 +7,7 @@ GO ?= go
 FUZZTIME ?= 30000x
 SOAKFUZZTIME ?= 3000000x
 
-.PHONY: test deps generate check-generated vet unit integration python fuzz soak bench build run
+.PHONY: screenshots test deps generate check-generated vet unit integration python fuzz soak bench build run
 
 test: deps check-generated vet unit integration fuzz
 
@@ -19,6 +19,11 @@ build:
 
 run:
 	$(GO) run ./cmd/server
+
+# screenshots regenerates the committed pictures of every page at 390 and
+# 1280 px wide (integration/screenshots/pages), which the README links.
+screenshots:
+	TOOLGATE_SCREENSHOTS=1 $(GO) test -count=1 -run 'TestBrowserPagesLayout|TestBrowserChinese|TestBrowserAccessibility' ./integration/
 
 # deps installs Debian's Chromium for the browser tests and python3 for the
 # Python client's tests when they are missing (as root, through apt-get),
