@@ -7,11 +7,12 @@ import (
 )
 
 // Persister writes an "always allow" answer into the policy (contract 3,
-// "Always allow"). store.Store satisfies it. It returns the approval
+// "Always allow"). store.Store satisfies it. by names the person who
+// answered, so the override says who approved it. It returns the approval
 // override it appended, and whether it was added (false when one was
 // already there).
 type Persister interface {
-	AlwaysAllow(req *engine.Request) (map[string]any, bool, error)
+	AlwaysAllowBy(req *engine.Request, by string) (map[string]any, bool, error)
 }
 
 // History records approvals durably. The manager calls RecordApproval off the

@@ -329,7 +329,7 @@ func (m *Manager) Decide(ctx context.Context, id string, choice Choice, principa
 	var rule map[string]any
 	if choice == ChoiceAllowAlways {
 		var err error
-		if rule, err = m.persist(e.req); err != nil {
+		if rule, err = m.persist(e.req, principal); err != nil {
 			return cur, err
 		}
 	}
@@ -340,11 +340,11 @@ func (m *Manager) Decide(ctx context.Context, id string, choice Choice, principa
 	return e.a, nil
 }
 
-func (m *Manager) persist(req engine.Request) (map[string]any, error) {
+func (m *Manager) persist(req engine.Request, by string) (map[string]any, error) {
 	if m.opts.Persister == nil {
 		return nil, ErrNoPersister
 	}
-	rule, _, err := m.opts.Persister.AlwaysAllow(&req)
+	rule, _, err := m.opts.Persister.AlwaysAllowBy(&req, by)
 	if err != nil {
 		return nil, fmt.Errorf("approval: persist always-allow: %w", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -33,9 +34,20 @@ const maxOverrideID = 120
 // it is returned with created false. ErrNotAsk when the decision is not ask;
 // ErrNoPattern for a call with no command or path.
 func (s *Store) AlwaysAllow(req *engine.Request) (map[string]any, bool, error) {
+	return s.AlwaysAllowBy(req, "")
+}
+
+// AlwaysAllowBy is AlwaysAllow answered by a named person: the override
+// also records approved_by (the token's name) and created_at (UTC, RFC
+// 3339), which the overrides page shows. The engine ignores both fields.
+func (s *Store) AlwaysAllowBy(req *engine.Request, by string) (map[string]any, bool, error) {
 	override, err := AlwaysAllowOverride(req)
 	if err != nil {
 		return nil, false, err
+	}
+	if by = strings.TrimSpace(by); by != "" {
+		override["approved_by"] = by
+		override["created_at"] = time.Now().UTC().Format(time.RFC3339)
 	}
 	var existing map[string]any
 	_, err = s.modify(func(d *configDoc) error {

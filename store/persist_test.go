@@ -2,11 +2,13 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolgate/toolgate/engine"
 )
@@ -366,5 +368,35 @@ func TestResolvePathAgreesWithWalk(t *testing.T) {
 	}
 	if got, want := ResolvePath(filepath.ToSlash(base)+"/a/chain/x"), filepath.ToSlash(base)+"/a/b/c/x"; got != want {
 		t.Errorf("chain: got %q, want %q", got, want)
+	}
+}
+
+// TestAlwaysAllowByRecordsWhoAndWhen: an answer given by a person records
+// approved_by and created_at in the override (issue 18: the overrides page
+// says who approved), and the override still decides.
+func TestAlwaysAllowByRecordsWhoAndWhen(t *testing.T) {
+	s, dir := openFixture(t, "config.yaml")
+	req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make deploy"}}
+	before := time.Now().UTC().Add(-time.Second)
+	o, created, err := s.AlwaysAllowBy(req, " alice ")
+	if err != nil || !created {
+		t.Fatalf("got %v, %v, %v", o, created, err)
+	}
+	if o["approved_by"] != "alice" {
+		t.Errorf("approved_by: got %v, want alice", o["approved_by"])
+	}
+	at, err := time.Parse(time.RFC3339, fmt.Sprint(o["created_at"]))
+	if err != nil || at.Before(before.Truncate(time.Second)) || at.After(time.Now().UTC().Add(time.Second)) {
+		t.Errorf("created_at: got %v (%v), want now in RFC 3339", o["created_at"], err)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, ConfigFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(raw), "approved_by: alice") {
+		t.Errorf("config.yaml does not record who approved")
+	}
+	if d := s.Engine().Evaluate(req); d.Level != engine.Allow {
+		t.Errorf("after always allow: got %v %s, want allow", d.Level, d.MatchedRule)
 	}
 }

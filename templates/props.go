@@ -214,6 +214,8 @@ type OverrideRow struct {
 	Action    string
 	Source    string
 	Created   string
+	// ApprovedBy is who answered "always allow", when the entry says.
+	ApprovedBy string
 }
 
 // TrustedResult is what adding a trusted directory did.

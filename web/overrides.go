@@ -25,6 +25,7 @@ func overrideRow(m map[string]any) templates.OverrideRow {
 	row := templates.OverrideRow{
 		ID: str(m["id"]), Tools: toolsText(m["tools"]), MatchType: str(m["match_type"]),
 		Pattern: str(m["pattern"]), Action: str(m["action"]), Source: str(m["source"]),
+		ApprovedBy: str(m["approved_by"]),
 	}
 	for _, k := range []string{"created_at", "created"} {
 		switch t := m[k].(type) {
