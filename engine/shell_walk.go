@@ -24,6 +24,13 @@ const maxAnalysisWork = 1 << 20
 // holds an unknown part is read again with that part written as $unknownName.
 const unknownName = "__toolgate_unknown__"
 
+// UnreadPath is the path an analysis holds when script text was not read:
+// nested past MaxReparseDepth or the work budget, or text with an unknown
+// part (eval "$X", curl ... | sh) given to a shell. Such text may name any
+// path, so it counts as an unknown, external path (contract D6): the
+// external-directory level applies as for a word with an unknown part.
+const UnreadPath = UnknownMark + "/(script text not read)"
+
 // stdinState is where a statement's standard input comes from.
 type stdinState struct {
 	piped bool   // a pipe: the text is not known
@@ -392,7 +399,7 @@ func (w *walker) expandWord(word *syntax.Word, out []string) []string {
 	if w.a.spent > maxAnalysisWork {
 		// Past the budget words are not expanded; the analysis no longer
 		// vouches for the command.
-		w.a.TooDeep = true
+		w.tooDeep()
 		return append(out, roughText(word))
 	}
 	n := len(out)
@@ -566,6 +573,8 @@ func (w *walker) call(c *syntax.CallExpr) {
 		}
 		env = append(env, as.Name.Value+"="+val)
 	}
+	outerAlts := w.vars.altSeen
+	w.vars.altSeen = nil
 	fields := make([]string, 0, len(c.Args))
 	var bare, fromEnv []bool
 	for _, arg := range c.Args {
@@ -578,6 +587,12 @@ func (w *walker) call(c *syntax.CallExpr) {
 		if w.x.fromEnv {
 			fromEnv = markFields(fromEnv, n, len(fields))
 		}
+	}
+	alts := w.vars.altSeen
+	w.vars.altSeen = outerAlts
+	if len(alts) > 0 {
+		// Taken now: the command's own reading may forget them.
+		defer w.altReadings(c.Args, fields, w.vars.altChoices(alts), env)
 	}
 	if len(fields) == 0 {
 		return
@@ -612,6 +627,64 @@ func (w *walker) call(c *syntax.CallExpr) {
 	}
 }
 
+// maxAltReadings bounds the alternative readings of one simple command.
+const maxAltReadings = 8
+
+// altReadings reads a simple command again for the values its variables
+// may hold when an assignment may or may not have run (if c; then B=rm;
+// fi; $B -rf /): each reading is a normalized command, so that deny and ask
+// rules see it, and its path words are judged. The command's own reading,
+// with those variables unknown, stays what allow rules and overrides see
+// (contract D6); these only add. At most maxAltReadings readings.
+func (w *walker) altReadings(args []*syntax.Word, main []string, values [][]altChoice, env []string) {
+	if len(values) == 0 {
+		return
+	}
+	choices := make([]altChoice, len(values))
+	for i := range values {
+		choices[i] = values[i][0]
+	}
+	pick := make([]int, len(values))
+	savedExtra, savedFromEnv := len(w.x.extra), w.x.fromEnv
+	var fields []string
+	for range maxAltReadings {
+		w.vars.choice = choices
+		fields = fields[:0]
+		for _, arg := range args {
+			fields, _ = w.x.fields(arg, fields)
+		}
+		w.vars.choice = nil
+		w.x.extra, w.x.fromEnv = w.x.extra[:savedExtra], savedFromEnv
+		for _, f := range fields {
+			w.a.spent += len(f) + 1
+		}
+		if len(fields) > 0 && !slices.Equal(fields, main) && w.a.spent <= maxAnalysisWork {
+			reading := slices.Clone(fields)
+			script := scriptMarks{n: len(reading)}
+			w.unwrap(reading, 0, 0, env, &script)
+			for i, f := range reading {
+				if !script.has(i) {
+					w.fieldPath(f)
+				}
+			}
+		}
+		// The next combination of values, as an odometer.
+		i := 0
+		for ; i < len(pick); i++ {
+			if pick[i]++; pick[i] < len(values[i]) {
+				break
+			}
+			pick[i] = 0
+		}
+		if i == len(pick) {
+			return
+		}
+		for j := range choices {
+			choices[j] = values[j][pick[j]]
+		}
+	}
+}
+
 // isSimple reports whether a statement is one simple command.
 func isSimple(s *syntax.Stmt) bool {
 	if s == nil {
@@ -622,10 +695,14 @@ func isSimple(s *syntax.Stmt) bool {
 }
 
 // pureAssign reports whether a statement only assigns variables, with no
-// substitution that could fail.
+// substitution that could fail, or is an && list of such statements
+// (A=x && B=y): it always succeeds, so what follows it with && runs.
 func pureAssign(s *syntax.Stmt) bool {
-	if s == nil || len(s.Redirs) > 0 || s.Negated || s.Background {
+	if s == nil || len(s.Redirs) > 0 || s.Negated || s.Background || s.Coprocess {
 		return false
+	}
+	if b, ok := s.Cmd.(*syntax.BinaryCmd); ok {
+		return b.Op == syntax.AndStmt && pureAssign(b.X) && pureAssign(b.Y)
 	}
 	c, ok := s.Cmd.(*syntax.CallExpr)
 	if !ok || len(c.Args) > 0 || len(c.Assigns) == 0 {
@@ -777,7 +854,7 @@ func (w *walker) unwrap(cur []string, off, level int, env []string, script *scri
 		return
 	}
 	if level > maxWrapLayers {
-		w.a.TooDeep = true
+		w.tooDeep()
 		return
 	}
 	w.addNormalized(cur)
@@ -983,13 +1060,15 @@ func (w *walker) effects(argv []string) {
 // in a child shell that sees only exported variables and env's NAME=VALUE.
 func (w *walker) reparse(text string, same bool, env []string) {
 	if w.depth+1 > MaxReparseDepth || w.a.spent+len(text) > maxAnalysisWork {
-		w.a.TooDeep = true
+		w.tooDeep()
 		return
 	}
 	w.a.spent += len(text)
 	if HasUnknown(text) {
-		// Unknown text spliced into a script may be any command.
+		// Unknown text spliced into a script may be any command, and
+		// name any path.
 		w.a.UnknownCommand = true
+		w.addPath(UnreadPath)
 		text = strings.ReplaceAll(text, UnknownMark, "$"+unknownName)
 	}
 	vars := w.vars
@@ -1030,6 +1109,14 @@ func (w *walker) stdinScript(env []string) {
 		return
 	}
 	w.a.UnknownCommand = true
+	w.addPath(UnreadPath)
+}
+
+// tooDeep marks text or words the analysis stops short of reading: no allow
+// rule vouches for the command (Opaque), and the text may name any path.
+func (w *walker) tooDeep() {
+	w.a.TooDeep = true
+	w.addPath(UnreadPath)
 }
 
 // script parses text and walks it; text that does not parse is scanned
