@@ -266,11 +266,20 @@ func newExpander(vars *shellVars) *expander {
 	x.cfg = expand.Config{
 		Env:       vars,
 		ExtGlob:   true, // keep @(...) as text; there is no globbing (no ReadDir)
-		CmdSubst:  func(w io.Writer, _ *syntax.CmdSubst) error { _, err := io.WriteString(w, UnknownMark); return err },
-		ProcSubst: func(*syntax.ProcSubst) (string, error) { return UnknownMark, nil },
+		CmdSubst:  unknownCmdSubst,
+		ProcSubst: unknownProcSubst,
 	}
 	return x
 }
+
+// unknownCmdSubst and unknownProcSubst give a substitution's output as
+// unknown (package-level, so that an expander allocates no closures).
+func unknownCmdSubst(w io.Writer, _ *syntax.CmdSubst) error {
+	_, err := io.WriteString(w, UnknownMark)
+	return err
+}
+
+func unknownProcSubst(*syntax.ProcSubst) (string, error) { return UnknownMark, nil }
 
 // simpleLit returns the value of a word that is one literal needing no
 // expansion at all, the common case, without calling expand.

@@ -54,10 +54,11 @@ type walker struct {
 	inPipe bool
 	// timed is set for the simple command of a time keyword.
 	timed bool
-	// echoed is what the last simple command wrote when it was an echo or
-	// printf of known text (echoKnown); pipeText is that text fed to the
-	// right side of a pipe.
+	// echoed (a printf) or echoArgs (an echo) is what the last simple
+	// command wrote when it was an echo or printf of known text
+	// (echoKnown); pipeText is that text fed to the right side of a pipe.
 	echoed, pipeText     string
+	echoArgs             []string
 	echoKnown, pipeKnown bool
 	root                 *syntax.File
 }
@@ -188,7 +189,7 @@ func (w *walker) cmd(c syntax.Command) {
 		w.stmt(c.X)
 		w.inPipe = true
 		if w.echoKnown && isSimple(c.X) {
-			w.pipeText, w.pipeKnown = w.echoed, true
+			w.pipeText, w.pipeKnown = w.echoText(), true
 		}
 		w.stmt(c.Y)
 		w.inPipe, w.pipeKnown = false, false
@@ -602,10 +603,10 @@ func (w *walker) call(c *syntax.CallExpr) {
 	if w.timed {
 		w.timed = false
 		timed := append([]string{"time"}, fields...)
-		w.a.Commands = append(w.a.Commands, timed)
+		w.addCommand(timed)
 		w.unwrap(timed, -1, 0, env, &script)
 	} else {
-		w.a.Commands = append(w.a.Commands, fields)
+		w.addCommand(fields)
 		w.unwrap(fields, 0, 0, env, &script)
 	}
 	// The reference reads no path in `echo $HOME`; an operand of any other
@@ -751,7 +752,7 @@ func printsOnly(name string) bool {
 // noteEcho remembers what an echo or a printf without arguments writes, for
 // a shell on the other side of a pipe (echo 'rm -rf ~' | bash).
 func (w *walker) noteEcho(fields []string) {
-	w.echoed, w.echoKnown = "", false
+	w.echoed, w.echoArgs, w.echoKnown = "", nil, false
 	args := fields[1:]
 	switch programName(fields[0]) {
 	case "echo":
@@ -761,7 +762,8 @@ func (w *walker) noteEcho(fields []string) {
 		if len(args) > 0 && strings.HasPrefix(args[0], "-") {
 			return
 		}
-		w.echoed, w.echoKnown = strings.Join(args, " ")+"\n", true
+		// Joined only when a pipe takes it (echoText).
+		w.echoArgs, w.echoKnown = args, true
 	case "printf":
 		if len(args) != 1 || strings.Contains(args[0], "%") {
 			return
@@ -774,25 +776,36 @@ func (w *walker) noteEcho(fields []string) {
 	}
 }
 
+// echoText is what the last echo (echoArgs) or printf (echoed) wrote.
+func (w *walker) echoText() string {
+	if w.echoArgs != nil {
+		return strings.Join(w.echoArgs, " ") + "\n"
+	}
+	return w.echoed
+}
+
 // addNormalized records one normalized command: the program by its base
 // name and the words joined by single spaces.
 func (w *walker) addNormalized(argv []string) {
 	if len(argv) == 0 {
 		return
 	}
-	n := len(argv[0])
 	name := programName(argv[0])
-	for _, a := range argv[1:] {
-		n += 1 + len(a)
+	s := name
+	if len(argv) > 1 {
+		n := len(name)
+		for _, a := range argv[1:] {
+			n += 1 + len(a)
+		}
+		var b strings.Builder
+		b.Grow(n)
+		b.WriteString(name)
+		for _, a := range argv[1:] {
+			b.WriteByte(' ')
+			b.WriteString(a)
+		}
+		s = b.String()
 	}
-	var b strings.Builder
-	b.Grow(n)
-	b.WriteString(name)
-	for _, a := range argv[1:] {
-		b.WriteByte(' ')
-		b.WriteString(a)
-	}
-	s := b.String()
 	if slices.Contains(w.a.Normalized, s) {
 		return
 	}
@@ -800,6 +813,11 @@ func (w *walker) addNormalized(argv []string) {
 	if name != argv[0] {
 		norm = slices.Clone(argv)
 		norm[0] = name
+	}
+	if w.a.Normalized == nil {
+		// Most scripts have a few commands: one allocation for each list.
+		w.a.Normalized = make([]string, 0, initialCommands)
+		w.a.Argv = make([][]string, 0, initialCommands)
 	}
 	w.a.Normalized = append(w.a.Normalized, s)
 	w.a.Argv = append(w.a.Argv, norm)
@@ -829,6 +847,17 @@ func (w *walker) addNormalized(argv []string) {
 		// rm -rf /*, and a deny rule must see that.
 		w.addNormalized(emptyReading(argv))
 	}
+}
+
+// initialCommands is the capacity the lists of an analysis start with.
+const initialCommands = 8
+
+// addCommand records a simple command as written.
+func (w *walker) addCommand(fields []string) {
+	if w.a.Commands == nil {
+		w.a.Commands = make([][]string, 0, initialCommands)
+	}
+	w.a.Commands = append(w.a.Commands, fields)
 }
 
 // emptyReading is argv with every unknown part taken as empty (a word that
