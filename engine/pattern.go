@@ -117,21 +117,54 @@ func (m *matcher) regexps() *compiledRegex {
 	for _, expr := range m.exprs {
 		// regexp.Compile parses with syntax.Perl as compileRegex did, so it
 		// cannot fail here; an error would only drop the alternative.
+		tree, err := syntax.Parse(expr, syntax.Perl)
+		if err != nil {
+			continue
+		}
+		if c.addSplit(expr, tree) {
+			continue
+		}
 		re, err := regexp.Compile(expr)
 		if err != nil {
 			continue
 		}
-		cd := cond{}
-		if tree, err := syntax.Parse(expr, syntax.Perl); err == nil {
-			cd = condOf(tree)
-		}
 		c.res = append(c.res, re)
-		c.conds = append(c.conds, cd)
+		c.conds = append(c.conds, condOf(tree))
 	}
 	if !m.res.CompareAndSwap(nil, c) {
 		return m.res.Load()
 	}
 	return c
+}
+
+// minSplitLen is the length from which a regexp whose top level is an
+// alternation is compiled one alternative at a time.
+const minSplitLen = 200
+
+// addSplit compiles a long regexp whose top level is an alternation as its
+// alternatives, each with its own literal condition: a search matches when
+// one alternative does, only the alternatives whose condition holds run,
+// and each is a small program that regexp runs faster than the whole
+// (a large one is searched by the slower NFA). It reports false, adding
+// nothing, when expr is not such a regexp or an alternative does not
+// compile.
+func (c *compiledRegex) addSplit(expr string, tree *syntax.Regexp) bool {
+	if len(expr) < minSplitLen || tree.Op != syntax.OpAlternate || len(tree.Sub) < 2 {
+		return false
+	}
+	res := make([]*regexp.Regexp, 0, len(tree.Sub))
+	for _, sub := range tree.Sub {
+		re, err := regexp.Compile(sub.String())
+		if err != nil {
+			return false
+		}
+		res = append(res, re)
+	}
+	for i, sub := range tree.Sub {
+		c.res = append(c.res, res[i])
+		c.conds = append(c.conds, condOf(sub))
+	}
+	return true
 }
 
 // dropTrees releases the parse trees once the prefilter has its keys.

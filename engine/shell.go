@@ -94,7 +94,7 @@ func analyzeOnce(cmd string, env ShellEnv) (a ShellAnalysis) {
 			a = ShellAnalysis{}
 			w := newWalker(&a, &shellVars{env: env}, MaxReparseDepth)
 			w.fallback(cmd)
-			a.TooDeep = true
+			w.tooDeep()
 		}
 	}()
 	return analyzeWalk(cmd, env)
@@ -108,6 +108,7 @@ func analyzeWalk(cmd string, env ShellEnv) ShellAnalysis {
 		// No real command holds a NUL byte: the text stands for one that
 		// is not known (a command argument that is not a string array).
 		a.UnknownCommand = true
+		a.Paths = append(a.Paths, UnreadPath)
 		cmd = strings.ReplaceAll(cmd, UnknownMark, "$"+unknownName)
 	}
 	w := newWalker(&a, &shellVars{env: env}, 0)

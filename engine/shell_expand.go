@@ -3,6 +3,7 @@ package engine
 import (
 	"io"
 	"path"
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -45,7 +46,20 @@ type scriptVar struct {
 	val      string
 	known    bool
 	exported bool
+	// alts are values the variable may hold when it is not known: each
+	// value an assignment that may or may not have run gave it, and the
+	// value it had before (if known). Besides those it may hold its unknown
+	// value (unset, or from the environment). At most maxAlts.
+	alts []string
 }
+
+// maxAlts bounds the values kept for one variable that may or may not have
+// been assigned.
+const maxAlts = 4
+
+// maxAltNames bounds the variables with alternative values one simple
+// command is read again for.
+const maxAltNames = 3
 
 // shellVars is the expand.Environ of the analysis: the script's known
 // variables, $HOME, $PWD and ~ forms; all else is unknown.
@@ -63,7 +77,16 @@ type shellVars struct {
 	// script assigns anywhere is known inside it.
 	inFunc   int
 	assigned map[string]bool
+	// altSeen are the variables with alternative values (scriptVar.alts)
+	// that expansions looked up while they were not known.
+	altSeen []string
+	// choice, while set, gives the variables of one alternative reading
+	// their values.
+	choice []altChoice
 }
+
+// altChoice is one variable's value in an alternative reading.
+type altChoice struct{ name, val string }
 
 var (
 	unknownVariable = expand.Variable{Set: true, Kind: expand.String, Str: UnknownMark}
@@ -80,7 +103,18 @@ func (s *shellVars) lookup(name string) (string, bool) {
 		}
 		return " \t\n", true
 	}
-	if name == unknownVar || name == unknownName || s.tainted {
+	for _, c := range s.choice {
+		if c.name == name {
+			return c.val, true
+		}
+	}
+	if name == unknownVar || name == unknownName {
+		return "", false
+	}
+	if v, ok := s.vars[name]; ok && len(v.alts) > 0 && (s.tainted || !v.known) {
+		s.noteAlt(name)
+	}
+	if s.tainted {
 		return "", false
 	}
 	if s.inFunc > 0 && s.assigned[name] {
@@ -146,7 +180,63 @@ func (s *shellVars) set(name, val string, definite, exported bool) {
 		s.vars = make(map[string]scriptVar, 4)
 	}
 	old := s.vars[name]
-	s.vars[name] = scriptVar{val: val, known: definite && !HasUnknown(name), exported: exported || old.exported}
+	nv := scriptVar{val: val, known: definite && !HasUnknown(name), exported: exported || old.exported}
+	if !nv.known && !HasUnknown(name) {
+		nv.alts = s.altsAfter(name, val)
+	}
+	s.vars[name] = nv
+}
+
+// altsAfter is the values a variable may hold after an assignment of val
+// that may or may not run: val, and what it may have held before.
+func (s *shellVars) altsAfter(name, val string) []string {
+	var alts []string
+	if old, ok := s.lookupQuiet(name); ok && !HasUnknown(old) {
+		alts = append(alts, old)
+	} else if v, ok := s.vars[name]; ok {
+		alts = append(alts, v.alts...)
+	}
+	if !HasUnknown(val) && !slices.Contains(alts, val) && len(alts) < maxAlts {
+		alts = append(alts, val)
+	}
+	if len(alts) == 0 {
+		return nil
+	}
+	return alts
+}
+
+// lookupQuiet is lookup without noting alternative values.
+func (s *shellVars) lookupQuiet(name string) (string, bool) {
+	seen := s.altSeen
+	v, ok := s.lookup(name)
+	s.altSeen = seen
+	return v, ok
+}
+
+// altChoices lists, for each named variable that still has alternative
+// values, those values as choices.
+func (s *shellVars) altChoices(names []string) [][]altChoice {
+	var out [][]altChoice
+	for _, name := range names {
+		alts := s.vars[name].alts
+		if len(alts) == 0 {
+			continue
+		}
+		list := make([]altChoice, len(alts))
+		for i, v := range alts {
+			list[i] = altChoice{name: name, val: v}
+		}
+		out = append(out, list)
+	}
+	return out
+}
+
+// noteAlt records that an expansion used a variable with alternative
+// values while it was not known.
+func (s *shellVars) noteAlt(name string) {
+	if !slices.Contains(s.altSeen, name) && len(s.altSeen) < maxAltNames {
+		s.altSeen = append(s.altSeen, name)
+	}
 }
 
 // forget makes a variable unknown from here on.
@@ -155,7 +245,7 @@ func (s *shellVars) forget(name string) {
 		s.vars = make(map[string]scriptVar, 4)
 	}
 	v := s.vars[name]
-	v.known = false
+	v.known, v.alts = false, nil
 	s.vars[name] = v
 }
 
@@ -176,11 +266,20 @@ func newExpander(vars *shellVars) *expander {
 	x.cfg = expand.Config{
 		Env:       vars,
 		ExtGlob:   true, // keep @(...) as text; there is no globbing (no ReadDir)
-		CmdSubst:  func(w io.Writer, _ *syntax.CmdSubst) error { _, err := io.WriteString(w, UnknownMark); return err },
-		ProcSubst: func(*syntax.ProcSubst) (string, error) { return UnknownMark, nil },
+		CmdSubst:  unknownCmdSubst,
+		ProcSubst: unknownProcSubst,
 	}
 	return x
 }
+
+// unknownCmdSubst and unknownProcSubst give a substitution's output as
+// unknown (package-level, so that an expander allocates no closures).
+func unknownCmdSubst(w io.Writer, _ *syntax.CmdSubst) error {
+	_, err := io.WriteString(w, UnknownMark)
+	return err
+}
+
+func unknownProcSubst(*syntax.ProcSubst) (string, error) { return UnknownMark, nil }
 
 // simpleLit returns the value of a word that is one literal needing no
 // expansion at all, the common case, without calling expand.

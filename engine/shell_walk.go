@@ -24,6 +24,13 @@ const maxAnalysisWork = 1 << 20
 // holds an unknown part is read again with that part written as $unknownName.
 const unknownName = "__toolgate_unknown__"
 
+// UnreadPath is the path an analysis holds when script text was not read:
+// nested past MaxReparseDepth or the work budget, or text with an unknown
+// part (eval "$X", curl ... | sh) given to a shell. Such text may name any
+// path, so it counts as an unknown, external path (contract D6): the
+// external-directory level applies as for a word with an unknown part.
+const UnreadPath = UnknownMark + "/(script text not read)"
+
 // stdinState is where a statement's standard input comes from.
 type stdinState struct {
 	piped bool   // a pipe: the text is not known
@@ -47,10 +54,11 @@ type walker struct {
 	inPipe bool
 	// timed is set for the simple command of a time keyword.
 	timed bool
-	// echoed is what the last simple command wrote when it was an echo or
-	// printf of known text (echoKnown); pipeText is that text fed to the
-	// right side of a pipe.
+	// echoed (a printf) or echoArgs (an echo) is what the last simple
+	// command wrote when it was an echo or printf of known text
+	// (echoKnown); pipeText is that text fed to the right side of a pipe.
 	echoed, pipeText     string
+	echoArgs             []string
 	echoKnown, pipeKnown bool
 	root                 *syntax.File
 }
@@ -181,7 +189,7 @@ func (w *walker) cmd(c syntax.Command) {
 		w.stmt(c.X)
 		w.inPipe = true
 		if w.echoKnown && isSimple(c.X) {
-			w.pipeText, w.pipeKnown = w.echoed, true
+			w.pipeText, w.pipeKnown = w.echoText(), true
 		}
 		w.stmt(c.Y)
 		w.inPipe, w.pipeKnown = false, false
@@ -392,7 +400,7 @@ func (w *walker) expandWord(word *syntax.Word, out []string) []string {
 	if w.a.spent > maxAnalysisWork {
 		// Past the budget words are not expanded; the analysis no longer
 		// vouches for the command.
-		w.a.TooDeep = true
+		w.tooDeep()
 		return append(out, roughText(word))
 	}
 	n := len(out)
@@ -566,6 +574,8 @@ func (w *walker) call(c *syntax.CallExpr) {
 		}
 		env = append(env, as.Name.Value+"="+val)
 	}
+	outerAlts := w.vars.altSeen
+	w.vars.altSeen = nil
 	fields := make([]string, 0, len(c.Args))
 	var bare, fromEnv []bool
 	for _, arg := range c.Args {
@@ -579,6 +589,12 @@ func (w *walker) call(c *syntax.CallExpr) {
 			fromEnv = markFields(fromEnv, n, len(fields))
 		}
 	}
+	alts := w.vars.altSeen
+	w.vars.altSeen = outerAlts
+	if len(alts) > 0 {
+		// Taken now: the command's own reading may forget them.
+		defer w.altReadings(c.Args, fields, w.vars.altChoices(alts), env)
+	}
 	if len(fields) == 0 {
 		return
 	}
@@ -587,10 +603,10 @@ func (w *walker) call(c *syntax.CallExpr) {
 	if w.timed {
 		w.timed = false
 		timed := append([]string{"time"}, fields...)
-		w.a.Commands = append(w.a.Commands, timed)
+		w.addCommand(timed)
 		w.unwrap(timed, -1, 0, env, &script)
 	} else {
-		w.a.Commands = append(w.a.Commands, fields)
+		w.addCommand(fields)
 		w.unwrap(fields, 0, 0, env, &script)
 	}
 	// The reference reads no path in `echo $HOME`; an operand of any other
@@ -612,6 +628,64 @@ func (w *walker) call(c *syntax.CallExpr) {
 	}
 }
 
+// maxAltReadings bounds the alternative readings of one simple command.
+const maxAltReadings = 8
+
+// altReadings reads a simple command again for the values its variables
+// may hold when an assignment may or may not have run (if c; then B=rm;
+// fi; $B -rf /): each reading is a normalized command, so that deny and ask
+// rules see it, and its path words are judged. The command's own reading,
+// with those variables unknown, stays what allow rules and overrides see
+// (contract D6); these only add. At most maxAltReadings readings.
+func (w *walker) altReadings(args []*syntax.Word, main []string, values [][]altChoice, env []string) {
+	if len(values) == 0 {
+		return
+	}
+	choices := make([]altChoice, len(values))
+	for i := range values {
+		choices[i] = values[i][0]
+	}
+	pick := make([]int, len(values))
+	savedExtra, savedFromEnv := len(w.x.extra), w.x.fromEnv
+	var fields []string
+	for range maxAltReadings {
+		w.vars.choice = choices
+		fields = fields[:0]
+		for _, arg := range args {
+			fields, _ = w.x.fields(arg, fields)
+		}
+		w.vars.choice = nil
+		w.x.extra, w.x.fromEnv = w.x.extra[:savedExtra], savedFromEnv
+		for _, f := range fields {
+			w.a.spent += len(f) + 1
+		}
+		if len(fields) > 0 && !slices.Equal(fields, main) && w.a.spent <= maxAnalysisWork {
+			reading := slices.Clone(fields)
+			script := scriptMarks{n: len(reading)}
+			w.unwrap(reading, 0, 0, env, &script)
+			for i, f := range reading {
+				if !script.has(i) {
+					w.fieldPath(f)
+				}
+			}
+		}
+		// The next combination of values, as an odometer.
+		i := 0
+		for ; i < len(pick); i++ {
+			if pick[i]++; pick[i] < len(values[i]) {
+				break
+			}
+			pick[i] = 0
+		}
+		if i == len(pick) {
+			return
+		}
+		for j := range choices {
+			choices[j] = values[j][pick[j]]
+		}
+	}
+}
+
 // isSimple reports whether a statement is one simple command.
 func isSimple(s *syntax.Stmt) bool {
 	if s == nil {
@@ -622,10 +696,14 @@ func isSimple(s *syntax.Stmt) bool {
 }
 
 // pureAssign reports whether a statement only assigns variables, with no
-// substitution that could fail.
+// substitution that could fail, or is an && list of such statements
+// (A=x && B=y): it always succeeds, so what follows it with && runs.
 func pureAssign(s *syntax.Stmt) bool {
-	if s == nil || len(s.Redirs) > 0 || s.Negated || s.Background {
+	if s == nil || len(s.Redirs) > 0 || s.Negated || s.Background || s.Coprocess {
 		return false
+	}
+	if b, ok := s.Cmd.(*syntax.BinaryCmd); ok {
+		return b.Op == syntax.AndStmt && pureAssign(b.X) && pureAssign(b.Y)
 	}
 	c, ok := s.Cmd.(*syntax.CallExpr)
 	if !ok || len(c.Args) > 0 || len(c.Assigns) == 0 {
@@ -674,7 +752,7 @@ func printsOnly(name string) bool {
 // noteEcho remembers what an echo or a printf without arguments writes, for
 // a shell on the other side of a pipe (echo 'rm -rf ~' | bash).
 func (w *walker) noteEcho(fields []string) {
-	w.echoed, w.echoKnown = "", false
+	w.echoed, w.echoArgs, w.echoKnown = "", nil, false
 	args := fields[1:]
 	switch programName(fields[0]) {
 	case "echo":
@@ -684,7 +762,8 @@ func (w *walker) noteEcho(fields []string) {
 		if len(args) > 0 && strings.HasPrefix(args[0], "-") {
 			return
 		}
-		w.echoed, w.echoKnown = strings.Join(args, " ")+"\n", true
+		// Joined only when a pipe takes it (echoText).
+		w.echoArgs, w.echoKnown = args, true
 	case "printf":
 		if len(args) != 1 || strings.Contains(args[0], "%") {
 			return
@@ -697,25 +776,36 @@ func (w *walker) noteEcho(fields []string) {
 	}
 }
 
+// echoText is what the last echo (echoArgs) or printf (echoed) wrote.
+func (w *walker) echoText() string {
+	if w.echoArgs != nil {
+		return strings.Join(w.echoArgs, " ") + "\n"
+	}
+	return w.echoed
+}
+
 // addNormalized records one normalized command: the program by its base
 // name and the words joined by single spaces.
 func (w *walker) addNormalized(argv []string) {
 	if len(argv) == 0 {
 		return
 	}
-	n := len(argv[0])
 	name := programName(argv[0])
-	for _, a := range argv[1:] {
-		n += 1 + len(a)
+	s := name
+	if len(argv) > 1 {
+		n := len(name)
+		for _, a := range argv[1:] {
+			n += 1 + len(a)
+		}
+		var b strings.Builder
+		b.Grow(n)
+		b.WriteString(name)
+		for _, a := range argv[1:] {
+			b.WriteByte(' ')
+			b.WriteString(a)
+		}
+		s = b.String()
 	}
-	var b strings.Builder
-	b.Grow(n)
-	b.WriteString(name)
-	for _, a := range argv[1:] {
-		b.WriteByte(' ')
-		b.WriteString(a)
-	}
-	s := b.String()
 	if slices.Contains(w.a.Normalized, s) {
 		return
 	}
@@ -723,6 +813,11 @@ func (w *walker) addNormalized(argv []string) {
 	if name != argv[0] {
 		norm = slices.Clone(argv)
 		norm[0] = name
+	}
+	if w.a.Normalized == nil {
+		// Most scripts have a few commands: one allocation for each list.
+		w.a.Normalized = make([]string, 0, initialCommands)
+		w.a.Argv = make([][]string, 0, initialCommands)
 	}
 	w.a.Normalized = append(w.a.Normalized, s)
 	w.a.Argv = append(w.a.Argv, norm)
@@ -754,6 +849,17 @@ func (w *walker) addNormalized(argv []string) {
 	}
 }
 
+// initialCommands is the capacity the lists of an analysis start with.
+const initialCommands = 8
+
+// addCommand records a simple command as written.
+func (w *walker) addCommand(fields []string) {
+	if w.a.Commands == nil {
+		w.a.Commands = make([][]string, 0, initialCommands)
+	}
+	w.a.Commands = append(w.a.Commands, fields)
+}
+
 // emptyReading is argv with every unknown part taken as empty (a word that
 // was only unknown disappears, as an empty unquoted expansion does); the
 // command name is kept as it is.
@@ -777,7 +883,7 @@ func (w *walker) unwrap(cur []string, off, level int, env []string, script *scri
 		return
 	}
 	if level > maxWrapLayers {
-		w.a.TooDeep = true
+		w.tooDeep()
 		return
 	}
 	w.addNormalized(cur)
@@ -983,13 +1089,15 @@ func (w *walker) effects(argv []string) {
 // in a child shell that sees only exported variables and env's NAME=VALUE.
 func (w *walker) reparse(text string, same bool, env []string) {
 	if w.depth+1 > MaxReparseDepth || w.a.spent+len(text) > maxAnalysisWork {
-		w.a.TooDeep = true
+		w.tooDeep()
 		return
 	}
 	w.a.spent += len(text)
 	if HasUnknown(text) {
-		// Unknown text spliced into a script may be any command.
+		// Unknown text spliced into a script may be any command, and
+		// name any path.
 		w.a.UnknownCommand = true
+		w.addPath(UnreadPath)
 		text = strings.ReplaceAll(text, UnknownMark, "$"+unknownName)
 	}
 	vars := w.vars
@@ -1030,6 +1138,14 @@ func (w *walker) stdinScript(env []string) {
 		return
 	}
 	w.a.UnknownCommand = true
+	w.addPath(UnreadPath)
+}
+
+// tooDeep marks text or words the analysis stops short of reading: no allow
+// rule vouches for the command (Opaque), and the text may name any path.
+func (w *walker) tooDeep() {
+	w.a.TooDeep = true
+	w.addPath(UnreadPath)
 }
 
 // script parses text and walks it; text that does not parse is scanned
