@@ -64,12 +64,12 @@ func saveKey(editing bool) string {
 }
 
 // previewSummary says what a replay found, grouping repeated calls.
-func previewSummary(pv RulePreview) string {
-	out := "Replayed " + plural(pv.Replayed, "logged call", "logged calls") + ": " + strconv.Itoa(pv.Calls) + " would be decided differently"
+func previewSummary(ctx context.Context, pv RulePreview) string {
+	out := Tf(ctx, "preview.summary", plural(pv.Replayed, T(ctx, "preview.logged1"), T(ctx, "preview.loggedN")), pv.Calls)
 	if len(pv.Changes) < pv.Calls {
-		out += " (" + plural(len(pv.Changes), "distinct call", "distinct calls") + ")"
+		out += Tf(ctx, "preview.distinct", plural(len(pv.Changes), T(ctx, "preview.distinct1"), T(ctx, "preview.distinctN")))
 	}
-	return out + "."
+	return out + T(ctx, "preview.end")
 }
 
 // toastWords are approvals.js's words in the page's language, as JSON for

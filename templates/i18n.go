@@ -2,6 +2,7 @@ package templates
 
 import (
 	"context"
+	"fmt"
 	"strings"
 )
 
@@ -56,6 +57,12 @@ func T(ctx context.Context, key string) string {
 		return s
 	}
 	return key
+}
+
+// Tf is the message key in the context's language with args put in its
+// verbs (fmt's %s, %d, %q; %[n]s lets a language reorder them).
+func Tf(ctx context.Context, key string, args ...any) string {
+	return fmt.Sprintf(T(ctx, key), args...)
 }
 
 // catalogs are the pages' messages by language; every catalog has the

@@ -1340,9 +1340,9 @@ func rulePreview(pv RulePreview, save string) templ.Component {
 				}
 			} else {
 				var templ_7745c5c3_Var78 string
-				templ_7745c5c3_Var78, templ_7745c5c3_Err = templ.JoinStringErrs(previewSummary(pv))
+				templ_7745c5c3_Var78, templ_7745c5c3_Err = templ.JoinStringErrs(previewSummary(ctx, pv))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/rules.templ`, Line: 181, Col: 25}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `templates/rules.templ`, Line: 181, Col: 30}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var78))
 				if templ_7745c5c3_Err != nil {

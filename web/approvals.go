@@ -237,11 +237,11 @@ func (u *UI) decideApproval(w http.ResponseWriter, r *http.Request) {
 	}
 	id, choice := r.PostFormValue("id"), approval.Choice(r.PostFormValue("choice"))
 	if !choice.Valid() {
-		u.done(w, r, "/approvals", errors.New("choose allow once, always allow or deny"), "")
+		u.done(w, r, "/approvals", errors.New(templates.T(r.Context(), "approvals.err.choice")), "")
 		return
 	}
 	if !u.visible(c.sess.principal, id) {
-		u.done(w, r, "/approvals", errors.New("that ask is not there (or not yours to answer)"), "")
+		u.done(w, r, "/approvals", errors.New(templates.T(r.Context(), "approvals.err.gone")), "")
 		return
 	}
 	_, err := u.deps.Approvals.Decide(r.Context(), id, choice, c.sess.principal.Name, "")

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -55,7 +56,7 @@ func (u *UI) decisionsPage(w http.ResponseWriter, r *http.Request, log DecisionR
 	p.Filter = templates.DecisionFilter{Tool: v.Get("tool"), Level: v.Get("level"), Rule: v.Get("rule"),
 		Session: v.Get("session"), Agent: v.Get("agent"), Since: localTime(v.Get("since")), Until: localTime(v.Get("until")), Range: v.Get("range")}
 	p.Agents = store.DecisionAgents
-	q, err := decisionQuery(v, time.Now())
+	q, err := decisionQuery(v, time.Now(), translatorFor(r.Context()))
 	if err != nil {
 		p.Error = err.Error()
 		render(w, r, http.StatusBadRequest, templates.Decisions(p))
@@ -64,7 +65,7 @@ func (u *UI) decisionsPage(w http.ResponseWriter, r *http.Request, log DecisionR
 	page, err := log.Query(r.Context(), q)
 	if err != nil {
 		u.deps.Logger.Warn("decisions page", "err", err)
-		p.Error = "the decision log could not be read"
+		p.Error = templates.T(r.Context(), "decisions.err.read")
 		render(w, r, http.StatusInternalServerError, templates.Decisions(p))
 		return
 	}
@@ -87,7 +88,7 @@ func (u *UI) decisionsPage(w http.ResponseWriter, r *http.Request, log DecisionR
 	if err != nil {
 		u.deps.Logger.Warn("decisions chart", "err", err)
 	}
-	p.Chart = layoutChart(series)
+	p.Chart = layoutChart(series, translatorFor(r.Context()))
 	render(w, r, http.StatusOK, templates.Decisions(p))
 }
 
@@ -120,26 +121,27 @@ func localTime(s string) string {
 	return s
 }
 
-// decisionQuery reads the page's filters; a bad value is an error to show.
-func decisionQuery(v url.Values, now time.Time) (store.DecisionQuery, error) {
+// decisionQuery reads the page's filters; a bad value is an error to show,
+// in the page's language.
+func decisionQuery(v url.Values, now time.Time, t translator) (store.DecisionQuery, error) {
 	q := store.DecisionQuery{Tool: v.Get("tool"), Rule: v.Get("rule"), Session: v.Get("session"), Limit: decisionPage}
 	if a := v.Get("agent"); a != "" {
 		if !slices.Contains(store.DecisionAgents, a) {
-			return q, fmt.Errorf("agent must be one of %s, not %q", strings.Join(store.DecisionAgents, ", "), a)
+			return q, errors.New(t.f("decisions.err.agent", strings.Join(store.DecisionAgents, ", "), a))
 		}
 		q.Agent = a
 	}
 	if lv := v.Get("level"); lv != "" {
 		l, ok := engine.ParseLevel(lv)
 		if !ok {
-			return q, fmt.Errorf("level must be allow, ask or deny, not %q", lv)
+			return q, errors.New(t.f("decisions.err.level", lv))
 		}
 		q.Level = l.String()
 	}
 	if rg := v.Get("range"); rg != "" {
 		d, ok := timePresets[rg]
 		if !ok {
-			return q, fmt.Errorf("range must be 15m, 1h, 24h or 7d, not %q", rg)
+			return q, errors.New(t.f("decisions.err.range", rg))
 		}
 		q.Since = now.Add(-d)
 	}
@@ -148,17 +150,17 @@ func decisionQuery(v url.Values, now time.Time) (store.DecisionQuery, error) {
 		dst  *time.Time
 	}{{"since", &q.Since}, {"until", &q.Until}} {
 		if s := v.Get(f.name); s != "" {
-			t, err := parseTime(s)
+			at, err := parseTime(s)
 			if err != nil {
-				return q, fmt.Errorf("%s must be a date and time such as 2025-01-02T15:04 (UTC) or RFC 3339", f.name)
+				return q, errors.New(t.f("decisions.err.time", f.name))
 			}
-			*f.dst = t
+			*f.dst = at
 		}
 	}
 	if c := v.Get("cursor"); c != "" {
 		n, err := strconv.ParseInt(c, 10, 64)
 		if err != nil || n <= 0 {
-			return q, fmt.Errorf("the page link is broken: start again from the first page")
+			return q, errors.New(t("decisions.err.cursor"))
 		}
 		q.Before = n
 	}
@@ -169,7 +171,7 @@ func decisionQuery(v url.Values, now time.Time) (store.DecisionQuery, error) {
 var chartLevels = []string{"allow", "ask", "deny"}
 
 // layoutChart turns level counts per bucket into stacked SVG bars.
-func layoutChart(series []store.LevelBucket) templates.DecisionChart {
+func layoutChart(series []store.LevelBucket, t translator) templates.DecisionChart {
 	c := templates.DecisionChart{Width: chartWidth, Height: chartHeight}
 	if len(series) == 0 {
 		return c
@@ -186,6 +188,7 @@ func layoutChart(series []store.LevelBucket) templates.DecisionChart {
 	for i, b := range series {
 		x := float64(i) * slot
 		y := chartHeight
+		when := b.Start.UTC().Format(t("decisions.chart.datefmt"))
 		for _, level := range chartLevels {
 			n := b.Counts[level]
 			if n == 0 || c.Max == 0 {
@@ -194,10 +197,10 @@ func layoutChart(series []store.LevelBucket) templates.DecisionChart {
 			h := chartHeight * float64(n) / float64(c.Max)
 			y -= h
 			c.Bars = append(c.Bars, templates.ChartBar{X: x + 1, Y: y, W: slot - 2, H: h, Level: level,
-				Title: fmt.Sprintf("%s from %s: %d %s", level, b.Start.UTC().Format("Jan 2 15:04"), n, level)})
+				Title: t.f("decisions.chart.bar", level, when, n)})
 		}
 		if i%6 == 0 {
-			c.Labels = append(c.Labels, templates.ChartLabel{X: x, Text: b.Start.UTC().Format("Jan 2 15:04")})
+			c.Labels = append(c.Labels, templates.ChartLabel{X: x, Text: when})
 		}
 	}
 	return c

@@ -25,8 +25,8 @@ func (u *UI) notFound(w http.ResponseWriter, r *http.Request) {
 		r = r.WithContext(context.WithValue(r.Context(), currentKey{}, current{id: id, sess: se}))
 		nav := templates.Nav{User: se.principal.Name, Role: se.principal.Role, CSRF: se.csrf,
 			CanEdit: true, Pending: u.pendingFor(se.principal)}
-		render(w, r, http.StatusNotFound, templates.Message(templates.MessageProps{Nav: nav, Title: "Page not found",
-			Text:   "There is no page at " + r.URL.Path + ". It may have moved, or the link is mistyped.",
-			TestID: "not-found", Link: landing(se.principal.Role), LinkText: "Go to the start page"}))
+		render(w, r, http.StatusNotFound, templates.Message(templates.MessageProps{Nav: nav, Title: templates.T(r.Context(), "notfound.title"),
+			Text:   templates.Tf(r.Context(), "notfound.textat", r.URL.Path),
+			TestID: "not-found", Link: landing(se.principal.Role), LinkText: templates.T(r.Context(), "notfound.home")}))
 	})).ServeHTTP(w, r)
 }

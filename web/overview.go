@@ -42,7 +42,7 @@ func (u *UI) overviewProps(r *http.Request, sec map[string]any, etag string) tem
 		{Label: t("overview.count.dirs"), N: len(asMap(sec["external_directory"])), Link: "/directories"},
 	}
 	for _, pr := range u.deps.Policy.Problems() {
-		p.Problems = append(p.Problems, problemText(pr))
+		p.Problems = append(p.Problems, problemText(pr, t))
 	}
 	if u.deps.Approvals != nil {
 		p.PendingKnown = true
@@ -52,11 +52,11 @@ func (u *UI) overviewProps(r *http.Request, sec map[string]any, etag string) tem
 }
 
 // problemText says a validation problem in words.
-func problemText(p engine.Problem) string {
+func problemText(p engine.Problem, t translator) string {
 	if p.Path == "" {
 		return p.Message
 	}
-	return "In " + p.Path + ": " + p.Message
+	return t.f("problem.in", p.Path, p.Message)
 }
 
 // saveSettings sets the master switch, mode and default level.

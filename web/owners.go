@@ -20,7 +20,7 @@ func (u *UI) ownersProps(r *http.Request) templates.OwnersProps {
 	p := templates.OwnersProps{Nav: u.nav(r, "/owners"), Rows: ownerRows(asMap(sec["owner_scopes"]))}
 	for _, pr := range u.deps.Policy.Problems() {
 		if strings.HasPrefix(pr.Path, "permissions.owner_scopes") {
-			p.Problems = append(p.Problems, problemText(pr))
+			p.Problems = append(p.Problems, problemText(pr, translatorFor(r.Context())))
 		}
 	}
 	return p

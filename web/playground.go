@@ -40,7 +40,7 @@ func (u *UI) decidePlay(w http.ResponseWriter, r *http.Request, get func(string)
 		render(w, r, http.StatusOK, templates.Playground(p))
 		return
 	}
-	req, msg := playRequest(form)
+	req, msg := playRequest(form, translatorFor(r.Context()))
 	if msg != "" {
 		p.Error = msg
 		render(w, r, http.StatusUnprocessableEntity, templates.Playground(p))
@@ -58,14 +58,14 @@ func (u *UI) decidePlay(w http.ResponseWriter, r *http.Request, get func(string)
 
 // playRequest builds the engine request of the form: the JSON arguments,
 // with the command and path fields added when given.
-func playRequest(f templates.PlayForm) (*engine.Request, string) {
+func playRequest(f templates.PlayForm, t translator) (*engine.Request, string) {
 	if f.Tool == "" {
-		return nil, "Name a tool."
+		return nil, t("play.err.notool")
 	}
 	args := map[string]any{}
 	if f.Args != "" {
 		if err := json.Unmarshal([]byte(f.Args), &args); err != nil {
-			return nil, "The arguments are not a JSON object: " + err.Error()
+			return nil, t.f("play.err.args", err.Error())
 		}
 	}
 	if c := strings.TrimSpace(f.Command); c != "" {

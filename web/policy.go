@@ -120,8 +120,10 @@ func typedValues(r *http.Request, sec map[string]any) []templates.TypedValue {
 	return out
 }
 
-// errorText says in plain words why a store operation failed.
-func errorText(err error) string {
+// errorText says in plain words, in the page's language, why a store
+// operation failed; the engine's and store's problem texts are data and
+// stay as they are.
+func errorText(err error, t translator) string {
 	var ve *store.ValidationError
 	switch {
 	case errors.As(err, &ve):
@@ -129,21 +131,21 @@ func errorText(err error) string {
 		for _, p := range ve.Problems {
 			msgs = append(msgs, p.Path+": "+p.Message)
 		}
-		return "Not saved: " + strings.Join(msgs, "; ")
+		return t.f("err.notsaved", strings.Join(msgs, "; "))
 	case errors.Is(err, store.ErrNotFound):
-		return "Not saved: that entry is no longer there."
+		return t("err.gone")
 	case errors.Is(err, store.ErrExists):
-		return "Not saved: an entry with that id already exists."
+		return t("err.exists")
 	case errors.Is(err, store.ErrBrokenConfig):
-		return "Not saved: config.yaml does not parse; fix the file by hand first."
+		return t("err.broken")
 	}
-	return "Not saved: " + err.Error()
+	return t.f("err.notsaved", err.Error())
 }
 
 // done answers a change: a flash message and a redirect back to the page.
 func (u *UI) done(w http.ResponseWriter, r *http.Request, back string, err error, ok string) {
 	if err != nil {
-		u.flash(r, "error", errorText(err))
+		u.flash(r, "error", errorText(err, translatorFor(r.Context())))
 	} else {
 		u.flash(r, "ok", ok)
 	}

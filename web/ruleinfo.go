@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -14,6 +15,11 @@ type translator func(key string) string
 // translatorFor is the translator of a request's (or any) context.
 func translatorFor(ctx context.Context) translator {
 	return func(key string) string { return templates.T(ctx, key) }
+}
+
+// f is the message key with args put in its verbs (templates.Tf).
+func (t translator) f(key string, args ...any) string {
+	return fmt.Sprintf(t(key), args...)
 }
 
 // ruleMeta is what the pages say about one rule: its words and its risk.

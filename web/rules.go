@@ -2,7 +2,6 @@ package web
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
@@ -29,7 +28,7 @@ func (u *UI) ruleEditPage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	u.flash(r, "error", "There is no rule "+id+" any more.")
+	u.flash(r, "error", translatorFor(r.Context()).f("rules.err.gone", id))
 	redirect(w, r, "/rules")
 }
 
@@ -105,20 +104,20 @@ func ruleID(tools []any, pattern string) string {
 // checkRule says what is wrong with a rule's tools and pattern, or "": it
 // compiles a one-rule policy and reports the engine's own problems, so the
 // page checks exactly what the policy will.
-func checkRule(tools []any, pattern string) string {
+func checkRule(tools []any, pattern string, t translator) string {
 	if len(tools) == 0 {
-		return "Name at least one tool."
+		return t("rules.err.notools")
 	}
 	rule := map[string]any{"tools": tools, "pattern": pattern, "action": "ask"}
 	_, problems := engine.Compile(map[string]any{"schema": "tiered_policy", "rules": []any{rule}}, nil, engine.Options{})
 	for _, p := range problems {
 		switch {
 		case strings.HasSuffix(p.Path, ".pattern"):
-			return "The pattern does not compile: " + p.Message
+			return t.f("rules.err.pattern", p.Message)
 		case strings.Contains(p.Message, "network tools"):
-			return "Rules for network tools never match (by design); the tool level decides."
+			return t("rules.err.network")
 		case strings.HasSuffix(p.Path, ".tools"):
-			return "The rule would be skipped: " + p.Message
+			return t.f("rules.err.skipped", p.Message)
 		}
 	}
 	return ""
@@ -147,19 +146,20 @@ func (u *UI) createRule(w http.ResponseWriter, r *http.Request) {
 	}
 	form := ruleFormFrom(r)
 	rule := ruleMap(form)
-	if msg := checkRule(rule["tools"].([]any), form.Pattern); msg != "" && !strings.HasPrefix(msg, "Rules for network") {
-		form.Error = "Not saved: " + msg
+	t := translatorFor(r.Context())
+	if msg := checkRule(rule["tools"].([]any), form.Pattern, t); msg != "" && msg != t("rules.err.network") {
+		form.Error = t.f("err.notsaved", msg)
 		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
 		return
 	}
 	id, err := u.deps.Policy.CreateRule(rule)
 	if err != nil {
-		form.Error = errorText(err)
+		form.Error = errorText(err, t)
 		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
 		return
 	}
 	_ = id
-	u.done(w, r, "/rules#rule-"+str(rule["id"]), nil, templates.T(r.Context(), "flash.added")+" "+str(rule["id"])+".")
+	u.done(w, r, "/rules#rule-"+str(rule["id"]), nil, t("flash.added")+" "+str(rule["id"])+".")
 }
 
 // updateRule saves the edit form; a cleared field is removed from the rule.
@@ -170,8 +170,9 @@ func (u *UI) updateRule(w http.ResponseWriter, r *http.Request) {
 	form := ruleFormFrom(r)
 	form.Editing = true
 	rule := ruleMap(form)
-	if msg := checkRule(rule["tools"].([]any), form.Pattern); msg != "" && !strings.HasPrefix(msg, "Rules for network") {
-		form.Error = "Not saved: " + msg
+	t := translatorFor(r.Context())
+	if msg := checkRule(rule["tools"].([]any), form.Pattern, t); msg != "" && msg != t("rules.err.network") {
+		form.Error = t.f("err.notsaved", msg)
 		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
 		return
 	}
@@ -180,11 +181,11 @@ func (u *UI) updateRule(w http.ResponseWriter, r *http.Request) {
 		patch[k] = rule[k] // nil removes the key
 	}
 	if _, err := u.deps.Policy.UpdateRule(form.OrigID, patch); err != nil {
-		form.Error = errorText(err)
+		form.Error = errorText(err, t)
 		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
 		return
 	}
-	u.done(w, r, "/rules#rule-"+str(rule["id"]), nil, templates.T(r.Context(), "flash.savedrule")+" "+str(rule["id"])+".")
+	u.done(w, r, "/rules#rule-"+str(rule["id"]), nil, t("flash.savedrule")+" "+str(rule["id"])+".")
 }
 
 // deleteRule removes a rule.
@@ -209,12 +210,13 @@ func (u *UI) deleteRule(w http.ResponseWriter, r *http.Request) {
 func (u *UI) checkPattern(w http.ResponseWriter, r *http.Request) {
 	tools := splitTools(r.PostFormValue("tools"))
 	pattern := strings.TrimSpace(r.PostFormValue("pattern"))
-	msg := checkRule(tools, pattern)
+	t := translatorFor(r.Context())
+	msg := checkRule(tools, pattern, t)
 	if pattern == "" {
-		msg = "Enter a pattern."
+		msg = t("rules.err.nopattern")
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{"ok": msg == "", "message": orText(msg, "Pattern OK.")})
+	_ = json.NewEncoder(w).Encode(map[string]any{"ok": msg == "", "message": orText(msg, t("rules.check.ok"))})
 }
 
 func orText(s, def string) string {
@@ -229,23 +231,23 @@ func (u *UI) testRule(w http.ResponseWriter, r *http.Request) {
 	f := func(k string) string { return strings.TrimSpace(r.PostFormValue(k)) }
 	box := templates.TestBox{Tools: f("tools"), Pattern: f("pattern"), Action: f("action"),
 		Severity: f("severity"), MatchType: f("match_type"), Samples: r.PostFormValue("samples"), Ran: true}
-	box.Results, box.Error = u.runRuleTest(box)
+	box.Results, box.Error = u.runRuleTest(box, translatorFor(r.Context()))
 	render(w, r, http.StatusOK, templates.Rules(u.rulesProps(r, templates.RuleForm{}, box)))
 }
 
 // runRuleTest compiles the box's rule alone (tiered, no built-in rules, no
 // defaults) and decides each sample with each of its tools.
-func (u *UI) runRuleTest(box templates.TestBox) ([]templates.TestResult, string) {
+func (u *UI) runRuleTest(box templates.TestBox, t translator) ([]templates.TestResult, string) {
 	rule := ruleMap(templates.RuleForm{Tools: box.Tools, Pattern: box.Pattern, Action: box.Action,
 		Severity: box.Severity, MatchType: box.MatchType, ID: "tested"})
 	tools := rule["tools"].([]any)
-	if msg := checkRule(tools, box.Pattern); msg != "" {
+	if msg := checkRule(tools, box.Pattern, t); msg != "" {
 		return nil, msg
 	}
 	perms := map[string]any{"enabled": true, "schema": "tiered_policy", "rules": []any{rule}}
 	eng, problems := engine.Compile(perms, nil, u.deps.EngineOptions)
 	if len(problems) > 0 {
-		return nil, problemText(problems[0])
+		return nil, problemText(problems[0], t)
 	}
 	var out []templates.TestResult
 	for _, line := range strings.Split(box.Samples, "\n") {
@@ -253,11 +255,11 @@ func (u *UI) runRuleTest(box templates.TestBox) ([]templates.TestResult, string)
 		if line == "" {
 			continue
 		}
-		for _, t := range tools {
-			tool := str(t)
+		for _, tl := range tools {
+			tool := str(tl)
 			args, err := sampleArgs(tool, line)
 			if err != nil {
-				return nil, "Sample " + line + ": " + err.Error()
+				return nil, t.f("rules.err.sample", line, err.Error())
 			}
 			d := eng.Evaluate(&engine.Request{ToolName: tool, ToolArgs: args})
 			matched := strings.Contains(d.MatchedRule, "rules[tested]")
@@ -266,18 +268,19 @@ func (u *UI) runRuleTest(box templates.TestBox) ([]templates.TestResult, string)
 		}
 	}
 	if len(out) == 0 {
-		return nil, "Give at least one sample call."
+		return nil, t("rules.err.nosample")
 	}
 	return out, ""
 }
 
 // sampleArgs reads a sample: JSON tool arguments, or a command for a shell
-// tool, or a path for any other.
+// tool, or a path for any other. Its error is JSON's own, the words
+// around it are the page's.
 func sampleArgs(tool, line string) (map[string]any, error) {
 	if strings.HasPrefix(line, "{") {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(line), &m); err != nil {
-			return nil, fmt.Errorf("not valid JSON: %w", err)
+			return nil, err
 		}
 		return m, nil
 	}

@@ -26,8 +26,9 @@ func (u *UI) previewRule(w http.ResponseWriter, r *http.Request) {
 	form := ruleFormFrom(r)
 	form.Editing = form.OrigID != ""
 	rule := ruleMap(form)
-	if msg := checkRule(rule["tools"].([]any), form.Pattern); msg != "" {
-		form.Error = "Cannot preview: " + msg
+	t := translatorFor(r.Context())
+	if msg := checkRule(rule["tools"].([]any), form.Pattern, t); msg != "" {
+		form.Error = t.f("rules.err.nopreview", msg)
 		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
 		return
 	}
@@ -39,8 +40,9 @@ func (u *UI) previewRule(w http.ResponseWriter, r *http.Request) {
 // replayWithRule compiles the draft and replays the logged calls.
 func (u *UI) replayWithRule(ctx context.Context, form templates.RuleForm, rule map[string]any) templates.RulePreview {
 	out := templates.RulePreview{Ran: true}
+	t := translatorFor(ctx)
 	if u.recent == nil {
-		out.Note = "The decision log is off, so there are no past calls to replay."
+		out.Note = t("preview.note.off")
 		return out
 	}
 	sec, _ := u.section()
@@ -57,12 +59,12 @@ func (u *UI) replayWithRule(ctx context.Context, form templates.RuleForm, rule m
 	}
 	entries, err := u.recent.Recent(ctx, previewCalls)
 	if err != nil {
-		out.Note = "The decision log could not be read: " + err.Error()
+		out.Note = t.f("preview.note.read", err.Error())
 		return out
 	}
 	out.Replayed = len(entries)
 	if len(entries) == 0 {
-		out.Note = "Nothing could be replayed: no calls have been logged with their arguments. The server keeps them only when started with --log-full-args (arguments are redacted); restart it with that flag and let agents run for a while to preview a rule's impact."
+		out.Note = t("preview.note.none")
 	}
 	seen := map[templates.PreviewRow]int{}
 	for _, c := range store.ReplayDecisions(entries, current, next) {

@@ -36,21 +36,22 @@ func (u *UI) tokensProps(r *http.Request, created templates.NewToken) templates.
 		return p
 	}
 	p.Available = true
+	tr := translatorFor(r.Context())
 	for _, t := range tm.List() {
 		p.Tokens = append(p.Tokens, templates.TokenRow{ID: t.ID, Name: t.Name, Role: t.Role,
-			Scope: tokenScope(t), Created: t.Created.UTC().Format(time.DateTime + " UTC")})
+			Scope: tokenScope(t, tr), Created: t.Created.UTC().Format(time.DateTime + " UTC")})
 	}
 	return p
 }
 
 // tokenScope says which asks an approver token sees.
-func tokenScope(t store.TokenInfo) string {
+func tokenScope(t store.TokenInfo, tr translator) string {
 	var parts []string
 	if len(t.Channels) > 0 {
-		parts = append(parts, "channels "+strings.Join(t.Channels, ", "))
+		parts = append(parts, tr("tokens.scope.channels")+" "+strings.Join(t.Channels, ", "))
 	}
 	if len(t.Sessions) > 0 {
-		parts = append(parts, "sessions "+strings.Join(t.Sessions, ", "))
+		parts = append(parts, tr("tokens.scope.sessions")+" "+strings.Join(t.Sessions, ", "))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -65,12 +66,12 @@ func (u *UI) createToken(w http.ResponseWriter, r *http.Request) {
 	}
 	name, role := strings.TrimSpace(r.PostFormValue("name")), r.PostFormValue("role")
 	if name == "" {
-		u.done(w, r, "/tokens", errors.New("a token needs a name"), "")
+		u.done(w, r, "/tokens", errors.New(templates.T(r.Context(), "tokens.err.name")), "")
 		return
 	}
 	info, secret, err := tm.Create(name, role, splitList(r.PostFormValue("channels")), splitList(r.PostFormValue("sessions")))
 	if errors.Is(err, store.ErrBadRole) {
-		err = errors.New("choose the role admin, approver or agent")
+		err = errors.New(templates.T(r.Context(), "tokens.err.role"))
 	}
 	if err != nil {
 		u.done(w, r, "/tokens", err, "")

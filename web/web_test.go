@@ -191,7 +191,7 @@ func TestCheckRule(t *testing.T) {
 		{"no tool", "", "x", "at least one tool"},
 	}
 	for _, c := range cases {
-		got := checkRule(splitTools(c.tools), c.pattern)
+		got := checkRule(splitTools(c.tools), c.pattern, english)
 		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
 			t.Errorf("%s: got %q, want it to say %q", c.note, got, c.want)
 		}
