@@ -355,6 +355,9 @@ var messagesEN = map[string]string{
 	"decisions.preset.1h":     "1 h",
 	"decisions.preset.24h":    "24 h",
 	"decisions.preset.7d":     "7 d",
+	"approvals.nottaken":      "The answer was not taken; try again.",
+	"approvals.notsent":       "The answer could not be sent; try again.",
+	"tokens.copied":           "Copied",
 }
 
 // messagesZH are the Simplified Chinese messages.
@@ -712,4 +715,7 @@ var messagesZH = map[string]string{
 	"decisions.preset.1h":     "1 小时",
 	"decisions.preset.24h":    "24 小时",
 	"decisions.preset.7d":     "7 天",
+	"approvals.nottaken":      "答复未被接受，请重试。",
+	"approvals.notsent":       "答复无法发送，请重试。",
+	"tokens.copied":           "已复制",
 }

@@ -36,7 +36,7 @@ func (u *UI) approvalsPage(w http.ResponseWriter, r *http.Request) {
 				p.Pending = append(p.Pending, approvalRow(a, index, now, translatorFor(r.Context())))
 			}
 		}
-		p.Recent = answeredRows(all)
+		p.Recent = answeredRows(all, translatorFor(r.Context()))
 	}
 	render(w, r, http.StatusOK, templates.Approvals(p))
 }
@@ -187,8 +187,9 @@ func untilText(d time.Duration, t translator) string {
 	}
 }
 
-// answeredRows lists the newest answered (or expired) asks, newest first.
-func answeredRows(all []approval.Approval) []templates.AnsweredRow {
+// answeredRows lists the newest answered (or expired) asks, newest first,
+// each answer in the page's words.
+func answeredRows(all []approval.Approval, t translator) []templates.AnsweredRow {
 	var done []approval.Approval
 	for _, a := range all {
 		if !a.Pending() && a.DecidedAt != nil {
@@ -198,8 +199,12 @@ func answeredRows(all []approval.Approval) []templates.AnsweredRow {
 	slices.SortFunc(done, func(a, b approval.Approval) int { return b.DecidedAt.Compare(*a.DecidedAt) })
 	var out []templates.AnsweredRow
 	for _, a := range done[:min(len(done), recentAnswers)] {
+		choice := ""
+		if a.Choice != "" {
+			choice = t("approvals.done." + string(a.Choice))
+		}
 		out = append(out, templates.AnsweredRow{Tool: a.Request.ToolName, Summary: store.Redact(summary(a.Request.ToolArgs)),
-			Status: string(a.Status), Choice: strings.ReplaceAll(string(a.Choice), "_", " "), By: a.DecidedBy,
+			Status: string(a.Status), Choice: choice, By: a.DecidedBy,
 			When: a.DecidedAt.UTC().Format("15:04:05 UTC")})
 	}
 	return out

@@ -20,7 +20,8 @@
   var held = null; // {li, choice, timer}
   var toastTimer = null;
   var words = { allow_once: "Allowed once", allow_always: "Always allowed", deny: "Denied",
-    elsewhere: "Answered elsewhere.", expired: "expired", "in": "in" };
+    elsewhere: "Answered elsewhere.", expired: "expired", "in": "in",
+    nottaken: "The answer was not taken; try again.", notsent: "The answer could not be sent; try again." };
   try { Object.assign(words, JSON.parse(toast.dataset.words || "{}")); } catch (e) { /* English stays */ }
 
   function refreshEmpty() {
@@ -113,8 +114,8 @@
     if (window.toolgate.send({ type: "approval.decide", id: id, choice: h.choice })) { return; }
     var body = new URLSearchParams({ csrf_token: csrf, id: id, choice: h.choice });
     fetch("/approvals/decide", { method: "POST", credentials: "same-origin", body: body })
-      .then(function (r) { if (r.ok) { remove(id); } else { failed({ id: id, message: "The answer was not taken; try again." }); } })
-      .catch(function () { failed({ id: id, message: "The answer could not be sent; try again." }); });
+      .then(function (r) { if (r.ok) { remove(id); } else { failed({ id: id, message: words.nottaken }); } })
+      .catch(function () { failed({ id: id, message: words.notsent }); });
   }
 
   function flush() {

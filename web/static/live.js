@@ -104,7 +104,7 @@
     if (!target || !navigator.clipboard) { return; }
     b.hidden = false;
     b.addEventListener("click", function () {
-      navigator.clipboard.writeText(target.textContent).then(function () { b.textContent = "Copied"; });
+      navigator.clipboard.writeText(target.textContent).then(function () { b.textContent = b.dataset.copied || "Copied"; });
     });
   });
   setupNotify();
