@@ -2,6 +2,10 @@ package templates
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -44,5 +48,49 @@ func TestParseLang(t *testing.T) {
 	}
 	if got := T(WithLang(context.Background(), LangZH), "approvals.deny"); got != "拒绝" {
 		t.Errorf("T zh approvals.deny = %q", got)
+	}
+}
+
+// usedKey finds a literal message key passed to T, Tf or a web translator.
+var usedKey = regexp.MustCompile(`(?:\bT\(ctx, |\bTf\(ctx, |\bT\(r\.Context\(\), |\bTf\(r\.Context\(\), |\bt\(|\btr\(|\bt\.f\()"([a-z][a-zA-Z0-9_./*-]*)"[,)]`)
+
+// TestUsedKeysExist fails on a key the pages ask for that no catalog has:
+// T would show the key itself, in every language.
+func TestUsedKeysExist(t *testing.T) {
+	files, _ := filepath.Glob("*.templ")
+	more, _ := filepath.Glob("*.go")
+	web, _ := filepath.Glob("../web/*.go")
+	seen := 0
+	for _, f := range append(append(files, more...), web...) {
+		if strings.HasSuffix(f, "_test.go") || strings.HasSuffix(f, "_templ.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range usedKey.FindAllStringSubmatch(string(b), -1) {
+			seen++
+			if _, ok := messagesEN[m[1]]; !ok {
+				t.Errorf("%s uses the message %q, which no catalog has", f, m[1])
+			}
+		}
+	}
+	if seen < 100 {
+		t.Errorf("found only %d message keys in use; the pattern no longer matches the code", seen)
+	}
+}
+
+// TestPreviewSummaryChinese: the impact preview's summary is in the
+// page's language.
+func TestPreviewSummaryChinese(t *testing.T) {
+	pv := RulePreview{Ran: true, Replayed: 5, Calls: 3, Changes: []PreviewRow{{Count: 3}}}
+	got := previewSummary(WithLang(context.Background(), LangZH), pv)
+	if want := "已重放 5 条已记录的调用：其中 3 条的决定会改变（1 个不同的调用）。"; got != want {
+		t.Errorf("zh summary: got %q, want %q", got, want)
+	}
+	got = previewSummary(context.Background(), pv)
+	if want := "Replayed 5 logged calls: 3 would be decided differently (1 distinct call)."; got != want {
+		t.Errorf("en summary: got %q, want %q", got, want)
 	}
 }
