@@ -358,6 +358,7 @@ var messagesEN = map[string]string{
 	"approvals.nottaken":      "The answer was not taken; try again.",
 	"approvals.notsent":       "The answer could not be sent; try again.",
 	"tokens.copied":           "Copied",
+	"approvals.cancelled":     "cancelled",
 }
 
 // messagesZH are the Simplified Chinese messages.
@@ -718,4 +719,5 @@ var messagesZH = map[string]string{
 	"approvals.nottaken":      "答复未被接受，请重试。",
 	"approvals.notsent":       "答复无法发送，请重试。",
 	"tokens.copied":           "已复制",
+	"approvals.cancelled":     "已取消",
 }
