@@ -79,7 +79,7 @@ func toastWords(ctx context.Context) string {
 	for _, k := range []string{"allow_once", "allow_always", "deny"} {
 		w[k] = T(ctx, "approvals.done."+k)
 	}
-	for _, k := range []string{"elsewhere", "expired", "in", "nottaken", "notsent"} {
+	for _, k := range []string{"elsewhere", "expired", "in", "nottaken", "notsent", "ws_forbidden", "ws_internal", "ws_bad_request"} {
 		w[k] = T(ctx, "approvals."+k)
 	}
 	b, _ := json.Marshal(w)

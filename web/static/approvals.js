@@ -102,7 +102,8 @@
     li.hidden = false;
     li.querySelectorAll("button").forEach(function (b) { b.disabled = false; });
     var el = li.querySelector('[data-field="error"]');
-    if (el) { el.textContent = String(msg.message || ""); }
+    // The hub's error codes are the protocol; the page says them in its own words.
+    if (el) { el.textContent = String(words["ws_" + msg.code] || msg.message || ""); }
     refreshEmpty();
   }
 
