@@ -362,6 +362,9 @@ var messagesEN = map[string]string{
 	"approvals.ws_forbidden":   "This ask is outside your channels or sessions.",
 	"approvals.ws_internal":    "The answer could not be saved; the ask is still waiting.",
 	"approvals.ws_bad_request": "The answer was not taken; try again.",
+	"auth.notsignedin":         "Not signed in.",
+	"auth.csrf":                "The form's security token is missing or wrong; reload the page and try again.",
+	"auth.readonly":            "Your role may not change the policy.",
 }
 
 // messagesZH are the Simplified Chinese messages.
@@ -726,4 +729,7 @@ var messagesZH = map[string]string{
 	"approvals.ws_forbidden":   "该请求不在你可见的频道或会话范围内。",
 	"approvals.ws_internal":    "答复无法保存，该请求仍在等待。",
 	"approvals.ws_bad_request": "答复未被接受，请重试。",
+	"auth.notsignedin":         "尚未登录。",
+	"auth.csrf":                "表单的安全令牌缺失或错误，请刷新页面后重试。",
+	"auth.readonly":            "你的角色无权修改策略。",
 }

@@ -147,7 +147,7 @@ func (u *UI) requireSession(next http.Handler) http.Handler {
 				redirect(w, r, "/login")
 				return
 			}
-			http.Error(w, "not signed in", http.StatusUnauthorized)
+			http.Error(w, templates.T(r.Context(), "auth.notsignedin"), http.StatusUnauthorized)
 			return
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -157,7 +157,7 @@ func (u *UI) requireSession(next http.Handler) http.Handler {
 				tok = r.PostFormValue("csrf_token")
 			}
 			if !u.sessions.CheckCSRF(id, tok) {
-				http.Error(w, "missing or wrong CSRF token", http.StatusForbidden)
+				http.Error(w, templates.T(r.Context(), "auth.csrf"), http.StatusForbidden)
 				return
 			}
 		}
@@ -170,7 +170,7 @@ func (u *UI) requireSession(next http.Handler) http.Handler {
 func requireAdmin(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !canEdit(currentFrom(r.Context()).sess.principal.Role) {
-			http.Error(w, "your role may not change the policy", http.StatusForbidden)
+			http.Error(w, templates.T(r.Context(), "auth.readonly"), http.StatusForbidden)
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -61,7 +61,7 @@ func tokenScope(t store.TokenInfo, tr translator) string {
 func (u *UI) createToken(w http.ResponseWriter, r *http.Request) {
 	tm := u.tokenAdmin()
 	if tm == nil {
-		http.Error(w, "tokens cannot be managed here", http.StatusServiceUnavailable)
+		http.Error(w, templates.T(r.Context(), "tokens.unavailable"), http.StatusServiceUnavailable)
 		return
 	}
 	name, role := strings.TrimSpace(r.PostFormValue("name")), r.PostFormValue("role")
@@ -86,7 +86,7 @@ func (u *UI) createToken(w http.ResponseWriter, r *http.Request) {
 func (u *UI) revokeToken(w http.ResponseWriter, r *http.Request) {
 	tm := u.tokenAdmin()
 	if tm == nil {
-		http.Error(w, "tokens cannot be managed here", http.StatusServiceUnavailable)
+		http.Error(w, templates.T(r.Context(), "tokens.unavailable"), http.StatusServiceUnavailable)
 		return
 	}
 	id := r.PostFormValue("id")
