@@ -94,3 +94,24 @@ func TestPreviewSummaryChinese(t *testing.T) {
 		t.Errorf("en summary: got %q, want %q", got, want)
 	}
 }
+
+// TestLevelWords: levels and modes read in the page's language; a value
+// the catalog does not know (a trace result, say) is shown as it is.
+func TestLevelWords(t *testing.T) {
+	zh := WithLang(context.Background(), LangZH)
+	cases := []struct {
+		note     string
+		ctx      context.Context
+		in, want string
+	}{
+		{note: "zh deny", ctx: zh, in: "deny", want: "拒绝"},
+		{note: "zh strict mode", ctx: zh, in: "strict", want: "严格"},
+		{note: "en ask", ctx: context.Background(), in: "ask", want: "ask"},
+		{note: "unknown stays", ctx: zh, in: "matched", want: "matched"},
+	}
+	for _, c := range cases {
+		if got := levelWord(c.ctx, c.in); got != c.want {
+			t.Errorf("%s: levelWord(%q) = %q, want %q", c.note, c.in, got, c.want)
+		}
+	}
+}

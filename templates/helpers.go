@@ -72,6 +72,16 @@ func previewSummary(ctx context.Context, pv RulePreview) string {
 	return out + T(ctx, "preview.end")
 }
 
+// levelWord is a level (or mode) in the page's words; the value the
+// policy stores stays the form's value and the badge's class. A word the
+// catalog does not know is shown as it is.
+func levelWord(ctx context.Context, level string) string {
+	if _, ok := messagesEN["level."+level]; ok {
+		return T(ctx, "level."+level)
+	}
+	return level
+}
+
 // toastWords are approvals.js's words in the page's language, as JSON for
 // a data attribute.
 func toastWords(ctx context.Context) string {

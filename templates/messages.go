@@ -365,6 +365,11 @@ var messagesEN = map[string]string{
 	"auth.notsignedin":         "Not signed in.",
 	"auth.csrf":                "The form's security token is missing or wrong; reload the page and try again.",
 	"auth.readonly":            "Your role may not change the policy.",
+	"level.allow":              "allow",
+	"level.ask":                "ask",
+	"level.deny":               "deny",
+	"level.normal":             "normal",
+	"level.strict":             "strict",
 }
 
 // messagesZH are the Simplified Chinese messages.
@@ -732,4 +737,9 @@ var messagesZH = map[string]string{
 	"auth.notsignedin":         "尚未登录。",
 	"auth.csrf":                "表单的安全令牌缺失或错误，请刷新页面后重试。",
 	"auth.readonly":            "你的角色无权修改策略。",
+	"level.allow":              "允许",
+	"level.ask":                "询问",
+	"level.deny":               "拒绝",
+	"level.normal":             "普通",
+	"level.strict":             "严格",
 }
