@@ -1080,7 +1080,14 @@ func (w *walker) effects(argv []string) {
 			}
 			break
 		}
-	case "source", ".", "export", "declare", "typeset", "local", "readonly", "alias", "enable":
+	case "source", ".":
+		w.vars.tainted = true
+		if len(argv) > 1 && HasUnknown(argv[1]) {
+			// source <(curl ...), . "$F": the script text is not known.
+			w.a.UnknownCommand = true
+			w.addPath(UnreadPath)
+		}
+	case "export", "declare", "typeset", "local", "readonly", "alias", "enable":
 		w.vars.tainted = true
 	case "read", "mapfile", "readarray", "getopts", "unset", "printf", "wait":
 		for _, a := range argv[1:] {
