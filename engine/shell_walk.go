@@ -631,6 +631,11 @@ func (w *walker) call(c *syntax.CallExpr) {
 // maxAltReadings bounds the alternative readings of one simple command.
 const maxAltReadings = 8
 
+// altReadingCost is what one alternative reading counts against
+// maxAnalysisWork besides its words, so that one analysis makes at most a
+// few thousand readings however they nest.
+const altReadingCost = 512
+
 // altReadings reads a simple command again for the values its variables
 // may hold when an assignment may or may not have run (if c; then B=rm;
 // fi; $B -rf /): each reading is a normalized command, so that deny and ask
@@ -649,6 +654,12 @@ func (w *walker) altReadings(args []*syntax.Word, main []string, values [][]altC
 	savedExtra, savedFromEnv := len(w.x.extra), w.x.fromEnv
 	var fields []string
 	for range maxAltReadings {
+		// Each reading costs a fixed share of the budget too: a reading may
+		// hand text to eval, whose commands have readings of their own.
+		if w.a.spent += altReadingCost; w.a.spent > maxAnalysisWork {
+			w.tooDeep()
+			return
+		}
 		w.vars.choice = choices
 		fields = fields[:0]
 		for _, arg := range args {
@@ -659,7 +670,7 @@ func (w *walker) altReadings(args []*syntax.Word, main []string, values [][]altC
 		for _, f := range fields {
 			w.a.spent += len(f) + 1
 		}
-		if len(fields) > 0 && !slices.Equal(fields, main) && w.a.spent <= maxAnalysisWork {
+		if len(fields) > 0 && !slices.Equal(fields, main) {
 			reading := slices.Clone(fields)
 			script := scriptMarks{n: len(reading)}
 			w.unwrap(reading, 0, 0, env, &script)
@@ -1069,7 +1080,14 @@ func (w *walker) effects(argv []string) {
 			}
 			break
 		}
-	case "source", ".", "export", "declare", "typeset", "local", "readonly", "alias", "enable":
+	case "source", ".":
+		w.vars.tainted = true
+		if len(argv) > 1 && HasUnknown(argv[1]) {
+			// source <(curl ...), . "$F": the script text is not known.
+			w.a.UnknownCommand = true
+			w.addPath(UnreadPath)
+		}
+	case "export", "declare", "typeset", "local", "readonly", "alias", "enable":
 		w.vars.tainted = true
 	case "read", "mapfile", "readarray", "getopts", "unset", "printf", "wait":
 		for _, a := range argv[1:] {
