@@ -70,6 +70,9 @@ type callValues struct {
 	norms []string
 	// normAdded is set when a normalized command added a hit.
 	normAdded bool
+	// strictOnly marks the values of a normalized command: only its ask
+	// and deny hits count, so allow rules are not run on it.
+	strictOnly bool
 	// ctx is what approval overrides are checked against (override.go).
 	ctx overrideCtx
 }
@@ -125,7 +128,7 @@ func (idx *ruleIndex) collect(tool string, v *callValues, hits []*rule) []*rule 
 	}
 	if tr.everyRule() {
 		for _, r := range tr.scan {
-			if v.matches(r) {
+			if (!v.strictOnly || r.level >= Ask) && v.matches(r) {
 				hits, exact = mergeHit(hits, exact, r)
 			}
 		}
@@ -133,7 +136,7 @@ func (idx *ruleIndex) collect(tool string, v *callValues, hits []*rule) []*rule 
 	}
 	var cb [candidateBuf]int32
 	for _, pos := range tr.pf.candidates(v, cb[:0]) {
-		if r := tr.scan[pos]; v.matches(r) {
+		if r := tr.scan[pos]; (!v.strictOnly || r.level >= Ask) && v.matches(r) {
 			hits, exact = mergeHit(hits, exact, r)
 		}
 	}
@@ -153,7 +156,7 @@ func (idx *ruleIndex) collectNormalized(tool string, v *callValues, hits []*rule
 		if n == v.command {
 			continue
 		}
-		nv := callValues{category: CategoryShell, command: n, slashed: slashes(n)}
+		nv := callValues{category: CategoryShell, command: n, slashed: slashes(n), strictOnly: true}
 		var buf [8]*rule
 		for _, r := range idx.collect(tool, &nv, buf[:0]) {
 			if (r.level == Ask || r.level == Deny) && !slices.Contains(hits, r) {

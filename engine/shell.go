@@ -57,10 +57,17 @@ const (
 	maxNesting = 200
 )
 
-// parserPool holds bash parsers; a syntax.Parser is not safe for concurrent
-// use but is reusable, and making one allocates.
+// parseState is a bash parser and the reader it parses from; a
+// syntax.Parser is not safe for concurrent use but is reusable, and making
+// one (or a reader) allocates.
+type parseState struct {
+	p *syntax.Parser
+	r strings.Reader
+}
+
+// parserPool holds parseStates.
 var parserPool = sync.Pool{New: func() any {
-	return syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false))
+	return &parseState{p: syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false))}
 }}
 
 // AnalyzeShell is AnalyzeShellEnv with only the home directory known.

@@ -1173,9 +1173,11 @@ func (w *walker) script(text string) {
 		w.fallback(text)
 		return
 	}
-	p := parserPool.Get().(*syntax.Parser)
-	f, err := p.Parse(strings.NewReader(text), "")
-	parserPool.Put(p)
+	ps := parserPool.Get().(*parseState)
+	ps.r.Reset(text)
+	f, err := ps.p.Parse(&ps.r, "")
+	ps.r.Reset("")
+	parserPool.Put(ps)
 	if err != nil {
 		w.fallback(text)
 		return
