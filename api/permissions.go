@@ -65,6 +65,14 @@ func storeError(err error) *Error {
 		return &Error{Status: http.StatusConflict, Code: CodeConflict, Message: trimStorePrefix(err), cause: err}
 	case errors.Is(err, store.ErrBadRole):
 		return badRequest("role", "%v", err)
+	case errors.Is(err, store.ErrNoPattern):
+		// "always allow" for a call with nothing to remember (a network
+		// tool): the choice cannot be honoured, and the ask stays pending.
+		return badRequest("choice", "always allow needs a command or a path to remember; this call has neither: answer allow_once or deny")
+	case errors.Is(err, store.ErrNotAsk):
+		// The policy changed since the ask: it no longer asks.
+		return &Error{Status: http.StatusConflict, Code: CodeConflict,
+			Message: "always allow is only for a call the policy asks about, and it no longer does; answer allow_once or deny", cause: err}
 	}
 	return writeFailure(err)
 }

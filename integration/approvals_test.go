@@ -497,3 +497,42 @@ func TestApprovalsHistorySurvivesRestart(t *testing.T) {
 		}
 	}
 }
+
+// TestApprovalsAlwaysAllowRefusals: "always allow" that cannot be honoured
+// is a clear error that leaves the ask pending (issue 17 found both as a
+// 500): a network tool has no command or path to remember (400 naming the
+// choice), and a call the policy no longer asks about (409).
+func TestApprovalsAlwaysAllowRefusals(t *testing.T) {
+	s := StartServer(t, ServerOptions{})
+	ws, _ := connectWS(t, s, s.Token)
+	fetch := map[string]any{"tool_name": "mcp_fetch_webpage", "tool_args": map[string]any{"url": "https://example.com/"},
+		"session_id": "net", "wait_seconds": 20}
+	res := checkAsync(s, s.Token, fetch)
+	id := ws.next("approval.requested", "", 5*time.Second).Approval.ID
+	st, body := decide(t, s, s.Token, id, "allow_always")
+	if st != 400 || !strings.Contains(string(body), `"field":"choice"`) {
+		t.Errorf("always allow for a network tool: got %d %s, want 400 naming choice", st, body)
+	}
+	if st, b := decide(t, s, s.Token, id, "allow_once"); st != 200 {
+		t.Fatalf("the ask stayed pending and allow once answers it: got %d %s", st, b)
+	}
+	if got := answered(t, res, 10*time.Second); got.Decision != "allow" {
+		t.Errorf("check after allow once: got %+v, want allow", got)
+	}
+
+	res = checkAsync(s, s.Token, askBody("make changed", "", "changed", 20))
+	id = ws.next("approval.requested", "", 5*time.Second).Approval.ID
+	if st, _, b := s.Call(s.Token, "PUT", "/api/v1/permissions/tools/bash", map[string]any{"level": "allow"}, nil); st != 200 {
+		t.Fatalf("set bash allow: %d %s", st, b)
+	}
+	st, body = decide(t, s, s.Token, id, "allow_always")
+	if st != 409 || !strings.Contains(string(body), `"code":"conflict"`) {
+		t.Errorf("always allow once the policy no longer asks: got %d %s, want 409 conflict", st, body)
+	}
+	if st, b := decide(t, s, s.Token, id, "deny"); st != 200 {
+		t.Fatalf("the ask stayed pending and deny answers it: got %d %s", st, b)
+	}
+	if got := answered(t, res, 10*time.Second); got.Decision != "deny" {
+		t.Errorf("check after deny: got %+v, want deny", got)
+	}
+}

@@ -278,8 +278,11 @@ func decideError(id string, err error) *websocket.PreparedMessage {
 		return errorMsg(id, "conflict", "this approval was already answered")
 	case errors.Is(err, approval.ErrNotFound):
 		return errorMsg(id, "not_found", "no such approval")
-	case errors.Is(err, approval.ErrInvalidChoice), errors.Is(err, approval.ErrInvalidRequest), errors.Is(err, approval.ErrNoPersister):
+	case errors.Is(err, approval.ErrInvalidChoice), errors.Is(err, approval.ErrInvalidRequest), errors.Is(err, approval.ErrNoPersister),
+		errors.Is(err, store.ErrNoPattern):
 		return errorMsg(id, "bad_request", err.Error())
+	case errors.Is(err, store.ErrNotAsk):
+		return errorMsg(id, "conflict", "the policy no longer asks about this call; answer allow once or deny")
 	default:
 		return errorMsg(id, "internal", "the answer could not be saved; the approval is still pending")
 	}
