@@ -34,6 +34,9 @@ type example struct {
 		Level       string  `yaml:"level"`
 		MatchedRule *string `yaml:"matched_rule"`
 		Reason      *string `yaml:"reason"`
+		// Problems is how many validation problems the policy has; an
+		// example shows a broken entry only on purpose.
+		Problems int `yaml:"problems"`
 	} `yaml:"expect"`
 }
 
@@ -95,8 +98,8 @@ func TestDecisionExamples(t *testing.T) {
 				builtins = *ex.BuiltinRules
 			}
 			e, problems := engine.Compile(ex.Permissions, builtins, engine.Options{Workspace: exampleWorkspace, HomeDir: exampleHome})
-			if len(problems) > 0 && ex.Expect.Level == "" {
-				t.Fatalf("problems: %v", problems)
+			if len(problems) != ex.Expect.Problems {
+				t.Fatalf("got %d validation problems %v, want %d", len(problems), problems, ex.Expect.Problems)
 			}
 			req := &engine.Request{ToolName: ex.Request.ToolName, ToolArgs: ex.Request.ToolArgs,
 				ChannelID: ex.Request.ChannelID, Workspace: ex.Request.Workspace}
