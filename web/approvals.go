@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -81,8 +82,8 @@ func approvalRow(a approval.Approval, index map[string]ruleMeta, now time.Time, 
 	}
 	row := templates.ApprovalRow{
 		ID: a.ID, Tool: a.Request.ToolName, Summary: store.Redact(summary(a.Request.ToolArgs)), Args: string(args),
-		Channel: orText(a.Request.ChannelID, "web"), Session: orText(a.Request.SessionID, "–"),
-		Reason: orText(words.Reason, a.Asked.Reason), EngineReason: a.Asked.Reason, Rule: a.Asked.MatchedRule,
+		Channel: cmp.Or(a.Request.ChannelID, "web"), Session: cmp.Or(a.Request.SessionID, "–"),
+		Reason: cmp.Or(words.Reason, a.Asked.Reason), EngineReason: a.Asked.Reason, Rule: a.Asked.MatchedRule,
 		External: externalText(a.Asked.ExternalPaths), ExternalPaths: a.Asked.ExternalPaths,
 		Risk:    riskCue(words, a.Request.ToolName, t),
 		Preview: contentPreview(redacted, t),

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/url"
 	"regexp"
@@ -21,7 +22,7 @@ func decisionRow(e store.DecisionEntry, index map[string]ruleMeta, eng *engine.E
 	words := explainRule(e.MatchedRule, e.Tool, index, t)
 	row.Reason = words.Reason
 	if row.Reason == "" {
-		row.Reason = t("why.decided") + " " + e.Level + " (" + orText(e.MatchedRule, "–") + ")."
+		row.Reason = t("why.decided") + " " + e.Level + " (" + cmp.Or(e.MatchedRule, "–") + ")."
 	}
 	args, ok := rebuildArgs(e.Tool, e.Summary)
 	if !ok {

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -96,7 +97,7 @@ func typedValues(r *http.Request, sec map[string]any) []templates.TypedValue {
 	current := map[string]string{}
 	switch {
 	case r.PostFormValue("orig_id") != "" || r.PostFormValue("id") != "":
-		id := orText(r.PostFormValue("orig_id"), r.PostFormValue("id"))
+		id := cmp.Or(r.PostFormValue("orig_id"), r.PostFormValue("id"))
 		for _, v := range append(asList(sec["rules"]), asList(sec["approval_overrides"])...) {
 			if m := asMap(v); str(m["id"]) == id {
 				for k, x := range m {

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"encoding/json"
 	"net/http"
 	"regexp"
@@ -216,14 +217,7 @@ func (u *UI) checkPattern(w http.ResponseWriter, r *http.Request) {
 		msg = t("rules.err.nopattern")
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{"ok": msg == "", "message": orText(msg, t("rules.check.ok"))})
-}
-
-func orText(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
+	_ = json.NewEncoder(w).Encode(map[string]any{"ok": msg == "", "message": cmp.Or(msg, t("rules.check.ok"))})
 }
 
 // testRule runs sample calls against a one-rule policy.
