@@ -233,7 +233,8 @@ func TestRedteamOverHTTP(t *testing.T) {
 			"tool_name": r.ToolName, "tool_args": args, "workspace": tr.ws, "channel_id": "web"})
 		tried[r.Cause]++
 		if st != 200 {
-			t.Logf("%s: %d %s (not an allow)", r.ID, st, body)
+			// A refused request tests nothing: the row's call was never evaluated.
+			t.Errorf("%s: evaluate answered %d %s, want 200 with a decision", r.ID, st, body)
 			continue
 		}
 		got := DecodeJSON[struct {
