@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -259,11 +260,7 @@ func (s *Server) decideHook(w http.ResponseWriter, r *http.Request, agent hookAg
 		s.hookError(w, r, c, err)
 		return c, false
 	}
-	known := false
-	for _, e := range events {
-		known = known || c.in.HookEventName == e
-	}
-	if !known {
+	if !slices.Contains(events, c.in.HookEventName) {
 		s.hookError(w, r, c, badRequest("hook_event_name", "hook_event_name must be %s, not %q",
 			strings.Join(events, " or "), c.in.HookEventName))
 		return c, false
