@@ -1,6 +1,7 @@
 package web
 
 import (
+	"maps"
 	"net/http"
 	"slices"
 
@@ -16,13 +17,7 @@ func (u *UI) confirmed(w http.ResponseWriter, r *http.Request, back string, c te
 		return true
 	}
 	c.Nav, c.Action, c.Back = u.nav(r, back), r.URL.Path, back
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range r.PostForm {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, k := range slices.Sorted(maps.Keys(r.PostForm)) {
 		if k == "csrf_token" || k == "confirm" {
 			continue
 		}
