@@ -29,15 +29,15 @@ func (u *UI) approvalsPage(w http.ResponseWriter, r *http.Request) {
 	nav.CanEdit = canApprove(c.sess.principal.Role)
 	p := templates.ApprovalsProps{Nav: nav, Available: u.deps.Approvals != nil, CanDecide: nav.CanEdit}
 	if p.Available {
-		now := time.Now()
+		now, t := time.Now(), translatorFor(r.Context())
 		index := u.rulesByRef()
 		all := u.deps.Approvals.List(c.sess.principal.ApprovalFilter(), "")
 		for _, a := range all {
 			if a.Pending() {
-				p.Pending = append(p.Pending, approvalRow(a, index, now, translatorFor(r.Context())))
+				p.Pending = append(p.Pending, approvalRow(a, index, now, t))
 			}
 		}
-		p.Recent = answeredRows(all, translatorFor(r.Context()))
+		p.Recent = answeredRows(all, t)
 	}
 	render(w, r, http.StatusOK, templates.Approvals(p))
 }

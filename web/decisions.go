@@ -56,7 +56,8 @@ func (u *UI) decisionsPage(w http.ResponseWriter, r *http.Request, log DecisionR
 	p.Filter = templates.DecisionFilter{Tool: v.Get("tool"), Level: v.Get("level"), Rule: v.Get("rule"),
 		Session: v.Get("session"), Agent: v.Get("agent"), Since: localTime(v.Get("since")), Until: localTime(v.Get("until")), Range: v.Get("range")}
 	p.Agents = store.DecisionAgents
-	q, err := decisionQuery(v, time.Now(), translatorFor(r.Context()))
+	t := translatorFor(r.Context())
+	q, err := decisionQuery(v, time.Now(), t)
 	if err != nil {
 		p.Error = err.Error()
 		render(w, r, http.StatusBadRequest, templates.Decisions(p))
@@ -65,14 +66,14 @@ func (u *UI) decisionsPage(w http.ResponseWriter, r *http.Request, log DecisionR
 	page, err := log.Query(r.Context(), q)
 	if err != nil {
 		u.deps.Logger.Warn("decisions page", "err", err)
-		p.Error = templates.T(r.Context(), "decisions.err.read")
+		p.Error = t("decisions.err.read")
 		render(w, r, http.StatusInternalServerError, templates.Decisions(p))
 		return
 	}
 	index := u.rulesByRef()
 	eng := u.deps.Policy.Engine()
 	for _, e := range page.Entries {
-		p.Rows = append(p.Rows, decisionRow(e, index, eng, translatorFor(r.Context())))
+		p.Rows = append(p.Rows, decisionRow(e, index, eng, t))
 	}
 	if page.NextBefore > 0 {
 		next := url.Values{}
@@ -88,7 +89,7 @@ func (u *UI) decisionsPage(w http.ResponseWriter, r *http.Request, log DecisionR
 	if err != nil {
 		u.deps.Logger.Warn("decisions chart", "err", err)
 	}
-	p.Chart = layoutChart(series, translatorFor(r.Context()))
+	p.Chart = layoutChart(series, t)
 	render(w, r, http.StatusOK, templates.Decisions(p))
 }
 
