@@ -20,16 +20,12 @@ var (
 	cliErr    error
 )
 
-// toolgateCLI builds cmd/toolgate into a temp dir the first time.
+// toolgateCLI builds cmd/toolgate the first time, next to the server
+// binary, whose directory TestMain removes at the end.
 func toolgateCLI(t *testing.T) string {
 	t.Helper()
 	cliOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "toolgate-cli-")
-		if err != nil {
-			cliErr = err
-			return
-		}
-		cliBinary = filepath.Join(dir, "toolgate-cli")
+		cliBinary = filepath.Join(filepath.Dir(binary), "toolgate-cli")
 		out, err := exec.Command("go", "build", "-o", cliBinary, "../cmd/toolgate").CombinedOutput()
 		if err != nil {
 			cliErr = err
