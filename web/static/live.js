@@ -95,8 +95,7 @@
       if (!sock || sock.readyState !== WebSocket.OPEN) { return false; }
       sock.send(JSON.stringify(msg));
       return true;
-    },
-    isLive: function () { return !!sock && sock.readyState === WebSocket.OPEN; }
+    }
   };
   // Copy buttons (the new token's secret) copy their target's text.
   document.querySelectorAll("[data-copy]").forEach(function (b) {
