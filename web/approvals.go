@@ -102,19 +102,21 @@ func approvalRow(a approval.Approval, index map[string]ruleMeta, now time.Time, 
 // level asked, and whether it reaches outside the workspace.
 func riskCue(w ruleWords, tool string, t translator) templates.RiskCue {
 	rc := templates.RiskCue{Category: engine.ToolCategory(tool).String(), External: w.External}
+	var worst engine.Severity
 	for _, r := range w.Rules {
-		sev := r.Severity
-		if sev == "" && r.Action == "" {
-			sev = "HIGH" // a rule without action or severity is HIGH
-		}
-		if severityRank[sev] > severityRank[rc.Severity] {
-			rc.Severity = sev
+		// A rule without action or severity is HIGH (ParseSeverity's
+		// fallback); an unreadable severity does not count.
+		if sev, ok := engine.ParseSeverity(r.Severity); (ok || r.Severity == "" && r.Action == "") && sev > worst {
+			worst = sev
 		}
 		if r.Builtin {
 			rc.Source = "risk.builtin"
 		} else if rc.Source == "" {
 			rc.Source = "risk.yours"
 		}
+	}
+	if worst != 0 {
+		rc.Severity = worst.String()
 	}
 	switch {
 	case rc.Source != "":

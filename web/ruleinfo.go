@@ -106,6 +106,3 @@ func explainRule(matched, tool string, index map[string]ruleMeta, t translator) 
 	w.Reason = strings.Join(parts, " ")
 	return w
 }
-
-// severityRank orders severities for picking the worst.
-var severityRank = map[string]int{"LOW": 1, "MEDIUM": 2, "HIGH": 3, "CRITICAL": 4}
