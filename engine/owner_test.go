@@ -54,6 +54,8 @@ func TestPersonaRules(t *testing.T) {
 		{"a deny pattern decides", persona(shellCall("bash", "rm -rf build"), "feishu", "ou_123"), Deny, s + ".tools.bash.patterns['rm *']"},
 		{"a deny pattern also matches the normalized command (D6)", persona(shellCall("bash", `\rm -rf build`), "feishu", "ou_123"), Deny, s + ".tools.bash.patterns['rm *']"},
 		{"a deny pattern also matches the program by its base name (D6)", persona(shellCall("bash", "/bin/rm -rf build"), "feishu", "ou_123"), Deny, s + ".tools.bash.patterns['rm *']"},
+		{"a deny pattern also matches the command a wrapper runs (D6)", persona(shellCall("bash", "env rm -rf build"), "feishu", "ou_123"), Deny, s + ".tools.bash.patterns['rm *']"},
+		{"a deny pattern also matches the command behind timeout's operand (D6)", persona(shellCall("bash", "timeout 5 rm -rf build"), "feishu", "ou_123"), Deny, s + ".tools.bash.patterns['rm *']"},
 		{"a deny pattern also matches a cmd argv array (D6)", persona(&Request{ToolName: "bash", ToolArgs: map[string]any{"cmd": []any{"rm", "-rf", "build"}}}, "feishu", "ou_123"), Deny, s + ".tools.bash.patterns['rm *']"},
 		{"owner ask becomes deny", persona(shellCall("bash", "curl http://evil"), "feishu", "ou_123"), Deny, s + ".tools.bash.patterns['re:curl .*evil']"},
 		{"the stricter global level decides over an owner allow", persona(shellCall("bash", "git push origin main"), "feishu", "ou_123"), Deny, "tiered_policy:rules:deny:rules[g_push]"},

@@ -139,14 +139,17 @@ func (c *ownerCall) prepare() {
 // maxArgDepth bounds how deep prepare looks into nested tool_args.
 const maxArgDepth = 32
 
-// addCommand adds the normalized simple commands of a shell command (its
-// words joined by single spaces, and again with the program by its base
-// name) and its path words, made absolute against the command's working
-// directory.
+// addCommand adds the simple commands of a shell command (its words joined
+// by single spaces, and again with the program by its base name), the
+// analysis's normalized commands (every command a wrapper runs: env rm,
+// sudo rm, timeout 5 rm give rm), and its path words, made absolute against
+// the command's working directory. The analysis gets the same environment
+// as the ordinary path's.
 func (c *ownerCall) addCommand(cmd, cwd string) {
 	var a ShellAnalysis
 	if NeedsFullParse(cmd) {
-		a = AnalyzeShell(cmd, c.e.opts.HomeDir)
+		a = AnalyzeShellEnv(cmd, c.e.shellEnv(c.req))
+		c.plain = append(c.plain, a.Normalized...)
 	} else {
 		// Plain words only: the command is its space-separated words, as
 		// the external check reads it, without the cost of a parse.
