@@ -2,7 +2,6 @@ package web
 
 import (
 	"cmp"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -60,12 +59,6 @@ func (u *UI) approvalItem(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	http.Error(w, "that ask is not waiting (or not yours to see)", http.StatusNotFound)
-}
-
-// ApprovalRow renders an approval for the inbox without the rules in force:
-// the reason then names the rules by id only.
-func ApprovalRow(a approval.Approval) templates.ApprovalRow {
-	return approvalRow(a, nil, time.Now(), translatorFor(context.Background()))
 }
 
 // approvalRow renders an approval for the inbox: what it runs, why in
