@@ -30,10 +30,7 @@ func decisionRow(e store.DecisionEntry, index map[string]ruleMeta, eng *engine.E
 	}
 	if eng != nil {
 		d := eng.Evaluate(&engine.Request{ToolName: e.Tool, ToolArgs: args, ChannelID: e.Channel, Explain: true})
-		for _, s := range d.Trace {
-			row.Trace = append(row.Trace, templates.StepRow{Name: s.Name, Result: s.Result, Rule: s.Rule,
-				Detail: s.Detail, Hits: strings.Join(s.Hits, ", "), Decisive: s.Decisive})
-		}
+		row.Trace = stepRows(d.Trace)
 		row.Rebuilt = t("why.rebuilt") + " " + d.Level.String() + "."
 		if strings.HasSuffix(e.Summary, "…") {
 			row.Rebuilt += " " + t("why.cut")

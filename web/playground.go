@@ -47,12 +47,8 @@ func (u *UI) decidePlay(w http.ResponseWriter, r *http.Request, get func(string)
 		return
 	}
 	d := u.deps.Policy.Engine().Evaluate(req)
-	res := &templates.PlayResult{Level: d.Level.String(), MatchedRule: d.MatchedRule, Reason: d.Reason, ExternalPaths: d.ExternalPaths}
-	for _, s := range d.Trace {
-		res.Steps = append(res.Steps, templates.StepRow{Name: s.Name, Result: s.Result, Rule: s.Rule,
-			Detail: s.Detail, Hits: strings.Join(s.Hits, ", "), Decisive: s.Decisive})
-	}
-	p.Result = res
+	p.Result = &templates.PlayResult{Level: d.Level.String(), MatchedRule: d.MatchedRule, Reason: d.Reason,
+		ExternalPaths: d.ExternalPaths, Steps: stepRows(d.Trace)}
 	render(w, r, http.StatusOK, templates.Playground(p))
 }
 
@@ -75,4 +71,15 @@ func playRequest(f templates.PlayForm, t translator) (*engine.Request, string) {
 		args["path"] = f.Path
 	}
 	return &engine.Request{ToolName: f.Tool, ToolArgs: args, ChannelID: f.Channel, Workspace: f.Workspace, Explain: true}, ""
+}
+
+// stepRows shows an engine trace as the playground and the decisions page
+// both render it.
+func stepRows(trace []engine.Step) []templates.StepRow {
+	rows := make([]templates.StepRow, 0, len(trace))
+	for _, s := range trace {
+		rows = append(rows, templates.StepRow{Name: s.Name, Result: s.Result, Rule: s.Rule,
+			Detail: s.Detail, Hits: strings.Join(s.Hits, ", "), Decisive: s.Decisive})
+	}
+	return rows
 }
