@@ -984,7 +984,7 @@ func (w *walker) unwrap(cur []string, off, level int, env []string, script *scri
 		w.reparse(text, false, env)
 		return
 	}
-	if s.stopped || spec.kind == runsScript {
+	if s.stopped || spec.kind == runsScript && !s.exec {
 		return
 	}
 	rest := cur[s.next:]

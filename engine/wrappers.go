@@ -40,7 +40,8 @@ type wrapper struct {
 	scriptOpts []string
 	// stopOpts mean that no command runs (command -v only prints).
 	stopOpts []string
-	// execOpts switch a runsJoined wrapper to running argv (watch -x).
+	// execOpts switch a runsJoined or runsScript wrapper to running argv
+	// (watch -x, runuser -u USER CMD); one may also be a valueOpt.
 	execOpts []string
 	// operands is how many operands come before the command (timeout's
 	// duration, flock's file, chrt's priority).
@@ -82,8 +83,8 @@ var wrappers = map[string]wrapper{
 	"ltrace":  {valueOpts: []string{"-e", "-o", "-p", "-s", "-u", "-a", "-A", "-D", "-F", "-n", "-l", "-x", "-w"}},
 	"su": {kind: runsScript, valueOpts: []string{"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"},
 		scriptOpts: []string{"-c", "--command"}},
-	"runuser": {kind: runsScript, valueOpts: []string{"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment"},
-		scriptOpts: []string{"-c", "--command"}},
+	"runuser": {kind: runsScript, valueOpts: []string{"-s", "--shell", "-g", "--group", "-G", "--supp-group", "-w", "--whitelist-environment", "-u", "--user"},
+		execOpts: []string{"-u", "--user"}, scriptOpts: []string{"-c", "--command"}},
 	"script": {kind: runsScript, valueOpts: []string{"-E", "--echo", "-I", "--log-in", "-O", "--log-out", "-B", "--log-io", "-T", "--log-timing", "-m", "--logging-format"},
 		scriptOpts: []string{"-c", "--command"}},
 	"eval":  {kind: runsEval},
@@ -150,17 +151,26 @@ func scanOpts(spec *wrapper, args []string) optScan {
 			i++
 			continue
 		}
+		if len(a) > 2 && a[0] == '-' && a[1] != '-' {
+			// A cluster of one-letter options, as getopt reads it: -Eu
+			// root is -E -u root, -qc TEXT is -q -c TEXT.
+			next, done := s.cluster(spec, args, i)
+			if done {
+				return s
+			}
+			i = next
+			continue
+		}
 		if len(a) > 1 && a[0] == '-' {
 			name, val, eq := a, "", false
 			if strings.HasPrefix(a, "--") {
 				name, val, eq = strings.Cut(a, "=")
 			}
+			s.exec = s.exec || slices.Contains(spec.execOpts, name)
 			switch {
 			case slices.Contains(spec.stopOpts, name):
 				s.stopped = true
 				return s
-			case slices.Contains(spec.execOpts, name):
-				s.exec = true
 			case slices.Contains(spec.scriptOpts, name):
 				switch {
 				case eq:
@@ -168,10 +178,6 @@ func scanOpts(spec *wrapper, args []string) optScan {
 				case i+1 < len(args):
 					s.script, s.text = i+1, args[i+1]
 				}
-				s.next = len(args)
-				return s
-			case !strings.HasPrefix(a, "--") && len(a) > 2 && slices.Contains(spec.scriptOpts, a[:2]):
-				s.script, s.text = i, a[2:]
 				s.next = len(args)
 				return s
 			case slices.Contains(spec.valueOpts, name) && !eq:
@@ -184,7 +190,7 @@ func scanOpts(spec *wrapper, args []string) optScan {
 			i++
 			continue
 		}
-		if operands > 0 || spec.kind == runsScript {
+		if operands > 0 || spec.kind == runsScript && !s.exec {
 			// su and script take operands (a user, a log file) around -c.
 			operands--
 			i++
@@ -194,6 +200,40 @@ func scanOpts(spec *wrapper, args []string) optScan {
 	}
 	s.next = min(i, len(args))
 	return s
+}
+
+// cluster reads the one-letter options of args[i] (such as -qc) in order
+// and returns the index of the next argument; done is set when the scan is
+// over (a stopOpt, or script text).
+func (s *optScan) cluster(spec *wrapper, args []string, i int) (next int, done bool) {
+	a := args[i]
+	for j := 1; j < len(a); j++ {
+		name, rest := "-"+a[j:j+1], a[j+1:]
+		s.exec = s.exec || slices.Contains(spec.execOpts, name)
+		switch {
+		case slices.Contains(spec.stopOpts, name):
+			s.stopped = true
+			return i, true
+		case slices.Contains(spec.scriptOpts, name):
+			switch {
+			case rest != "":
+				s.script, s.text = i, rest
+			case i+1 < len(args):
+				s.script, s.text = i+1, args[i+1]
+			}
+			s.next = len(args)
+			return i, true
+		case slices.Contains(spec.valueOpts, name):
+			if name == "-C" || name == "-D" {
+				s.chdir = true
+			}
+			if rest != "" {
+				return i + 1, false // -uroot: the value is the rest
+			}
+			return i + 2, false
+		}
+	}
+	return i + 1, false
 }
 
 // shellScan is how a shell (sh, bash, ...) was asked to run.
