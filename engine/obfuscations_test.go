@@ -65,6 +65,8 @@ var programWrappers = [][]string{
 	{"timeout", "5"}, {"timeout", "-s", "KILL", "30"}, {"nohup"}, {"stdbuf", "-o0"}, {"stdbuf", "-oL", "-eL"},
 	{"sudo"}, {"sudo", "-n"}, {"doas"}, {"time"}, {"time", "-p"}, {"exec"}, {"setsid"}, {"ionice", "-c3"},
 	{"chrt", "-o", "0"}, {"taskset", "-c", "0"}, {"builtin", "command"},
+	{"exec", "-a", "name"}, {"command", "-p"}, {"env", "-u", "HOME", "--"}, {"nice", "--adjustment=5"},
+	{"timeout", "--signal=KILL", "5"}, {"sudo", "-u", "root", "--"}, {"sudo", "-Eu", "root"}, {"eatmydata"},
 }
 
 // programDirs are where full program paths are taken from.
@@ -126,6 +128,9 @@ var obfuscations = []struct {
 		}
 		w := programWrappers[ch.intn(len(programWrappers))]
 		c.words = append(append([]string{}, w...), c.words...)
+		// A builtin head (command, exec) cannot be run by exec or by a
+		// program wrapper in turn.
+		c.builtin = shellBuiltins[w[0]]
 		if c.argv >= 0 {
 			c.argv += len(w)
 		}
