@@ -158,8 +158,9 @@ func (idx *ruleIndex) collectNormalized(tool string, v *callValues, hits []*rule
 		}
 		nv := callValues{category: CategoryShell, command: n, slashed: slashes(n), strictOnly: true}
 		var buf [8]*rule
+		// strictOnly: collect returns only ask and deny rules.
 		for _, r := range idx.collect(tool, &nv, buf[:0]) {
-			if (r.level == Ask || r.level == Deny) && !slices.Contains(hits, r) {
+			if !slices.Contains(hits, r) {
 				hits = append(hits, r)
 				added = true
 			}
