@@ -25,9 +25,12 @@ run:
 screenshots:
 	TOOLGATE_SCREENSHOTS=1 $(GO) test -count=1 -run 'TestBrowserPagesLayout|TestBrowserChinese|TestBrowserAccessibility' ./integration/
 
-# deps installs Debian's Chromium for the browser tests and python3 for the
-# Python client's tests when they are missing (as root, through apt-get),
-# and fetches the Go modules.
+# deps installs Debian's Chromium for the browser tests, python3 for the
+# Python client's tests and PostgreSQL's server binaries for the tests of
+# --database-url when they are missing (as root, through apt-get), and
+# fetches the Go modules. The PostgreSQL tests start their own throwaway
+# cluster on a free loopback port (internal/pgtest); a system cluster the
+# package may start on 5432 is not used by them.
 deps:
 	@if ! command -v chromium >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
@@ -43,6 +46,14 @@ deps:
 			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3 >/dev/null; \
 		else \
 			echo "python3 is missing: install Debian's python3 package (as root) to run the Python client's tests"; exit 1; \
+		fi; \
+	fi
+	@if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 && ! command -v initdb >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing postgresql (Debian package) for the PostgreSQL tests"; \
+			apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null; \
+		else \
+			echo "PostgreSQL is missing: install Debian's postgresql package (as root) to run the PostgreSQL tests"; exit 1; \
 		fi; \
 	fi
 	$(GO) mod download
