@@ -1,0 +1,212 @@
+package pg
+
+import (
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// Channels toolgate notifies on. A payload is short (an id or a version);
+// a subscriber re-reads the tables for the rest.
+const (
+	ChannelPolicy    = "toolgate_policy"
+	ChannelApprovals = "toolgate_approvals"
+	ChannelTokens    = "toolgate_tokens"
+	ChannelSessions  = "toolgate_sessions"
+)
+
+// Reconnect backoff of the Listener: doubling from the first to the last,
+// with jitter.
+const (
+	listenBackoffMin = 100 * time.Millisecond
+	listenBackoffMax = 5 * time.Second
+)
+
+// Listener is the one LISTEN connection of a process. It dispatches each
+// notification to the subscribers of its channel, in order, from its own
+// goroutine; it reconnects with backoff when the connection is lost, and
+// every time it has (re)established LISTEN on a channel it calls that
+// channel's resync callbacks, so that a subscriber re-reads the tables and
+// nothing sent while it was not listening is lost. It is safe for
+// concurrent use.
+type Listener struct {
+	conf *pgx.ConnConfig
+	log  *slog.Logger
+
+	mu   sync.Mutex
+	subs map[string][]*subscription
+	// live are the channels LISTENed on over the current connection.
+	live map[string]bool
+	// wake interrupts a wait so that a newly subscribed channel is LISTENed.
+	wake chan struct{}
+
+	connected  atomic.Bool
+	pid        atomic.Uint32
+	reconnects atomic.Int64
+}
+
+type subscription struct {
+	fn     func(payload string)
+	resync func()
+}
+
+func newListener(conf *pgx.ConnConfig, log *slog.Logger) *Listener {
+	return &Listener{conf: conf, log: log, subs: map[string][]*subscription{},
+		live: map[string]bool{}, wake: make(chan struct{}, 1)}
+}
+
+// Subscribe makes fn receive the payload of every notification on channel
+// and resync (may be nil) run each time LISTEN on channel is established:
+// soon after Subscribe when connected, and after every reconnect. Both run
+// on the Listener's goroutine and must not block for long. unsubscribe
+// stops both.
+func (l *Listener) Subscribe(channel string, fn func(payload string), resync func()) (unsubscribe func()) {
+	s := &subscription{fn: fn, resync: resync}
+	l.mu.Lock()
+	l.subs[channel] = append(l.subs[channel], s)
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
+	return func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		list := l.subs[channel]
+		for i, x := range list {
+			if x == s {
+				l.subs[channel] = append(list[:i:i], list[i+1:]...)
+				return
+			}
+		}
+	}
+}
+
+// Connected reports whether the listening connection is up.
+func (l *Listener) Connected() bool { return l.connected.Load() }
+
+// run connects, listens and dispatches until ctx ends.
+func (l *Listener) run(ctx context.Context) {
+	backoff := listenBackoffMin
+	for ctx.Err() == nil {
+		conn, err := pgx.ConnectConfig(ctx, l.conf)
+		if err == nil {
+			backoff = listenBackoffMin
+			err = l.serve(ctx, conn)
+			l.connected.Store(false)
+			l.pid.Store(0)
+			closeCtx, cancel := context.WithTimeout(context.Background(), time.Second)
+			_ = conn.Close(closeCtx)
+			cancel()
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		l.reconnects.Add(1)
+		l.log.Warn("pg listener: connection lost, reconnecting", "err", err, "in", backoff)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff + rand.N(backoff/2)):
+		}
+		backoff = min(2*backoff, listenBackoffMax)
+	}
+}
+
+// serve runs one connection: LISTEN on every subscribed channel not yet
+// listened on, resync their subscribers, wait for a notification or a new
+// subscription, repeat. It returns when the connection fails.
+func (l *Listener) serve(ctx context.Context, conn *pgx.Conn) error {
+	l.mu.Lock()
+	clear(l.live)
+	l.mu.Unlock()
+	l.pid.Store(conn.PgConn().PID())
+	for {
+		if err := l.listenNew(ctx, conn); err != nil {
+			return err
+		}
+		l.connected.Store(true)
+		n, err := l.wait(ctx, conn)
+		if err != nil {
+			return err
+		}
+		if n != nil {
+			l.dispatch(n.Channel, n.Payload)
+		}
+	}
+}
+
+// listenNew LISTENs on the subscribed channels the connection does not yet
+// listen on, then runs their resync callbacks.
+func (l *Listener) listenNew(ctx context.Context, conn *pgx.Conn) error {
+	l.mu.Lock()
+	var todo []string
+	for ch, list := range l.subs {
+		if !l.live[ch] && len(list) > 0 {
+			todo = append(todo, ch)
+		}
+	}
+	l.mu.Unlock()
+	for _, ch := range todo {
+		if _, err := conn.Exec(ctx, "LISTEN "+pgx.Identifier{ch}.Sanitize()); err != nil {
+			return err
+		}
+		l.mu.Lock()
+		l.live[ch] = true
+		subs := append([]*subscription(nil), l.subs[ch]...)
+		l.mu.Unlock()
+		for _, s := range subs {
+			if s.resync != nil {
+				s.resync()
+			}
+		}
+	}
+	return nil
+}
+
+// wait returns the next notification, or nil without error when a new
+// subscription interrupted the wait.
+func (l *Listener) wait(ctx context.Context, conn *pgx.Conn) (*pgNotification, error) {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	woken := make(chan struct{})
+	stopWatch := make(chan struct{})
+	defer close(stopWatch)
+	go func() {
+		select {
+		case <-l.wake:
+			close(woken)
+			cancel()
+		case <-stopWatch:
+		}
+	}()
+	n, err := conn.WaitForNotification(wctx)
+	if err != nil {
+		select {
+		case <-woken:
+			if ctx.Err() == nil && !conn.IsClosed() {
+				return nil, nil
+			}
+		default:
+		}
+		return nil, err
+	}
+	return &pgNotification{Channel: n.Channel, Payload: n.Payload}, nil
+}
+
+type pgNotification struct{ Channel, Payload string }
+
+// dispatch calls the subscribers of channel with payload.
+func (l *Listener) dispatch(channel, payload string) {
+	l.mu.Lock()
+	subs := append([]*subscription(nil), l.subs[channel]...)
+	l.mu.Unlock()
+	for _, s := range subs {
+		s.fn(payload)
+	}
+}

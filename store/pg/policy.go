@@ -1,0 +1,166 @@
+package pg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+	"gopkg.in/yaml.v3"
+
+	"github.com/toolgate/toolgate/store"
+)
+
+// policyMigrations are the steps of PartPolicy: one row holding the
+// `permissions` section as YAML text and the user's built-in rules text,
+// with a version that every write raises by one.
+var policyMigrations = []Migration{
+	{Version: 1, Name: "policy_document", SQL: `
+CREATE TABLE policy_document (
+	id         smallint    PRIMARY KEY CHECK (id = 1),
+	config     text,
+	builtin    text,
+	version    bigint      NOT NULL,
+	updated_at timestamptz NOT NULL DEFAULT now()
+);
+INSERT INTO policy_document (id, config, builtin, version) VALUES (1, NULL, NULL, 0);`},
+}
+
+// ErrNoDocument is Document.ConfigErr while the database holds no policy
+// yet (before Import); it wraps fs.ErrNotExist, as a missing config.yaml.
+var ErrNoDocument = fmt.Errorf("pg: no policy document in the database yet: %w", fs.ErrNotExist)
+
+// ErrNotSection is returned by Update when edit produced text that is not a
+// YAML document whose only top-level key is `permissions`.
+var ErrNotSection = errors.New("pg: the policy text must be a YAML mapping whose only key is `permissions`")
+
+// Policy is the policy document in PostgreSQL, a store.Backend: the
+// `permissions` section as YAML text (comments kept) and the built-in rules
+// text, in one row with a version. Writes lock the row, so edits through
+// any replica are serialised and none is lost; each one notifies
+// ChannelPolicy with the new version.
+type Policy struct {
+	db *DB
+}
+
+var _ store.Backend = (*Policy)(nil)
+
+// OpenPolicy migrates PartPolicy and returns the backend.
+func OpenPolicy(ctx context.Context, db *DB) (*Policy, error) {
+	if err := Migrate(ctx, db, PartPolicy, policyMigrations); err != nil {
+		return nil, err
+	}
+	return &Policy{db: db}, nil
+}
+
+// Name is "postgres".
+func (p *Policy) Name() string { return "postgres" }
+
+// Read returns the stored document; Config is nil and ConfigErr is
+// ErrNoDocument before anything was imported or written.
+func (p *Policy) Read(ctx context.Context) (store.Document, error) {
+	octx, cancel := p.db.Op(ctx)
+	defer cancel()
+	doc, err := readDocument(octx, p.db.pool, "")
+	return doc, p.db.Wrap(ctx, err, "read policy")
+}
+
+// readDocument reads the row with q ("" or " FOR UPDATE" appended).
+func readDocument(ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, lock string) (store.Document, error) {
+	var config, builtin *string
+	var version int64
+	err := q.QueryRow(ctx, "SELECT config, builtin, version FROM policy_document WHERE id = 1"+lock).
+		Scan(&config, &builtin, &version)
+	if err != nil {
+		return store.Document{}, err
+	}
+	doc := store.Document{Version: strconv.FormatInt(version, 10)}
+	if config == nil {
+		doc.ConfigErr = ErrNoDocument
+	} else {
+		doc.Config = []byte(*config)
+	}
+	if builtin != nil {
+		doc.Builtin = []byte(*builtin)
+	}
+	return doc, nil
+}
+
+// Update locks the row, calls edit with the current document and stores
+// the text it returns with the version raised by one, notifying every
+// replica, all in one transaction. An error of edit is returned as is and
+// nothing is written.
+func (p *Policy) Update(ctx context.Context, edit func(cur store.Document) ([]byte, error)) (store.Document, error) {
+	octx, cancel := p.db.Op(ctx)
+	defer cancel()
+	var out store.Document
+	var editErr error
+	err := pgx.BeginFunc(octx, p.db.pool, func(tx pgx.Tx) error {
+		cur, err := readDocument(octx, tx, " FOR UPDATE")
+		if err != nil {
+			return err
+		}
+		next, err := edit(cur)
+		if err == nil {
+			err = checkSection(next)
+		}
+		if err != nil {
+			editErr = err
+			return err
+		}
+		var version int64
+		if err := tx.QueryRow(octx, `UPDATE policy_document SET config = $1, version = version + 1, updated_at = now()
+			WHERE id = 1 RETURNING version`, string(next)).Scan(&version); err != nil {
+			return err
+		}
+		out = store.Document{Config: next, Builtin: cur.Builtin, Version: strconv.FormatInt(version, 10)}
+		_, err = tx.Exec(octx, "SELECT pg_notify($1, $2)", ChannelPolicy, out.Version)
+		return err
+	})
+	if editErr != nil {
+		return store.Document{}, editErr
+	}
+	if err != nil {
+		return store.Document{}, p.db.Wrap(ctx, err, "update policy")
+	}
+	return out, nil
+}
+
+// Watch calls changed after every policy notification and after every
+// (re)connect of the Listener (a notification may have been missed), until
+// ctx ends. It returns at once; changed runs on the Listener's goroutine.
+// Notifications of this process's own writes call it too (spuriously).
+func (p *Policy) Watch(ctx context.Context, changed func()) error {
+	unsubscribe := p.db.listener.Subscribe(ChannelPolicy, func(string) { changed() }, changed)
+	context.AfterFunc(ctx, unsubscribe)
+	return nil
+}
+
+// checkSection accepts a YAML text whose top level is empty or a mapping
+// whose only key is `permissions`: the form the section is stored in.
+func checkSection(text []byte) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(text, &doc); err != nil {
+		return fmt.Errorf("%w: %w", ErrNotSection, err)
+	}
+	if doc.Kind == 0 || len(doc.Content) == 0 {
+		return nil
+	}
+	top := doc.Content[0]
+	if top.Kind == yaml.ScalarNode && top.Tag == "!!null" {
+		return nil
+	}
+	if top.Kind != yaml.MappingNode {
+		return ErrNotSection
+	}
+	for i := 0; i < len(top.Content); i += 2 {
+		if top.Content[i].Value != "permissions" {
+			return fmt.Errorf("%w (found %q)", ErrNotSection, top.Content[i].Value)
+		}
+	}
+	return nil
+}
