@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // shellValue is the command of a shell tool call (contract 3, D6):
@@ -34,22 +36,12 @@ func shellValue(args map[string]any) string {
 // order they are read.
 var commandKeys = [...]string{"command", "cmd"}
 
-// pathKeys are the argument names whose string values are always paths.
-func isPathKey(k string) bool {
-	switch k {
-	case "path", "file_path", "target_file", "file", "old_path", "new_path",
-		"source_path", "dest_path", "directory", "dir":
-		return true
-	}
-	return false
-}
+// isPathKey reports whether k is a path key (policy.PathKeys).
+func isPathKey(k string) bool { return policy.IsPathKey(k) }
 
 // isPathValue reports whether a stripped, non-blank string under key k is a
-// path value: a path key, or a value containing / or \, or whose second
-// character is ':'.
-func isPathValue(k, v string) bool {
-	return isPathKey(k) || strings.ContainsAny(v, `/\`) || len(v) >= 2 && v[1] == ':'
-}
+// path value (policy.IsPathValue).
+func isPathValue(k, v string) bool { return policy.IsPathValue(k, v) }
 
 // MaxArgDepth is how deep path values are looked for in nested objects and
 // arrays of tool_args. A value nested deeper stands as tooDeepValue, an
@@ -166,11 +158,6 @@ func appendPathValue(buf []string, k, s, home string) []string {
 	return buf
 }
 
-// pathKeyOrder is the order in which "always allow" looks for the first path
-// value: the path keys as the contract lists them, then any other key sorted.
-var pathKeyOrder = []string{"path", "file_path", "target_file", "file", "old_path", "new_path",
-	"source_path", "dest_path", "directory", "dir"}
-
 // FirstPathValue returns the first path value of the arguments, as "always
 // allow" records it (contract 3): the path keys in the contract's order,
 // then the other keys in sorted order, each value looked into as
@@ -214,7 +201,7 @@ func firstInObject(args map[string]any, take func(k, v string) bool, depth int) 
 		}
 		return visitPathValue(k, v, take, depth)
 	}
-	for _, k := range pathKeyOrder {
+	for _, k := range policy.PathKeys {
 		if _, ok := args[k]; ok && !visit(k) {
 			return false
 		}

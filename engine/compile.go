@@ -3,8 +3,9 @@ package engine
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // ruleSet says where a rule came from, which names it in matched_rule.
@@ -84,26 +85,9 @@ func (c *compiler) problem(path, format string, args ...any) {
 	c.problems = append(c.problems, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
-// tieredSchemas are the schema names that select the tiered policy.
-var tieredSchemas = map[string]bool{"tiered_policy": true, "v_cc": true, "v4.2": true}
-
 // IsTieredSchema reports whether a schema (or version) value selects the
 // tiered policy: lower-cased, spaces removed, one of tiered_policy, v_cc, v4.2.
-func IsTieredSchema(v any) bool {
-	s, ok := scalarString(v)
-	if !ok {
-		return false
-	}
-	s = strings.ToLower(strings.Join(strings.Fields(s), ""))
-	return tieredSchemas[s]
-}
-
-// knownPermissionKeys are the keys of the permissions section (contract 2).
-var knownPermissionKeys = map[string]bool{
-	"enabled": true, "schema": true, "version": true, "permission_mode": true, "tools": true,
-	"defaults": true, "rules": true, "approval_overrides": true, "external_directory": true,
-	"owner_scopes": true, "deny_guidance_message": true,
-}
+func IsTieredSchema(v any) bool { return policy.IsTieredSchema(v) }
 
 // Compile builds an Engine from the decoded `permissions` section of
 // config.yaml (nil when the section is absent) and the decoded `rules` list of
@@ -111,61 +95,48 @@ var knownPermissionKeys = map[string]bool{
 // YAML decoders produce them. Every problem is returned, each naming its place
 // (permissions.rules[3].pattern, builtin_rules[1].severity, ...); a broken
 // entry is left out and the rest of the policy still decides (contract D4).
+// It decodes both through the policy package and calls CompileSection.
 func Compile(perms map[string]any, builtin []any, opts Options) (*Engine, []Problem) {
-	c := &compiler{opts: opts}
-	p := &compiledPolicy{}
-	p.enabled = truthy(perms["enabled"], true)
-	if v, ok := perms["enabled"]; ok {
-		if _, isBool := v.(bool); !isBool {
-			c.problem("permissions.enabled", "must be true or false, got %v", v)
-		}
+	sec := policy.DecodeSection(perms)
+	b := policy.DecodeBuiltin(builtin)
+	return CompileSection(&sec, &b, opts)
+}
+
+// CompileSection builds an Engine from a typed section and the typed
+// built-in rules (nil for none). The problems returned are the decoding
+// problems they carry followed by the ones compiling finds (patterns that
+// do not compile, unknown tools, duplicate ids, ...).
+func CompileSection(sec *policy.Section, builtin *policy.Builtin, opts Options) (*Engine, []Problem) {
+	if sec == nil {
+		sec = &policy.Section{Enabled: true, External: policy.ExternalDirs{Star: Ask}}
 	}
-	schema, hasSchema := perms["schema"]
-	if !hasSchema {
-		schema = perms["version"]
+	c := &compiler{opts: opts, mode: sec.Mode}
+	c.problems = append(c.problems, sec.Problems...)
+	var builtinRules []policy.Rule
+	if builtin != nil {
+		c.problems = append(c.problems, builtin.Problems...)
+		builtinRules = builtin.Rules
 	}
-	p.tiered = IsTieredSchema(schema)
-	p.mode = c.compileMode(perms["permission_mode"])
-	c.mode = p.mode
+	p := &compiledPolicy{enabled: sec.Enabled, tiered: sec.Tiered, mode: sec.Mode, guidance: sec.DenyGuidance}
 	p.channels = channelSet(opts.CheckedChannels)
-	for _, k := range sortedKeys(perms) {
-		if !knownPermissionKeys[k] {
-			c.problem("permissions."+quoteKey(k), "unknown key; it is ignored")
+	p.tools, p.legacy = c.compileTools(sec.Tools, sec.Tiered)
+	if sec.Defaults != LevelNone {
+		p.defaults = toolLevel{sec.Defaults, "defaults.*"}
+		if sec.Tiered {
+			p.defaults.rule = "tiered_policy:defaults.*"
 		}
 	}
-	p.tools, p.legacy = c.compileTools(perms["tools"], p.tiered)
-	p.defaults = c.compileDefaults(perms["defaults"], p.tiered)
-	p.builtin = c.compileRules(builtin, "builtin_rules", setBuiltin)
-	p.user = c.compileRuleList(perms["rules"], "permissions.rules", setUser)
-	p.overrides = c.compileRuleList(perms["approval_overrides"], "permissions.approval_overrides", setOverride)
-	p.ext = c.compileExternal(perms["external_directory"])
-	p.owners = c.compileOwners(perms["owner_scopes"])
-	if g, ok := perms["deny_guidance_message"]; ok {
-		if s, isStr := g.(string); isStr {
-			p.guidance = strings.TrimSpace(s)
-		} else {
-			c.problem("permissions.deny_guidance_message", "must be a string")
-		}
-	}
+	p.builtin = c.compileRules(builtinRules, policy.PathBuiltin, setBuiltin)
+	p.user = c.compileRules(sec.Rules, policy.PathRules, setUser)
+	p.overrides = c.compileRules(sec.Overrides, policy.PathOverrides, setOverride)
+	p.ext = c.compileExternal(&sec.External)
+	p.owners = c.compileOwners(&sec.Owners)
 	p.reasons = buildReasonCache(p)
 	e := &Engine{opts: opts, problems: c.problems, policy: p}
 	if opts.Workspace != "" {
 		e.serverWS = e.absolute(opts.Workspace, "/")
 	}
 	return e, c.problems
-}
-
-func (c *compiler) compileMode(v any) Mode {
-	if v == nil {
-		return ModeNormal
-	}
-	s, _ := scalarString(v)
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "normal", "strict":
-	default:
-		c.problem("permissions.permission_mode", "unknown mode %q; normal is used (allowed: normal, strict)", s)
-	}
-	return ParseMode(s)
 }
 
 // channelSet builds the checked-channel set; nil means the default set.
@@ -180,112 +151,42 @@ func channelSet(list []string) map[string]bool {
 	return set
 }
 
-// compileTools reads permissions.tools: tool -> level, or a map with "*"
-// (and, in the legacy schema, "patterns").
-func (c *compiler) compileTools(v any, tiered bool) (map[string]toolLevel, map[string][]legacyPattern) {
-	tools := map[string]toolLevel{}
+// compileTools builds the tool levels and, in the legacy schema, the
+// tools.<t>.patterns entries.
+func (c *compiler) compileTools(list []policy.ToolSetting, tiered bool) (map[string]toolLevel, map[string][]legacyPattern) {
+	tools := make(map[string]toolLevel, len(list))
 	legacy := map[string][]legacyPattern{}
-	if v == nil {
-		return tools, legacy
-	}
-	m, ok := asMap(v)
-	if !ok {
-		c.problem("permissions.tools", "must be a mapping of tool name to level")
-		return tools, legacy
-	}
-	for _, name := range sortedKeys(m) {
-		path := "permissions.tools." + quoteKey(name)
-		switch val := m[name].(type) {
-		case map[string]any, map[any]any:
-			sub, _ := asMap(val)
-			if star, has := sub["*"]; has {
-				if lvl, ok := c.level(path+`."*"`, star); ok {
-					tools[name] = toolLevel{lvl, "tools." + name + ".*"}
-				}
+	for i := range list {
+		t := &list[i]
+		if t.Level != LevelNone {
+			name := "tools." + t.Name
+			if t.Star {
+				name += ".*"
 			}
-			if pats, has := sub["patterns"]; has && !tiered {
-				legacy[name] = c.compileLegacyPatterns(path+".patterns", name, pats)
-			}
-		default:
-			if lvl, ok := c.level(path, val); ok {
-				tools[name] = toolLevel{lvl, "tools." + name}
-			}
+			tools[t.Name] = toolLevel{t.Level, name}
+		}
+		if t.Patterns != nil && !tiered {
+			legacy[t.Name] = c.compileLegacyPatterns(t.Name, t.Patterns)
 		}
 	}
 	return tools, legacy
 }
 
-func (c *compiler) compileLegacyPatterns(path, tool string, v any) []legacyPattern {
-	m, ok := asMap(v)
-	if !ok {
-		c.problem(path, "must be a mapping of pattern to level")
-		return nil
-	}
+func (c *compiler) compileLegacyPatterns(tool string, pats []policy.LegacyPattern) []legacyPattern {
 	var out []legacyPattern
-	for _, pat := range sortedKeys(m) {
-		ppath := path + "[" + fmt.Sprintf("%q", pat) + "]"
-		lvl, ok := c.level(ppath, m[pat])
-		if !ok {
-			continue
-		}
-		mt, partial, err := compilePattern(pat)
+	for _, lp := range pats {
+		mt, partial, err := compilePattern(lp.Pattern)
 		if err != nil {
-			c.problem(ppath, "%v", err)
+			c.problem(policy.LegacyPatternPath(tool, lp.Pattern), "%v", err)
 			continue
 		}
 		if partial != nil {
-			c.problem(ppath, "%v", partial)
+			c.problem(policy.LegacyPatternPath(tool, lp.Pattern), "%v", partial)
 		}
 		mt.dropTrees() // legacy patterns have no prefilter
-		out = append(out, legacyPattern{m: mt, level: lvl, rule: "tools." + tool + ".patterns['" + pat + "']"})
+		out = append(out, legacyPattern{m: mt, level: lp.Level, rule: "tools." + tool + ".patterns['" + lp.Pattern + "']"})
 	}
 	return out
-}
-
-// compileDefaults reads defaults: {"*": level}.
-func (c *compiler) compileDefaults(v any, tiered bool) toolLevel {
-	if v == nil {
-		return toolLevel{}
-	}
-	m, ok := asMap(v)
-	if !ok {
-		c.problem("permissions.defaults", `must be a mapping like {"*": ask}`)
-		return toolLevel{}
-	}
-	star, has := m["*"]
-	if !has {
-		return toolLevel{}
-	}
-	lvl, ok := c.level(`permissions.defaults."*"`, star)
-	if !ok {
-		return toolLevel{}
-	}
-	name := "defaults.*"
-	if tiered {
-		name = "tiered_policy:defaults.*"
-	}
-	return toolLevel{lvl, name}
-}
-
-// level reads a level value, reporting a problem when it is not one.
-func (c *compiler) level(path string, v any) (Level, bool) {
-	s, _ := scalarString(v)
-	lvl, ok := ParseLevel(s)
-	if !ok {
-		c.problem(path, "invalid level %v; allowed: allow, ask, deny", describe(v))
-	}
-	return lvl, ok
-}
-
-// describe renders a config value for a problem message.
-func describe(v any) string {
-	if s, ok := v.(string); ok {
-		return fmt.Sprintf("%q", s)
-	}
-	if v == nil {
-		return "(empty)"
-	}
-	return fmt.Sprintf("%v", v)
 }
 
 // ruleIndex holds rules in file order and indexed by tool.
@@ -294,35 +195,24 @@ type ruleIndex struct {
 	byTool map[string]*toolRules
 }
 
-func (c *compiler) compileRuleList(v any, path string, set ruleSet) ruleIndex {
-	if v == nil {
-		return newRuleIndex(nil)
-	}
-	list, ok := asList(v)
-	if !ok {
-		c.problem(path, "must be a list of rules")
-		return newRuleIndex(nil)
-	}
-	return c.compileRules(list, path, set)
-}
-
-func (c *compiler) compileRules(list []any, path string, set ruleSet) ruleIndex {
+func (c *compiler) compileRules(list []policy.Rule, path string, set ruleSet) ruleIndex {
 	rules := make([]*rule, 0, len(list))
 	seen := make(map[string]int, len(list))
-	for i, item := range list {
+	for i := range list {
+		pr := &list[i]
 		// The path of a rule is only needed for a problem, so it is built
 		// then (100,000 Sprintf calls were a visible share of compiling).
-		rpath := func() string { return path + "[" + strconv.Itoa(i) + "]" }
-		r := c.compileRule(item, rpath, set)
+		rpath := func() string { return policy.ItemPath(path, pr.Index) }
+		r := c.compileRule(pr, rpath, set)
 		if r == nil {
 			continue
 		}
-		r.order = i
+		r.order = pr.Index
 		if r.id != "" {
 			if first, dup := seen[r.id]; dup {
 				c.problem(rpath()+".id", "duplicate id %q (also %s[%d])", r.id, path, first)
 			} else {
-				seen[r.id] = i
+				seen[r.id] = pr.Index
 			}
 		}
 		if set == setOverride && r.level != Allow {
@@ -333,34 +223,20 @@ func (c *compiler) compileRules(list []any, path string, set ruleSet) ruleIndex 
 	return newRuleIndex(rules)
 }
 
-// compileRule compiles one rule mapping, or returns nil (with problems) when
-// it cannot take part; path gives the rule's path for problems.
-func (c *compiler) compileRule(item any, path func() string, set ruleSet) *rule {
-	m, ok := asMap(item)
-	if !ok {
-		c.problem(path(), "must be a mapping with tools and pattern")
-		return nil
-	}
-	r := &rule{set: set}
-	if id, has := m["id"]; has && id != nil {
-		r.id, _ = scalarString(id)
-	}
+// compileRule compiles one decoded rule, or returns nil (with problems)
+// when it cannot take part; path gives the rule's path for problems.
+func (c *compiler) compileRule(pr *policy.Rule, path func() string, set ruleSet) *rule {
+	r := &rule{set: set, id: pr.ID}
 	r.name = ruleName(set, r.id)
-	r.tools = c.ruleTools(m["tools"], path)
-	patternText, _ := scalarString(m["pattern"])
-	mt, partial, err := compilePattern(patternText)
+	r.tools = c.ruleTools(pr.Tools, path)
+	mt, partial, err := compilePattern(pr.Pattern)
 	if err != nil {
 		c.problem(path()+".pattern", "%v", err)
 	} else if partial != nil {
 		c.problem(path()+".pattern", "%v", partial)
 	}
-	lvl, valid := c.ruleLevel(m, path)
+	lvl, valid := pr.Level(c.mode)
 	r.level = lvl
-	if mt2, has := m["match_type"]; has && mt2 != nil {
-		if s, _ := scalarString(mt2); s != "command" && s != "path" {
-			c.problem(path()+".match_type", "unknown match_type %q; allowed: command, path", s)
-		}
-	}
 	if r.tools == nil || err != nil || !valid {
 		return nil
 	}
@@ -375,79 +251,48 @@ func (c *compiler) compileRule(item any, path func() string, set ruleSet) *rule 
 	r.singleDeny = base + "deny:" + r.name
 	if set == setOverride {
 		r.single = "tiered_policy:approval_overrides:" + r.name
-		r.addDir = addDirOf(r.id, m, patternText) // override.go
+		r.addDir = addDirOf(r.id, pr.Source, pr.Pattern) // override.go
 	}
 	return r
 }
 
-// ruleTools reads a rule's tools: a list or one string, all known and of one
-// category; nil when the rule must be skipped.
-func (c *compiler) ruleTools(v any, rulePath func() string) []string {
-	path := func() string { return rulePath() + ".tools" }
-	var tools []string
-	switch t := v.(type) {
-	case string:
-		tools = []string{t}
-	case []any:
-		for _, item := range t {
-			s, ok := item.(string)
-			if !ok {
-				c.problem(path(), "tool names must be strings, got %v", describe(item))
-				return nil
-			}
-			tools = append(tools, s)
-		}
-	default:
-		c.problem(path(), "must list at least one tool")
+// ruleTools checks a decoded rule's tools: all known and of one category;
+// nil when the rule must be skipped (decoding already reported tools it
+// could not read).
+func (c *compiler) ruleTools(tools []string, rulePath func() string) []string {
+	if tools == nil {
 		return nil
 	}
-	if len(tools) == 0 {
-		c.problem(path(), "must list at least one tool")
+	if err := checkTools(tools); err != nil {
+		c.problem(rulePath()+".tools", "%s", err.Message)
 		return nil
+	}
+	return tools
+}
+
+// checkTools reports tools that are unknown or of mixed categories.
+func checkTools(tools []string) *policy.FieldError {
+	if len(tools) == 0 {
+		return &policy.FieldError{Field: "tools", Message: "must list at least one tool", Err: policy.ErrNoTools}
 	}
 	first := ToolCategory(tools[0])
 	for _, name := range tools {
 		cat := ToolCategory(name)
 		if cat == CategoryUnknown {
-			c.problem(path(), "unknown tool %q; the rule is skipped (known: %s)", name, knownToolList())
-			return nil
+			return &policy.FieldError{Field: "tools", Err: policy.ErrBadTools,
+				Message: fmt.Sprintf("unknown tool %q; the rule is skipped (known: %s)", name, knownToolList())}
 		}
 		if cat != first {
-			c.problem(path(), "mixes %s and %s tools (%q); the rule is skipped", first, cat, name)
-			return nil
+			return &policy.FieldError{Field: "tools", Err: policy.ErrBadTools,
+				Message: fmt.Sprintf("mixes %s and %s tools (%q); the rule is skipped", first, cat, name)}
 		}
 	}
-	return tools
+	return nil
 }
 
 func knownToolList() string {
 	all := append(append(append([]string{}, ShellTools...), PathTools...), NetworkTools...)
 	return strings.Join(all, ", ")
-}
-
-// ruleLevel resolves a rule's level: an action wins; else the severity
-// (missing or unknown = HIGH) through the mode's table (spec 2.1). An action
-// that is not a level makes the whole rule inert (contract D4): valid is false.
-func (c *compiler) ruleLevel(m map[string]any, path func() string) (lvl Level, valid bool) {
-	if a, has := m["action"]; has && a != nil {
-		s, _ := scalarString(a)
-		if s != "" {
-			if lvl, ok := ParseLevel(s); ok {
-				return lvl, true
-			}
-			c.problem(path()+".action", "invalid action %q; allowed: allow, ask, deny (the rule is inert)", s)
-			return LevelNone, false
-		}
-	}
-	sev := SeverityHigh
-	if v, has := m["severity"]; has && v != nil {
-		s, _ := scalarString(v)
-		var ok bool
-		if sev, ok = ParseSeverity(s); !ok {
-			c.problem(path()+".severity", "unknown severity %q; HIGH is used (allowed: LOW, MEDIUM, HIGH, CRITICAL)", s)
-		}
-	}
-	return SeverityLevel(sev, c.mode), true
 }
 
 func ruleName(set ruleSet, id string) string {

@@ -3,7 +3,6 @@ package engine
 import (
 	"path"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -20,45 +19,6 @@ type extKey struct {
 	prefix string // normalized: forward slashes, no trailing /, drive letter lower-cased
 	raw    string
 	level  Level
-}
-
-func (c *compiler) compileExternal(v any) extDir {
-	ext := extDir{star: Ask}
-	switch val := v.(type) {
-	case nil:
-		return ext
-	case string:
-		lvl, ok := c.level("permissions.external_directory", val)
-		if !ok {
-			lvl = Ask
-		}
-		return extDir{fixed: true, level: lvl, star: lvl}
-	}
-	m, ok := asMap(v)
-	if !ok {
-		c.problem("permissions.external_directory", "must be a level or a mapping of path prefix to level")
-		return ext
-	}
-	for _, k := range sortedKeys(m) {
-		kpath := "permissions.external_directory[" + quoteKey(k) + "]"
-		lvl, ok := c.level(kpath, m[k])
-		if !ok {
-			continue
-		}
-		if k == "*" {
-			ext.star = lvl
-			continue
-		}
-		prefix := NormalizeDirKey(k)
-		if !strings.Contains(prefix, "/") {
-			c.problem(kpath, "ignored: a key must be a path with / (a bare drive letter would match a whole drive)")
-			continue
-		}
-		ext.keys = append(ext.keys, extKey{prefix: prefix, raw: k, level: lvl})
-	}
-	// Longest prefix first, so the most specific key decides.
-	sort.SliceStable(ext.keys, func(i, j int) bool { return len(ext.keys[i].prefix) > len(ext.keys[j].prefix) })
-	return ext
 }
 
 // NormalizeDirKey normalizes an external_directory key: \ to /, no trailing

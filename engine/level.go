@@ -1,136 +1,51 @@
 package engine
 
-import "strings"
+import "github.com/toolgate/toolgate/policy"
 
-// Level is a permission decision. Its numeric order is its strictness:
-// Allow < Ask < Deny, so the strictest of two levels is the larger one.
-type Level uint8
+// Level is a permission decision (policy.Level): Allow < Ask < Deny, so the
+// strictest of two levels is the larger one.
+type Level = policy.Level
 
 // The three levels. The zero Level means "not configured".
 const (
-	LevelNone Level = iota
-	Allow
-	Ask
-	Deny
+	LevelNone = policy.LevelNone
+	Allow     = policy.Allow
+	Ask       = policy.Ask
+	Deny      = policy.Deny
 )
 
-// String returns the wire name of the level ("" for LevelNone).
-func (l Level) String() string {
-	switch l {
-	case Allow:
-		return "allow"
-	case Ask:
-		return "ask"
-	case Deny:
-		return "deny"
-	}
-	return ""
-}
-
-// MarshalText encodes the level by its wire name.
-func (l Level) MarshalText() ([]byte, error) { return []byte(l.String()), nil }
-
 // ParseLevel reads allow, ask or deny, ignoring case and surrounding space.
-func ParseLevel(s string) (Level, bool) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "allow":
-		return Allow, true
-	case "ask":
-		return Ask, true
-	case "deny":
-		return Deny, true
-	}
-	return LevelNone, false
-}
+func ParseLevel(s string) (Level, bool) { return policy.ParseLevel(s) }
 
 // Stricter returns the stricter of two levels.
-func Stricter(a, b Level) Level {
-	if a > b {
-		return a
-	}
-	return b
-}
+func Stricter(a, b Level) Level { return policy.Stricter(a, b) }
 
-// Mode is the permission_mode of a tiered policy.
-type Mode uint8
+// Mode is the permission_mode of a tiered policy (policy.Mode).
+type Mode = policy.Mode
 
 // The two modes; anything other than "strict" is normal.
 const (
-	ModeNormal Mode = iota
-	ModeStrict
+	ModeNormal = policy.ModeNormal
+	ModeStrict = policy.ModeStrict
 )
 
 // ParseMode reads permission_mode: "strict" in any case is strict, anything
 // else is normal (contract 2).
-func ParseMode(s string) Mode {
-	if strings.ToLower(strings.TrimSpace(s)) == "strict" {
-		return ModeStrict
-	}
-	return ModeNormal
-}
-
-// String returns "normal" or "strict".
-func (m Mode) String() string {
-	if m == ModeStrict {
-		return "strict"
-	}
-	return "normal"
-}
+func ParseMode(s string) Mode { return policy.ParseMode(s) }
 
 // Severity is a rule's severity, mapped to a level by the mode (spec 2.1).
-type Severity uint8
+type Severity = policy.Severity
 
 // The severities. Unknown and missing severities count as High.
 const (
-	SeverityLow Severity = iota + 1
-	SeverityMedium
-	SeverityHigh
-	SeverityCritical
+	SeverityLow      = policy.SeverityLow
+	SeverityMedium   = policy.SeverityMedium
+	SeverityHigh     = policy.SeverityHigh
+	SeverityCritical = policy.SeverityCritical
 )
 
 // ParseSeverity reads LOW, MEDIUM, HIGH or CRITICAL in any case.
-func ParseSeverity(s string) (Severity, bool) {
-	switch strings.ToUpper(strings.TrimSpace(s)) {
-	case "LOW":
-		return SeverityLow, true
-	case "MEDIUM":
-		return SeverityMedium, true
-	case "HIGH":
-		return SeverityHigh, true
-	case "CRITICAL":
-		return SeverityCritical, true
-	}
-	return SeverityHigh, false
-}
-
-// String returns the upper-case name of the severity.
-func (s Severity) String() string {
-	switch s {
-	case SeverityLow:
-		return "LOW"
-	case SeverityMedium:
-		return "MEDIUM"
-	case SeverityCritical:
-		return "CRITICAL"
-	}
-	return "HIGH"
-}
+func ParseSeverity(s string) (Severity, bool) { return policy.ParseSeverity(s) }
 
 // SeverityLevel is the severity table of spec 2.1.
-func SeverityLevel(s Severity, m Mode) Level {
-	switch s {
-	case SeverityLow:
-		return Allow
-	case SeverityMedium:
-		if m == ModeStrict {
-			return Ask
-		}
-		return Allow
-	case SeverityCritical:
-		if m == ModeStrict {
-			return Deny
-		}
-		return Ask
-	}
-	return Ask
-}
+func SeverityLevel(s Severity, m Mode) Level { return policy.SeverityLevel(s, m) }

@@ -218,8 +218,7 @@ func (c *overrideCtx) shellWithin(dir string) bool {
 // re:.*<escaped dir>.*), or "" for any other override. An /add-dir override
 // whose pattern is not of that form gets UnknownMark, which nothing lies
 // under, so it never allows.
-func addDirOf(id string, m map[string]any, pattern string) string {
-	source, _ := scalarString(m["source"])
+func addDirOf(id, source, pattern string) string {
 	if !strings.HasPrefix(id, "cli_trusted_shell_") && source != "cli_add_dir" {
 		return ""
 	}

@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/toolgate/toolgate/policy"
+
 // Request is one tool call to decide: the body of POST /api/v1/evaluate.
 type Request struct {
 	ToolName  string         `json:"tool_name"`
@@ -55,14 +57,9 @@ type Step struct {
 }
 
 // Problem is one validation problem of a policy, naming its place, such as
-// "permissions.rules[3].pattern". A broken entry is inert (contract D4).
-type Problem struct {
-	Path    string `json:"path"`
-	Message string `json:"message"`
-}
-
-// Error formats the problem as "path: message".
-func (p Problem) Error() string { return p.Path + ": " + p.Message }
+// "permissions.rules[3].pattern" (policy.Problem). A broken entry is inert
+// (contract D4).
+type Problem = policy.Problem
 
 // Options are the facts the engine needs from outside, fixed at compile time.
 type Options struct {

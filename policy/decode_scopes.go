@@ -1,0 +1,184 @@
+package policy
+
+// external reads permissions.external_directory: a level, or a mapping of
+// path prefix to level with "*" (Ask when absent). Whether a key is a
+// usable path is the engine's to check.
+func (d *decoder) external(v any) ExternalDirs {
+	ext := ExternalDirs{Star: Ask}
+	switch val := v.(type) {
+	case nil:
+		return ext
+	case string:
+		lvl, ok := d.level(PathExternal, val)
+		if !ok {
+			lvl = Ask
+		}
+		return ExternalDirs{Fixed: true, Level: lvl, Star: lvl}
+	}
+	m, ok := asMap(v)
+	if !ok {
+		d.problem(PathExternal, "must be a level or a mapping of path prefix to level")
+		return ext
+	}
+	for _, k := range sortedKeys(m) {
+		lvl, ok := d.level(ExternalKeyPath(k), m[k])
+		if !ok {
+			continue
+		}
+		if k == "*" {
+			ext.Star, ext.StarSet = lvl, true
+			continue
+		}
+		ext.Keys = append(ext.Keys, ExternalKey{Key: k, Level: lvl})
+	}
+	return ext
+}
+
+// owners reads owner_scopes. A level that is not exactly allow, ask or
+// deny makes its entry deny: the reference compares the raw string with
+// "allow" and refuses anything else, so no other spelling may grant a
+// persona a call (contract D4 reports it; fail closed keeps it safe).
+func (d *decoder) owners(v any) OwnerScopes {
+	out := OwnerScopes{}
+	if v == nil {
+		return out
+	}
+	m, ok := asMap(v)
+	if !ok {
+		d.problem(PathOwners, "must be a mapping of channel id to {principal user id: scope}; it is ignored, so persona calls get the global level with ask turned into deny")
+		return out
+	}
+	if len(m) == 0 {
+		return out
+	}
+	out.Configured = true
+	for _, ch := range sortedKeys(m) {
+		path := PathOwners + "." + QuoteKey(ch)
+		principals, ok := asMap(m[ch])
+		if !ok {
+			d.problem(path, "must be a mapping of principal user id to scope (owner_scopes.<channel>.<principal>); it is ignored")
+			continue
+		}
+		if isEarlierShape(principals) {
+			out.Channels = append(out.Channels, OwnerChannel{Channel: ch, Earlier: true})
+			d.problem(path, "written in toolgate's earlier shape owner_scopes.<principal>.tools; owner scopes are keyed by channel, then principal: move it under a channel, e.g. owner_scopes.feishu.%s. Until then it is inert and every persona call of principal %q is denied", ch, ch)
+			continue
+		}
+		oc := OwnerChannel{Channel: ch, Principals: make([]OwnerScope, 0, len(principals))}
+		for _, pid := range sortedKeys(principals) {
+			oc.Principals = append(oc.Principals, d.ownerScope(ch, pid, principals[pid]))
+		}
+		out.Channels = append(out.Channels, oc)
+	}
+	return out
+}
+
+// isEarlierShape reports whether a channel's mapping is really a scope in
+// toolgate's earlier shape (owner_scopes.<principal>: {tools, defaults}).
+func isEarlierShape(m map[string]any) bool {
+	for _, k := range []string{"tools", "defaults"} {
+		if v, has := m[k]; has {
+			if _, isMap := asMap(v); isMap {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ownerScope reads owner_scopes.<channel>.<principal>.
+func (d *decoder) ownerScope(ch, pid string, v any) OwnerScope {
+	path := OwnerScopePath(ch, pid)
+	sc := OwnerScope{Principal: pid}
+	m, ok := asMap(v)
+	if !ok {
+		d.problem(path, "must be a mapping with tools and/or defaults; every persona call under it is denied")
+		sc.Broken = true
+		return sc
+	}
+	for _, k := range sortedKeys(m) {
+		switch k {
+		case "tools":
+			tm, ok := asMap(m[k])
+			if !ok {
+				d.problem(path+".tools", "must be a mapping of tool name to level or {patterns, \"*\"}; every persona call under this scope is denied")
+				sc.Broken = true
+				continue
+			}
+			for _, t := range sortedKeys(tm) {
+				sc.Tools = append(sc.Tools, d.ownerTool(ch, pid, t, tm[t]))
+			}
+		case "defaults":
+			dm, ok := asMap(m[k])
+			if !ok {
+				d.problem(path+".defaults", `must be a mapping like {"*": deny}; every persona call under this scope is denied`)
+				sc.Broken = true
+				continue
+			}
+			for _, dk := range sortedKeys(dm) {
+				if dk != "*" {
+					d.problem(path+".defaults."+QuoteKey(dk), `unknown key; only "*" is read`)
+				}
+			}
+			if star, has := dm["*"]; has {
+				sc.Defaults = d.ownerLevel(path+`.defaults."*"`, star)
+			}
+		default:
+			d.problem(path+"."+QuoteKey(k), "unknown key; it is ignored (allowed: tools, defaults)")
+		}
+	}
+	return sc
+}
+
+// ownerTool reads owner_scopes.<channel>.<principal>.tools.<tool>.
+func (d *decoder) ownerTool(ch, pid, tool string, v any) OwnerTool {
+	path := OwnerToolPath(ch, pid, tool)
+	t := OwnerTool{Tool: tool}
+	if s, isStr := v.(string); isStr {
+		t.Level = d.ownerLevel(path, s)
+		return t
+	}
+	m, ok := asMap(v)
+	if !ok {
+		d.problem(path, "must be a level or a mapping with patterns and \"*\", got %s; the tool is denied under this scope", Describe(v))
+		t.Broken = true
+		return t
+	}
+	for _, k := range sortedKeys(m) {
+		switch k {
+		case "*":
+			t.Level, t.Star = d.ownerLevel(path+`."*"`, m[k]), true
+		case "patterns":
+			pm, ok := asMap(m[k])
+			if !ok {
+				d.problem(path+".patterns", "must be a mapping of pattern to level; the tool is denied under this scope")
+				t.Broken = true
+				continue
+			}
+			for _, pat := range sortedKeys(pm) {
+				lvl := d.ownerLevel(OwnerPatternPath(ch, pid, tool, pat), pm[pat])
+				t.Patterns = append(t.Patterns, LegacyPattern{Pattern: pat, Level: lvl})
+			}
+		default:
+			d.problem(path+"."+QuoteKey(k), `unknown key; it is ignored (allowed: patterns, "*")`)
+		}
+	}
+	return t
+}
+
+// ownerLevel reads an owner-scope level: exactly allow, ask or deny. Any
+// other value is reported and reads as deny.
+func (d *decoder) ownerLevel(path string, v any) Level {
+	if s, ok := v.(string); ok {
+		switch s {
+		case "allow":
+			return Allow
+		case "ask":
+			return Ask
+		case "deny":
+			return Deny
+		}
+	}
+	d.problem(path, "invalid owner-scope level %s; allowed: allow, ask, deny (lower case). The entry denies until it is fixed", Describe(v))
+	return Deny
+}
