@@ -43,6 +43,12 @@ type Options struct {
 	SubscriberBuffer int
 	// Logger gets warnings (history failures); slog.Default when nil.
 	Logger *slog.Logger
+	// Shared, when set, holds the pending asks in a store several replicas
+	// share (see Shared); nil keeps them in this process only.
+	Shared Shared
+	// SweepInterval is how often a shared-mode Manager runs expiry and
+	// checks its overdue asks; DefaultSweepInterval when zero.
+	SweepInterval time.Duration
 }
 
 // Stats are counters for metrics.
@@ -69,6 +75,14 @@ type Manager struct {
 	subsDrops atomic.Uint64
 
 	hist *historyWriter
+
+	// Shared mode only (opts.Shared set): the listener's and the sweep's
+	// life. sweepTimer is guarded by mu.
+	ctx        context.Context
+	stop       context.CancelFunc
+	listenDone chan struct{}
+	sweepTimer Timer
+	needResync atomic.Bool
 }
 
 // entry is the manager's record of one approval.
@@ -103,6 +117,9 @@ func New(opts Options) *Manager {
 	if opts.HistoryBuffer <= 0 {
 		opts.HistoryBuffer = DefaultHistoryBuffer
 	}
+	if opts.SweepInterval <= 0 {
+		opts.SweepInterval = DefaultSweepInterval
+	}
 	m := &Manager{
 		opts:     opts,
 		clock:    opts.Clock,
@@ -120,6 +137,9 @@ func New(opts Options) *Manager {
 	}
 	if opts.History != nil {
 		m.hist = newHistoryWriter(opts.History, opts.HistoryBuffer, m.log)
+	}
+	if opts.Shared != nil {
+		m.startShared()
 	}
 	return m
 }
@@ -148,6 +168,9 @@ func (m *Manager) Create(ctx context.Context, req engine.Request, decision engin
 	}
 	req.ToolArgs = args
 	key := joinKey(sessionID, req, canon)
+	if m.opts.Shared != nil {
+		return m.createShared(ctx, req, decision, sessionID, key)
+	}
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -237,13 +260,26 @@ func joinKey(sessionID string, req engine.Request, canon string) string {
 
 // Get returns a snapshot of one approval.
 func (m *Manager) Get(id string) (Approval, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	e, ok := m.byID[id]
-	if !ok {
-		return Approval{}, ErrNotFound
+	e, err := m.lookup(id)
+	if err != nil {
+		return Approval{}, err
 	}
-	return e.a, nil
+	return m.snapshot(e), nil
+}
+
+// lookup finds an approval in memory or, in shared mode, in the shared
+// store (an ask another replica opened that this one has not heard of yet).
+func (m *Manager) lookup(id string) (*entry, error) {
+	m.mu.Lock()
+	e, ok := m.byID[id]
+	m.mu.Unlock()
+	if ok {
+		return e, nil
+	}
+	if m.opts.Shared == nil {
+		return nil, ErrNotFound
+	}
+	return m.lookupShared(id)
 }
 
 // List returns the approvals in memory visible through filter, oldest first;
@@ -271,11 +307,9 @@ func (m *Manager) List(filter Filter, status Status) []Approval {
 // no error; when ctx ends it returns the state and ctx.Err(). A timeout of
 // zero or less returns the current state at once.
 func (m *Manager) Wait(ctx context.Context, id string, timeout time.Duration) (Approval, error) {
-	m.mu.Lock()
-	e, ok := m.byID[id]
-	m.mu.Unlock()
-	if !ok {
-		return Approval{}, ErrNotFound
+	e, err := m.lookup(id)
+	if err != nil {
+		return Approval{}, err
 	}
 	if timeout > 0 {
 		expired := make(chan struct{})
@@ -311,11 +345,9 @@ func (m *Manager) Decide(ctx context.Context, id string, choice Choice, principa
 	if len(comment) > MaxCommentLen {
 		return Approval{}, fmt.Errorf("%w: comment longer than %d bytes", ErrInvalidRequest, MaxCommentLen)
 	}
-	m.mu.Lock()
-	e, ok := m.byID[id]
-	m.mu.Unlock()
-	if !ok {
-		return Approval{}, ErrNotFound
+	e, err := m.lookup(id)
+	if err != nil {
+		return Approval{}, err
 	}
 	e.decideMu.Lock()
 	defer e.decideMu.Unlock()
@@ -325,6 +357,9 @@ func (m *Manager) Decide(ctx context.Context, id string, choice Choice, principa
 	}
 	if err := ctx.Err(); err != nil {
 		return cur, err
+	}
+	if m.opts.Shared != nil {
+		return m.decideShared(ctx, e, choice, principal, comment)
 	}
 	var rule map[string]any
 	if choice == ChoiceAllowAlways {
@@ -361,21 +396,22 @@ func statusOf(c Choice) Status {
 // Cancel ends a pending approval as cancelled (final decision deny), for
 // example when the agent that asked has gone away.
 func (m *Manager) Cancel(id, principal, reason string) (Approval, error) {
-	m.mu.Lock()
-	e, ok := m.byID[id]
-	m.mu.Unlock()
-	if !ok {
-		return Approval{}, ErrNotFound
+	e, err := m.lookup(id)
+	if err != nil {
+		return Approval{}, err
+	}
+	if principal == "" {
+		principal = PrincipalSystem
 	}
 	e.decideMu.Lock()
 	defer e.decideMu.Unlock()
+	if m.opts.Shared != nil {
+		return m.cancelShared(e, principal, reason)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !e.a.Pending() {
 		return e.a, ErrAlreadyDecided
-	}
-	if principal == "" {
-		principal = PrincipalSystem
 	}
 	m.resolveLocked(e, StatusCancelled, "", principal, reason)
 	return e.a, nil
@@ -395,16 +431,16 @@ func (m *Manager) expire(e *entry) {
 // resolveLocked moves a pending entry to its final state, wakes its waiters
 // and tells subscribers. Callers hold e.decideMu and m.mu.
 func (m *Manager) resolveLocked(e *entry, st Status, choice Choice, by, comment string) {
-	now := m.clock.Now()
-	e.a.Status = st
-	e.a.Choice = choice
-	e.a.DecidedBy = by
-	e.a.DecidedAt = &now
-	e.a.Comment = comment
-	e.a.Decision = DecisionDeny
-	if st == StatusAllowed {
-		e.a.Decision = DecisionAllow
-	}
+	out := Outcome{Status: st, Choice: choice, DecidedBy: by, Comment: comment, DecidedAt: m.clock.Now()}
+	m.finishLocked(e, out.Apply(e.a, e.a.PersistedRule))
+	m.record(e.a)
+}
+
+// finishLocked gives a pending entry its final state a, wakes its waiters
+// and tells subscribers; it records nothing. Callers hold m.mu (and
+// e.decideMu, except for a shared store's verdict: see doc.go).
+func (m *Manager) finishLocked(e *entry, a Approval) {
+	e.a = a
 	if e.timer != nil {
 		e.timer.Stop()
 	}
@@ -413,7 +449,6 @@ func (m *Manager) resolveLocked(e *entry, st Status, choice Choice, by, comment 
 	}
 	close(e.done)
 	m.publishLocked(EventResolved, e.a)
-	m.record(e.a)
 	id := e.a.ID
 	m.clock.AfterFunc(m.opts.Retention, func() { m.forget(id) })
 }
@@ -428,7 +463,9 @@ func (m *Manager) forget(id string) {
 
 // Shutdown cancels every pending approval, waking its waiters with that
 // answer, closes every subscription and flushes the history queue. Create
-// fails with ErrClosed afterwards. It is idempotent.
+// fails with ErrClosed afterwards. It is idempotent. In shared mode only
+// this process's waiters get the cancelled answer: the asks stay pending in
+// the shared store for the other replicas.
 func (m *Manager) Shutdown() {
 	m.mu.Lock()
 	if m.closed {
@@ -437,6 +474,11 @@ func (m *Manager) Shutdown() {
 	}
 	m.closed = true
 	close(m.shutdown)
+	if m.opts.Shared != nil {
+		m.mu.Unlock()
+		m.shutdownShared()
+		return
+	}
 	open := make([]*entry, 0, len(m.pending))
 	for _, e := range m.byID {
 		if e.a.Pending() {
@@ -476,7 +518,9 @@ func (m *Manager) cancelForShutdown(e *entry) {
 // they were answered. Their agents are gone; nobody can answer them now. It
 // returns how many it closed.
 func (m *Manager) RecoverHistory(ctx context.Context) (int, error) {
-	if m.opts.History == nil {
+	if m.opts.History == nil || m.opts.Shared != nil {
+		// In shared mode a pending ask may belong to another replica that is
+		// alive; expiry closes those whose replica is gone.
 		return 0, nil
 	}
 	stale, err := m.opts.History.PendingApprovals(ctx)
