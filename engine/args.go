@@ -302,3 +302,39 @@ func jsonKind(v any) string {
 	}
 	return "a value of another type"
 }
+
+// Remembered is what an "always allow" answer to req remembers (contract
+// 3): the match type and pattern of the call as the engine reads it. A
+// shell tool gives its command (an argv array joined with quoting; a
+// command the engine cannot read, UnknownMark, gives nothing); a path tool
+// gives its first path value (FirstPathValue: lists and nested objects
+// too); any other tool gives "", "". policy.AlwaysAllow turns the result
+// into the override.
+func Remembered(req *Request) (matchType, pattern string) {
+	if req == nil {
+		return "", ""
+	}
+	switch ToolCategory(req.ToolName) {
+	case CategoryShell:
+		if c := ShellCommand(req.ToolArgs); c != "" && !HasUnknown(c) {
+			return policy.MatchCommand, c
+		}
+	case CategoryPath:
+		if p, ok := FirstPathValue(req.ToolArgs); ok {
+			return policy.MatchPath, p
+		}
+	}
+	return "", ""
+}
+
+// AlwaysAllowOverride is the approval override an "always allow" answer
+// to req writes: policy.AlwaysAllow of what Remembered finds. Its errors
+// are policy's: a *policy.FieldError (ErrNoTool) for a call without a
+// tool name, policy.ErrNothingToRemember for one with no command or path.
+func AlwaysAllowOverride(req *Request) (policy.Override, error) {
+	if req == nil {
+		return policy.AlwaysAllow("", "", "")
+	}
+	mt, pat := Remembered(req)
+	return policy.AlwaysAllow(req.ToolName, mt, pat)
+}

@@ -1,29 +1,25 @@
 package store
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
-// Sources written into the entries the persistence operations create.
+// Sources written into the entries the persistence operations create
+// (policy owns them).
 const (
-	SourceUserApproval = "user_approval"
-	SourceCLIAddDir    = "cli_add_dir"
+	SourceUserApproval = policy.SourceUserApproval
+	SourceCLIAddDir    = policy.SourceCLIAddDir
 )
-
-// maxOverrideID bounds the length of an "always allow" override id.
-const maxOverrideID = 120
 
 // AlwaysAllow persists an "always allow" answer (contract 3): when the policy
 // on disk decides ask for req, it appends the approval override
@@ -78,92 +74,42 @@ func (s *Store) AlwaysAllowBy(req *engine.Request, by string) (map[string]any, b
 
 // AlwaysAllowOverride is the approval override an "always allow" answer to
 // req would write (see AlwaysAllow), without writing it, so the approval
-// pages can say exactly what the answer will remember. ErrNoPattern for a
-// call with no command or path.
+// pages can say exactly what the answer will remember. What is remembered
+// is engine.Remembered and policy.AlwaysAllow, the one place that decides
+// it. ErrNoPattern for a call with no command or path; a ValidationError
+// naming tool_name for a call without a tool.
 func AlwaysAllowOverride(req *engine.Request) (map[string]any, error) {
-	if req == nil || strings.TrimSpace(req.ToolName) == "" {
-		return nil, invalid("tool_name", "工具名不能为空。 (the tool name is empty)")
+	o, err := engine.AlwaysAllowOverride(req)
+	var fe *policy.FieldError
+	switch {
+	case errors.As(err, &fe):
+		return nil, invalid(fe.Field, fe.Message)
+	case errors.Is(err, policy.ErrNothingToRemember):
+		return nil, fmt.Errorf("%s: %w", req.ToolName, ErrNoPattern)
+	case err != nil:
+		return nil, err
 	}
-	tool := req.ToolName
-	matchType, pattern := rememberedPattern(req)
-	if pattern == "" {
-		return nil, fmt.Errorf("%s: %w", tool, ErrNoPattern)
-	}
-	return map[string]any{
-		"id":         overrideID(tool, matchType, pattern),
-		"tools":      []any{tool},
-		"match_type": matchType,
-		"pattern":    literalPattern(pattern),
-		"action":     "allow",
-		"source":     SourceUserApproval,
-	}, nil
-}
-
-// literalPattern makes a remembered command or path match only itself. As a
-// pattern it would otherwise mean more: `cat *` is a glob that allows any
-// cat, and a command that starts with re: (`re:.*`) a regex that allows
-// everything. Such values become an anchored regex of the quoted text.
-func literalPattern(v string) string {
-	if strings.ContainsAny(v, "*?[") || strings.HasPrefix(v, "re:") {
-		return "re:^" + regexp.QuoteMeta(v) + "$"
-	}
-	return v
+	return o.Map(), nil
 }
 
 // errUnchanged aborts a modify that has nothing to write.
 var errUnchanged = errors.New("store: nothing to change")
 
-// rememberedPattern picks the match type and pattern of an "always allow".
-func rememberedPattern(req *engine.Request) (string, string) {
-	switch engine.ToolCategory(req.ToolName) {
-	case engine.CategoryShell:
-		// The command as the engine reads it: an argv array joined with
-		// quoting; a command it cannot read (engine.UnknownMark) is not
-		// remembered.
-		if c := engine.ShellCommand(req.ToolArgs); c != "" && !engine.HasUnknown(c) {
-			return "command", c
-		}
-	case engine.CategoryPath:
-		// The same walk as the engine's (nested objects and lists).
-		p, _ := engine.FirstPathValue(req.ToolArgs)
-		return "path", p
-	}
-	return "", ""
-}
-
-var nonAlnum = regexp.MustCompile(`[^a-z0-9]+`)
-
-// overrideID is user_allow_<tool>_<match_type>_<pattern>, lower-cased, runs
-// of non-alphanumerics turned into _, at most 120 characters.
-func overrideID(tool, matchType, pattern string) string {
-	id := nonAlnum.ReplaceAllString(strings.ToLower("user_allow_"+tool+"_"+matchType+"_"+pattern), "_")
-	if len(id) > maxOverrideID {
-		id = id[:maxOverrideID]
-	}
-	return id
-}
-
 // sameOverride finds an override with the id of o, or with its tools,
-// match type and pattern.
+// match type and pattern (policy.SameOverride), and returns it decoded.
 func sameOverride(seq *yaml.Node, o map[string]any) map[string]any {
+	want, _, _ := policy.DecodeRule(o, "")
 	for _, e := range seq.Content {
 		v, err := decodeNode(e)
 		m, ok := v.(map[string]any)
 		if err != nil || !ok {
 			continue
 		}
-		if m["id"] == o["id"] || m["pattern"] == o["pattern"] && m["match_type"] == o["match_type"] && sameTools(m["tools"], o["tools"]) {
+		if got, _, _ := policy.DecodeRule(m, ""); policy.SameOverride(&got, &want) {
 			return m
 		}
 	}
 	return nil
-}
-
-func sameTools(a, b any) bool {
-	if s, ok := a.(string); ok {
-		a = []any{s}
-	}
-	return fmt.Sprint(a) == fmt.Sprint(b)
 }
 
 // AddDirResult is what AddTrustedDirectory did.
@@ -223,29 +169,11 @@ func (s *Store) AddTrustedDirectory(path string) (AddDirResult, error) {
 	return res, nil
 }
 
-// trustedOverrides are the two overrides /add-dir appends for dir.
+// trustedOverrides are the two overrides /add-dir appends for dir
+// (policy.TrustedDirOverrides).
 func trustedOverrides(dir string) []map[string]any {
-	sum := sha256.Sum256([]byte(dir))
-	h := hex.EncodeToString(sum[:])[:16]
-	quoted := regexp.QuoteMeta(dir)
-	return []map[string]any{
-		{
-			"id": "cli_trusted_path_" + h, "tools": toolList(engine.PathTools), "match_type": "path",
-			"pattern": "re:^" + quoted + "(?:$|/)", "action": "allow", "source": SourceCLIAddDir,
-		},
-		{
-			"id": "cli_trusted_shell_" + h, "tools": toolList(engine.ShellTools), "match_type": "command",
-			"pattern": "re:.*" + quoted + ".*", "action": "allow", "source": SourceCLIAddDir,
-		},
-	}
-}
-
-func toolList(names []string) []any {
-	out := make([]any, len(names))
-	for i, n := range names {
-		out[i] = n
-	}
-	return out
+	pair := policy.TrustedDirOverrides(dir, engine.PathTools, engine.ShellTools)
+	return []map[string]any{pair[0].Map(), pair[1].Map()}
 }
 
 // isTiered applies contract 3 through the engine's own test: schema (or

@@ -13,19 +13,6 @@ import (
 	"github.com/toolgate/toolgate/engine"
 )
 
-func TestOverrideID(t *testing.T) {
-	cases := []struct{ note, tool, matchType, pattern, want string }{
-		{"runs of non-alphanumerics become one _", "bash", "command", "git  push --force", "user_allow_bash_command_git_push_force"},
-		{"lower-cased", "read_file", "path", "/Home/U/Notes.MD", "user_allow_read_file_path_home_u_notes_md"},
-		{"at most 120 characters", "bash", "command", strings.Repeat("a", 200), ("user_allow_bash_command_" + strings.Repeat("a", 200))[:120]},
-	}
-	for _, c := range cases {
-		if got := overrideID(c.tool, c.matchType, c.pattern); got != c.want {
-			t.Errorf("%s: got %q, want %q", c.note, got, c.want)
-		}
-	}
-}
-
 // TestAlwaysAllow: contract 3 "always allow": only on ask, the exact
 // command or first path value, never twice; the new override decides.
 func TestAlwaysAllow(t *testing.T) {
