@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/internal/pgtest"
 )
 
 // binary is the toolgate binary built once for the whole package.
@@ -33,7 +35,9 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "build toolgate:", err)
 		os.Exit(2)
 	}
-	code := m.Run()
+	// pgtest.Main runs the tests, then stops the PostgreSQL cluster the
+	// replica tests share (pgtest.Shared), if they started one.
+	code := pgtest.Main(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
