@@ -11,7 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
 )
 
 // Approvals is the pending-ask manager the check and approvals routes use;
@@ -101,7 +101,7 @@ func (s *Server) handleGetApproval(w http.ResponseWriter, r *http.Request) {
 	a, err := s.deps.Approvals.Get(id)
 	if err == nil {
 		p, _ := PrincipalFrom(r.Context())
-		if p.Role == store.RoleApprover && !p.ApprovalFilter().Allows(a) {
+		if p.Role == auth.RoleApprover && !p.ApprovalFilter().Allows(a) {
 			err = approval.ErrNotFound
 		}
 	}

@@ -4,29 +4,29 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
 )
 
 // TokenVerifier checks bearer tokens.
 type TokenVerifier interface {
-	Verify(token string) (store.Principal, bool)
+	Verify(token string) (auth.Principal, bool)
 }
 
 // SessionAuthenticator checks a browser session (the web package's cookie).
 type SessionAuthenticator interface {
-	SessionPrincipal(r *http.Request) (store.Principal, bool)
+	SessionPrincipal(r *http.Request) (auth.Principal, bool)
 }
 
 type principalKey struct{}
 
 // PrincipalFrom returns the authenticated principal of a request.
-func PrincipalFrom(ctx context.Context) (store.Principal, bool) {
-	p, ok := ctx.Value(principalKey{}).(store.Principal)
+func PrincipalFrom(ctx context.Context) (auth.Principal, bool) {
+	p, ok := ctx.Value(principalKey{}).(auth.Principal)
 	return p, ok
 }
 
 // WithPrincipal stores a principal in a context.
-func WithPrincipal(ctx context.Context, p store.Principal) context.Context {
+func WithPrincipal(ctx context.Context, p auth.Principal) context.Context {
 	return context.WithValue(ctx, principalKey{}, p)
 }
 
@@ -35,7 +35,7 @@ func WithPrincipal(ctx context.Context, p store.Principal) context.Context {
 // cross-origin protection, since a browser sends cookies cross-site.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if tok, ok := store.BearerToken(r.Header.Get("Authorization")); ok {
+		if tok, ok := auth.BearerToken(r.Header.Get("Authorization")); ok {
 			p, valid := s.deps.Tokens.Verify(tok)
 			if !valid {
 				writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "invalid token"})
@@ -62,9 +62,9 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 // roleRank orders the roles for "at least" checks: agent < approver < admin
 // does not hold (an approver may not evaluate), so rights are listed per role.
 var roleRights = map[string]map[string]bool{
-	store.RoleAdmin:    {rightEvaluate: true, rightRead: true, rightApprove: true, rightWrite: true},
-	store.RoleApprover: {rightRead: true, rightApprove: true},
-	store.RoleAgent:    {rightEvaluate: true},
+	auth.RoleAdmin:    {rightEvaluate: true, rightRead: true, rightApprove: true, rightWrite: true},
+	auth.RoleApprover: {rightRead: true, rightApprove: true},
+	auth.RoleAgent:    {rightEvaluate: true},
 }
 
 // The rights a route may require.

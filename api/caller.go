@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/decisionlog"
 )
 
 // The agents a decision can be logged for (the decision log's agent field).
@@ -20,7 +20,7 @@ const (
 
 // Agents lists every agent name the decision log may hold (the constants
 // above), in the order the decisions page offers them.
-var Agents = store.DecisionAgents
+var Agents = decisionlog.Agents
 
 // AgentHeader is the request header with which a REST client of
 // /api/v1/evaluate, /api/v1/evaluate/batch and /api/v1/check names its

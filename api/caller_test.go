@@ -9,14 +9,14 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/decisionlog"
 )
 
 // TestDecisionAgentFromHeader posts evaluate and batch calls with and
 // without X-Toolgate-Agent and reads the agent back from the log and its
 // ?agent= filter.
 func TestDecisionAgentFromHeader(t *testing.T) {
-	ds := newDecisionServer(t, true, store.DecisionLogOptions{})
+	ds := newDecisionServer(t, true, decisionlog.Options{})
 	post := func(path, agent, body string) (int, string) {
 		req, _ := http.NewRequest("POST", ds.url+path, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+ds.token)

@@ -10,15 +10,15 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/engine"
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/decisionlog"
 )
 
 // DecisionLog is the decision log as the API uses it: the recorder
 // enqueues, the routes read.
 type DecisionLog interface {
-	Enqueue(e store.DecisionEntry) bool
-	Query(ctx context.Context, q store.DecisionQuery) (store.DecisionPage, error)
-	Recent(ctx context.Context, n int) ([]store.DecisionEntry, error)
+	Enqueue(e decisionlog.Entry) bool
+	Query(ctx context.Context, q decisionlog.Query) (decisionlog.Page, error)
+	Recent(ctx context.Context, n int) ([]decisionlog.Entry, error)
 }
 
 // DecisionRecorder is the DecisionObserver of the server: it counts every
@@ -50,7 +50,7 @@ func (d *DecisionRecorder) Observe(r *http.Request, req *engine.Request, dec eng
 	if d.log == nil {
 		return
 	}
-	d.log.Enqueue(store.DecisionEntry{
+	d.log.Enqueue(decisionlog.Entry{
 		Time:          now,
 		Source:        decisionSource(r.URL.Path),
 		Agent:         from.Agent,
@@ -105,7 +105,7 @@ type DecisionListResponse struct {
 	NextCursor string         `json:"next_cursor,omitempty"`
 }
 
-func decisionToWire(e store.DecisionEntry) DecisionWire {
+func decisionToWire(e decisionlog.Entry) DecisionWire {
 	w := DecisionWire{ID: e.ID, Time: e.Time, Source: e.Source, Agent: e.Agent, ToolName: e.Tool, Summary: e.Summary,
 		ChannelID: e.Channel, SessionID: e.Session, Level: e.Level, LatencyUS: e.LatencyMicros}
 	if e.MatchedRule != "" {
@@ -127,13 +127,13 @@ var decisionQueryParams = map[string]bool{"tool": true, "level": true, "rule": t
 // (also used by the admin page): tool, level, rule (substring), session,
 // agent (one of Agents), since and until (RFC 3339), limit (1-500), cursor
 // or offset.
-func ParseDecisionQuery(v url.Values) (store.DecisionQuery, error) {
+func ParseDecisionQuery(v url.Values) (decisionlog.Query, error) {
 	for k := range v {
 		if !decisionQueryParams[k] {
-			return store.DecisionQuery{}, badRequest(k, "unknown query parameter %q", k)
+			return decisionlog.Query{}, badRequest(k, "unknown query parameter %q", k)
 		}
 	}
-	q := store.DecisionQuery{Tool: v.Get("tool"), Rule: v.Get("rule"), Session: v.Get("session")}
+	q := decisionlog.Query{Tool: v.Get("tool"), Rule: v.Get("rule"), Session: v.Get("session")}
 	if lv := v.Get("level"); lv != "" {
 		l, ok := engine.ParseLevel(lv)
 		if !ok {
@@ -154,7 +154,7 @@ func ParseDecisionQuery(v url.Values) (store.DecisionQuery, error) {
 	if q.Until, err = parseTimeParam(v, "until"); err != nil {
 		return q, err
 	}
-	if q.Limit, err = parseIntParam(v, "limit", 1, store.MaxDecisionPage); err != nil {
+	if q.Limit, err = parseIntParam(v, "limit", 1, decisionlog.MaxPage); err != nil {
 		return q, err
 	}
 	offset, err := parseIntParam(v, "offset", 0, 1<<31-1)

@@ -17,6 +17,8 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
+	"github.com/toolgate/toolgate/store/decisionlog"
 )
 
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -25,11 +27,11 @@ func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Disca
 type decisionServer struct {
 	url   string
 	token string
-	log   *store.DecisionLog
+	log   *decisionlog.Log
 	dbDir string
 }
 
-func newDecisionServer(tb testing.TB, logOn bool, opts store.DecisionLogOptions) *decisionServer {
+func newDecisionServer(tb testing.TB, logOn bool, opts decisionlog.Options) *decisionServer {
 	tb.Helper()
 	dir := tb.TempDir()
 	st, err := store.Open(dir, store.Options{Workspace: tb.TempDir()})
@@ -37,7 +39,7 @@ func newDecisionServer(tb testing.TB, logOn bool, opts store.DecisionLogOptions)
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { _ = st.Close() })
-	tokens, _, err := store.OpenTokens(dir)
+	tokens, _, err := auth.OpenTokens(dir)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -49,12 +51,11 @@ func newDecisionServer(tb testing.TB, logOn bool, opts store.DecisionLogOptions)
 	metrics := api.NewMetrics(api.MetricsOptions{})
 	var dl api.DecisionLog
 	if logOn {
-		db, err := store.OpenDB(filepath.Join(dir, "decisions.db"))
+		var err error
+		ds.log, err = decisionlog.Open(filepath.Join(dir, "decisions.db"), opts)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		tb.Cleanup(func() { _ = db.Close() })
-		ds.log = store.NewDecisionLog(db, opts)
 		tb.Cleanup(func() { _ = ds.log.Close() })
 		dl = ds.log
 	}
@@ -93,7 +94,7 @@ func (ds *decisionServer) evaluate(tb testing.TB, client *http.Client, body []by
 // counted as dropped.
 func TestObserveNeverBlocksOnAStalledLog(t *testing.T) {
 	const queue, total = 8, 100
-	ds := newDecisionServer(t, true, store.DecisionLogOptions{QueueSize: queue, BatchSize: 1})
+	ds := newDecisionServer(t, true, decisionlog.Options{QueueSize: queue, BatchSize: 1})
 	locker, err := sql.Open("sqlite", "file:"+filepath.Join(ds.dbDir, "decisions.db")+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +135,7 @@ func BenchmarkEvaluateHTTP(b *testing.B) {
 		logOn bool
 	}{{"log=off", false}, {"log=on", true}} {
 		b.Run(c.name, func(b *testing.B) {
-			ds := newDecisionServer(b, c.logOn, store.DecisionLogOptions{})
+			ds := newDecisionServer(b, c.logOn, decisionlog.Options{})
 			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 			b.ReportAllocs()
 			b.ResetTimer()

@@ -18,6 +18,7 @@ import (
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
 )
 
 // hookPolicy is the policy of the hook tests. The documentation payloads
@@ -90,7 +91,7 @@ func newHookServer(t *testing.T, hookWait time.Duration) *hookServer {
 	if p := st.Problems(); len(p) > 0 {
 		t.Fatalf("hook policy has problems: %v", p)
 	}
-	tokens, _, err := store.OpenTokens(dir)
+	tokens, _, err := auth.OpenTokens(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,10 +99,10 @@ func newHookServer(t *testing.T, hookWait time.Duration) *hookServer {
 	if hs.admin, err = tokens.AdminToken(); err != nil {
 		t.Fatal(err)
 	}
-	if _, hs.agent, err = tokens.Create("claude", store.RoleAgent, nil, nil); err != nil {
+	if _, hs.agent, err = tokens.Create("claude", auth.RoleAgent, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, hs.approver, err = tokens.Create("phone", store.RoleApprover, nil, nil); err != nil {
+	if _, hs.approver, err = tokens.Create("phone", auth.RoleApprover, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	hs.approvals = approval.New(approval.Options{Persister: st})
@@ -477,7 +478,7 @@ func BenchmarkHookPreToolUse(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = st.Close() })
-	tokens, _, err := store.OpenTokens(dir)
+	tokens, _, err := auth.OpenTokens(dir)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
 )
 
 // mountedBy is the extension an openapi.yaml operation carries when a
@@ -33,7 +34,7 @@ func routeTree(t *testing.T) chi.Router {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = st.Close() })
-	tokens, _, err := store.OpenTokens(dir)
+	tokens, _, err := auth.OpenTokens(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
 )
 
 // PolicyStore is the policy on disk as the editing routes need it;
@@ -54,7 +55,7 @@ func storeError(err error) *Error {
 			e.Message = ve.Problems[0].Path + ": " + ve.Problems[0].Message
 		}
 		return e
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, auth.ErrNotFound):
 		return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: trimStorePrefix(err), cause: err}
 	case errors.Is(err, store.ErrExists):
 		return &Error{Status: http.StatusConflict, Code: CodeConflict, Message: trimStorePrefix(err), cause: err}
@@ -63,7 +64,7 @@ func storeError(err error) *Error {
 			Message: "the permissions section changed since that ETag; GET it again", cause: err}
 	case errors.Is(err, store.ErrBrokenConfig):
 		return &Error{Status: http.StatusConflict, Code: CodeConflict, Message: trimStorePrefix(err), cause: err}
-	case errors.Is(err, store.ErrBadRole):
+	case errors.Is(err, auth.ErrBadRole):
 		return badRequest("role", "%v", err)
 	case errors.Is(err, store.ErrNoPattern):
 		// "always allow" for a call with nothing to remember (a network

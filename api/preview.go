@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/decisionlog"
 )
 
 // PreviewPolicy is the policy a preview starts from: the section and the
@@ -99,7 +100,7 @@ func (s *Server) preview(ctx context.Context, current, draft map[string]any, n i
 	if out.Problems == nil {
 		out.Problems = []engine.Problem{}
 	}
-	for _, c := range store.ReplayDecisions(entries, before, after) {
+	for _, c := range decisionlog.Replay(entries, before, after) {
 		out.Changed = append(out.Changed, PreviewChange{DecisionID: c.Entry.ID, ToolName: c.Entry.Tool, Summary: c.Entry.Summary,
 			From: previewOutcome(c.From), To: previewOutcome(c.To)})
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
 )
 
 // listOf returns one of the entry lists of the section, never nil.
@@ -83,7 +84,7 @@ func decodeEntry(w http.ResponseWriter, r *http.Request, prefix string) (map[str
 		return nil, badRequest("", "the body must be a JSON object")
 	}
 	if _, ok := entry["id"]; !ok {
-		id, err := store.NewSecret()
+		id, err := auth.NewSecret()
 		if err != nil {
 			return nil, err
 		}

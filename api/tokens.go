@@ -6,14 +6,13 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
-
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
 )
 
-// TokenManager creates, lists and revokes API tokens; *store.Tokens is one.
+// TokenManager creates, lists and revokes API tokens; *auth.Tokens is one.
 type TokenManager interface {
-	Create(name, role string, channels, sessions []string) (store.TokenInfo, string, error)
-	List() []store.TokenInfo
+	Create(name, role string, channels, sessions []string) (auth.TokenInfo, string, error)
+	List() []auth.TokenInfo
 	Revoke(id string) error
 }
 
@@ -41,7 +40,7 @@ type CreateTokenResponse struct {
 	Secret string    `json:"secret"`
 }
 
-func tokenWire(t store.TokenInfo) TokenWire {
+func tokenWire(t auth.TokenInfo) TokenWire {
 	return TokenWire{ID: t.ID, Name: t.Name, Role: t.Role, Channels: t.Channels, Sessions: t.Sessions, Created: t.Created}
 }
 
@@ -67,7 +66,7 @@ func (s *Server) handleCreateToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch in.Role {
-	case store.RoleAdmin, store.RoleApprover, store.RoleAgent:
+	case auth.RoleAdmin, auth.RoleApprover, auth.RoleAgent:
 	default:
 		writeError(w, r, badRequest("role", "invalid role %q, only admin, approver or agent", in.Role))
 		return

@@ -43,7 +43,7 @@ type WebhookOptions struct {
 	// <PublicURL>/approvals#<id>.
 	PublicURL string
 	// Summarize and Redact are the decision log's redaction
-	// (store.Summarize, store.Redact): the arguments' one-line summary and
+	// (redact.Summarize, redact.Text): the arguments' one-line summary and
 	// the masking of free text. Both are required.
 	Summarize func(tool string, args map[string]any) string
 	Redact    func(string) string

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/approval"
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/redact"
 )
 
 const testSecret = "s3cret-for-tests"
@@ -106,7 +106,7 @@ func (l *logBuffer) String() string {
 func fastOptions(urls ...string) approval.WebhookOptions {
 	return approval.WebhookOptions{
 		URLs: urls, Secret: []byte(testSecret), PublicURL: "https://toolgate.example.com/",
-		Summarize: store.Summarize, Redact: store.Redact,
+		Summarize: redact.Summarize, Redact: redact.Text,
 		BaseDelay: time.Millisecond, MaxDelay: 4 * time.Millisecond, Timeout: 2 * time.Second,
 	}
 }
@@ -173,7 +173,7 @@ func TestWebhookPostsSignedRedactedPayload(t *testing.T) {
 	if got, want := body.URL, "https://toolgate.example.com/approvals#ABCDEF234567"; got != want {
 		t.Errorf("link: got %q, want %q", got, want)
 	}
-	if strings.Contains(string(p.body), "ghp_abcdef") || !strings.Contains(a.Summary, store.Redacted) {
+	if strings.Contains(string(p.body), "ghp_abcdef") || !strings.Contains(a.Summary, redact.Redacted) {
 		t.Errorf("summary must be redacted as the decision log does: got %q", a.Summary)
 	}
 	if strings.Contains(string(p.body), "tool_args") {

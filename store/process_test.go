@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/store/atomicfile"
 	"gopkg.in/yaml.v3"
 )
 
@@ -323,7 +324,7 @@ func TestCrashDuringWriteStorm(t *testing.T) {
 	if ps := s.Problems(); len(ps) != 0 {
 		t.Errorf("problems after the storm: %v", ps)
 	}
-	matches, _ := filepath.Glob(filepath.Join(dir, tempPrefix+"*.tmp"))
+	matches, _ := filepath.Glob(filepath.Join(dir, atomicfile.TempPrefix+"*.tmp"))
 	if len(matches) != 0 {
 		t.Errorf("Open left stale temp files: %v", matches)
 	}

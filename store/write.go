@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
-	"strings"
 
-	"github.com/gofrs/flock"
+	"github.com/toolgate/toolgate/store/atomicfile"
 
 	"github.com/toolgate/toolgate/engine"
 )
@@ -22,13 +20,21 @@ func (s *Store) withFileLock(fn func() error) error {
 }
 
 func lockDir(dir string, fn func() error) error {
-	lk := flock.New(filepath.Join(dir, lockFile))
-	if err := lk.Lock(); err != nil {
-		return fmt.Errorf("store: lock %s: %w", lk.Path(), err)
+	if err := atomicfile.LockDir(dir, lockFile, fn); err != nil {
+		return fmt.Errorf("store: %w", err)
 	}
-	defer lk.Unlock()
-	return fn()
+	return nil
 }
+
+// writeAtomic writes a file of the config dir atomically (atomicfile).
+func writeAtomic(path string, data []byte, mode fs.FileMode) error {
+	if err := atomicfile.WriteFile(path, data, mode); err != nil {
+		return fmt.Errorf("store: %w", err)
+	}
+	return nil
+}
+
+func removeStaleTemps(dir string) { atomicfile.RemoveStaleTemps(dir) }
 
 // editFunc changes the parsed config.yaml; it returns an error (nothing is
 // written) or nil.
@@ -156,69 +162,4 @@ func fileMode(path string) fs.FileMode {
 		return fi.Mode().Perm()
 	}
 	return 0o600
-}
-
-const tempPrefix = ".config.yaml."
-
-// writeAtomic writes data to a temp file in the same dir, fsyncs it, renames
-// it over path and fsyncs the dir, so that a crash leaves either the old or
-// the new file, never a mix. Errors wrap the OS error.
-func writeAtomic(path string, data []byte, mode fs.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, tempPrefix+"*.tmp")
-	if err != nil {
-		return fmt.Errorf("store: write %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("store: write %s: %w", tmp, err)
-	}
-	if err = f.Chmod(mode); err != nil {
-		return fmt.Errorf("store: chmod %s: %w", tmp, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("store: fsync %s: %w", tmp, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("store: close %s: %w", tmp, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("store: rename %s: %w", tmp, err)
-	}
-	if err = syncDir(dir); err != nil {
-		return err
-	}
-	return nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("store: open dir %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("store: fsync dir %s: %w", dir, err)
-	}
-	return nil
-}
-
-// removeStaleTemps removes temp files a crashed writer left behind. It runs
-// under the file lock, so no live writer owns them.
-func removeStaleTemps(dir string) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if n := e.Name(); strings.HasPrefix(n, tempPrefix) && strings.HasSuffix(n, ".tmp") {
-			os.Remove(filepath.Join(dir, n))
-		}
-	}
 }

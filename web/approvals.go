@@ -13,6 +13,8 @@ import (
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
+	"github.com/toolgate/toolgate/store/redact"
 	"github.com/toolgate/toolgate/templates"
 )
 
@@ -66,7 +68,7 @@ func (u *UI) approvalItem(w http.ResponseWriter, r *http.Request) {
 // when it expires. Arguments and content are redacted.
 func approvalRow(a approval.Approval, index map[string]ruleMeta, now time.Time, t translator) templates.ApprovalRow {
 	req := engine.Request{ToolName: a.Request.ToolName, ToolArgs: a.Request.ToolArgs, ChannelID: a.Request.ChannelID, Workspace: a.Request.Workspace}
-	redacted := store.RedactArgs(a.Request.ToolArgs)
+	redacted := redact.Args(a.Request.ToolArgs)
 	args, _ := json.MarshalIndent(redacted, "", "  ")
 	words := explainRule(a.Asked.MatchedRule, a.Request.ToolName, index, t)
 	if len(a.Asked.ExternalPaths) > 0 && !words.External {
@@ -74,7 +76,7 @@ func approvalRow(a approval.Approval, index map[string]ruleMeta, now time.Time, 
 		words.Reason = strings.TrimSpace(words.Reason + " " + t("why.external"))
 	}
 	row := templates.ApprovalRow{
-		ID: a.ID, Tool: a.Request.ToolName, Summary: store.Redact(summary(a.Request.ToolArgs)), Args: string(args),
+		ID: a.ID, Tool: a.Request.ToolName, Summary: redact.Text(summary(a.Request.ToolArgs)), Args: string(args),
 		Channel: cmp.Or(a.Request.ChannelID, "web"), Session: cmp.Or(a.Request.SessionID, "–"),
 		Reason: cmp.Or(words.Reason, a.Asked.Reason), EngineReason: a.Asked.Reason, Rule: a.Asked.MatchedRule,
 		External: externalText(a.Asked.ExternalPaths), ExternalPaths: a.Asked.ExternalPaths,
@@ -85,7 +87,7 @@ func approvalRow(a approval.Approval, index map[string]ruleMeta, now time.Time, 
 		ExpiresIn: untilText(a.ExpiresAt.Sub(now), t),
 	}
 	if o, err := store.AlwaysAllowOverride(&req); err == nil {
-		row.RememberType, row.Remember = str(o["match_type"]), store.Redact(str(o["pattern"]))
+		row.RememberType, row.Remember = str(o["match_type"]), redact.Text(str(o["pattern"]))
 	}
 	return row
 }
@@ -199,7 +201,7 @@ func answeredRows(all []approval.Approval, t translator) []templates.AnsweredRow
 		if a.Choice != "" {
 			choice = t("approvals.done." + string(a.Choice))
 		}
-		out = append(out, templates.AnsweredRow{Tool: a.Request.ToolName, Summary: store.Redact(summary(a.Request.ToolArgs)),
+		out = append(out, templates.AnsweredRow{Tool: a.Request.ToolName, Summary: redact.Text(summary(a.Request.ToolArgs)),
 			Status: string(a.Status), Choice: choice, By: a.DecidedBy,
 			When: a.DecidedAt.UTC().Format("15:04:05 UTC")})
 	}
@@ -258,7 +260,7 @@ func (u *UI) decideApproval(w http.ResponseWriter, r *http.Request) {
 }
 
 // visible reports whether the principal's filter shows the pending ask.
-func (u *UI) visible(p store.Principal, id string) bool {
+func (u *UI) visible(p auth.Principal, id string) bool {
 	for _, a := range u.deps.Approvals.List(p.ApprovalFilter(), approval.StatusPending) {
 		if a.ID == id {
 			return true

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/approval"
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/templates"
 )
 
@@ -30,10 +30,10 @@ func currentFrom(ctx context.Context) current {
 }
 
 // canEdit reports whether a role may change the policy.
-func canEdit(role string) bool { return role == store.RoleAdmin }
+func canEdit(role string) bool { return role == auth.RoleAdmin }
 
 // canApprove reports whether a role may answer asks.
-func canApprove(role string) bool { return role == store.RoleAdmin || role == store.RoleApprover }
+func canApprove(role string) bool { return role == auth.RoleAdmin || role == auth.RoleApprover }
 
 // nav builds the layout props for a request and takes the flash message.
 func (u *UI) nav(r *http.Request, active string) templates.Nav {
@@ -46,7 +46,7 @@ func (u *UI) nav(r *http.Request, active string) templates.Nav {
 }
 
 // pendingFor counts the asks waiting that the principal may see.
-func (u *UI) pendingFor(p store.Principal) int {
+func (u *UI) pendingFor(p auth.Principal) int {
 	if u.deps.Approvals == nil {
 		return 0
 	}
@@ -56,7 +56,7 @@ func (u *UI) pendingFor(p store.Principal) int {
 // landing is where a person arrives after signing in: approvers answer
 // asks, so they start at the inbox.
 func landing(role string) string {
-	if role == store.RoleApprover {
+	if role == auth.RoleApprover {
 		return "/approvals"
 	}
 	return "/"

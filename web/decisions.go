@@ -14,14 +14,14 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/toolgate/toolgate/engine"
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/decisionlog"
 	"github.com/toolgate/toolgate/templates"
 )
 
 // DecisionReader is the decision log as the decisions page reads it.
 type DecisionReader interface {
-	Query(ctx context.Context, q store.DecisionQuery) (store.DecisionPage, error)
-	LevelSeries(ctx context.Context, q store.DecisionQuery, n int) ([]store.LevelBucket, error)
+	Query(ctx context.Context, q decisionlog.Query) (decisionlog.Page, error)
+	LevelSeries(ctx context.Context, q decisionlog.Query, n int) ([]decisionlog.LevelBucket, error)
 }
 
 // Chart layout.
@@ -55,7 +55,7 @@ func (u *UI) decisionsPage(w http.ResponseWriter, r *http.Request, log DecisionR
 	v := r.URL.Query()
 	p.Filter = templates.DecisionFilter{Tool: v.Get("tool"), Level: v.Get("level"), Rule: v.Get("rule"),
 		Session: v.Get("session"), Agent: v.Get("agent"), Since: localTime(v.Get("since")), Until: localTime(v.Get("until")), Range: v.Get("range")}
-	p.Agents = store.DecisionAgents
+	p.Agents = decisionlog.Agents
 	t := translatorFor(r.Context())
 	q, err := decisionQuery(v, time.Now(), t)
 	if err != nil {
@@ -124,11 +124,11 @@ func localTime(s string) string {
 
 // decisionQuery reads the page's filters; a bad value is an error to show,
 // in the page's language.
-func decisionQuery(v url.Values, now time.Time, t translator) (store.DecisionQuery, error) {
-	q := store.DecisionQuery{Tool: v.Get("tool"), Rule: v.Get("rule"), Session: v.Get("session"), Limit: decisionPage}
+func decisionQuery(v url.Values, now time.Time, t translator) (decisionlog.Query, error) {
+	q := decisionlog.Query{Tool: v.Get("tool"), Rule: v.Get("rule"), Session: v.Get("session"), Limit: decisionPage}
 	if a := v.Get("agent"); a != "" {
-		if !slices.Contains(store.DecisionAgents, a) {
-			return q, errors.New(t.f("decisions.err.agent", strings.Join(store.DecisionAgents, ", "), a))
+		if !slices.Contains(decisionlog.Agents, a) {
+			return q, errors.New(t.f("decisions.err.agent", strings.Join(decisionlog.Agents, ", "), a))
 		}
 		q.Agent = a
 	}
@@ -172,7 +172,7 @@ func decisionQuery(v url.Values, now time.Time, t translator) (store.DecisionQue
 var chartLevels = []string{"allow", "ask", "deny"}
 
 // layoutChart turns level counts per bucket into stacked SVG bars.
-func layoutChart(series []store.LevelBucket, t translator) templates.DecisionChart {
+func layoutChart(series []decisionlog.LevelBucket, t translator) templates.DecisionChart {
 	c := templates.DecisionChart{Width: chartWidth, Height: chartHeight}
 	if len(series) == 0 {
 		return c

@@ -8,14 +8,14 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/engine"
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/decisionlog"
 	"github.com/toolgate/toolgate/templates"
 )
 
 // decisionRow renders one logged decision with what its expanded row
 // shows: the reason in words, the trace of the policy in force now for
 // the call as logged, and a playground link.
-func decisionRow(e store.DecisionEntry, index map[string]ruleMeta, eng *engine.Engine, t translator) templates.DecisionRow {
+func decisionRow(e decisionlog.Entry, index map[string]ruleMeta, eng *engine.Engine, t translator) templates.DecisionRow {
 	row := templates.DecisionRow{ID: e.ID, Time: e.Time.UTC().Format("2006-01-02 15:04:05"),
 		Source: e.Source, Agent: e.Agent, Tool: e.Tool, Summary: e.Summary, Channel: e.Channel, Session: e.Session,
 		Level: e.Level, MatchedRule: e.MatchedRule, LatencyUS: e.LatencyMicros}

@@ -3,7 +3,7 @@ package web
 import (
 	"net/http"
 
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
 )
 
 // HubAuth lets the websocket hub accept a browser session: it adapts
@@ -28,7 +28,7 @@ func (s *Sessions) HubAuth() HubAuthenticator {
 func (s *Sessions) HubAuthWithTokens(tokens TokenVerifier) HubAuthenticator {
 	sessions := s.HubAuth()
 	return HubAuthFunc(func(r *http.Request) (HubPrincipal, bool) {
-		if tok, ok := store.BearerToken(r.Header.Get("Authorization")); ok {
+		if tok, ok := auth.BearerToken(r.Header.Get("Authorization")); ok {
 			p, valid := tokens.Verify(tok)
 			if !valid {
 				return HubPrincipal{}, false

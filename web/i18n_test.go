@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
+	"github.com/toolgate/toolgate/store/decisionlog"
 	"github.com/toolgate/toolgate/templates"
 )
 
@@ -22,7 +23,7 @@ var chinese = translatorFor(templates.WithLang(context.Background(), templates.L
 // the same request in English still reads English.
 func TestPagesSpeakChinese(t *testing.T) {
 	srv, st, tokens := testServer(t)
-	_, tok, _ := tokens.Create("ada", store.RoleAdmin, nil, nil)
+	_, tok, _ := tokens.Create("ada", auth.RoleAdmin, nil, nil)
 	zh, status, _ := login(t, srv, tok)
 	if status != http.StatusOK {
 		t.Fatalf("admin login: status %d", status)
@@ -106,7 +107,7 @@ func TestDecisionFiltersSpeakChinese(t *testing.T) {
 	}
 
 	ctx := templates.WithLang(context.Background(), templates.LangZH)
-	series := []store.LevelBucket{{Start: now, Counts: map[string]int64{"deny": 2}}}
+	series := []decisionlog.LevelBucket{{Start: now, Counts: map[string]int64{"deny": 2}}}
 	var buf bytes.Buffer
 	p := templates.DecisionsProps{Error: "x", Chart: layoutChart(series, chinese)}
 	if err := templates.Decisions(p).Render(ctx, &buf); err != nil {

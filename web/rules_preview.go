@@ -7,13 +7,14 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/decisionlog"
 	"github.com/toolgate/toolgate/templates"
 )
 
 // RecentDecisions gives the last logged calls with their full (redacted)
-// arguments; *store.DecisionLog satisfies it.
+// arguments; *decisionlog.Log satisfies it.
 type RecentDecisions interface {
-	Recent(ctx context.Context, n int) ([]store.DecisionEntry, error)
+	Recent(ctx context.Context, n int) ([]decisionlog.Entry, error)
 }
 
 // previewCalls is how many logged calls the rules page replays.
@@ -67,7 +68,7 @@ func (u *UI) replayWithRule(ctx context.Context, form templates.RuleForm, rule m
 		out.Note = t("preview.note.none")
 	}
 	seen := map[templates.PreviewRow]int{}
-	for _, c := range store.ReplayDecisions(entries, current, next) {
+	for _, c := range decisionlog.Replay(entries, current, next) {
 		row := templates.PreviewRow{Tool: c.Entry.Tool, Summary: c.Entry.Summary,
 			From: c.From.Level.String(), FromRule: c.From.MatchedRule, To: c.To.Level.String(), ToRule: c.To.MatchedRule}
 		if i, ok := seen[row]; ok {

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/templates"
 )
 
@@ -20,7 +20,7 @@ const DefaultSessionTTL = 12 * time.Hour
 
 // session is one signed-in browser, kept only on the server.
 type session struct {
-	principal store.Principal
+	principal auth.Principal
 	csrf      string
 	expires   time.Time
 	flash     templates.Flash
@@ -74,7 +74,7 @@ func randomID() string {
 }
 
 // Create starts a session for p and returns its id.
-func (s *Sessions) Create(p store.Principal) string {
+func (s *Sessions) Create(p auth.Principal) string {
 	id := randomID()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -143,7 +143,7 @@ func (s *Sessions) valid(id string) bool {
 
 // SessionPrincipal returns the principal of a request's session cookie
 // (api.SessionAuthenticator).
-func (s *Sessions) SessionPrincipal(r *http.Request) (store.Principal, bool) {
+func (s *Sessions) SessionPrincipal(r *http.Request) (auth.Principal, bool) {
 	se, _, ok := s.lookup(r)
 	return se.principal, ok
 }

@@ -6,15 +6,15 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/templates"
 )
 
-// TokenManager lists, creates and revokes API tokens; *store.Tokens
+// TokenManager lists, creates and revokes API tokens; *auth.Tokens
 // satisfies it. The tokens page is there when Deps.Tokens is one.
 type TokenManager interface {
-	List() []store.TokenInfo
-	Create(name, role string, channels, sessions []string) (store.TokenInfo, string, error)
+	List() []auth.TokenInfo
+	Create(name, role string, channels, sessions []string) (auth.TokenInfo, string, error)
 	Revoke(id string) error
 }
 
@@ -45,7 +45,7 @@ func (u *UI) tokensProps(r *http.Request, created templates.NewToken) templates.
 }
 
 // tokenScope says which asks an approver token sees.
-func tokenScope(t store.TokenInfo, tr translator) string {
+func tokenScope(t auth.TokenInfo, tr translator) string {
 	var parts []string
 	if len(t.Channels) > 0 {
 		parts = append(parts, tr("tokens.scope.channels")+" "+strings.Join(t.Channels, ", "))
@@ -70,7 +70,7 @@ func (u *UI) createToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	info, secret, err := tm.Create(name, role, splitList(r.PostFormValue("channels")), splitList(r.PostFormValue("sessions")))
-	if errors.Is(err, store.ErrBadRole) {
+	if errors.Is(err, auth.ErrBadRole) {
 		err = errors.New(templates.T(r.Context(), "tokens.err.role"))
 	}
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
 )
 
 //go:embed static
@@ -49,7 +50,7 @@ type PolicyEditor interface {
 
 // TokenVerifier checks the token given at login.
 type TokenVerifier interface {
-	Verify(token string) (store.Principal, bool)
+	Verify(token string) (auth.Principal, bool)
 }
 
 // PendingLister lists the asks waiting for a person; *approval.Manager

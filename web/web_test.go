@@ -14,10 +14,11 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
 )
 
 // testServer serves the pages over a real store and token set in a temp dir.
-func testServer(t *testing.T) (*httptest.Server, *store.Store, *store.Tokens) {
+func testServer(t *testing.T) (*httptest.Server, *store.Store, *auth.Tokens) {
 	t.Helper()
 	dir := t.TempDir()
 	st, err := store.Open(dir, store.Options{Workspace: t.TempDir()})
@@ -25,7 +26,7 @@ func testServer(t *testing.T) (*httptest.Server, *store.Store, *store.Tokens) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	tokens, _, err := store.OpenTokens(dir)
+	tokens, _, err := auth.OpenTokens(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func login(t *testing.T, srv *httptest.Server, token string) (*http.Client, int,
 func TestLoginRoles(t *testing.T) {
 	srv, _, tokens := testServer(t)
 	admin, _ := tokens.AdminToken()
-	_, agent, _ := tokens.Create("bot", store.RoleAgent, nil, nil)
+	_, agent, _ := tokens.Create("bot", auth.RoleAgent, nil, nil)
 	cases := []struct {
 		note   string
 		token  string
@@ -104,7 +105,7 @@ func TestLoginRoles(t *testing.T) {
 
 func TestApproverIsReadOnly(t *testing.T) {
 	srv, st, tokens := testServer(t)
-	_, tok, _ := tokens.Create("ann", store.RoleApprover, nil, nil)
+	_, tok, _ := tokens.Create("ann", auth.RoleApprover, nil, nil)
 	c, status, _ := login(t, srv, tok)
 	if status != http.StatusOK {
 		t.Fatalf("approver login: status %d", status)
@@ -126,7 +127,7 @@ func TestApproverIsReadOnly(t *testing.T) {
 
 func TestSessions(t *testing.T) {
 	s := NewSessions(0)
-	p := store.Principal{Name: "ann", Role: store.RoleApprover, Channels: []string{"web"}}
+	p := auth.Principal{Name: "ann", Role: auth.RoleApprover, Channels: []string{"web"}}
 	id := s.Create(p)
 	req := httptest.NewRequest(http.MethodGet, "/", nil)
 	req.AddCookie(&http.Cookie{Name: SessionCookie, Value: id})
@@ -134,7 +135,7 @@ func TestSessions(t *testing.T) {
 		t.Errorf("SessionPrincipal: got %+v %v", got, ok)
 	}
 	hp, ok := s.HubAuth().Authenticate(req)
-	if !ok || hp.Role != store.RoleApprover || hp.Bearer || len(hp.Filter.Channels) != 1 || hp.Valid == nil || !hp.Valid() {
+	if !ok || hp.Role != auth.RoleApprover || hp.Bearer || len(hp.Filter.Channels) != 1 || hp.Valid == nil || !hp.Valid() {
 		t.Errorf("HubAuth: got %+v %v", hp, ok)
 	}
 	se, _, _ := s.lookup(req)
@@ -166,7 +167,7 @@ func TestSessionEndsWithItsToken(t *testing.T) {
 	s := NewSessions(time.Hour)
 	revoked := false
 	s.EndWithToken(func(id string) bool { return !(revoked && id == "tok_1") })
-	id := s.Create(store.Principal{TokenID: "tok_1", Name: "alice", Role: store.RoleApprover})
+	id := s.Create(auth.Principal{TokenID: "tok_1", Name: "alice", Role: auth.RoleApprover})
 	req := httptest.NewRequest("GET", "/", nil)
 	req.AddCookie(&http.Cookie{Name: SessionCookie, Value: id})
 	if _, ok := s.SessionPrincipal(req); !ok {

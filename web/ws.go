@@ -13,12 +13,13 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
 )
 
 // HubPrincipal is who is on the other end of a websocket.
 type HubPrincipal struct {
 	Name string
-	// Role is store.RoleAdmin, store.RoleApprover or store.RoleAgent; agents
+	// Role is auth.RoleAdmin, auth.RoleApprover or auth.RoleAgent; agents
 	// (which ask, never answer) and unknown roles may not connect.
 	Role string
 	// Filter limits the asks this principal sees and may answer.
@@ -69,7 +70,7 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		wsError(w, http.StatusUnauthorized, "unauthorized", "a session cookie or bearer token is required")
 		return
 	}
-	if p.Role != store.RoleAdmin && p.Role != store.RoleApprover {
+	if p.Role != auth.RoleAdmin && p.Role != auth.RoleApprover {
 		wsError(w, http.StatusForbidden, "forbidden", "this role may not receive approvals")
 		return
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/approval"
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/redact"
 )
 
 // webhookSecretEnv is where the webhook secret is read from when the flag is
@@ -56,7 +56,7 @@ func wireWebhooks(c config, getenv func(string) string, mgr *approval.Manager, m
 		public = defaultPublicURL(c.addr)
 	}
 	n, err := approval.NewNotifier(approval.WebhookOptions{URLs: c.webhooks.urls, Secret: []byte(secret),
-		PublicURL: public, Summarize: store.Summarize, Redact: store.Redact, Logger: log})
+		PublicURL: public, Summarize: redact.Summarize, Redact: redact.Text, Logger: log})
 	if err != nil {
 		return err
 	}

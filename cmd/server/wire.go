@@ -15,6 +15,9 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
+	"github.com/toolgate/toolgate/store/decisionlog"
+	"github.com/toolgate/toolgate/store/history"
 	"github.com/toolgate/toolgate/web"
 )
 
@@ -53,12 +56,12 @@ func wire(c config, log *slog.Logger) (*app, error) {
 		return nil, err
 	}
 	a := &app{closers: []func() error{st.Close}}
-	tokens, created, err := store.OpenTokens(dir)
+	tokens, created, err := auth.OpenTokens(dir)
 	if err != nil {
 		a.close()
 		return nil, err
 	}
-	a.tokenFile = filepath.Join(dir, store.AdminTokenFile)
+	a.tokenFile = filepath.Join(dir, auth.AdminTokenFile)
 	if created {
 		log.Info("created the admin token", "file", a.tokenFile)
 	}
@@ -105,7 +108,7 @@ const approvalDBFile = "approvals.db"
 // wireApprovals opens the approval history and the manager of pending asks;
 // asks left pending by a previous run are marked cancelled.
 func wireApprovals(c config, dir string, st *store.Store, a *app, log *slog.Logger) (*approval.Manager, error) {
-	db, err := store.OpenDB(filepath.Join(dir, approvalDBFile))
+	db, err := history.Open(filepath.Join(dir, approvalDBFile))
 	if err != nil {
 		return nil, err
 	}
@@ -156,7 +159,7 @@ func observeApprovalLatency(mgr *approval.Manager, m *api.Metrics) {
 // decisionParts are the decision log, the metrics and the recorder that
 // feeds them (issue 8).
 type decisionParts struct {
-	log      *store.DecisionLog // nil when --decision-log=false
+	log      *decisionlog.Log // nil when --decision-log=false
 	metrics  *api.Metrics
 	recorder *api.DecisionRecorder
 	policy   *store.Store
@@ -170,12 +173,11 @@ func wireDecisionLog(c config, dir string, st *store.Store, a *app, log *slog.Lo
 	p := &decisionParts{policy: st}
 	mo := api.MetricsOptions{ConfigProblems: func() float64 { return float64(len(st.Problems())) }}
 	if c.decisionLog {
-		db, err := store.OpenDB(filepath.Join(dir, decisionDBFile))
+		var err error
+		p.log, err = decisionlog.Open(filepath.Join(dir, decisionDBFile), decisionlog.Options{Retention: c.logRetention, MaxRows: c.logMaxRows, Logger: log})
 		if err != nil {
 			return nil, err
 		}
-		a.closers = append(a.closers, db.Close)
-		p.log = store.NewDecisionLog(db, store.DecisionLogOptions{Retention: c.logRetention, MaxRows: c.logMaxRows, Logger: log})
 		a.closers = append(a.closers, p.log.Close)
 		mo.LogDropped = func() float64 { return float64(p.log.Dropped()) }
 		mo.LogQueued = func() float64 { return float64(p.log.QueueLen()) }

@@ -1,4 +1,7 @@
-package store
+// Package auth owns who may do what: API tokens (the first-start admin token
+// file and the hashed tokens.json in the config dir), the principal a
+// request acts as, and the roles admin, approver and agent.
+package auth
 
 import (
 	"crypto/rand"
@@ -16,6 +19,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/store/atomicfile"
 )
 
 // Roles of a token: admin may do everything, approver reads the policy and
@@ -35,6 +39,9 @@ const tokensFile = "tokens.json"
 
 // ErrBadRole is returned for a role that is not admin, approver or agent.
 var ErrBadRole = errors.New("role must be admin, approver or agent")
+
+// ErrNotFound is returned for a token id that is not there.
+var ErrNotFound = errors.New("auth: token not found")
 
 // Principal is who a request acts as.
 type Principal struct {
@@ -95,7 +102,7 @@ func OpenTokens(dir string) (t *Tokens, created bool, err error) {
 		if gerr != nil {
 			return nil, false, gerr
 		}
-		if err := writeAtomic(path, []byte(tok+"\n"), 0o600); err != nil {
+		if err := atomicfile.WriteFile(path, []byte(tok+"\n"), 0o600); err != nil {
 			return nil, false, fmt.Errorf("write admin token: %w", err)
 		}
 		data, created = []byte(tok), true
@@ -264,7 +271,7 @@ func (t *Tokens) save(list []TokenInfo) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(filepath.Join(t.dir, tokensFile), data, 0o600); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(t.dir, tokensFile), data, 0o600); err != nil {
 		return fmt.Errorf("write tokens: %w", err)
 	}
 	return nil

@@ -1,4 +1,9 @@
-package store
+// Package decisionlog is the decision log in the embedded SQLite file
+// decisions.db: every decision of /api/v1/evaluate, /api/v1/check and the
+// hooks, written off the request path in batches, redacted, pruned by age
+// and count, and read back by the API and the pages. Its database holds
+// only its own tables and migrations.
+package decisionlog
 
 import (
 	"context"
@@ -13,10 +18,12 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/store/redact"
+	"github.com/toolgate/toolgate/store/sqlite"
 )
 
-// DecisionEntry is one logged decision of /api/v1/evaluate or /api/v1/check.
-type DecisionEntry struct {
+// Entry is one logged decision of /api/v1/evaluate or /api/v1/check.
+type Entry struct {
 	ID   int64     `json:"id"`
 	Time time.Time `json:"time"`
 	// Source is the route that decided: "evaluate" or "check".
@@ -44,29 +51,29 @@ type DecisionEntry struct {
 	FullArgs bool            `json:"-"`
 }
 
-// DecisionAgents are the agents a decision can come from (DecisionEntry's
+// Agents are the agents a decision can come from (Entry's
 // Agent), in the order the pages list them.
-var DecisionAgents = []string{"claude-code", "codex", "gemini", "jiuwenswarm", "rest"}
+var Agents = []string{"claude-code", "codex", "gemini", "jiuwenswarm", "rest"}
 
 // prepare fills the redacted fields derived from Call.
-func (e *DecisionEntry) prepare() {
+func (e *Entry) prepare() {
 	if e.Call == nil {
 		return
 	}
 	if e.Summary == "" {
-		e.Summary = Summarize(e.Call.ToolName, e.Call.ToolArgs)
+		e.Summary = redact.Summarize(e.Call.ToolName, e.Call.ToolArgs)
 	}
 	if e.FullArgs && e.Request == nil {
 		r := *e.Call
-		r.ToolArgs = RedactArgs(r.ToolArgs)
+		r.ToolArgs = redact.Args(r.ToolArgs)
 		r.Explain = false
 		e.Request = &r
 	}
 	e.Call = nil
 }
 
-// DecisionLogOptions configure a DecisionLog; zero values take the defaults.
-type DecisionLogOptions struct {
+// Options configure a Log; zero values take the defaults.
+type Options struct {
 	// QueueSize bounds the entries waiting for the writer (default 8192);
 	// when full, new entries are dropped and counted.
 	QueueSize int
@@ -87,7 +94,7 @@ type DecisionLogOptions struct {
 	Logger *slog.Logger
 }
 
-func (o *DecisionLogOptions) fill() {
+func (o *Options) fill() {
 	if o.QueueSize <= 0 {
 		o.QueueSize = 8192
 	}
@@ -114,17 +121,19 @@ func (o *DecisionLogOptions) fill() {
 	}
 }
 
-// DecisionLog is the decision log in SQLite. Enqueue never blocks: entries
+// Log is the decision log in SQLite. Enqueue never blocks: entries
 // go through a buffered channel to one writer goroutine that inserts them
 // in batches, one transaction each, so a slow disk never slows a decision.
-type DecisionLog struct {
+type Log struct {
 	db      *sql.DB
-	opts    DecisionLogOptions
-	queue   chan DecisionEntry
+	opts    Options
+	queue   chan Entry
 	flushes chan chan struct{}
 	stop    chan struct{}
 	done    chan struct{}
 	once    sync.Once
+	// owned is the database Open opened, closed by Close.
+	owned *sqlite.DB
 
 	// fullInsert is the prepared INSERT of insertRows entries; only the
 	// writer goroutine uses it.
@@ -135,7 +144,7 @@ type DecisionLog struct {
 	written atomic.Uint64
 }
 
-// decisionSchema is the decisions table: migration 2 of the database.
+// decisionSchema is the decisions table: migration 2.
 const decisionSchema = `
 CREATE TABLE decisions (
 	id           INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -162,19 +171,34 @@ ALTER TABLE decisions ADD COLUMN agent TEXT NOT NULL DEFAULT 'rest';
 CREATE INDEX decisions_agent ON decisions(agent, id);
 `
 
-func init() {
-	migrations = append(migrations,
-		Migration{Version: 2, Name: "decision log", SQL: decisionSchema},
-		Migration{Version: 3, Name: "decision log agent", SQL: decisionAgentSchema})
+// migrations are the schema history of decisions.db. Versions 2 and 3
+// keep the numbers they had when every database shared one list, so that
+// files written before the split are recognised as up to date.
+var migrations = []sqlite.Migration{
+	{Version: 2, Name: "decision log", SQL: decisionSchema},
+	{Version: 3, Name: "decision log agent", SQL: decisionAgentSchema},
 }
 
-// NewDecisionLog starts the writer of the decision log in db (whose
-// migrations made the table). Close stops it.
-func NewDecisionLog(db *DB, opts DecisionLogOptions) *DecisionLog {
+// Open opens (creating if needed) the decision log's SQLite file at path,
+// applies its migrations and starts the writer. Close stops the writer and
+// closes the file.
+func Open(path string, opts Options) (*Log, error) {
+	db, err := sqlite.Open(path, migrations)
+	if err != nil {
+		return nil, fmt.Errorf("decision log: %w", err)
+	}
+	l := newLog(db, opts)
+	l.owned = db
+	return l, nil
+}
+
+// newLog starts the writer of the decision log in db (whose migrations
+// made the table). Close stops it.
+func newLog(db *sqlite.DB, opts Options) *Log {
 	opts.fill()
-	l := &DecisionLog{
+	l := &Log{
 		db: db.SQL(), opts: opts,
-		queue:   make(chan DecisionEntry, opts.QueueSize),
+		queue:   make(chan Entry, opts.QueueSize),
 		flushes: make(chan chan struct{}),
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
@@ -185,7 +209,7 @@ func NewDecisionLog(db *DB, opts DecisionLogOptions) *DecisionLog {
 
 // Enqueue hands an entry to the writer without waiting. When the queue is
 // full the entry is dropped, counted by Dropped, and false is returned.
-func (l *DecisionLog) Enqueue(e DecisionEntry) bool {
+func (l *Log) Enqueue(e Entry) bool {
 	select {
 	case l.queue <- e:
 		return true
@@ -196,20 +220,20 @@ func (l *DecisionLog) Enqueue(e DecisionEntry) bool {
 }
 
 // Dropped is the number of entries dropped because the queue was full.
-func (l *DecisionLog) Dropped() uint64 { return l.dropped.Load() }
+func (l *Log) Dropped() uint64 { return l.dropped.Load() }
 
 // Failed is the number of entries lost to write errors.
-func (l *DecisionLog) Failed() uint64 { return l.failed.Load() }
+func (l *Log) Failed() uint64 { return l.failed.Load() }
 
 // Written is the number of entries written.
-func (l *DecisionLog) Written() uint64 { return l.written.Load() }
+func (l *Log) Written() uint64 { return l.written.Load() }
 
 // QueueLen is the number of entries waiting for the writer.
-func (l *DecisionLog) QueueLen() int { return len(l.queue) }
+func (l *Log) QueueLen() int { return len(l.queue) }
 
 // Flush waits until every entry enqueued before the call is written (or
 // lost to an error), or ctx ends.
-func (l *DecisionLog) Flush(ctx context.Context) error {
+func (l *Log) Flush(ctx context.Context) error {
 	ack := make(chan struct{})
 	select {
 	case l.flushes <- ack:
@@ -226,15 +250,18 @@ func (l *DecisionLog) Flush(ctx context.Context) error {
 	}
 }
 
-// Close writes what is queued and stops the writer. It does not close db.
-func (l *DecisionLog) Close() error {
+// Close writes what is queued, stops the writer and closes the database.
+func (l *Log) Close() error {
 	l.once.Do(func() { close(l.stop) })
 	<-l.done
+	if l.owned != nil {
+		return l.owned.Close()
+	}
 	return nil
 }
 
 // run is the writer goroutine: batches inserts and prunes periodically.
-func (l *DecisionLog) run() {
+func (l *Log) run() {
 	defer close(l.done)
 	defer func() {
 		if l.fullInsert != nil {
@@ -243,7 +270,7 @@ func (l *DecisionLog) run() {
 	}()
 	prune := time.NewTicker(l.opts.PruneEvery)
 	defer prune.Stop()
-	batch := make([]DecisionEntry, 0, l.opts.BatchSize)
+	batch := make([]Entry, 0, l.opts.BatchSize)
 	for {
 		select {
 		case e := <-l.queue:
@@ -264,7 +291,7 @@ func (l *DecisionLog) run() {
 }
 
 // fillBatch adds what is already queued, up to BatchSize, without waiting.
-func (l *DecisionLog) fillBatch(batch []DecisionEntry) []DecisionEntry {
+func (l *Log) fillBatch(batch []Entry) []Entry {
 	for len(batch) < l.opts.BatchSize {
 		select {
 		case e := <-l.queue:
@@ -278,7 +305,7 @@ func (l *DecisionLog) fillBatch(batch []DecisionEntry) []DecisionEntry {
 
 // linger waits up to Linger for more entries, until the batch is full or
 // the log is closing.
-func (l *DecisionLog) linger(batch []DecisionEntry) []DecisionEntry {
+func (l *Log) linger(batch []Entry) []Entry {
 	if l.opts.Linger < 0 || len(batch) >= l.opts.BatchSize {
 		return batch
 	}
@@ -298,7 +325,7 @@ func (l *DecisionLog) linger(batch []DecisionEntry) []DecisionEntry {
 }
 
 // drain writes everything queued now.
-func (l *DecisionLog) drain(batch []DecisionEntry) {
+func (l *Log) drain(batch []Entry) {
 	for len(l.queue) > 0 {
 		batch = l.fillBatch(batch[:0])
 		l.write(batch)
@@ -307,7 +334,7 @@ func (l *DecisionLog) drain(batch []DecisionEntry) {
 
 // write inserts a batch in one transaction; on error the batch is counted
 // as failed and logged (without its contents).
-func (l *DecisionLog) write(batch []DecisionEntry) {
+func (l *Log) write(batch []Entry) {
 	if len(batch) == 0 {
 		return
 	}
@@ -330,7 +357,7 @@ const insertColumns = 11
 
 // insert writes a batch of entries in one transaction, insertRows to a
 // statement.
-func (l *DecisionLog) insert(batch []DecisionEntry) error {
+func (l *Log) insert(batch []Entry) error {
 	tx, err := l.db.Begin()
 	if err != nil {
 		return err
@@ -361,7 +388,7 @@ func (l *DecisionLog) insert(batch []DecisionEntry) error {
 
 // insertStmt is the INSERT of n entries in tx: the one prepared once for
 // insertRows entries, or one prepared for the rest of a batch.
-func (l *DecisionLog) insertStmt(tx *sql.Tx, n int) (*sql.Stmt, error) {
+func (l *Log) insertStmt(tx *sql.Tx, n int) (*sql.Stmt, error) {
 	if n < insertRows {
 		return tx.Prepare(insertStatement(n))
 	}
@@ -390,7 +417,7 @@ func insertStatement(n int) string {
 }
 
 // rowValues are the column values of one entry, prepared.
-func (l *DecisionLog) rowValues(e *DecisionEntry) ([insertColumns]any, error) {
+func (l *Log) rowValues(e *Entry) ([insertColumns]any, error) {
 	e.prepare()
 	var req any
 	if e.Request != nil {
@@ -412,7 +439,7 @@ func (l *DecisionLog) rowValues(e *DecisionEntry) ([insertColumns]any, error) {
 
 // Prune deletes entries older than the retention and, beyond MaxRows, the
 // oldest ones. It returns the number deleted.
-func (l *DecisionLog) Prune(ctx context.Context) (int64, error) {
+func (l *Log) Prune(ctx context.Context) (int64, error) {
 	cutoff := l.opts.Now().Add(-l.opts.Retention).UnixMicro()
 	res, err := l.db.ExecContext(ctx, `DELETE FROM decisions WHERE ts < ?`, cutoff)
 	if err != nil {
@@ -428,8 +455,8 @@ func (l *DecisionLog) Prune(ctx context.Context) (int64, error) {
 	return byAge + byCount, nil
 }
 
-// DecisionQuery filters and pages the log. Empty fields do not filter.
-type DecisionQuery struct {
+// Query filters and pages the log. Empty fields do not filter.
+type Query struct {
 	Tool    string
 	Level   string
 	Rule    string // a substring of matched_rule
@@ -444,18 +471,18 @@ type DecisionQuery struct {
 	Offset int
 }
 
-// MaxDecisionPage is the largest page Query returns.
-const MaxDecisionPage = 500
+// MaxPage is the largest page Query returns.
+const MaxPage = 500
 
-// DecisionPage is one page of the log, newest first. NextBefore is the
+// Page is one page of the log, newest first. NextBefore is the
 // cursor of the next page, 0 when this is the last.
-type DecisionPage struct {
-	Entries    []DecisionEntry
+type Page struct {
+	Entries    []Entry
 	NextBefore int64
 }
 
 // where builds the WHERE clause of a query.
-func (q DecisionQuery) where() (string, []any) {
+func (q Query) where() (string, []any) {
 	var conds []string
 	var args []any
 	add := func(cond string, arg any) {
@@ -496,23 +523,23 @@ const decisionColumns = `id, ts, source, agent, tool, summary, channel, session,
 
 // Query returns one page of entries matching q, newest first. The full
 // request is not included.
-func (l *DecisionLog) Query(ctx context.Context, q DecisionQuery) (DecisionPage, error) {
+func (l *Log) Query(ctx context.Context, q Query) (Page, error) {
 	if q.Limit <= 0 {
 		q.Limit = 50
 	}
-	q.Limit = min(q.Limit, MaxDecisionPage)
+	q.Limit = min(q.Limit, MaxPage)
 	where, args := q.where()
 	args = append(args, q.Limit+1, max(q.Offset, 0))
 	rows, err := l.db.QueryContext(ctx, `SELECT `+decisionColumns+` FROM decisions`+where+
 		` ORDER BY id DESC LIMIT ? OFFSET ?`, args...)
 	if err != nil {
-		return DecisionPage{}, fmt.Errorf("query decisions: %w", err)
+		return Page{}, fmt.Errorf("query decisions: %w", err)
 	}
 	entries, err := scanDecisions(rows, false)
 	if err != nil {
-		return DecisionPage{}, err
+		return Page{}, err
 	}
-	page := DecisionPage{Entries: entries}
+	page := Page{Entries: entries}
 	if len(entries) > q.Limit {
 		page.Entries = entries[:q.Limit]
 		page.NextBefore = page.Entries[q.Limit-1].ID
@@ -522,7 +549,7 @@ func (l *DecisionLog) Query(ctx context.Context, q DecisionQuery) (DecisionPage,
 
 // Recent returns up to n of the newest entries that carry their full
 // request (logged with --log-full-args), newest first.
-func (l *DecisionLog) Recent(ctx context.Context, n int) ([]DecisionEntry, error) {
+func (l *Log) Recent(ctx context.Context, n int) ([]Entry, error) {
 	rows, err := l.db.QueryContext(ctx, `SELECT `+decisionColumns+` FROM decisions
 		WHERE request IS NOT NULL ORDER BY id DESC LIMIT ?`, n)
 	if err != nil {
@@ -531,11 +558,11 @@ func (l *DecisionLog) Recent(ctx context.Context, n int) ([]DecisionEntry, error
 	return scanDecisions(rows, true)
 }
 
-func scanDecisions(rows *sql.Rows, withRequest bool) ([]DecisionEntry, error) {
+func scanDecisions(rows *sql.Rows, withRequest bool) ([]Entry, error) {
 	defer rows.Close()
-	out := []DecisionEntry{}
+	out := []Entry{}
 	for rows.Next() {
-		var e DecisionEntry
+		var e Entry
 		var ts int64
 		var req sql.NullString
 		if err := rows.Scan(&e.ID, &ts, &e.Source, &e.Agent, &e.Tool, &e.Summary, &e.Channel, &e.Session,
@@ -563,7 +590,7 @@ type LevelBucket struct {
 
 // LevelSeries counts the entries matching q (its paging ignored) by level
 // in n equal buckets from q.Since to q.Until (defaults: the last 24 hours).
-func (l *DecisionLog) LevelSeries(ctx context.Context, q DecisionQuery, n int) ([]LevelBucket, error) {
+func (l *Log) LevelSeries(ctx context.Context, q Query, n int) ([]LevelBucket, error) {
 	if q.Until.IsZero() {
 		q.Until = l.opts.Now()
 	}

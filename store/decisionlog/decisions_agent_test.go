@@ -1,38 +1,35 @@
-package store
+package decisionlog
 
 import (
 	"context"
-	"database/sql"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/store/sqlite"
 )
 
 // TestDecisionLogAgentMigration opens a decision log written before the
 // agent column existed: its rows read as rest, and new rows keep their agent.
 func TestDecisionLogAgentMigration(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "decisions.db")
-	raw, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var before []Migration
+	var before []sqlite.Migration
 	for _, m := range migrations {
 		if m.Version < 3 {
 			before = append(before, m)
 		}
 	}
-	old := &DB{sql: raw}
-	if err := old.migrate(context.Background(), before); err != nil {
-		t.Fatalf("migrations 1-2: %v", err)
+	old, err := sqlite.Open(path, before)
+	if err != nil {
+		t.Fatalf("migration 2: %v", err)
 	}
-	if _, err := raw.Exec(`INSERT INTO decisions (ts, source, tool, summary, session, level)
+	if _, err := old.SQL().Exec(`INSERT INTO decisions (ts, source, tool, summary, session, level)
 		VALUES (?, 'check', 'bash', 'make', 's-old', 'ask')`, time.Now().UnixMicro()); err != nil {
 		t.Fatalf("old-schema insert: %v", err)
 	}
-	raw.Close()
+	old.Close()
 
-	db, err := OpenDB(path)
+	db, err := sqlite.Open(path, migrations)
 	if err != nil {
 		t.Fatalf("reopen with every migration: %v", err)
 	}
@@ -40,21 +37,21 @@ func TestDecisionLogAgentMigration(t *testing.T) {
 	if v, err := db.SchemaVersion(context.Background()); err != nil || v < 3 {
 		t.Errorf("schema version: got %d (err %v), want at least 3", v, err)
 	}
-	l := NewDecisionLog(db, DecisionLogOptions{})
+	l := newLog(db, Options{})
 	t.Cleanup(func() { l.Close() })
-	l.Enqueue(DecisionEntry{Source: "check", Agent: "codex", Tool: "bash", Summary: "ls", Session: "s-new", Level: "allow"})
-	l.Enqueue(DecisionEntry{Source: "evaluate", Tool: "read_file", Summary: "x", Level: "allow"}) // no agent: rest
+	l.Enqueue(Entry{Source: "check", Agent: "codex", Tool: "bash", Summary: "ls", Session: "s-new", Level: "allow"})
+	l.Enqueue(Entry{Source: "evaluate", Tool: "read_file", Summary: "x", Level: "allow"}) // no agent: rest
 	flush(t, l)
 
 	tests := []struct {
 		note     string
-		q        DecisionQuery
+		q        Query
 		sessions []string
 	}{
-		{"old row reads as rest, with the new one without agent", DecisionQuery{Agent: "rest"}, []string{"", "s-old"}},
-		{"by agent", DecisionQuery{Agent: "codex"}, []string{"s-new"}},
-		{"agent and session together", DecisionQuery{Agent: "codex", Session: "s-old"}, nil},
-		{"an agent with no rows", DecisionQuery{Agent: "gemini"}, nil},
+		{"old row reads as rest, with the new one without agent", Query{Agent: "rest"}, []string{"", "s-old"}},
+		{"by agent", Query{Agent: "codex"}, []string{"s-new"}},
+		{"agent and session together", Query{Agent: "codex", Session: "s-old"}, nil},
+		{"an agent with no rows", Query{Agent: "gemini"}, nil},
 	}
 	for _, tc := range tests {
 		page, err := l.Query(context.Background(), tc.q)

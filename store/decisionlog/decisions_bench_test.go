@@ -1,4 +1,4 @@
-package store
+package decisionlog
 
 import (
 	"testing"
@@ -10,15 +10,15 @@ import (
 // default batch) straight through insert; ns/op is per entry.
 func BenchmarkDecisionLogInsert(b *testing.B) {
 	db, _ := openDecisionTestDB(b)
-	l := NewDecisionLog(db, DecisionLogOptions{})
+	l := newLog(db, Options{})
 	defer l.Close()
 	call := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "git push --force origin main"}, ChannelID: "web"}
-	batch := make([]DecisionEntry, 512)
+	batch := make([]Entry, 512)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for done := 0; done < b.N; done += len(batch) {
 		for i := range batch {
-			batch[i] = DecisionEntry{Source: "evaluate", Call: call, Level: "deny", MatchedRule: "builtin:git-force-push"}
+			batch[i] = Entry{Source: "evaluate", Call: call, Level: "deny", MatchedRule: "builtin:git-force-push"}
 		}
 		if err := l.insert(batch); err != nil {
 			b.Fatal(err)

@@ -1,4 +1,4 @@
-package store
+package decisionlog
 
 import (
 	"context"
@@ -8,13 +8,14 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/store/sqlite"
 )
 
 // openDecisionTestDB opens a fresh SQLite file like the server does.
-func openDecisionTestDB(t testing.TB) (*DB, string) {
+func openDecisionTestDB(t testing.TB) (*sqlite.DB, string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "toolgate.db")
-	db, err := OpenDB(path)
+	path := filepath.Join(t.TempDir(), "decisions.db")
+	db, err := sqlite.Open(path, migrations)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,15 +28,15 @@ type fakeClock struct{ now time.Time }
 
 func (c *fakeClock) Now() time.Time { return c.now }
 
-func newTestLog(t *testing.T, opts DecisionLogOptions) (*DecisionLog, *sql.DB, string) {
+func newTestLog(t *testing.T, opts Options) (*Log, *sql.DB, string) {
 	t.Helper()
 	db, path := openDecisionTestDB(t)
-	l := NewDecisionLog(db, opts)
+	l := newLog(db, opts)
 	t.Cleanup(func() { l.Close() })
 	return l, db.SQL(), path
 }
 
-func flush(t *testing.T, l *DecisionLog) {
+func flush(t *testing.T, l *Log) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -55,9 +56,9 @@ func countRows(t *testing.T, db *sql.DB) int {
 
 func TestDecisionLogRecordsAndQueries(t *testing.T) {
 	clock := &fakeClock{now: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}
-	l, _, _ := newTestLog(t, DecisionLogOptions{Now: clock.Now})
+	l, _, _ := newTestLog(t, Options{Now: clock.Now})
 	base := clock.now
-	entries := []DecisionEntry{
+	entries := []Entry{
 		{Time: base, Source: "evaluate", Tool: "bash", Summary: "git push", Level: "ask", MatchedRule: "tiered_policy:rules:rules[git_push]", Session: "s1", Channel: "web", LatencyMicros: 12},
 		{Time: base.Add(time.Minute), Source: "check", Tool: "bash", Summary: "ls", Level: "allow", MatchedRule: "tools.bash", Session: "s2"},
 		{Time: base.Add(2 * time.Minute), Source: "evaluate", Tool: "read_file", Summary: "path=a", Level: "deny", MatchedRule: "tools.read_file",
@@ -72,19 +73,19 @@ func TestDecisionLogRecordsAndQueries(t *testing.T) {
 	ctx := context.Background()
 	cases := []struct {
 		note    string
-		q       DecisionQuery
+		q       Query
 		wantIDs []int64
 	}{
-		{"all, newest first", DecisionQuery{}, []int64{3, 2, 1}},
-		{"by tool", DecisionQuery{Tool: "bash"}, []int64{2, 1}},
-		{"by level", DecisionQuery{Level: "deny"}, []int64{3}},
-		{"by rule substring", DecisionQuery{Rule: "git_push"}, []int64{1}},
-		{"by session", DecisionQuery{Session: "s2"}, []int64{2}},
-		{"since is inclusive", DecisionQuery{Since: base.Add(time.Minute)}, []int64{3, 2}},
-		{"until is exclusive", DecisionQuery{Until: base.Add(time.Minute)}, []int64{1}},
-		{"limit", DecisionQuery{Limit: 2}, []int64{3, 2}},
-		{"cursor", DecisionQuery{Before: 2}, []int64{1}},
-		{"offset", DecisionQuery{Offset: 1}, []int64{2, 1}},
+		{"all, newest first", Query{}, []int64{3, 2, 1}},
+		{"by tool", Query{Tool: "bash"}, []int64{2, 1}},
+		{"by level", Query{Level: "deny"}, []int64{3}},
+		{"by rule substring", Query{Rule: "git_push"}, []int64{1}},
+		{"by session", Query{Session: "s2"}, []int64{2}},
+		{"since is inclusive", Query{Since: base.Add(time.Minute)}, []int64{3, 2}},
+		{"until is exclusive", Query{Until: base.Add(time.Minute)}, []int64{1}},
+		{"limit", Query{Limit: 2}, []int64{3, 2}},
+		{"cursor", Query{Before: 2}, []int64{1}},
+		{"offset", Query{Offset: 1}, []int64{2, 1}},
 	}
 	for _, c := range cases {
 		page, err := l.Query(ctx, c.q)
@@ -106,11 +107,11 @@ func TestDecisionLogRecordsAndQueries(t *testing.T) {
 			}
 		}
 	}
-	page, _ := l.Query(ctx, DecisionQuery{Limit: 2})
+	page, _ := l.Query(ctx, Query{Limit: 2})
 	if page.NextBefore != 2 {
 		t.Errorf("next cursor: got %d, want 2", page.NextBefore)
 	}
-	first, _ := l.Query(ctx, DecisionQuery{Tool: "bash", Rule: "git_push"})
+	first, _ := l.Query(ctx, Query{Tool: "bash", Rule: "git_push"})
 	e := first.Entries[0]
 	want := entries[0]
 	if e.Source != want.Source || e.Summary != want.Summary || e.Level != want.Level || e.MatchedRule != want.MatchedRule ||
@@ -124,7 +125,7 @@ func TestDecisionLogRecordsAndQueries(t *testing.T) {
 	if len(recent) != 1 || recent[0].Request == nil || recent[0].Request.ToolArgs["path"] != "a" {
 		t.Errorf("recent with requests: got %+v, want the one read_file entry with its args", recent)
 	}
-	series, err := l.LevelSeries(ctx, DecisionQuery{Since: base, Until: base.Add(3 * time.Minute)}, 3)
+	series, err := l.LevelSeries(ctx, Query{Since: base, Until: base.Add(3 * time.Minute)}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,9 +137,9 @@ func TestDecisionLogRecordsAndQueries(t *testing.T) {
 func TestDecisionLogRetention(t *testing.T) {
 	clock := &fakeClock{now: time.Date(2025, 1, 10, 0, 0, 0, 0, time.UTC)}
 	t.Run("by age", func(t *testing.T) {
-		l, db, _ := newTestLog(t, DecisionLogOptions{Now: clock.Now, Retention: 24 * time.Hour})
+		l, db, _ := newTestLog(t, Options{Now: clock.Now, Retention: 24 * time.Hour})
 		for _, age := range []time.Duration{72 * time.Hour, 25 * time.Hour, 23 * time.Hour, time.Minute} {
-			l.Enqueue(DecisionEntry{Time: clock.now.Add(-age), Tool: "bash", Level: "ask"})
+			l.Enqueue(Entry{Time: clock.now.Add(-age), Tool: "bash", Level: "ask"})
 		}
 		flush(t, l)
 		n, err := l.Prune(context.Background())
@@ -150,23 +151,23 @@ func TestDecisionLogRetention(t *testing.T) {
 		}
 	})
 	t.Run("by count", func(t *testing.T) {
-		l, db, _ := newTestLog(t, DecisionLogOptions{Now: clock.Now, MaxRows: 3})
+		l, db, _ := newTestLog(t, Options{Now: clock.Now, MaxRows: 3})
 		for i := range 5 {
-			l.Enqueue(DecisionEntry{Time: clock.now, Tool: "bash", Summary: string(rune('a' + i)), Level: "ask"})
+			l.Enqueue(Entry{Time: clock.now, Tool: "bash", Summary: string(rune('a' + i)), Level: "ask"})
 		}
 		flush(t, l)
 		if _, err := l.Prune(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		page, _ := l.Query(context.Background(), DecisionQuery{})
+		page, _ := l.Query(context.Background(), Query{})
 		if countRows(t, db) != 3 || page.Entries[2].Summary != "c" {
 			t.Errorf("kept %d rows (oldest %q); want the newest 3 (c, d, e)", countRows(t, db), page.Entries[len(page.Entries)-1].Summary)
 		}
 	})
 	t.Run("periodically", func(t *testing.T) {
-		l, db, _ := newTestLog(t, DecisionLogOptions{Now: clock.Now, MaxRows: 1, PruneEvery: 10 * time.Millisecond})
-		l.Enqueue(DecisionEntry{Tool: "a", Level: "ask"})
-		l.Enqueue(DecisionEntry{Tool: "b", Level: "ask"})
+		l, db, _ := newTestLog(t, Options{Now: clock.Now, MaxRows: 1, PruneEvery: 10 * time.Millisecond})
+		l.Enqueue(Entry{Tool: "a", Level: "ask"})
+		l.Enqueue(Entry{Tool: "b", Level: "ask"})
 		flush(t, l)
 		deadline := time.Now().Add(10 * time.Second)
 		for countRows(t, db) != 1 && time.Now().Before(deadline) {
@@ -179,12 +180,12 @@ func TestDecisionLogRetention(t *testing.T) {
 }
 
 func TestDecisionLogRedactsCalls(t *testing.T) {
-	l, _, _ := newTestLog(t, DecisionLogOptions{})
+	l, _, _ := newTestLog(t, Options{})
 	call := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "mysql -pSECRET db"}, Explain: true}
-	l.Enqueue(DecisionEntry{Tool: "bash", Level: "ask", Call: call, FullArgs: true})
-	l.Enqueue(DecisionEntry{Tool: "bash", Level: "ask", Call: call})
+	l.Enqueue(Entry{Tool: "bash", Level: "ask", Call: call, FullArgs: true})
+	l.Enqueue(Entry{Tool: "bash", Level: "ask", Call: call})
 	flush(t, l)
-	page, err := l.Query(context.Background(), DecisionQuery{})
+	page, err := l.Query(context.Background(), Query{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func TestDecisionLogRedactsCalls(t *testing.T) {
 // test holds: Enqueue must keep returning at once and count what it drops.
 func TestDecisionLogNeverBlocks(t *testing.T) {
 	const queue, batch, total = 4, 2, 200
-	l, db, path := newTestLog(t, DecisionLogOptions{QueueSize: queue, BatchSize: batch})
+	l, db, path := newTestLog(t, Options{QueueSize: queue, BatchSize: batch})
 	locker, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +222,7 @@ func TestDecisionLogNeverBlocks(t *testing.T) {
 	}
 	accepted := 0
 	for range total {
-		if l.Enqueue(DecisionEntry{Tool: "bash", Level: "allow"}) {
+		if l.Enqueue(Entry{Tool: "bash", Level: "allow"}) {
 			accepted++
 		}
 	}
@@ -243,11 +244,11 @@ func TestDecisionLogNeverBlocks(t *testing.T) {
 // with an hour's linger, entries must still be written at once.
 func TestDecisionLogLingerEndsWhenBatchFills(t *testing.T) {
 	const batch = 8
-	l, db, _ := newTestLog(t, DecisionLogOptions{BatchSize: batch, Linger: time.Hour})
-	l.Enqueue(DecisionEntry{Tool: "bash", Level: "allow"})
+	l, db, _ := newTestLog(t, Options{BatchSize: batch, Linger: time.Hour})
+	l.Enqueue(Entry{Tool: "bash", Level: "allow"})
 	time.Sleep(50 * time.Millisecond) // the writer has the first entry and lingers
 	for range 2 * batch {
-		l.Enqueue(DecisionEntry{Tool: "bash", Level: "allow"})
+		l.Enqueue(Entry{Tool: "bash", Level: "allow"})
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for l.Written() < batch && time.Now().Before(deadline) {

@@ -1,23 +1,21 @@
-package store
+package decisionlog
 
 import (
-	"maps"
-
 	"github.com/toolgate/toolgate/engine"
 )
 
-// DecisionChange is one logged call whose decision a draft policy changes.
-type DecisionChange struct {
-	Entry    DecisionEntry
+// Change is one logged call whose decision a draft policy changes.
+type Change struct {
+	Entry    Entry
 	From, To engine.Decision
 }
 
-// ReplayDecisions decides each logged call (those logged with their full,
+// Replay decides each logged call (those logged with their full,
 // redacted arguments) under the policy in force and under a draft, and
 // returns the calls whose level or matched rule would change. It is the
 // impact preview of the API and of the rules page.
-func ReplayDecisions(entries []DecisionEntry, current, draft *engine.Engine) []DecisionChange {
-	var out []DecisionChange
+func Replay(entries []Entry, current, draft *engine.Engine) []Change {
+	var out []Change
 	for _, e := range entries {
 		if e.Request == nil {
 			continue
@@ -26,57 +24,7 @@ func ReplayDecisions(entries []DecisionEntry, current, draft *engine.Engine) []D
 		if from.Level == to.Level && from.MatchedRule == to.MatchedRule {
 			continue
 		}
-		out = append(out, DecisionChange{Entry: e, From: from, To: to})
+		out = append(out, Change{Entry: e, From: from, To: to})
 	}
 	return out
-}
-
-// DraftWithRule returns a shallow copy of a permissions section whose rules
-// have rule in the place of the rule with the id, or appended when no rule
-// has it: the draft of a one-rule change, for the impact preview.
-func DraftWithRule(section map[string]any, id string, rule map[string]any) map[string]any {
-	rules, _ := section["rules"].([]any)
-	out := make([]any, 0, len(rules)+1)
-	replaced := false
-	for _, r := range rules {
-		if ruleIDOf(r) == id {
-			out = append(out, rule)
-			replaced = true
-			continue
-		}
-		out = append(out, r)
-	}
-	if !replaced {
-		out = append(out, rule)
-	}
-	return withRules(section, out)
-}
-
-// DraftWithoutRule returns a shallow copy of a permissions section without
-// the rules with the id, and whether there were any.
-func DraftWithoutRule(section map[string]any, id string) (map[string]any, bool) {
-	rules, _ := section["rules"].([]any)
-	out := make([]any, 0, len(rules))
-	for _, r := range rules {
-		if ruleIDOf(r) != id {
-			out = append(out, r)
-		}
-	}
-	return withRules(section, out), len(out) < len(rules)
-}
-
-// withRules is a shallow copy of section with rules as its rules.
-func withRules(section map[string]any, rules []any) map[string]any {
-	draft := maps.Clone(section)
-	if draft == nil {
-		draft = map[string]any{}
-	}
-	draft["rules"] = rules
-	return draft
-}
-
-func ruleIDOf(r any) string {
-	m, _ := r.(map[string]any)
-	id, _ := m["id"].(string)
-	return id
 }

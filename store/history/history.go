@@ -1,4 +1,9 @@
-package store
+// Package history is the approval history in the embedded SQLite file
+// approvals.db: every ask's latest state and each change of it (who
+// answered what, when). The approval manager writes it off the request
+// path; the API and the pages read it. Its database holds only its own
+// tables and migrations.
+package history
 
 import (
 	"context"
@@ -11,6 +16,8 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/store/redact"
+	"github.com/toolgate/toolgate/store/sqlite"
 )
 
 // approvalHistorySchema holds one row per approval (its latest state) and one
@@ -51,8 +58,32 @@ CREATE TABLE approval_events (
 CREATE INDEX approval_events_by_approval ON approval_events (approval_id, seq);
 `
 
-// ApprovalEvent is one recorded state change of an approval.
-type ApprovalEvent struct {
+// migrations are the schema history of approvals.db. Version 1 keeps the
+// number it had when every database shared one list.
+var migrations = []sqlite.Migration{
+	{Version: 1, Name: "approval history", SQL: approvalHistorySchema},
+}
+
+// Store is the approval history. It satisfies approval.History.
+type Store struct {
+	db *sqlite.DB
+}
+
+// Open opens (creating if needed) the history's SQLite file at path and
+// applies its migrations.
+func Open(path string) (*Store, error) {
+	db, err := sqlite.Open(path, migrations)
+	if err != nil {
+		return nil, fmt.Errorf("approval history: %w", err)
+	}
+	return &Store{db: db}, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+// Event is one recorded state change of an approval.
+type Event struct {
 	Seq        int64           `json:"seq"`
 	ApprovalID string          `json:"approval_id"`
 	At         time.Time       `json:"at"`
@@ -62,8 +93,8 @@ type ApprovalEvent struct {
 	Comment    string          `json:"comment,omitempty"`
 }
 
-// ApprovalQuery selects a page of history, newest first.
-type ApprovalQuery struct {
+// Query selects a page of history, newest first.
+type Query struct {
 	// Status limits to one status; empty means all.
 	Status approval.Status
 	// SessionID limits to one session; empty means all.
@@ -74,24 +105,24 @@ type ApprovalQuery struct {
 	Cursor string
 }
 
-// ApprovalPage is one page of history.
-type ApprovalPage struct {
+// Page is one page of history.
+type Page struct {
 	Approvals []approval.Approval `json:"approvals"`
 	// NextCursor fetches the next (older) page; empty on the last page.
 	NextCursor string `json:"next_cursor,omitempty"`
 }
 
 // ErrBadCursor is returned for a cursor ListApprovals did not produce.
-var ErrBadCursor = errors.New("store: bad history cursor")
+var ErrBadCursor = errors.New("history: bad history cursor")
 
 // RecordApproval stores the state of an approval and, when the state
 // changed, one event row. Tool arguments are redacted before they are
 // written. A resolved approval is never moved back to pending, so a late or
 // repeated write cannot undo an answer. It satisfies approval.History.
-func (d *DB) RecordApproval(ctx context.Context, a approval.Approval) error {
-	args, err := json.Marshal(RedactArgs(a.Request.ToolArgs))
+func (s *Store) RecordApproval(ctx context.Context, a approval.Approval) error {
+	args, err := json.Marshal(redact.Args(a.Request.ToolArgs))
 	if err != nil {
-		return fmt.Errorf("store: record approval %s: tool_args: %w", a.ID, err)
+		return fmt.Errorf("history: record approval %s: tool_args: %w", a.ID, err)
 	}
 	paths, _ := json.Marshal(nonNil(a.Asked.ExternalPaths))
 	rule := ""
@@ -99,9 +130,9 @@ func (d *DB) RecordApproval(ctx context.Context, a approval.Approval) error {
 		b, _ := json.Marshal(a.PersistedRule)
 		rule = string(b)
 	}
-	tx, err := d.sql.BeginTx(ctx, nil)
+	tx, err := s.db.SQL().BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("store: record approval %s: %w", a.ID, err)
+		return fmt.Errorf("history: record approval %s: %w", a.ID, err)
 	}
 	defer tx.Rollback()
 	res, err := tx.ExecContext(ctx, `INSERT INTO approvals (id, status, created_at, expires_at, decided_at,
@@ -117,7 +148,7 @@ func (d *DB) RecordApproval(ctx context.Context, a approval.Approval) error {
 		a.Asked.MatchedRule, a.Asked.Reason, string(paths),
 		string(a.Choice), a.DecidedBy, a.Comment, a.Decision, rule, a.Joins)
 	if err != nil {
-		return fmt.Errorf("store: record approval %s: %w", a.ID, err)
+		return fmt.Errorf("history: record approval %s: %w", a.ID, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return nil // nothing changed: a repeat, or a late write after the answer
@@ -128,10 +159,10 @@ func (d *DB) RecordApproval(ctx context.Context, a approval.Approval) error {
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO approval_events (approval_id, at, status, choice, actor, comment)
 		VALUES (?, ?, ?, ?, ?, ?)`, a.ID, at.UnixNano(), string(a.Status), string(a.Choice), a.DecidedBy, a.Comment); err != nil {
-		return fmt.Errorf("store: record approval event %s: %w", a.ID, err)
+		return fmt.Errorf("history: record approval event %s: %w", a.ID, err)
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("store: record approval %s: %w", a.ID, err)
+		return fmt.Errorf("history: record approval %s: %w", a.ID, err)
 	}
 	return nil
 }
@@ -142,21 +173,21 @@ const approvalColumns = `id, status, created_at, expires_at, decided_at, tool_na
 
 // PendingApprovals returns every approval recorded as pending, oldest
 // first. It satisfies approval.History.
-func (d *DB) PendingApprovals(ctx context.Context) ([]approval.Approval, error) {
-	rows, err := d.sql.QueryContext(ctx, `SELECT `+approvalColumns+` FROM approvals
+func (s *Store) PendingApprovals(ctx context.Context) ([]approval.Approval, error) {
+	rows, err := s.db.SQL().QueryContext(ctx, `SELECT `+approvalColumns+` FROM approvals
 		WHERE status = 'pending' ORDER BY created_at, id`)
 	if err != nil {
-		return nil, fmt.Errorf("store: pending approvals: %w", err)
+		return nil, fmt.Errorf("history: pending approvals: %w", err)
 	}
 	return scanApprovals(rows)
 }
 
 // GetApproval returns the recorded state of one approval, or
 // approval.ErrNotFound.
-func (d *DB) GetApproval(ctx context.Context, id string) (approval.Approval, error) {
-	rows, err := d.sql.QueryContext(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE id = ?`, id)
+func (s *Store) GetApproval(ctx context.Context, id string) (approval.Approval, error) {
+	rows, err := s.db.SQL().QueryContext(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE id = ?`, id)
 	if err != nil {
-		return approval.Approval{}, fmt.Errorf("store: get approval: %w", err)
+		return approval.Approval{}, fmt.Errorf("history: get approval: %w", err)
 	}
 	list, err := scanApprovals(rows)
 	if err != nil {
@@ -169,7 +200,7 @@ func (d *DB) GetApproval(ctx context.Context, id string) (approval.Approval, err
 }
 
 // ListApprovals returns one page of history, newest first.
-func (d *DB) ListApprovals(ctx context.Context, q ApprovalQuery) (ApprovalPage, error) {
+func (s *Store) ListApprovals(ctx context.Context, q Query) (Page, error) {
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 50
@@ -186,7 +217,7 @@ func (d *DB) ListApprovals(ctx context.Context, q ApprovalQuery) (ApprovalPage, 
 	if q.Cursor != "" {
 		ts, id, err := parseCursor(q.Cursor)
 		if err != nil {
-			return ApprovalPage{}, err
+			return Page{}, err
 		}
 		where = append(where, "(created_at < ? OR (created_at = ? AND id < ?))")
 		args = append(args, ts, ts, id)
@@ -196,15 +227,15 @@ func (d *DB) ListApprovals(ctx context.Context, q ApprovalQuery) (ApprovalPage, 
 		query += ` WHERE ` + strings.Join(where, " AND ")
 	}
 	query += ` ORDER BY created_at DESC, id DESC LIMIT ?`
-	rows, err := d.sql.QueryContext(ctx, query, append(args, limit+1)...)
+	rows, err := s.db.SQL().QueryContext(ctx, query, append(args, limit+1)...)
 	if err != nil {
-		return ApprovalPage{}, fmt.Errorf("store: list approvals: %w", err)
+		return Page{}, fmt.Errorf("history: list approvals: %w", err)
 	}
 	list, err := scanApprovals(rows)
 	if err != nil {
-		return ApprovalPage{}, err
+		return Page{}, err
 	}
-	page := ApprovalPage{Approvals: list}
+	page := Page{Approvals: list}
 	if len(list) > limit {
 		page.Approvals = list[:limit]
 		last := list[limit-1]
@@ -214,20 +245,20 @@ func (d *DB) ListApprovals(ctx context.Context, q ApprovalQuery) (ApprovalPage, 
 }
 
 // ApprovalEvents returns the recorded state changes of one approval, in order.
-func (d *DB) ApprovalEvents(ctx context.Context, id string) ([]ApprovalEvent, error) {
-	rows, err := d.sql.QueryContext(ctx, `SELECT seq, approval_id, at, status, choice, actor, comment
+func (s *Store) ApprovalEvents(ctx context.Context, id string) ([]Event, error) {
+	rows, err := s.db.SQL().QueryContext(ctx, `SELECT seq, approval_id, at, status, choice, actor, comment
 		FROM approval_events WHERE approval_id = ? ORDER BY seq`, id)
 	if err != nil {
-		return nil, fmt.Errorf("store: approval events: %w", err)
+		return nil, fmt.Errorf("history: approval events: %w", err)
 	}
 	defer rows.Close()
-	var out []ApprovalEvent
+	var out []Event
 	for rows.Next() {
-		var e ApprovalEvent
+		var e Event
 		var at int64
 		var st, ch string
 		if err := rows.Scan(&e.Seq, &e.ApprovalID, &at, &st, &ch, &e.Actor, &e.Comment); err != nil {
-			return nil, fmt.Errorf("store: approval events: %w", err)
+			return nil, fmt.Errorf("history: approval events: %w", err)
 		}
 		e.At, e.Status, e.Choice = time.Unix(0, at).UTC(), approval.Status(st), approval.Choice(ch)
 		out = append(out, e)
@@ -250,7 +281,7 @@ func scanApprovals(rows *sql.Rows) ([]approval.Approval, error) {
 	for rows.Next() {
 		a, err := scanApproval(rows)
 		if err != nil {
-			return nil, fmt.Errorf("store: read approval: %w", err)
+			return nil, fmt.Errorf("history: read approval: %w", err)
 		}
 		out = append(out, a)
 	}

@@ -1,10 +1,11 @@
-package store
+package history
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,17 @@ import (
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
 )
+
+func openTestDB(t *testing.T) (*Store, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "approvals.db")
+	db, err := Open(path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, path
+}
 
 func histApproval(id string, created time.Time) approval.Approval {
 	return approval.Approval{
@@ -86,7 +98,7 @@ func TestRecordApprovalRedactsArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	var raw string
-	if err := db.SQL().QueryRow(`SELECT tool_args FROM approvals WHERE id = 'a1'`).Scan(&raw); err != nil {
+	if err := db.db.SQL().QueryRow(`SELECT tool_args FROM approvals WHERE id = 'a1'`).Scan(&raw); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(raw, "s3cretvalue") || strings.Contains(raw, "k-123") {
@@ -110,7 +122,7 @@ func TestListApprovalsPaging(t *testing.T) {
 	var ids []string
 	cursor, pages := "", 0
 	for {
-		page, err := db.ListApprovals(ctx, ApprovalQuery{Limit: 3, Cursor: cursor})
+		page, err := db.ListApprovals(ctx, Query{Limit: 3, Cursor: cursor})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,11 +138,11 @@ func TestListApprovalsPaging(t *testing.T) {
 	if got, want := strings.Join(ids, ","), "a6,a5,a4,a3,a2,a1,a0"; got != want || pages != 3 {
 		t.Errorf("paged ids: got %s in %d pages, want %s in 3", got, pages, want)
 	}
-	denied, err := db.ListApprovals(ctx, ApprovalQuery{Status: approval.StatusDenied})
+	denied, err := db.ListApprovals(ctx, Query{Status: approval.StatusDenied})
 	if err != nil || len(denied.Approvals) != 3 || denied.NextCursor != "" {
 		t.Errorf("status filter: got %d approvals %v, want 3", len(denied.Approvals), err)
 	}
-	if _, err := db.ListApprovals(ctx, ApprovalQuery{Cursor: "garbage"}); !errors.Is(err, ErrBadCursor) {
+	if _, err := db.ListApprovals(ctx, Query{Cursor: "garbage"}); !errors.Is(err, ErrBadCursor) {
 		t.Errorf("bad cursor: got %v, want ErrBadCursor", err)
 	}
 }
@@ -171,7 +183,7 @@ func TestHistoryWithManager(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	db.Close()
-	reopened, err := OpenDB(path)
+	reopened, err := Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}

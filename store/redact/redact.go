@@ -1,4 +1,7 @@
-package store
+// Package redact removes secrets from tool arguments and text before they
+// are logged, stored or shown: the decision log, the approval history,
+// approval webhooks and the pages all go through it.
+package redact
 
 import (
 	"encoding/json"
@@ -55,7 +58,7 @@ var redactRules = []redactRule{
 // headers, mysql -p passwords, --password style flags, NAME=value
 // assignments whose name says secret/token/password/key, and URL passwords.
 // It is pure and safe for concurrent use.
-func Redact(s string) string {
+func Text(s string) string {
 	if s == "" || !mayHoldSecret(s) {
 		return s
 	}
@@ -181,7 +184,7 @@ var secretKey = regexp.MustCompile(`(?i)` + secretName)
 // RedactArgs returns a deep copy of tool arguments with secrets masked: the
 // value of a key that names a secret (password, token, api_key, ...) is
 // replaced whole, and every other string goes through Redact.
-func RedactArgs(args map[string]any) map[string]any {
+func Args(args map[string]any) map[string]any {
 	if args == nil {
 		return nil
 	}
@@ -199,9 +202,9 @@ func RedactArgs(args map[string]any) map[string]any {
 func redactValue(v any) any {
 	switch t := v.(type) {
 	case string:
-		return Redact(t)
+		return Text(t)
 	case map[string]any:
-		return RedactArgs(t)
+		return Args(t)
 	case map[any]any:
 		m := make(map[string]any, len(t))
 		for k, x := range t {
@@ -209,7 +212,7 @@ func redactValue(v any) any {
 				m[ks] = x
 			}
 		}
-		return RedactArgs(m)
+		return Args(m)
 	case []any:
 		out := make([]any, len(t))
 		for i, x := range t {
@@ -231,12 +234,12 @@ func Summarize(tool string, args map[string]any) string {
 	var s string
 	switch engine.ToolCategory(tool) {
 	case engine.CategoryShell:
-		s = Redact(engine.ShellCommand(args))
+		s = Text(engine.ShellCommand(args))
 	case engine.CategoryPath:
 		s = pathSummary(args)
 	}
 	if s == "" && len(args) > 0 {
-		b, err := json.Marshal(RedactArgs(args))
+		b, err := json.Marshal(Args(args))
 		if err == nil {
 			s = string(b)
 		}
@@ -262,7 +265,7 @@ func pathSummary(args map[string]any) string {
 		}
 		return keys[i] < keys[j]
 	})
-	red := RedactArgs(args)
+	red := Args(args)
 	parts := make([]string, 0, len(keys))
 	for _, k := range keys {
 		parts = append(parts, k+"="+red[k].(string))

@@ -1,4 +1,4 @@
-package store
+package redact
 
 import (
 	"math/rand/v2"
@@ -39,7 +39,7 @@ func TestRedact(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.note, func(t *testing.T) {
-			got := Redact(c.in)
+			got := Text(c.in)
 			if c.want != "" || c.in == "" {
 				if got != c.want {
 					t.Errorf("Redact(%q)\n got %q\nwant %q", c.in, got, c.want)
@@ -62,7 +62,7 @@ func TestRedactArgs(t *testing.T) {
 		"list":     []any{"--token=abc", 3.0},
 		"count":    2.0,
 	}
-	got := RedactArgs(in)
+	got := Args(in)
 	checks := []struct {
 		note string
 		got  any
@@ -118,7 +118,7 @@ func TestRedactBareRandomTokens(t *testing.T) {
 		{"npm run build-production-bundle-for-everything-now", "npm run build-production-bundle-for-everything-now"},
 	}
 	for _, c := range cases {
-		if got := Redact(c.in); got != c.want {
+		if got := Text(c.in); got != c.want {
 			t.Errorf("Redact(%q): got %q, want %q", c.in, got, c.want)
 		}
 	}

@@ -1,4 +1,7 @@
-package store
+// Package sqlite opens toolgate's embedded SQLite databases (the decision
+// log, the approval history: one file each) and applies the migrations of
+// the one database it opens, so that no file gets another part's tables.
+package sqlite
 
 import (
 	"context"
@@ -11,8 +14,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 )
 
-// DB is toolgate's embedded SQLite database (approval history, and the
-// tables other parts add through migrations). It is safe for concurrent use.
+// DB is one embedded SQLite database. It is safe for concurrent use.
 type DB struct {
 	sql *sql.DB
 }
@@ -25,22 +27,15 @@ type Migration struct {
 	SQL     string
 }
 
-// migrations is the schema history. To extend it, append a Migration with
-// the next version here, or from another file of this package with
-// `func init() { migrations = append(migrations, Migration{...}) }`;
-// OpenDB sorts them by version and refuses duplicates. Never edit or
-// renumber one that has shipped.
-var migrations = []Migration{
-	{Version: 1, Name: "approval history", SQL: approvalHistorySchema},
-}
-
 // busyTimeout is how long a connection waits for a lock held by another
 // writer before it fails with SQLITE_BUSY.
 const busyTimeout = 10 * time.Second
 
-// OpenDB opens (creating if needed) the database file at path in WAL mode
-// with a busy timeout and foreign keys on, and applies pending migrations.
-func OpenDB(path string) (*DB, error) {
+// Open opens (creating if needed) the database file at path in WAL mode
+// with a busy timeout and foreign keys on, and applies the pending ones of
+// migrations, the schema history of this one database. Never edit or
+// renumber a migration that has shipped; append the next version.
+func Open(path string, migrations []Migration) (*DB, error) {
 	q := url.Values{}
 	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -50,12 +45,12 @@ func OpenDB(path string) (*DB, error) {
 	q.Set("_txlock", "immediate")
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
-		return nil, fmt.Errorf("store: open db %s: %w", path, err)
+		return nil, fmt.Errorf("sqlite: open db %s: %w", path, err)
 	}
 	d := &DB{sql: db}
 	if err := d.migrate(context.Background(), migrations); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("store: migrate db %s: %w", path, err)
+		return nil, fmt.Errorf("sqlite: migrate db %s: %w", path, err)
 	}
 	return d, nil
 }

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -6,12 +6,14 @@ import (
 	"testing"
 )
 
+var testMigrations = []Migration{{Version: 1, Name: "one", SQL: `CREATE TABLE one (x INTEGER)`}, {Version: 2, Name: "two", SQL: `CREATE TABLE two (x INTEGER)`}}
+
 func openTestDB(t *testing.T) (*DB, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "toolgate.db")
-	db, err := OpenDB(path)
+	db, err := Open(path, testMigrations)
 	if err != nil {
-		t.Fatalf("OpenDB: %v", err)
+		t.Fatalf("Open: %v", err)
 	}
 	t.Cleanup(func() { db.Close() })
 	return db, path
@@ -35,26 +37,26 @@ func TestOpenDBSettings(t *testing.T) {
 
 func TestOpenDBMigratesOnce(t *testing.T) {
 	db, path := openTestDB(t)
-	want := migrations[len(migrations)-1].Version
+	want := testMigrations[len(testMigrations)-1].Version
 	if v, err := db.SchemaVersion(context.Background()); err != nil || v != want {
 		t.Fatalf("SchemaVersion: got %d %v, want %d", v, err, want)
 	}
 	db.Close()
-	again, err := OpenDB(path) // reopening must not re-run migration 1 (CREATE TABLE would fail)
+	again, err := Open(path, testMigrations) // reopening must not re-run migration 1 (CREATE TABLE would fail)
 	if err != nil {
 		t.Fatalf("reopen: %v", err)
 	}
 	defer again.Close()
 	var n int
-	if err := again.SQL().QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n != len(migrations) {
-		t.Errorf("schema_migrations rows: got %d %v, want %d", n, err, len(migrations))
+	if err := again.SQL().QueryRow(`SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil || n != len(testMigrations) {
+		t.Errorf("schema_migrations rows: got %d %v, want %d", n, err, len(testMigrations))
 	}
 }
 
 func TestMigrateExtends(t *testing.T) {
 	db, _ := openTestDB(t)
 	ctx := context.Background()
-	extra := append(migrations, Migration{Version: 99, Name: "test table", SQL: `CREATE TABLE extra (x INTEGER)`})
+	extra := append(testMigrations, Migration{Version: 99, Name: "test table", SQL: `CREATE TABLE extra (x INTEGER)`})
 	if err := db.migrate(ctx, extra); err != nil {
 		t.Fatalf("migrate with an appended migration: %v", err)
 	}
