@@ -1,0 +1,77 @@
+package pg
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/store"
+)
+
+// TestOpenUnreachable: no server on the port means ErrUnavailable, a bad
+// URL does not.
+func TestOpenUnreachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx := context.Background()
+	_, err = Open(ctx, "postgres://u:secretpw@"+addr+"/db?sslmode=disable", Options{OpTimeout: 2 * time.Second})
+	if !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("closed port: err = %v, want ErrUnavailable", err)
+	}
+	_, err = Open(ctx, "postgres://u:secretpw@127.0.0.1:notaport/db", Options{})
+	if err == nil || errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("bad url: err = %v, want an error that is not ErrUnavailable", err)
+	}
+	if err != nil && strings.Contains(err.Error(), "secretpw") {
+		t.Errorf("bad url: the error shows the password: %v", err)
+	}
+}
+
+// TestServerGoneAndBack: with the server stopped, reads and writes fail
+// with ErrUnavailable; once it runs again, they work without reopening, and
+// the Listener resyncs its subscribers.
+func TestServerGoneAndBack(t *testing.T) {
+	c := pgtest.Start(t)
+	dsn := c.NewDatabase(t)
+	db, err := Open(context.Background(), dsn, Options{OpTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	p := openPolicy(t, db)
+	var resyncs atomic.Int64
+	p.db.Listener().Subscribe(ChannelPolicy, func(string) {}, func() { resyncs.Add(1) })
+	waitFor(t, 5*time.Second, "listener up", func() bool { return resyncs.Load() == 1 })
+	ctx := context.Background()
+	if err := c.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Read(ctx); !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("Read with the server stopped: err = %v, want ErrUnavailable", err)
+	}
+	_, err = p.Update(ctx, func(store.Document) ([]byte, error) { return []byte("permissions: {}\n"), nil })
+	if !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("Update with the server stopped: err = %v, want ErrUnavailable", err)
+	}
+	if err := db.Ping(ctx); !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("Ping with the server stopped: err = %v, want ErrUnavailable", err)
+	}
+	waitFor(t, 5*time.Second, "listener notices", func() bool { return !db.Listener().Connected() })
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 15*time.Second, "Read after restart", func() bool { _, err := p.Read(ctx); return err == nil })
+	if _, err := p.Update(ctx, func(store.Document) ([]byte, error) { return []byte("permissions: {}\n"), nil }); err != nil {
+		t.Errorf("Update after restart: %v", err)
+	}
+	waitFor(t, 15*time.Second, "listener resync after restart", func() bool { return resyncs.Load() >= 2 })
+}
