@@ -55,8 +55,9 @@ type Entry struct {
 // Agent), in the order the pages list them.
 var Agents = []string{"claude-code", "codex", "gemini", "jiuwenswarm", "rest"}
 
-// prepare fills the redacted fields derived from Call.
-func (e *Entry) prepare() {
+// Prepare fills the redacted fields derived from Call and clears Call. The
+// writer of a log (this one or store/pg's) calls it, off the request path.
+func (e *Entry) Prepare() {
 	if e.Call == nil {
 		return
 	}
@@ -94,7 +95,8 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-func (o *Options) fill() {
+// Fill sets the defaults of the zero fields (also used by store/pg's log).
+func (o *Options) Fill() {
 	if o.QueueSize <= 0 {
 		o.QueueSize = 8192
 	}
@@ -195,7 +197,7 @@ func Open(path string, opts Options) (*Log, error) {
 // newLog starts the writer of the decision log in db (whose migrations
 // made the table). Close stops it.
 func newLog(db *sqlite.DB, opts Options) *Log {
-	opts.fill()
+	opts.Fill()
 	l := &Log{
 		db: db.SQL(), opts: opts,
 		queue:   make(chan Entry, opts.QueueSize),
@@ -418,7 +420,7 @@ func insertStatement(n int) string {
 
 // rowValues are the column values of one entry, prepared.
 func (l *Log) rowValues(e *Entry) ([insertColumns]any, error) {
-	e.prepare()
+	e.Prepare()
 	var req any
 	if e.Request != nil {
 		b, err := json.Marshal(e.Request)
