@@ -1,0 +1,213 @@
+package pg
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/store/decisionlog"
+)
+
+// decisionPruneLockKey is the pg_try_advisory_xact_lock key of pruning
+// ("tgprune!" in ASCII): one replica prunes at a time and the others skip
+// their turn, since the rows are everyone's.
+const decisionPruneLockKey int64 = 0x7467_7072_756e_6521
+
+// decisionPruneTimeout bounds one Prune.
+const decisionPruneTimeout = time.Minute
+
+// copyRows writes prepared rows with one COPY, which is atomic: the batch
+// is written whole or not at all.
+func (l *DecisionLog) copyRows(rows [][]any) error {
+	ctx := context.Background()
+	octx, cancel := l.db.Op(ctx)
+	defer cancel()
+	_, err := l.db.pool.CopyFrom(octx, pgx.Identifier{"decisions"}, decisionCopyColumns, pgx.CopyFromRows(rows))
+	return l.db.Wrap(ctx, err, "write decisions")
+}
+
+// Prune deletes entries older than the retention and, beyond MaxRows, the
+// oldest ones, and returns the number deleted. Every replica's writer calls
+// it periodically; the first to take the prune lock prunes and the others
+// return 0 at once.
+func (l *DecisionLog) Prune(ctx context.Context) (int64, error) {
+	// A first prune of a large table may take longer than one operation.
+	octx, cancel := context.WithTimeout(ctx, decisionPruneTimeout)
+	defer cancel()
+	cutoff := l.opts.Now().Add(-l.opts.Retention).UnixMicro()
+	var deleted int64
+	err := pgx.BeginFunc(octx, l.db.pool, func(tx pgx.Tx) error {
+		var mine bool
+		if err := tx.QueryRow(octx, "SELECT pg_try_advisory_xact_lock($1)", decisionPruneLockKey).Scan(&mine); err != nil {
+			return err
+		}
+		if !mine {
+			return nil
+		}
+		tag, err := tx.Exec(octx, "DELETE FROM decisions WHERE ts < $1", cutoff)
+		if err != nil {
+			return fmt.Errorf("by age: %w", err)
+		}
+		deleted = tag.RowsAffected()
+		tag, err = tx.Exec(octx, `DELETE FROM decisions WHERE id <= (
+			SELECT id FROM decisions ORDER BY id DESC LIMIT 1 OFFSET $1)`, l.opts.MaxRows)
+		if err != nil {
+			return fmt.Errorf("by count: %w", err)
+		}
+		deleted += tag.RowsAffected()
+		return nil
+	})
+	if err != nil {
+		return 0, l.db.Wrap(ctx, err, "prune decisions")
+	}
+	return deleted, nil
+}
+
+// decisionWhere builds the WHERE clause of q with placeholders numbered
+// from $first, the same conditions as the SQLite log's.
+func decisionWhere(q decisionlog.Query, first int) (string, []any) {
+	var conds []string
+	var args []any
+	add := func(cond string, arg any) {
+		args = append(args, arg)
+		conds = append(conds, strings.ReplaceAll(cond, "?", "$"+strconv.Itoa(first+len(args)-1)))
+	}
+	if q.Tool != "" {
+		add("tool = ?", q.Tool)
+	}
+	if q.Level != "" {
+		add("level = ?", q.Level)
+	}
+	if q.Rule != "" {
+		add("strpos(matched_rule, ?) > 0", q.Rule)
+	}
+	if q.Session != "" {
+		add("session = ?", q.Session)
+	}
+	if q.Agent != "" {
+		add("agent = ?", q.Agent)
+	}
+	if !q.Since.IsZero() {
+		add("ts >= ?", q.Since.UnixMicro())
+	}
+	if !q.Until.IsZero() {
+		add("ts < ?", q.Until.UnixMicro())
+	}
+	if q.Before > 0 {
+		add("id < ?", q.Before)
+	}
+	if len(conds) == 0 {
+		return "", nil
+	}
+	return " WHERE " + strings.Join(conds, " AND "), args
+}
+
+const pgDecisionColumns = `id, ts, source, agent, tool, summary, channel, session, level, matched_rule, latency_us, request`
+
+// Query returns one page of every replica's entries matching q, newest
+// first. The full request is not included.
+func (l *DecisionLog) Query(ctx context.Context, q decisionlog.Query) (decisionlog.Page, error) {
+	if q.Limit <= 0 {
+		q.Limit = 50
+	}
+	q.Limit = min(q.Limit, decisionlog.MaxPage)
+	where, args := decisionWhere(q, 1)
+	n := len(args)
+	args = append(args, q.Limit+1, max(q.Offset, 0))
+	sql := `SELECT ` + pgDecisionColumns + ` FROM decisions` + where +
+		` ORDER BY id DESC LIMIT $` + strconv.Itoa(n+1) + ` OFFSET $` + strconv.Itoa(n+2)
+	entries, err := l.scan(ctx, "query decisions", false, sql, args...)
+	if err != nil {
+		return decisionlog.Page{}, err
+	}
+	page := decisionlog.Page{Entries: entries}
+	if len(entries) > q.Limit {
+		page.Entries = entries[:q.Limit]
+		page.NextBefore = page.Entries[q.Limit-1].ID
+	}
+	return page, nil
+}
+
+// Recent returns up to n of the newest entries (of any replica) that carry
+// their full request (logged with --log-full-args), newest first.
+func (l *DecisionLog) Recent(ctx context.Context, n int) ([]decisionlog.Entry, error) {
+	return l.scan(ctx, "recent decisions", true, `SELECT `+pgDecisionColumns+` FROM decisions
+		WHERE request IS NOT NULL ORDER BY id DESC LIMIT $1`, max(n, 0))
+}
+
+// scan runs a SELECT of pgDecisionColumns and reads its entries.
+func (l *DecisionLog) scan(ctx context.Context, what string, withRequest bool, sql string, args ...any) ([]decisionlog.Entry, error) {
+	octx, cancel := l.db.Op(ctx)
+	defer cancel()
+	rows, err := l.db.pool.Query(octx, sql, args...)
+	if err != nil {
+		return nil, l.db.Wrap(ctx, err, what)
+	}
+	out := []decisionlog.Entry{}
+	var e decisionlog.Entry
+	var ts int64
+	var req *string
+	_, err = pgx.ForEachRow(rows, []any{&e.ID, &ts, &e.Source, &e.Agent, &e.Tool, &e.Summary, &e.Channel,
+		&e.Session, &e.Level, &e.MatchedRule, &e.LatencyMicros, &req}, func() error {
+		got := e
+		got.Time = time.UnixMicro(ts).UTC()
+		if withRequest && req != nil {
+			var r engine.Request
+			if err := json.Unmarshal([]byte(*req), &r); err != nil {
+				return fmt.Errorf("decision %d: decode request: %w", got.ID, err)
+			}
+			got.Request = &r
+		}
+		out = append(out, got)
+		return nil
+	})
+	if err != nil {
+		return nil, l.db.Wrap(ctx, err, what)
+	}
+	return out, nil
+}
+
+// LevelSeries counts every replica's entries matching q (its paging
+// ignored) by level in n equal buckets from q.Since to q.Until (defaults:
+// the last 24 hours), as the SQLite log does.
+func (l *DecisionLog) LevelSeries(ctx context.Context, q decisionlog.Query, n int) ([]decisionlog.LevelBucket, error) {
+	if q.Until.IsZero() {
+		q.Until = l.opts.Now()
+	}
+	if q.Since.IsZero() || !q.Since.Before(q.Until) {
+		q.Since = q.Until.Add(-24 * time.Hour)
+	}
+	n = max(n, 1)
+	q.Before, q.Limit, q.Offset = 0, 0, 0
+	width := max((q.Until.Sub(q.Since).Microseconds()+int64(n)-1)/int64(n), 1)
+	where, args := decisionWhere(q, 3)
+	octx, cancel := l.db.Op(ctx)
+	defer cancel()
+	rows, err := l.db.pool.Query(octx, `SELECT (ts - $1::bigint) / $2::bigint, level, count(*) FROM decisions`+where+
+		` GROUP BY 1, 2`, append([]any{q.Since.UnixMicro(), width}, args...)...)
+	if err != nil {
+		return nil, l.db.Wrap(ctx, err, "decision series")
+	}
+	buckets := make([]decisionlog.LevelBucket, n)
+	for i := range buckets {
+		buckets[i] = decisionlog.LevelBucket{Start: q.Since.Add(time.Duration(int64(i)*width) * time.Microsecond), Counts: map[string]int64{}}
+	}
+	var i, c int64
+	var level string
+	_, err = pgx.ForEachRow(rows, []any{&i, &level, &c}, func() error {
+		if i >= 0 && i < int64(n) {
+			buckets[i].Counts[level] += c
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, l.db.Wrap(ctx, err, "decision series")
+	}
+	return buckets, nil
+}

@@ -1,0 +1,308 @@
+package pg
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/store/history"
+	"github.com/toolgate/toolgate/store/redact"
+)
+
+// PartHistory is the schema part of the approval history.
+const PartHistory = "approval_history"
+
+// historyMigrations are the approval history's schema steps: one row per
+// approval (its latest state, with redacted arguments) and one per state
+// change. It is apart from approval_asks, the live asks with their raw
+// arguments, which are removed soon after they end; the history is kept.
+// Times are unix nanoseconds, as in the SQLite history, so that cursors and
+// the times read back are the same; ids compare bytewise (COLLATE "C") as
+// SQLite compares them, whatever the database's collation, so that pages
+// break ties in the same order.
+var historyMigrations = []Migration{{Version: 1, Name: "approval history", SQL: `
+CREATE TABLE approval_history (
+	id             text    COLLATE "C" PRIMARY KEY,
+	status         text    NOT NULL,
+	created_at     bigint  NOT NULL,
+	expires_at     bigint  NOT NULL,
+	decided_at     bigint,
+	tool_name      text    NOT NULL,
+	tool_args      text    NOT NULL,
+	channel_id     text    NOT NULL,
+	session_id     text    NOT NULL,
+	workspace      text    NOT NULL,
+	matched_rule   text    NOT NULL,
+	reason         text    NOT NULL,
+	external_paths text    NOT NULL,
+	choice         text    NOT NULL,
+	decided_by     text    NOT NULL,
+	comment        text    NOT NULL,
+	decision       text    NOT NULL,
+	persisted_rule text    NOT NULL,
+	joins          integer NOT NULL
+);
+COMMENT ON TABLE approval_history IS 'latest state of every approval; times in unix nanoseconds, tool_args redacted JSON';
+CREATE INDEX approval_history_by_created ON approval_history (created_at DESC, id DESC);
+CREATE INDEX approval_history_by_status ON approval_history (status, created_at DESC, id DESC);
+CREATE TABLE approval_history_events (
+	seq         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+	approval_id text   COLLATE "C" NOT NULL REFERENCES approval_history (id) ON DELETE CASCADE,
+	at          bigint NOT NULL,
+	status      text   NOT NULL,
+	choice      text   NOT NULL,
+	actor       text   NOT NULL,
+	comment     text   NOT NULL
+);
+CREATE INDEX approval_history_events_by_approval ON approval_history_events (approval_id, seq);
+`}}
+
+// History is the approval history of every replica in PostgreSQL. It has
+// the method set of history.Store and answers as it does, and satisfies
+// approval.History. It is safe for concurrent use.
+type History struct {
+	db *DB
+}
+
+var _ approval.History = (*History)(nil)
+
+// OpenHistory migrates the approval history's tables in db and returns it.
+func OpenHistory(ctx context.Context, db *DB) (*History, error) {
+	if err := Migrate(ctx, db, PartHistory, historyMigrations); err != nil {
+		return nil, err
+	}
+	return &History{db: db}, nil
+}
+
+// Close is there for history.Store's method set; the DB stays open (its
+// owner closes it).
+func (h *History) Close() error { return nil }
+
+// RecordApproval stores the state of an approval and, when the state
+// changed, one event row, in one transaction. Tool arguments are redacted
+// before they are written. A resolved approval is never moved back to
+// pending, so a late or repeated write (another replica recording the same
+// change) cannot undo an answer or add a second event: the conditional
+// upsert waits for a concurrent one and then finds nothing to change.
+func (h *History) RecordApproval(ctx context.Context, a approval.Approval) error {
+	args, err := json.Marshal(redact.Args(a.Request.ToolArgs))
+	if err != nil {
+		return fmt.Errorf("pg: record approval %s: tool_args: %w", a.ID, err)
+	}
+	paths, _ := json.Marshal(nonNilStrings(a.Asked.ExternalPaths))
+	rule := ""
+	if a.PersistedRule != nil {
+		b, _ := json.Marshal(a.PersistedRule)
+		rule = string(b)
+	}
+	octx, cancel := h.db.Op(ctx)
+	defer cancel()
+	err = pgx.BeginFunc(octx, h.db.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(octx, `INSERT INTO approval_history (id, status, created_at, expires_at, decided_at,
+			tool_name, tool_args, channel_id, session_id, workspace, matched_rule, reason, external_paths,
+			choice, decided_by, comment, decision, persisted_rule, joins)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+			ON CONFLICT (id) DO UPDATE SET status = excluded.status, decided_at = excluded.decided_at,
+				choice = excluded.choice, decided_by = excluded.decided_by, comment = excluded.comment,
+				decision = excluded.decision, persisted_rule = excluded.persisted_rule, joins = excluded.joins
+			WHERE approval_history.status = 'pending' AND excluded.status <> 'pending'`,
+			a.ID, string(a.Status), a.CreatedAt.UnixNano(), a.ExpiresAt.UnixNano(), unixNanoOrNil(a.DecidedAt),
+			a.Request.ToolName, string(args), a.Request.ChannelID, a.Request.SessionID, a.Request.Workspace,
+			a.Asked.MatchedRule, a.Asked.Reason, string(paths),
+			string(a.Choice), a.DecidedBy, a.Comment, a.Decision, rule, a.Joins)
+		if err != nil || tag.RowsAffected() == 0 {
+			return err // nothing changed: a repeat, or a late write after the answer
+		}
+		at := a.CreatedAt
+		if a.DecidedAt != nil {
+			at = *a.DecidedAt
+		}
+		_, err = tx.Exec(octx, `INSERT INTO approval_history_events (approval_id, at, status, choice, actor, comment)
+			VALUES ($1, $2, $3, $4, $5, $6)`, a.ID, at.UnixNano(), string(a.Status), string(a.Choice), a.DecidedBy, a.Comment)
+		return err
+	})
+	return h.db.Wrap(ctx, err, "record approval "+a.ID)
+}
+
+const historyColumns = `id, status, created_at, expires_at, decided_at, tool_name, tool_args, channel_id,
+	session_id, workspace, matched_rule, reason, external_paths, choice, decided_by, comment, decision,
+	persisted_rule, joins`
+
+// PendingApprovals returns every approval recorded as pending, oldest
+// first. It satisfies approval.History.
+func (h *History) PendingApprovals(ctx context.Context) ([]approval.Approval, error) {
+	return h.list(ctx, "pending approvals", `SELECT `+historyColumns+` FROM approval_history
+		WHERE status = 'pending' ORDER BY created_at, id`)
+}
+
+// GetApproval returns the recorded state of one approval, or
+// approval.ErrNotFound.
+func (h *History) GetApproval(ctx context.Context, id string) (approval.Approval, error) {
+	list, err := h.list(ctx, "get approval", `SELECT `+historyColumns+` FROM approval_history WHERE id = $1`, id)
+	if err != nil {
+		return approval.Approval{}, err
+	}
+	if len(list) == 0 {
+		return approval.Approval{}, approval.ErrNotFound
+	}
+	return list[0], nil
+}
+
+// ListApprovals returns one page of history, newest first; its cursors are
+// those of history.Store.
+func (h *History) ListApprovals(ctx context.Context, q history.Query) (history.Page, error) {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 50
+	}
+	limit = min(limit, 500)
+	var where []string
+	var args []any
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	if q.Status != "" {
+		where = append(where, "status = "+arg(string(q.Status)))
+	}
+	if q.SessionID != "" {
+		where = append(where, "session_id = "+arg(q.SessionID))
+	}
+	if q.Cursor != "" {
+		ts, id, err := parseHistoryCursor(q.Cursor)
+		if err != nil {
+			return history.Page{}, err
+		}
+		where = append(where, "(created_at, id) < ("+arg(ts)+"::bigint, "+arg(id)+"::text)")
+	}
+	sql := `SELECT ` + historyColumns + ` FROM approval_history`
+	if len(where) > 0 {
+		sql += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	sql += ` ORDER BY created_at DESC, id DESC LIMIT ` + arg(limit+1)
+	list, err := h.list(ctx, "list approvals", sql, args...)
+	if err != nil {
+		return history.Page{}, err
+	}
+	page := history.Page{Approvals: list}
+	if len(list) > limit {
+		page.Approvals = list[:limit]
+		last := list[limit-1]
+		page.NextCursor = strconv.FormatInt(last.CreatedAt.UnixNano(), 10) + "." + last.ID
+	}
+	return page, nil
+}
+
+// ApprovalEvents returns the recorded state changes of one approval, in
+// order.
+func (h *History) ApprovalEvents(ctx context.Context, id string) ([]history.Event, error) {
+	octx, cancel := h.db.Op(ctx)
+	defer cancel()
+	rows, err := h.db.pool.Query(octx, `SELECT seq, approval_id, at, status, choice, actor, comment
+		FROM approval_history_events WHERE approval_id = $1 ORDER BY seq`, id)
+	if err != nil {
+		return nil, h.db.Wrap(ctx, err, "approval events")
+	}
+	var out []history.Event
+	var e history.Event
+	var at int64
+	var st, ch string
+	_, err = pgx.ForEachRow(rows, []any{&e.Seq, &e.ApprovalID, &at, &st, &ch, &e.Actor, &e.Comment}, func() error {
+		e.At, e.Status, e.Choice = time.Unix(0, at).UTC(), approval.Status(st), approval.Choice(ch)
+		out = append(out, e)
+		return nil
+	})
+	if err != nil {
+		return nil, h.db.Wrap(ctx, err, "approval events")
+	}
+	return out, nil
+}
+
+// parseHistoryCursor reads a cursor of ListApprovals: "<unix nanos>.<id>".
+func parseHistoryCursor(c string) (int64, string, error) {
+	ts, id, ok := strings.Cut(c, ".")
+	n, err := strconv.ParseInt(ts, 10, 64)
+	if !ok || err != nil || id == "" {
+		return 0, "", fmt.Errorf("%w: %q", history.ErrBadCursor, c)
+	}
+	return n, id, nil
+}
+
+// list runs a SELECT of historyColumns and reads its approvals.
+func (h *History) list(ctx context.Context, what, sql string, args ...any) ([]approval.Approval, error) {
+	octx, cancel := h.db.Op(ctx)
+	defer cancel()
+	rows, err := h.db.pool.Query(octx, sql, args...)
+	if err != nil {
+		return nil, h.db.Wrap(ctx, err, what)
+	}
+	defer rows.Close()
+	var out []approval.Approval
+	for rows.Next() {
+		a, err := scanHistoryRow(rows)
+		if err != nil {
+			return nil, h.db.Wrap(ctx, err, what)
+		}
+		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, h.db.Wrap(ctx, err, what)
+	}
+	return out, nil
+}
+
+// scanHistoryRow reads one row of historyColumns.
+func scanHistoryRow(row pgx.Row) (approval.Approval, error) {
+	var a approval.Approval
+	var created, expires int64
+	var decided *int64
+	var status, choice, args, paths, rule string
+	err := row.Scan(&a.ID, &status, &created, &expires, &decided, &a.Request.ToolName, &args,
+		&a.Request.ChannelID, &a.Request.SessionID, &a.Request.Workspace, &a.Asked.MatchedRule,
+		&a.Asked.Reason, &paths, &choice, &a.DecidedBy, &a.Comment, &a.Decision, &rule, &a.Joins)
+	if err != nil {
+		return a, err
+	}
+	a.Status, a.Choice = approval.Status(status), approval.Choice(choice)
+	a.CreatedAt, a.ExpiresAt = time.Unix(0, created).UTC(), time.Unix(0, expires).UTC()
+	if decided != nil {
+		t := time.Unix(0, *decided).UTC()
+		a.DecidedAt = &t
+	}
+	if err := json.Unmarshal([]byte(args), &a.Request.ToolArgs); err != nil {
+		return a, fmt.Errorf("tool_args of %s: %w", a.ID, err)
+	}
+	if err := json.Unmarshal([]byte(paths), &a.Asked.ExternalPaths); err != nil {
+		return a, fmt.Errorf("external_paths of %s: %w", a.ID, err)
+	}
+	if len(a.Asked.ExternalPaths) == 0 {
+		a.Asked.ExternalPaths = nil
+	}
+	if rule != "" {
+		if err := json.Unmarshal([]byte(rule), &a.PersistedRule); err != nil {
+			return a, fmt.Errorf("persisted_rule of %s: %w", a.ID, err)
+		}
+	}
+	return a, nil
+}
+
+func unixNanoOrNil(t *time.Time) *int64 {
+	if t == nil {
+		return nil
+	}
+	n := t.UnixNano()
+	return &n
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
