@@ -1,0 +1,76 @@
+package pg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/toolgate/toolgate/store"
+)
+
+// Import fills an empty database from the config dir at first start: the
+// `permissions` entry of config.yaml as its lines (comments kept; see
+// SectionText), or of store.DefaultConfig when there is no config.yaml,
+// and builtin_rules.yaml when present. It does nothing when the database
+// already holds a document, so every replica may call it at every start;
+// of replicas starting together exactly one imports. A config.yaml that
+// cannot be read or parsed is an error rather than a silent default.
+func (p *Policy) Import(ctx context.Context, dir string) (imported bool, err error) {
+	config, err := os.ReadFile(filepath.Join(dir, store.ConfigFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		config = []byte(store.DefaultConfig)
+	} else if err != nil {
+		return false, fmt.Errorf("pg: import: %w", err)
+	}
+	section, err := SectionText(config)
+	if err != nil {
+		return false, fmt.Errorf("pg: import %s: %w", store.ConfigFile, err)
+	}
+	var builtin *string
+	switch raw, err := os.ReadFile(filepath.Join(dir, store.BuiltinFile)); {
+	case err == nil:
+		s := string(raw)
+		builtin = &s
+	case !errors.Is(err, fs.ErrNotExist):
+		return false, fmt.Errorf("pg: import: %w", err)
+	}
+	octx, cancel := p.db.Op(ctx)
+	defer cancel()
+	err = pgx.BeginFunc(octx, p.db.pool, func(tx pgx.Tx) error {
+		cur, err := readDocument(octx, tx, " FOR UPDATE")
+		if err != nil || cur.ConfigErr == nil {
+			return err
+		}
+		if _, err := tx.Exec(octx, `UPDATE policy_document SET config = $1, builtin = $2, version = version + 1,
+			updated_at = now() WHERE id = 1`, string(section), builtin); err != nil {
+			return err
+		}
+		imported = true
+		_, err = tx.Exec(octx, "SELECT pg_notify($1, 'import')", ChannelPolicy)
+		return err
+	})
+	if err != nil {
+		return false, p.db.Wrap(ctx, err, "import")
+	}
+	return imported, nil
+}
+
+// Export returns the stored section as a config.yaml document (its only
+// top-level key is `permissions`, its comments are the stored ones), for
+// GET /api/v1/permissions/export. Before anything is stored it returns
+// ErrNoDocument.
+func (p *Policy) Export(ctx context.Context) ([]byte, error) {
+	doc, err := p.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if doc.ConfigErr != nil {
+		return nil, doc.ConfigErr
+	}
+	return doc.Config, nil
+}
