@@ -41,7 +41,7 @@ var databaseFlag struct {
 // requireDatabaseURL skips a test while the server has no --database-url
 // flag (issue 20 lands in parts). The skip cannot trigger once the flag is
 // there: `toolgate -h` lists it.
-func requireDatabaseURL(t *testing.T) {
+func requireDatabaseURL(t testing.TB) {
 	t.Helper()
 	databaseFlag.once.Do(func() {
 		out, _ := exec.Command(binary, "-h").CombinedOutput()

@@ -1,0 +1,126 @@
+package integration
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/store/decisionlog"
+	"github.com/toolgate/toolgate/store/pg"
+)
+
+// decisionSink is what the SQLite and the PostgreSQL decision logs share.
+type decisionSink interface {
+	Enqueue(decisionlog.Entry) bool
+	Flush(context.Context) error
+	Dropped() uint64
+	Failed() uint64
+	Close() error
+}
+
+// BenchmarkReplicasDecisionLog writes b.N entries into the decision log,
+// SQLite (the embedded default) and PostgreSQL (--database-url), through
+// each log's own queue and writer as the server does; it reports
+// entries/s from the first Enqueue until all are written.
+func BenchmarkReplicasDecisionLog(b *testing.B) {
+	call := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "git push --force origin main"}, ChannelID: "web"}
+	for _, kind := range []string{"sqlite", "postgres"} {
+		b.Run(kind, func(b *testing.B) {
+			sink := openSink(b, kind)
+			defer sink.Close()
+			ctx := context.Background()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				e := decisionlog.Entry{Time: time.Now(), Source: "evaluate", Agent: "rest", Call: call, Level: "deny", MatchedRule: "builtin:git-force-push"}
+				for !sink.Enqueue(e) {
+					// The queue is full: wait for the writer rather than count
+					// a drop, so every entry is written.
+					if err := sink.Flush(ctx); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+			if err := sink.Flush(ctx); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			if sink.Failed() != 0 {
+				b.Fatalf("%d entries failed", sink.Failed())
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+		})
+	}
+}
+
+func openSink(b *testing.B, kind string) decisionSink {
+	b.Helper()
+	if kind == "sqlite" {
+		l, err := decisionlog.Open(filepath.Join(b.TempDir(), "decisions.db"), decisionlog.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return l
+	}
+	ctx := context.Background()
+	db, err := pg.Open(ctx, pgtest.Shared(b).NewDatabase(b), pg.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(db.Close)
+	l, err := pg.OpenDecisionLog(ctx, db, pg.DecisionLogOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return l
+}
+
+// BenchmarkReplicasEditFanout measures, per op, the time from an edit sent
+// to one replica (a rule's action flipped between allow and deny) until
+// every one of three replicas decides with it, polling each every 2 ms.
+func BenchmarkReplicasEditFanout(b *testing.B) {
+	rs := benchReplicas(b)
+	st, body, err := addRule(rs[0], "fanout", "make *")
+	if err != nil || st != 201 {
+		b.Fatalf("add rule: %d %s %v", st, body, err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		want := []string{"deny", "allow"}[i%2]
+		st, body, err := relDo(rs[i%3], rs[0].Token, "PATCH", "/api/v1/permissions/rules/fanout", map[string]any{"action": want})
+		if err != nil || st != 200 {
+			b.Fatalf("patch rule: %d %s %v", st, body, err)
+		}
+		for j, s := range rs {
+			deadline := time.Now().Add(10 * time.Second)
+			for relLevel(b, s, "bash", makeAll) != want {
+				if time.Now().After(deadline) {
+					b.Fatalf("replica %d does not decide %s 10 s after the edit", j, want)
+				}
+				time.Sleep(2 * time.Millisecond)
+			}
+		}
+	}
+}
+
+// benchReplicas starts three replicas on a fresh database as startReplicas
+// does (benchmarks have no *testing.T).
+func benchReplicas(b *testing.B) []*Server {
+	b.Helper()
+	requireDatabaseURL(b)
+	dsn := pgtest.Shared(b).NewDatabase(b)
+	var rs []*Server
+	for i := range 3 {
+		o := ServerOptions{ConfigDir: b.TempDir(), Args: []string{"--database-url", dsn}}
+		if i == 0 {
+			o.ConfigYAML = replicaConfig
+		} else {
+			writeFile(b, filepath.Join(o.ConfigDir, "api_token"), rs[0].Token+"\n")
+		}
+		rs = append(rs, StartServer(b, o))
+	}
+	return rs
+}
