@@ -93,7 +93,7 @@ func rulesList(rules []Rule) []any {
 func toolsMap(tools []ToolSetting) map[string]any {
 	out := make(map[string]any, len(tools))
 	for _, t := range tools {
-		if !t.Star && t.Patterns == nil {
+		if !t.Star && t.Patterns == nil && t.Level != LevelNone {
 			out[t.Name] = t.Level.String()
 			continue
 		}
