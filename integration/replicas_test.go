@@ -213,7 +213,7 @@ func TestReplicasDecisionLog(t *testing.T) {
 // afterwards (the killed one restarted), and the others answered no 5xx.
 func TestReplicasKillDuringWriteStorm(t *testing.T) {
 	rs := startReplicas(t, pgtest.Shared(t), 3, nil)
-	victim := rs.r[1]
+	victim := rs.r[2] // started with --database-url, which a restart keeps
 	for round := range 2 {
 		var mu sync.Mutex
 		acked := map[string]int{}
