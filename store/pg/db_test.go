@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
 )
 
 // TestOpenUnreachable: no server on the port means ErrUnavailable, a bad
@@ -48,6 +49,11 @@ func TestServerGoneAndBack(t *testing.T) {
 	}
 	defer db.Close()
 	p := openPolicy(t, db)
+	tokens, _ := openTokens(t, db, t.TempDir())
+	_, agent, err := tokens.Create("a", auth.RoleAgent, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	var resyncs atomic.Int64
 	p.db.Listener().Subscribe(ChannelPolicy, func(string) {}, func() { resyncs.Add(1) })
 	waitFor(t, 5*time.Second, "listener up", func() bool { return resyncs.Load() == 1 })
@@ -64,6 +70,15 @@ func TestServerGoneAndBack(t *testing.T) {
 	}
 	if err := db.Ping(ctx); !errors.Is(err, store.ErrUnavailable) {
 		t.Errorf("Ping with the server stopped: err = %v, want ErrUnavailable", err)
+	}
+	if _, ok := tokens.Verify(agent); !ok {
+		t.Error("Verify with the server stopped: a known token no longer verifies")
+	}
+	if _, _, err := tokens.Create("b", auth.RoleAgent, nil, nil); !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("Create with the server stopped: err = %v, want ErrUnavailable", err)
+	}
+	if err := tokens.Revoke("tok_x"); !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("Revoke with the server stopped: err = %v, want ErrUnavailable", err)
 	}
 	waitFor(t, 5*time.Second, "listener notices", func() bool { return !db.Listener().Connected() })
 	if err := c.Start(); err != nil {

@@ -1,0 +1,394 @@
+package pg
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/toolgate/toolgate/store/atomicfile"
+	"github.com/toolgate/toolgate/store/auth"
+)
+
+// authMigrations are the steps of PartAuth: bearer tokens by the hex
+// SHA-256 of their secret; the admin token is the row with id "admin".
+var authMigrations = []Migration{
+	{Version: 1, Name: "auth_tokens", SQL: `
+CREATE TABLE auth_tokens (
+	id       text        PRIMARY KEY,
+	name     text        NOT NULL,
+	role     text        NOT NULL CHECK (role IN ('admin', 'approver', 'agent')),
+	channels text[]      NOT NULL DEFAULT '{}',
+	sessions text[]      NOT NULL DEFAULT '{}',
+	hash     text        NOT NULL UNIQUE,
+	created  timestamptz NOT NULL DEFAULT now()
+);`},
+}
+
+// adminID is the id of the admin token's row and principal.
+const adminID = "admin"
+
+// tokensFile is the file-mode token list, imported at first start.
+const tokensFile = "tokens.json"
+
+// Tokens are the bearer tokens in PostgreSQL, with the method set of
+// auth.Tokens. Verify and Active answer from memory (a request never waits
+// for the database, and tokens keep working while it is away); the memory
+// is reloaded on every ChannelTokens notification and after every
+// reconnect, so a token created or revoked through any replica counts on
+// all of them. It is safe for concurrent use.
+type Tokens struct {
+	db  *DB
+	dir string
+
+	// writeMu orders reloads and this replica's own writes, so that a
+	// reload that read the table before a write cannot undo the write's
+	// update of the memory.
+	writeMu sync.Mutex
+	mu      sync.RWMutex
+	admin   [32]byte
+	byHash  map[[32]byte]auth.TokenInfo
+	list    []auth.TokenInfo // without the admin token, oldest first
+	// revoked are told after a token ended, on whichever replica.
+	revoked []func()
+}
+
+// OpenTokens migrates PartAuth and loads the tokens. When the database has
+// no admin token yet, it takes the one of <dir>/api_token, or makes one and
+// writes it there (mode 0600) as the file store does at first start;
+// created reports the latter. The first admin token also brings the
+// file-mode tokens.json along. Of replicas starting together one makes
+// the admin token.
+func OpenTokens(ctx context.Context, db *DB, dir string) (t *Tokens, created bool, err error) {
+	if err := Migrate(ctx, db, PartAuth, authMigrations); err != nil {
+		return nil, false, err
+	}
+	t = &Tokens{db: db, dir: dir}
+	if created, err = t.ensureAdmin(ctx); err != nil {
+		return nil, false, err
+	}
+	if err := t.reload(ctx); err != nil {
+		return nil, false, err
+	}
+	db.listener.Subscribe(ChannelTokens, func(string) { t.refresh() }, t.refresh)
+	return t, created, nil
+}
+
+// ensureAdmin stores an admin token when there is none; see OpenTokens.
+func (t *Tokens) ensureAdmin(ctx context.Context) (created bool, err error) {
+	path := filepath.Join(t.dir, auth.AdminTokenFile)
+	secret, err := readAdminFile(path)
+	if err != nil {
+		return false, err
+	}
+	fresh := secret == ""
+	if fresh {
+		if secret, err = auth.NewSecret(); err != nil {
+			return false, err
+		}
+	}
+	err = pgx.BeginFunc(ctx, t.db.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `INSERT INTO auth_tokens (id, name, role, hash) VALUES ($1, $1, $2, $3)
+			ON CONFLICT (id) DO NOTHING`, adminID, auth.RoleAdmin, hashHex(secret))
+		if err != nil || tag.RowsAffected() == 0 {
+			return err
+		}
+		if err := importTokensFile(ctx, tx, t.dir); err != nil {
+			return err
+		}
+		if fresh {
+			// Written inside the transaction: if the file cannot be
+			// written, no admin token exists that nobody knows.
+			if err := atomicfile.WriteFile(path, []byte(secret+"\n"), 0o600); err != nil {
+				return fmt.Errorf("write admin token: %w", err)
+			}
+			created = true
+		}
+		return nil
+	})
+	return created, t.db.Wrap(ctx, err, "admin token")
+}
+
+// readAdminFile returns the token of api_token, "" when there is none.
+func readAdminFile(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read admin token: %w", err)
+	}
+	s := strings.TrimSpace(string(data))
+	if len(s) < 16 {
+		return "", fmt.Errorf("%s: the admin token is shorter than 16 characters", path)
+	}
+	return s, nil
+}
+
+// importTokensFile copies the hashed tokens of a file-mode tokens.json.
+func importTokensFile(ctx context.Context, tx pgx.Tx, dir string) error {
+	data, err := os.ReadFile(filepath.Join(dir, tokensFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("import %s: %w", tokensFile, err)
+	}
+	var list []auth.TokenInfo
+	if err := json.Unmarshal(data, &list); err != nil {
+		return fmt.Errorf("import %s: %w", tokensFile, err)
+	}
+	for _, ti := range list {
+		if _, err := tx.Exec(ctx, `INSERT INTO auth_tokens (id, name, role, channels, sessions, hash, created)
+			VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+			ti.ID, ti.Name, ti.Role, nonNil(ti.Channels), nonNil(ti.Sessions), ti.Hash, ti.Created); err != nil {
+			return fmt.Errorf("import %s: %w", tokensFile, err)
+		}
+	}
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func hashHex(secret string) string {
+	h := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(h[:])
+}
+
+// refresh reloads after a notification or reconnect; a failure is logged
+// and the tokens in memory stay until the next one.
+func (t *Tokens) refresh() {
+	if err := t.reload(context.Background()); err != nil {
+		t.db.log.Warn("pg tokens: reload failed; keeping the tokens in memory", "err", err)
+	}
+}
+
+// reload reads every token and tells the OnRevoke hooks when one is gone.
+func (t *Tokens) reload(ctx context.Context) error {
+	t.writeMu.Lock()
+	defer t.writeMu.Unlock()
+	octx, cancel := t.db.Op(ctx)
+	defer cancel()
+	rows, err := t.db.pool.Query(octx, "SELECT id, name, role, channels, sessions, hash, created FROM auth_tokens ORDER BY created, id")
+	if err != nil {
+		return t.db.Wrap(ctx, err, "load tokens")
+	}
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (auth.TokenInfo, error) {
+		var ti auth.TokenInfo
+		err := r.Scan(&ti.ID, &ti.Name, &ti.Role, &ti.Channels, &ti.Sessions, &ti.Hash, &ti.Created)
+		ti.Created = ti.Created.UTC()
+		return ti, err
+	})
+	if err != nil {
+		return t.db.Wrap(ctx, err, "load tokens")
+	}
+	if hooks := t.swap(list); len(hooks) > 0 {
+		for _, f := range hooks {
+			f()
+		}
+	}
+	return nil
+}
+
+// swap installs list and returns the hooks to call when a token of the old
+// list is missing from it.
+func (t *Tokens) swap(list []auth.TokenInfo) []func() {
+	byHash := make(map[[32]byte]auth.TokenInfo, len(list))
+	var admin [32]byte
+	others := make([]auth.TokenInfo, 0, len(list))
+	for _, ti := range list {
+		var h [32]byte
+		if b, err := hex.DecodeString(ti.Hash); err == nil && len(b) == 32 {
+			copy(h[:], b)
+		}
+		if ti.ID == adminID {
+			admin = h
+			continue
+		}
+		byHash[h] = ti
+		others = append(others, ti)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	gone := false
+	for _, old := range t.list {
+		if !slices.ContainsFunc(others, func(ti auth.TokenInfo) bool { return ti.ID == old.ID }) {
+			gone = true
+		}
+	}
+	t.admin, t.byHash, t.list = admin, byHash, others
+	if gone {
+		return slices.Clone(t.revoked)
+	}
+	return nil
+}
+
+// OnRevoke registers f to be called after a token is revoked through any
+// replica (here: after Revoke; elsewhere: once the notification arrives).
+func (t *Tokens) OnRevoke(f func()) {
+	t.mu.Lock()
+	t.revoked = append(t.revoked, f)
+	t.mu.Unlock()
+}
+
+// Verify returns the principal of a token; ok is false for an unknown one.
+func (t *Tokens) Verify(token string) (auth.Principal, bool) {
+	token = strings.TrimSpace(token)
+	if token == "" {
+		return auth.Principal{}, false
+	}
+	h := sha256.Sum256([]byte(token))
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	if t.admin != ([32]byte{}) && subtle.ConstantTimeCompare(h[:], t.admin[:]) == 1 {
+		return auth.Principal{TokenID: adminID, Name: adminID, Role: auth.RoleAdmin}, true
+	}
+	// A map keyed by the hash: its timing tells about the hash of the
+	// caller's own guess only, which does not help find a token.
+	ti, ok := t.byHash[h]
+	if !ok {
+		return auth.Principal{}, false
+	}
+	return auth.Principal{TokenID: ti.ID, Name: ti.Name, Role: ti.Role, Channels: ti.Channels, Sessions: ti.Sessions}, true
+}
+
+// Active reports whether a token id still exists (the admin token always).
+func (t *Tokens) Active(tokenID string) bool {
+	if tokenID == adminID {
+		return true
+	}
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return slices.ContainsFunc(t.list, func(ti auth.TokenInfo) bool { return ti.ID == tokenID })
+}
+
+// List returns the tokens other than the admin token, without secrets.
+func (t *Tokens) List() []auth.TokenInfo {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return slices.Clone(t.list)
+}
+
+// Create makes a token and returns it with its secret; only the hash is
+// stored. A database error wraps store.ErrUnavailable when it is away.
+func (t *Tokens) Create(name, role string, channels, sessions []string) (auth.TokenInfo, string, error) {
+	if role != auth.RoleAdmin && role != auth.RoleApprover && role != auth.RoleAgent {
+		return auth.TokenInfo{}, "", auth.ErrBadRole
+	}
+	secret, err := auth.NewSecret()
+	if err != nil {
+		return auth.TokenInfo{}, "", err
+	}
+	id, err := auth.NewSecret()
+	if err != nil {
+		return auth.TokenInfo{}, "", err
+	}
+	info := auth.TokenInfo{ID: "tok_" + id[:12], Name: name, Role: role, Channels: channels, Sessions: sessions,
+		Created: time.Now().UTC().Truncate(time.Second), Hash: hashHex(secret)}
+	ctx := context.Background()
+	octx, cancel := t.db.Op(ctx)
+	defer cancel()
+	t.writeMu.Lock()
+	defer t.writeMu.Unlock()
+	err = pgx.BeginFunc(octx, t.db.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(octx, `INSERT INTO auth_tokens (id, name, role, channels, sessions, hash, created)
+			VALUES ($1, $2, $3, $4, $5, $6, $7)`, info.ID, name, role, nonNil(channels), nonNil(sessions), info.Hash, info.Created); err != nil {
+			return err
+		}
+		_, err := tx.Exec(octx, "SELECT pg_notify($1, $2)", ChannelTokens, "create "+info.ID)
+		return err
+	})
+	if err != nil {
+		return auth.TokenInfo{}, "", t.db.Wrap(ctx, err, "create token")
+	}
+	t.mu.Lock()
+	var h [32]byte
+	b, _ := hex.DecodeString(info.Hash)
+	copy(h[:], b)
+	t.byHash[h] = info
+	t.list = append(slices.Clone(t.list), info)
+	t.mu.Unlock()
+	return info, secret, nil
+}
+
+// Revoke deletes a token by id (auth.ErrNotFound when there is none; the
+// admin token cannot be revoked) and tells every replica.
+func (t *Tokens) Revoke(id string) error {
+	if id == adminID {
+		return auth.ErrNotFound
+	}
+	ctx := context.Background()
+	octx, cancel := t.db.Op(ctx)
+	defer cancel()
+	t.writeMu.Lock()
+	err := pgx.BeginFunc(octx, t.db.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(octx, "DELETE FROM auth_tokens WHERE id = $1", id)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return auth.ErrNotFound
+		}
+		_, err = tx.Exec(octx, "SELECT pg_notify($1, $2)", ChannelTokens, "revoke "+id)
+		return err
+	})
+	var hooks []func()
+	if err == nil {
+		hooks = t.forget(id)
+	}
+	t.writeMu.Unlock()
+	if errors.Is(err, auth.ErrNotFound) {
+		return err
+	}
+	if err != nil {
+		return t.db.Wrap(ctx, err, "revoke token")
+	}
+	for _, f := range hooks {
+		f()
+	}
+	return nil
+}
+
+// forget drops token id from memory and returns the hooks to call.
+func (t *Tokens) forget(id string) []func() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.list = slices.DeleteFunc(slices.Clone(t.list), func(ti auth.TokenInfo) bool { return ti.ID == id })
+	maps.DeleteFunc(t.byHash, func(_ [32]byte, ti auth.TokenInfo) bool { return ti.ID == id })
+	return slices.Clone(t.revoked)
+}
+
+// AdminToken reads the admin token from this replica's api_token, for
+// printing the admin URL; it is an error when that file is missing or does
+// not hold the database's admin token.
+func (t *Tokens) AdminToken() (string, error) {
+	secret, err := readAdminFile(filepath.Join(t.dir, auth.AdminTokenFile))
+	if err != nil {
+		return "", err
+	}
+	if secret == "" {
+		return "", fmt.Errorf("pg: no %s in %s: %w", auth.AdminTokenFile, t.dir, fs.ErrNotExist)
+	}
+	if p, ok := t.Verify(secret); !ok || p.TokenID != adminID {
+		return "", fmt.Errorf("pg: %s in %s is not this database's admin token", auth.AdminTokenFile, t.dir)
+	}
+	return secret, nil
+}
