@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -10,11 +11,9 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 
-	"github.com/fsnotify/fsnotify"
 	"gopkg.in/yaml.v3"
 
 	"github.com/toolgate/toolgate/engine"
@@ -41,13 +40,14 @@ type Options struct {
 	CheckedChannels []string
 }
 
-// Store is the policy on disk and the engine compiled from it. Readers
-// (Engine, Problems, Section, BuiltinRules) never block; writes are
-// serialized in the process by a mutex and across processes by a file lock.
+// Store is the policy document of a Backend and the engine compiled from
+// it. Readers (Engine, Problems, Section, BuiltinRules) never block; writes
+// are serialized in the process by a mutex and across processes by the
+// backend's lock (a file lock, a row lock).
 type Store struct {
-	dir  string
-	opts Options
-	log  *slog.Logger
+	backend Backend
+	opts    Options
+	log     *slog.Logger
 	// batchResolve makes the resolver of one batch of calls; nil when
 	// Options.ResolvePath was given (the engine then uses that alone).
 	batchResolve func() func(string) string
@@ -55,14 +55,20 @@ type Store struct {
 	isSymlink func(string) bool
 
 	cur atomic.Pointer[state]
+	// unavailable is the last backend error that wrapped ErrUnavailable,
+	// nil once the backend answered again (Health).
+	unavailable atomic.Pointer[error]
 
-	mu        sync.Mutex // serializes writes and reloads in this process
-	subsMu    sync.Mutex
-	subs      []func()
-	watcher   *fsnotify.Watcher
-	done      chan struct{}
-	closeOnce sync.Once
-	wg        sync.WaitGroup
+	mu     sync.Mutex // serializes writes and reloads in this process
+	subsMu sync.Mutex
+	subs   []func()
+	// kick asks the reload goroutine for a Reload (the backend's Watch).
+	kick      chan struct{}
+	stopWatch context.CancelFunc
+	// closeBackend closes a backend the Store opened itself (Open).
+	closeBackend func() error
+	closeOnce    sync.Once
+	wg           sync.WaitGroup
 }
 
 // state is one immutable snapshot of the loaded policy.
@@ -76,8 +82,8 @@ type state struct {
 	builtin       []any
 	builtinSource string
 	// cfgRaw and builtinRaw are the bytes last read, good or not, so that a
-	// reload of unchanged files is a no-op. builtinRaw is nil for the package
-	// default.
+	// reload of an unchanged document is a no-op. builtinRaw is nil for the
+	// package default.
 	cfgRaw, builtinRaw []byte
 	cfgOK              bool
 }
@@ -87,6 +93,25 @@ type state struct {
 // A config.yaml that does not parse is reported by Problems and leaves a
 // policy that asks for everything; it is not an error.
 func Open(dir string, opts Options) (*Store, error) {
+	fb, err := NewFileBackend(dir, opts.Logger)
+	if err != nil {
+		return nil, err
+	}
+	s, err := OpenBackend(context.Background(), fb, opts)
+	if err != nil {
+		return nil, err
+	}
+	s.closeBackend = fb.Close
+	return s, nil
+}
+
+// OpenBackend loads the policy document of b, compiles the engine and
+// starts watching b for changes made elsewhere. A document that does not
+// parse is reported by Problems, as with Open. When b cannot be reached at
+// all the error (wrapping ErrUnavailable for a database) is returned: there
+// is no policy to start with. The caller keeps owning b; Close stops the
+// watch but does not close b.
+func OpenBackend(ctx context.Context, b Backend, opts Options) (*Store, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
@@ -100,41 +125,44 @@ func Open(dir string, opts Options) (*Store, error) {
 			opts.HomeDir = h
 		}
 	}
-	abs, err := filepath.Abs(dir)
+	s := &Store{backend: b, opts: opts, log: opts.Logger, kick: make(chan struct{}, 1),
+		batchResolve: batchResolve, isSymlink: isSymlink}
+	doc, err := b.Read(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("store: config dir %q: %w", dir, err)
+		return nil, fmt.Errorf("store: read the policy from %s: %w", b.Name(), err)
 	}
-	s := &Store{dir: abs, opts: opts, log: opts.Logger, done: make(chan struct{}), batchResolve: batchResolve, isSymlink: isSymlink}
-	if err := s.createDefaults(); err != nil {
-		return nil, err
-	}
-	st, _ := s.load(nil)
+	st, _ := s.load(nil, doc)
 	s.cur.Store(st)
 	s.logProblems(st)
-	if err := s.startWatcher(); err != nil {
+	if err := s.startWatch(); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// Close stops the watcher.
+// Close stops the watch (and closes the backend when Open made it).
 func (s *Store) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
-		close(s.done)
-		if s.watcher != nil {
-			err = s.watcher.Close()
-		}
+		s.stopWatch()
 		s.wg.Wait()
+		if s.closeBackend != nil {
+			err = s.closeBackend()
+		}
 	})
 	return err
 }
 
-// Dir is the absolute config dir.
-func (s *Store) Dir() string { return s.dir }
+// Dir is the absolute config dir of a file backend, else "".
+func (s *Store) Dir() string {
+	if fb, ok := s.backend.(*FileBackend); ok {
+		return fb.Dir()
+	}
+	return ""
+}
 
-func (s *Store) configPath() string  { return filepath.Join(s.dir, ConfigFile) }
-func (s *Store) builtinPath() string { return filepath.Join(s.dir, BuiltinFile) }
+// Backend is where the policy document lives.
+func (s *Store) Backend() Backend { return s.backend }
 
 // Engine is the engine now in force. It never blocks.
 func (s *Store) Engine() *engine.Engine { return s.cur.Load().engine }
@@ -143,7 +171,12 @@ func (s *Store) Engine() *engine.Engine { return s.cur.Load().engine }
 // parse error of config.yaml or builtin_rules.yaml if either does not parse
 // (then the last good content of that file stays in force).
 func (s *Store) Problems() []engine.Problem {
-	return append([]engine.Problem(nil), s.cur.Load().problems...)
+	out := append([]engine.Problem(nil), s.cur.Load().problems...)
+	if err := s.Health(); err != nil {
+		out = append(out, engine.Problem{Path: s.backend.Name(),
+			Message: err.Error() + "; the last good policy stays in force"})
+	}
+	return out
 }
 
 // Section returns the decoded permissions section in force (nil when the
@@ -181,12 +214,18 @@ func (s *Store) notify() {
 	}
 }
 
-// Reload re-reads both files and swaps in a new engine if either changed.
+// Reload re-reads the document and swaps in a new engine if it changed.
 // A file that does not parse keeps its last good content in force and is
-// reported by Problems; that is not an error of Reload.
+// reported by Problems; that is not an error of Reload. A backend that
+// cannot be reached is (the policy in force stays, and Health says why).
 func (s *Store) Reload() error {
 	s.mu.Lock()
-	st, changed := s.load(s.cur.Load())
+	doc, err := s.backend.Read(context.Background())
+	if s.noteBackend(err); err != nil {
+		s.mu.Unlock()
+		return fmt.Errorf("store: reload from %s: %w", s.backend.Name(), err)
+	}
+	st, changed := s.load(s.cur.Load(), doc)
 	if changed {
 		s.cur.Store(st)
 	}
@@ -200,39 +239,16 @@ func (s *Store) Reload() error {
 
 func (s *Store) logProblems(st *state) {
 	for _, p := range st.problems {
-		s.log.Warn("policy problem", "dir", s.dir, "path", p.Path, "problem", p.Message)
+		s.log.Warn("policy problem", "backend", s.backend.Name(), "dir", s.Dir(), "path", p.Path, "problem", p.Message)
 	}
 }
 
-// createDefaults creates the dir and a default config.yaml when missing.
-func (s *Store) createDefaults() error {
-	if err := os.MkdirAll(s.dir, 0o700); err != nil {
-		return fmt.Errorf("store: create config dir: %w", err)
-	}
-	return s.withFileLock(func() error {
-		removeStaleTemps(s.dir)
-		if _, err := os.Stat(s.configPath()); err == nil {
-			return nil
-		} else if !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("store: %w", err)
-		}
-		if err := writeAtomic(s.configPath(), []byte(DefaultConfig), 0o600); err != nil {
-			return err
-		}
-		s.log.Info("wrote default config", "path", s.configPath())
-		return nil
-	})
-}
-
-// load reads both files and builds a new state. prev (nil at Open) supplies
-// the last good content of a file that does not parse. changed is false
-// when both files hold the bytes prev was built from.
-func (s *Store) load(prev *state) (*state, bool) {
-	cfgRaw, cfgErr := os.ReadFile(s.configPath())
-	builtinRaw, builtinErr := os.ReadFile(s.builtinPath())
-	if errors.Is(builtinErr, fs.ErrNotExist) {
-		builtinRaw, builtinErr = nil, nil
-	}
+// load builds a new state from a document read. prev (nil at Open)
+// supplies the last good content of a file that does not parse. changed is
+// false when both texts are the bytes prev was built from.
+func (s *Store) load(prev *state, doc Document) (*state, bool) {
+	cfgRaw, cfgErr := doc.Config, doc.ConfigErr
+	builtinRaw, builtinErr := doc.Builtin, doc.BuiltinErr
 	if prev != nil && (cfgErr == nil) == prev.cfgOK && bytes.Equal(cfgRaw, prev.cfgRaw) &&
 		builtinErr == nil && (builtinRaw == nil) == (prev.builtinRaw == nil) && bytes.Equal(builtinRaw, prev.builtinRaw) {
 		return prev, false
@@ -337,7 +353,16 @@ func (s *Store) decodeBuiltin(raw []byte, readErr error) ([]any, string, *engine
 	if err != nil {
 		return nil, "", &engine.Problem{Path: BuiltinFile, Message: err.Error()}
 	}
-	return rules, s.builtinPath(), nil
+	return rules, s.builtinSource(), nil
+}
+
+// builtinSource names the user's built-in rules: the file's path for the
+// file backend, else the backend's name and the file name.
+func (s *Store) builtinSource() string {
+	if b, ok := s.backend.(interface{ BuiltinSource() string }); ok {
+		return b.BuiltinSource()
+	}
+	return s.backend.Name() + ":" + BuiltinFile
 }
 
 // decodeRuleList decodes a file with a top-level `rules:` list.

@@ -1,63 +1,71 @@
 package store
 
 import (
+	"context"
 	"errors"
-	"fmt"
-	"path/filepath"
-	"time"
-
-	"github.com/fsnotify/fsnotify"
 )
 
-// reloadDelay lets a burst of events (an editor's write, rename and chmod)
-// settle into one reload.
-const reloadDelay = 40 * time.Millisecond
-
-// startWatcher watches the config dir (not the files, so that editors that
-// replace a file by rename are seen) and reloads when either file changes.
-func (s *Store) startWatcher() error {
-	w, err := fsnotify.NewWatcher()
-	if err != nil {
-		return fmt.Errorf("store: watch %s: %w", s.dir, err)
+// startWatch asks the backend to tell of outside changes and runs the
+// reloads they ask for on one goroutine of the Store, so that a slow read
+// never holds up the backend's watcher (a database listener serves other
+// channels too) and a burst of changes costs one reload.
+func (s *Store) startWatch() error {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.stopWatch = cancel
+	if err := s.backend.Watch(ctx, s.changed); err != nil {
+		cancel()
+		return err
 	}
-	if err := w.Add(s.dir); err != nil {
-		w.Close()
-		return fmt.Errorf("store: watch %s: %w", s.dir, err)
-	}
-	s.watcher = w
 	s.wg.Add(1)
-	go s.watch(w)
+	go s.reloadLoop(ctx)
 	return nil
 }
 
-func (s *Store) watch(w *fsnotify.Watcher) {
+// changed is the backend's Watch callback: ask for a reload.
+func (s *Store) changed() {
+	select {
+	case s.kick <- struct{}{}:
+	default: // a reload is already due
+	}
+}
+
+func (s *Store) reloadLoop(ctx context.Context) {
 	defer s.wg.Done()
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
 	for {
 		select {
-		case <-s.done:
+		case <-ctx.Done():
 			return
-		case ev, ok := <-w.Events:
-			if !ok {
-				return
-			}
-			if name := filepath.Base(ev.Name); name == ConfigFile || name == BuiltinFile {
-				timer.Reset(reloadDelay)
-			}
-		case err, ok := <-w.Errors:
-			if !ok {
-				return
-			}
-			s.log.Warn("config dir watcher", "dir", s.dir, "err", err)
-			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				timer.Reset(reloadDelay)
-			}
-		case <-timer.C:
+		case <-s.kick:
 			if err := s.Reload(); err != nil {
-				s.log.Warn("reload config", "dir", s.dir, "err", err)
+				s.log.Warn("reload policy", "backend", s.backend.Name(), "dir", s.Dir(), "err", err)
 			}
 		}
 	}
+}
+
+// noteBackend records whether the backend answered: an error wrapping
+// ErrUnavailable makes Health fail until the next answer.
+func (s *Store) noteBackend(err error) {
+	switch {
+	case err == nil:
+		if s.unavailable.Load() != nil {
+			s.unavailable.Store(nil)
+			s.log.Info("policy backend reachable again", "backend", s.backend.Name())
+		}
+	case errors.Is(err, ErrUnavailable):
+		if s.unavailable.Swap(&err) == nil {
+			s.log.Warn("policy backend unreachable; the last good policy stays in force", "backend", s.backend.Name(), "err", err)
+		}
+	}
+}
+
+// Health is nil while the backend answers; after a read or write that found
+// it unreachable it is that error (wrapping ErrUnavailable) until the next
+// read or write succeeds. The policy in force keeps deciding meanwhile.
+// /readyz fails while it is not nil.
+func (s *Store) Health() error {
+	if p := s.unavailable.Load(); p != nil {
+		return *p
+	}
+	return nil
 }
