@@ -137,8 +137,12 @@ func (l *DecisionLog) Query(ctx context.Context, q decisionlog.Query) (decisionl
 // Recent returns up to n of the newest entries (of any replica) that carry
 // their full request (logged with --log-full-args), newest first.
 func (l *DecisionLog) Recent(ctx context.Context, n int) ([]decisionlog.Entry, error) {
+	var limit *int // NULL: no limit, as SQLite reads a negative LIMIT
+	if n >= 0 {
+		limit = &n
+	}
 	return l.scan(ctx, "recent decisions", true, `SELECT `+pgDecisionColumns+` FROM decisions
-		WHERE request IS NOT NULL ORDER BY id DESC LIMIT $1`, max(n, 0))
+		WHERE request IS NOT NULL ORDER BY id DESC LIMIT $1`, limit)
 }
 
 // scan runs a SELECT of pgDecisionColumns and reads its entries.

@@ -86,7 +86,8 @@ func (h *History) Close() error { return nil }
 
 // RecordApproval stores the state of an approval and, when the state
 // changed, one event row, in one transaction. Tool arguments are redacted
-// before they are written. A resolved approval is never moved back to
+// before they are written (as JSON, where a NUL is escaped); a NUL or
+// non-UTF-8 byte in another text becomes U+FFFD (see pgText). A resolved approval is never moved back to
 // pending, so a late or repeated write (another replica recording the same
 // change) cannot undo an answer or add a second event: the conditional
 // upsert waits for a concurrent one and then finds nothing to change.
@@ -112,10 +113,10 @@ func (h *History) RecordApproval(ctx context.Context, a approval.Approval) error
 				choice = excluded.choice, decided_by = excluded.decided_by, comment = excluded.comment,
 				decision = excluded.decision, persisted_rule = excluded.persisted_rule, joins = excluded.joins
 			WHERE approval_history.status = 'pending' AND excluded.status <> 'pending'`,
-			a.ID, string(a.Status), a.CreatedAt.UnixNano(), a.ExpiresAt.UnixNano(), unixNanoOrNil(a.DecidedAt),
-			a.Request.ToolName, string(args), a.Request.ChannelID, a.Request.SessionID, a.Request.Workspace,
-			a.Asked.MatchedRule, a.Asked.Reason, string(paths),
-			string(a.Choice), a.DecidedBy, a.Comment, a.Decision, rule, a.Joins)
+			pgText(a.ID), pgText(string(a.Status)), a.CreatedAt.UnixNano(), a.ExpiresAt.UnixNano(), unixNanoOrNil(a.DecidedAt),
+			pgText(a.Request.ToolName), string(args), pgText(a.Request.ChannelID), pgText(a.Request.SessionID),
+			pgText(a.Request.Workspace), pgText(a.Asked.MatchedRule), pgText(a.Asked.Reason), string(paths),
+			pgText(string(a.Choice)), pgText(a.DecidedBy), pgText(a.Comment), pgText(a.Decision), rule, a.Joins)
 		if err != nil || tag.RowsAffected() == 0 {
 			return err // nothing changed: a repeat, or a late write after the answer
 		}
@@ -124,7 +125,8 @@ func (h *History) RecordApproval(ctx context.Context, a approval.Approval) error
 			at = *a.DecidedAt
 		}
 		_, err = tx.Exec(octx, `INSERT INTO approval_history_events (approval_id, at, status, choice, actor, comment)
-			VALUES ($1, $2, $3, $4, $5, $6)`, a.ID, at.UnixNano(), string(a.Status), string(a.Choice), a.DecidedBy, a.Comment)
+			VALUES ($1, $2, $3, $4, $5, $6)`, pgText(a.ID), at.UnixNano(), pgText(string(a.Status)), pgText(string(a.Choice)),
+			pgText(a.DecidedBy), pgText(a.Comment))
 		return err
 	})
 	return h.db.Wrap(ctx, err, "record approval "+a.ID)
