@@ -1,9 +1,11 @@
 package web
 
 import (
-	"crypto/rand"
+	"context"
 	"crypto/subtle"
-	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"sync"
 	"time"
@@ -18,31 +20,35 @@ const SessionCookie = "toolgate_session"
 // DefaultSessionTTL is how long a browser session lasts.
 const DefaultSessionTTL = 12 * time.Hour
 
-// session is one signed-in browser, kept only on the server.
+// session is one signed-in browser as a request sees it.
 type session struct {
 	principal auth.Principal
 	csrf      string
 	expires   time.Time
-	flash     templates.Flash
 }
 
 // Sessions are the signed-in browsers. The cookie holds a random session
-// id; the principal, CSRF token and expiry stay here. Sessions satisfies
-// api.SessionAuthenticator. It is safe for concurrent use.
+// id; the principal, CSRF token, expiry and flash message stay in an
+// auth.SessionStore (in memory, or in the database that every replica
+// shares). Sessions satisfies api.SessionAuthenticator. It is safe for
+// concurrent use. A store that cannot be reached counts as no session
+// (fail closed).
 type Sessions struct {
-	ttl time.Duration
-	now func() time.Time
-	mu  sync.Mutex
-	m   map[string]*session
+	ttl   time.Duration
+	now   func() time.Time
+	store auth.SessionStore
+	log   *slog.Logger
+	mu    sync.Mutex
 	// active, when set, says whether the token a session was signed in with
 	// still exists, so that revoking a token ends its sessions at once.
 	active func(tokenID string) bool
 	// ended, when set, is told after a session is signed out (the hub then
-	// closes that session's websockets at once).
+	// closes that session's websockets at once), through any replica.
 	ended func()
 }
 
-// OnSignOut makes f be called after each Delete.
+// OnSignOut makes f be called after each sign-out (a Delete, here or, with
+// a shared store, on another replica).
 func (s *Sessions) OnSignOut(f func()) {
 	s.mu.Lock()
 	s.ended = f
@@ -57,36 +63,36 @@ func (s *Sessions) EndWithToken(active func(tokenID string) bool) {
 	s.mu.Unlock()
 }
 
-// NewSessions returns an empty session store; ttl <= 0 means
-// DefaultSessionTTL.
+// NewSessions returns an empty session store of this process; ttl <= 0
+// means DefaultSessionTTL.
 func NewSessions(ttl time.Duration) *Sessions {
+	s := &Sessions{now: time.Now}
+	s.init(auth.NewMemorySessions(func() time.Time { return s.now() }), ttl, nil)
+	return s
+}
+
+// NewSessionsOn returns the sessions kept in store (store/pg's for several
+// replicas); ttl <= 0 means DefaultSessionTTL, log nil slog.Default().
+func NewSessionsOn(store auth.SessionStore, ttl time.Duration, log *slog.Logger) *Sessions {
+	s := &Sessions{now: time.Now}
+	s.init(store, ttl, log)
+	return s
+}
+
+func (s *Sessions) init(store auth.SessionStore, ttl time.Duration, log *slog.Logger) {
 	if ttl <= 0 {
 		ttl = DefaultSessionTTL
 	}
-	return &Sessions{ttl: ttl, now: time.Now, m: map[string]*session{}}
+	if log == nil {
+		log = slog.Default()
+	}
+	s.ttl, s.store, s.log = ttl, store, log
+	store.OnDelete(s.signedOut)
 }
 
-// randomID returns 32 random bytes as hex.
-func randomID() string {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails
-	return hex.EncodeToString(b)
-}
-
-// Create starts a session for p and returns its id.
-func (s *Sessions) Create(p auth.Principal) string {
-	id := randomID()
+// signedOut tells the OnSignOut hook.
+func (s *Sessions) signedOut() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.sweepLocked()
-	s.m[id] = &session{principal: p, csrf: randomID(), expires: s.now().Add(s.ttl)}
-	return id
-}
-
-// Delete ends a session.
-func (s *Sessions) Delete(id string) {
-	s.mu.Lock()
-	delete(s.m, id)
 	ended := s.ended
 	s.mu.Unlock()
 	if ended != nil {
@@ -94,50 +100,65 @@ func (s *Sessions) Delete(id string) {
 	}
 }
 
-// sweepLocked drops expired sessions.
-func (s *Sessions) sweepLocked() {
-	now := s.now()
-	for id, se := range s.m {
-		if now.After(se.expires) {
-			delete(s.m, id)
-		}
+// Create starts a session for p and returns its id, or "" when the store
+// failed (the browser then stays signed out); CreateSession says why.
+func (s *Sessions) Create(p auth.Principal) string {
+	id, err := s.CreateSession(p)
+	if err != nil {
+		s.log.Warn("web session not created", "name", p.Name, "err", err)
+	}
+	return id
+}
+
+// CreateSession starts a session for p and returns its id.
+func (s *Sessions) CreateSession(p auth.Principal) (string, error) {
+	id, _, err := s.store.Create(context.Background(), p, s.ttl)
+	if err != nil {
+		return "", fmt.Errorf("web: create session: %w", err)
+	}
+	return id, nil
+}
+
+// Delete ends a session; the OnSignOut hook runs after (through the store).
+func (s *Sessions) Delete(id string) {
+	if err := s.store.Delete(context.Background(), id); err != nil {
+		s.log.Warn("web session not deleted", "err", err)
 	}
 }
 
-// lookup returns a copy of the live session of a request and its id.
+// lookup returns the live session of a request and its id.
 func (s *Sessions) lookup(r *http.Request) (session, string, bool) {
 	c, err := r.Cookie(SessionCookie)
 	if err != nil || c.Value == "" {
 		return session{}, "", false
 	}
+	se, ok := s.live(c.Value)
+	return se, c.Value, ok
+}
+
+// live returns session id if it exists, has not expired and its token is
+// still active, ending it otherwise. A store error counts as absent.
+func (s *Sessions) live(id string) (session, bool) {
+	stored, err := s.store.Get(context.Background(), id)
+	if err != nil {
+		if !errors.Is(err, auth.ErrNoSession) {
+			s.log.Warn("web session lookup failed; treated as signed out", "err", err)
+		}
+		return session{}, false
+	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	se, ok := s.liveLocked(c.Value)
-	if !ok {
-		return session{}, "", false
+	active := s.active
+	s.mu.Unlock()
+	if !s.now().Before(stored.Expires) || active != nil && !active(stored.Principal.TokenID) {
+		s.Delete(id)
+		return session{}, false
 	}
-	return *se, c.Value, true
+	return session{principal: stored.Principal, csrf: stored.CSRF, expires: stored.Expires}, true
 }
 
-// liveLocked returns session id if it exists, has not expired and its token
-// is still active, forgetting it otherwise. s.mu must be held.
-func (s *Sessions) liveLocked(id string) (*session, bool) {
-	se, ok := s.m[id]
-	if !ok {
-		return nil, false
-	}
-	if s.now().After(se.expires) || s.active != nil && !s.active(se.principal.TokenID) {
-		delete(s.m, id)
-		return nil, false
-	}
-	return se, true
-}
-
-// valid reports whether session id still holds (see liveLocked).
+// valid reports whether session id still holds (see live).
 func (s *Sessions) valid(id string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.liveLocked(id)
+	_, ok := s.live(id)
 	return ok
 }
 
@@ -150,32 +171,28 @@ func (s *Sessions) SessionPrincipal(r *http.Request) (auth.Principal, bool) {
 
 // CheckCSRF reports whether token is the CSRF token of session id.
 func (s *Sessions) CheckCSRF(id, token string) bool {
-	s.mu.Lock()
-	se, ok := s.m[id]
-	s.mu.Unlock()
-	return ok && token != "" && subtle.ConstantTimeCompare([]byte(se.csrf), []byte(token)) == 1
+	if token == "" {
+		return false
+	}
+	se, err := s.store.Get(context.Background(), id)
+	return err == nil && subtle.ConstantTimeCompare([]byte(se.CSRF), []byte(token)) == 1
 }
 
 // SetFlash keeps a message to show on the session's next page.
 func (s *Sessions) SetFlash(id string, f templates.Flash) {
-	s.mu.Lock()
-	if se, ok := s.m[id]; ok {
-		se.flash = f
+	err := s.store.SetFlash(context.Background(), id, auth.Flash{Kind: f.Kind, Text: f.Text})
+	if err != nil && !errors.Is(err, auth.ErrNoSession) {
+		s.log.Warn("web flash not kept", "err", err)
 	}
-	s.mu.Unlock()
 }
 
 // TakeFlash returns and clears the session's message.
 func (s *Sessions) TakeFlash(id string) templates.Flash {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	se, ok := s.m[id]
-	if !ok {
+	f, err := s.store.TakeFlash(context.Background(), id)
+	if err != nil {
 		return templates.Flash{}
 	}
-	f := se.flash
-	se.flash = templates.Flash{}
-	return f
+	return templates.Flash{Kind: f.Kind, Text: f.Text}
 }
 
 // setCookie writes the session cookie: HttpOnly, SameSite=Strict, Path=/,
@@ -195,3 +212,6 @@ func clearCookie(w http.ResponseWriter, r *http.Request) {
 		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode,
 	})
 }
+
+// randomID returns 32 random bytes as hex.
+func randomID() string { return auth.NewSessionID() }
