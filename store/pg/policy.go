@@ -93,50 +93,91 @@ func readDocument(ctx context.Context, q interface {
 // Update locks the row, calls edit with the current document and stores
 // the text it returns with the version raised by one, notifying every
 // replica, all in one transaction. An error of edit is returned as is and
-// nothing is written.
+// nothing is written. Each statement is bounded by the OpTimeout; edit
+// (which may compile a large policy) is not.
 func (p *Policy) Update(ctx context.Context, edit func(cur store.Document) ([]byte, error)) (store.Document, error) {
-	octx, cancel := p.db.Op(ctx)
-	defer cancel()
-	var out store.Document
-	var editErr error
-	err := pgx.BeginFunc(octx, p.db.pool, func(tx pgx.Tx) error {
-		cur, err := readDocument(octx, tx, " FOR UPDATE")
-		if err != nil {
-			return err
-		}
-		next, err := edit(cur)
-		if err == nil {
-			err = checkSection(next)
-		}
-		if err != nil {
-			editErr = err
-			return err
-		}
-		var version int64
-		if err := tx.QueryRow(octx, `UPDATE policy_document SET config = $1, version = version + 1, updated_at = now()
-			WHERE id = 1 RETURNING version`, string(next)).Scan(&version); err != nil {
-			return err
-		}
-		out = store.Document{Config: next, Builtin: cur.Builtin, Version: strconv.FormatInt(version, 10)}
-		_, err = tx.Exec(octx, "SELECT pg_notify($1, $2)", ChannelPolicy, out.Version)
-		return err
-	})
-	if editErr != nil {
-		return store.Document{}, editErr
-	}
-	if err != nil {
+	out, err := p.update(ctx, edit)
+	var ee editError
+	switch {
+	case errors.As(err, &ee):
+		return store.Document{}, ee.err
+	case err != nil:
 		return store.Document{}, p.db.Wrap(ctx, err, "update policy")
 	}
 	return out, nil
 }
 
+// editError carries an error of the edit callback (or of checkSection)
+// out of update unchanged.
+type editError struct{ err error }
+
+func (e editError) Error() string { return e.err.Error() }
+
+func (p *Policy) update(ctx context.Context, edit func(cur store.Document) ([]byte, error)) (store.Document, error) {
+	octx, cancel := p.db.Op(ctx)
+	tx, err := p.db.pool.Begin(octx)
+	cancel()
+	if err != nil {
+		return store.Document{}, err
+	}
+	defer func() {
+		rctx, cancel := p.db.Op(context.WithoutCancel(ctx))
+		_ = tx.Rollback(rctx) // after Commit, a no-op
+		cancel()
+	}()
+	octx, cancel = p.db.Op(ctx)
+	cur, err := readDocument(octx, tx, " FOR UPDATE")
+	cancel()
+	if err != nil {
+		return store.Document{}, err
+	}
+	next, err := edit(cur)
+	if err == nil {
+		err = checkSection(next)
+	}
+	if err != nil {
+		return store.Document{}, editError{err}
+	}
+	octx, cancel = p.db.Op(ctx)
+	defer cancel()
+	var version int64
+	if err := tx.QueryRow(octx, `UPDATE policy_document SET config = $1, version = version + 1, updated_at = now()
+		WHERE id = 1 RETURNING version`, string(next)).Scan(&version); err != nil {
+		return store.Document{}, err
+	}
+	out := store.Document{Config: next, Builtin: cur.Builtin, Version: strconv.FormatInt(version, 10)}
+	if _, err := tx.Exec(octx, "SELECT pg_notify($1, $2)", ChannelPolicy, out.Version); err != nil {
+		return store.Document{}, err
+	}
+	return out, tx.Commit(octx)
+}
+
 // Watch calls changed after every policy notification and after every
 // (re)connect of the Listener (a notification may have been missed), until
-// ctx ends. It returns at once; changed runs on the Listener's goroutine.
+// ctx ends. It returns at once. changed runs on a goroutine of its own,
+// one call at a time, with signals that arrive during a call folded into
+// one more call, so a slow reload never holds up the Listener.
 // Notifications of this process's own writes call it too (spuriously).
 func (p *Policy) Watch(ctx context.Context, changed func()) error {
-	unsubscribe := p.db.listener.Subscribe(ChannelPolicy, func(string) { changed() }, changed)
-	context.AfterFunc(ctx, unsubscribe)
+	signal := make(chan struct{}, 1)
+	poke := func() {
+		select {
+		case signal <- struct{}{}:
+		default:
+		}
+	}
+	unsubscribe := p.db.listener.Subscribe(ChannelPolicy, func(string) { poke() }, poke)
+	go func() {
+		defer unsubscribe()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-signal:
+				changed()
+			}
+		}
+	}()
 	return nil
 }
 

@@ -150,3 +150,21 @@ func TestPolicyWatchSeesOtherReplica(t *testing.T) {
 		t.Errorf("changed called %d times after ctx ended, want 0", got-after)
 	}
 }
+
+// TestPolicySlowEdit: an edit that takes longer than the per-statement
+// timeout (a large policy compiling) still commits.
+func TestPolicySlowEdit(t *testing.T) {
+	db, err := Open(context.Background(), newDSN(t), Options{OpTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	p := openPolicy(t, db)
+	doc, err := p.Update(context.Background(), func(store.Document) ([]byte, error) {
+		time.Sleep(700 * time.Millisecond)
+		return []byte("permissions: {}\n"), nil
+	})
+	if err != nil || doc.Version != "1" {
+		t.Errorf("slow edit: %+v, %v; want version 1", doc, err)
+	}
+}
