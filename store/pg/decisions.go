@@ -240,13 +240,8 @@ func (l *DecisionLog) write(batch []decisionlog.Entry) {
 		return
 	}
 	rows, err := l.rows(batch)
-	wait := writeBackoffMin
-	for err == nil {
-		err = l.copyRows(rows)
-		if err == nil || !errors.Is(err, store.ErrUnavailable) || !l.sleep(wait) {
-			break
-		}
-		wait = min(2*wait, writeBackoffMax)
+	if err == nil {
+		err = l.copyRetrying(rows)
 	}
 	if err != nil {
 		l.failed.Add(uint64(len(batch)))
@@ -254,6 +249,25 @@ func (l *DecisionLog) write(batch []decisionlog.Entry) {
 		return
 	}
 	l.written.Add(uint64(len(batch)))
+}
+
+// copyRetrying copies rows, again and again with backoff while the server
+// cannot be reached, until the log closes.
+func (l *DecisionLog) copyRetrying(rows [][]any) error {
+	wait := writeBackoffMin
+	for {
+		err := l.copyRows(rows)
+		if err == nil || !errors.Is(err, store.ErrUnavailable) {
+			return err
+		}
+		if wait == writeBackoffMin {
+			l.opts.Logger.Warn("decision log: database unreachable, retrying the batch", "entries", len(rows), "err", err)
+		}
+		if !l.sleep(wait) {
+			return err
+		}
+		wait = min(2*wait, writeBackoffMax)
+	}
 }
 
 // sleep waits d, or reports false when the log is closing.

@@ -1,0 +1,276 @@
+package pg
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/store/decisionlog"
+)
+
+// openDecisionLog opens a decision log on db; t.Cleanup closes it.
+func openDecisionLog(t *testing.T, db *DB, opts DecisionLogOptions) *DecisionLog {
+	t.Helper()
+	l, err := OpenDecisionLog(context.Background(), db, opts)
+	if err != nil {
+		t.Fatalf("OpenDecisionLog: %v", err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
+}
+
+func flushLog(t *testing.T, l *DecisionLog) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := l.Flush(ctx); err != nil {
+		t.Fatalf("Flush: %v", err)
+	}
+}
+
+func countDecisions(t *testing.T, db *DB, where string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := db.Pool().QueryRow(context.Background(), `SELECT count(*) FROM decisions `+where, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestDecisionLogReplicasShareOneTable: three replicas (pools of their own,
+// started at once, so their migrations race) write concurrently; each reads
+// every replica's entries, one id order, and the rows name their writer.
+func TestDecisionLogReplicasShareOneTable(t *testing.T) {
+	dsn := newDSN(t)
+	const replicas, each = 3, 200
+	logs := make([]*DecisionLog, replicas)
+	var wg sync.WaitGroup
+	for i := range logs {
+		db := openDB(t, dsn)
+		wg.Go(func() {
+			l, err := OpenDecisionLog(context.Background(), db, DecisionLogOptions{Replica: fmt.Sprintf("r%d", i)})
+			if err != nil {
+				t.Errorf("replica %d: %v", i, err)
+				return
+			}
+			logs[i] = l
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	for i, l := range logs {
+		t.Cleanup(func() { l.Close() })
+		wg.Go(func() {
+			for j := range each {
+				l.Enqueue(decisionlog.Entry{Source: "check", Tool: "bash", Level: "allow", Session: fmt.Sprintf("r%d", i), Summary: fmt.Sprint(j)})
+			}
+		})
+	}
+	wg.Wait()
+	for _, l := range logs {
+		flushLog(t, l)
+	}
+	for i, l := range logs {
+		if l.Written() != each || l.Failed() != 0 || l.Dropped() != 0 {
+			t.Errorf("replica %d: written %d failed %d dropped %d, want %d 0 0", i, l.Written(), l.Failed(), l.Dropped(), each)
+		}
+		seen := 0
+		var prev int64
+		q := decisionlog.Query{Limit: decisionlog.MaxPage}
+		for {
+			page, err := l.Query(context.Background(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range page.Entries {
+				if prev != 0 && e.ID >= prev {
+					t.Fatalf("replica %d: id %d after %d, want newest first", i, e.ID, prev)
+				}
+				prev = e.ID
+				seen++
+			}
+			if page.NextBefore == 0 {
+				break
+			}
+			q.Before = page.NextBefore
+		}
+		if seen != replicas*each {
+			t.Errorf("replica %d reads %d entries, want all %d", i, seen, replicas*each)
+		}
+		if n := countDecisions(t, logs[0].db, "WHERE replica = $1 AND session = $1", fmt.Sprintf("r%d", i)); n != each {
+			t.Errorf("rows naming replica r%d as writer: %d, want %d", i, n, each)
+		}
+	}
+}
+
+// TestDecisionLogPruneOneReplicaAtATime: while another replica holds the
+// prune lock, Prune does nothing and returns at once; when it is free,
+// Prune deletes.
+func TestDecisionLogPruneOneReplicaAtATime(t *testing.T) {
+	dsn := newDSN(t)
+	clock := &testClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	db := openDB(t, dsn)
+	l := openDecisionLog(t, db, DecisionLogOptions{Options: decisionlog.Options{Now: clock.Now, Retention: time.Hour, PruneEvery: time.Hour}})
+	for _, age := range []time.Duration{3 * time.Hour, 2 * time.Hour, time.Minute} {
+		l.Enqueue(decisionlog.Entry{Time: clock.now.Add(-age), Tool: "bash", Level: "ask"})
+	}
+	flushLog(t, l)
+
+	other := openDB(t, dsn)
+	ctx := context.Background()
+	tx, err := other.Pool().Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "SELECT pg_advisory_xact_lock($1)", decisionPruneLockKey); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	n, err := l.Prune(ctx)
+	if err != nil || n != 0 || countDecisions(t, db, "") != 3 {
+		t.Errorf("prune while another replica prunes: %d deleted (err %v), %d rows; want 0, 3", n, err, countDecisions(t, db, ""))
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("prune waited %v for the lock; want it to skip at once", d)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	n, err = l.Prune(ctx)
+	if err != nil || n != 2 || countDecisions(t, db, "") != 1 {
+		t.Errorf("prune with the lock free: %d deleted (err %v), %d rows; want 2, 1", n, err, countDecisions(t, db, ""))
+	}
+}
+
+// TestDecisionLogBadTextKeepsTheBatch: a NUL byte or invalid UTF-8 in one
+// entry (PostgreSQL text refuses both) must not lose the batch it is in.
+func TestDecisionLogBadTextKeepsTheBatch(t *testing.T) {
+	l := openDecisionLog(t, openDB(t, newDSN(t)), DecisionLogOptions{Options: decisionlog.Options{Linger: time.Second, BatchSize: 8}})
+	for i := range 8 {
+		e := decisionlog.Entry{Tool: "bash", Level: "allow", Summary: fmt.Sprint("ok ", i)}
+		if i == 3 {
+			e.Summary, e.Session, e.MatchedRule = "rm\x00 -rf", "s\xff\xfe", "rule\x00"
+		}
+		l.Enqueue(e)
+	}
+	flushLog(t, l)
+	if l.Written() != 8 || l.Failed() != 0 {
+		t.Fatalf("written %d failed %d, want 8 0", l.Written(), l.Failed())
+	}
+	page, err := l.Query(context.Background(), decisionlog.Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, e := range page.Entries {
+		if strings.HasPrefix(e.Summary, "rm") {
+			found = true
+			if e.Summary != "rm\uFFFD -rf" || e.Session != "s\uFFFD" || e.MatchedRule != "rule\uFFFD" {
+				t.Errorf("stored %q %q %q, want the bad bytes as U+FFFD", e.Summary, e.Session, e.MatchedRule)
+			}
+		}
+	}
+	if !found {
+		t.Error("the entry with bad text is missing")
+	}
+}
+
+// TestDecisionLogNeverBlocks stalls the writer on a table lock another
+// session holds: Enqueue keeps returning at once and counts what it drops,
+// and what it accepted is written once the lock goes.
+func TestDecisionLogNeverBlocks(t *testing.T) {
+	const queue, batch, total = 4, 2, 200
+	dsn := newDSN(t)
+	db := openDB(t, dsn)
+	l := openDecisionLog(t, db, DecisionLogOptions{Options: decisionlog.Options{QueueSize: queue, BatchSize: batch}})
+	ctx := context.Background()
+	locker, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locker.Close(ctx)
+	tx, err := locker.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "LOCK TABLE decisions IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	accepted := 0
+	for range total {
+		if l.Enqueue(decisionlog.Entry{Tool: "bash", Level: "allow"}) {
+			accepted++
+		}
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("%d enqueues took %v with the writer stalled", total, d)
+	}
+	if got := int(l.Dropped()); got != total-accepted || got < total-queue-batch {
+		t.Errorf("dropped %d of %d with the writer stalled; want %d (at least %d)", got, total, total-accepted, total-queue-batch)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	flushLog(t, l)
+	if got := countDecisions(t, db, ""); got != accepted || l.Failed() != 0 {
+		t.Errorf("rows after the stall: %d (failed %d), want the %d accepted", got, l.Failed(), accepted)
+	}
+}
+
+// TestDecisionLogServerAway: entries enqueued while the server is stopped
+// are written once it is back (the writer retries), and Close while it is
+// away returns without hanging, counting what it could not write.
+func TestDecisionLogServerAway(t *testing.T) {
+	c := pgtest.Start(t)
+	db, err := Open(context.Background(), c.NewDatabase(t), Options{OpTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	l, err := OpenDecisionLog(context.Background(), db, DecisionLogOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		l.Enqueue(decisionlog.Entry{Tool: "bash", Level: "deny"})
+	}
+	time.Sleep(500 * time.Millisecond) // the writer has tried and failed at least once
+	if l.Written() != 0 || l.Failed() != 0 {
+		t.Fatalf("with the server away: written %d failed %d, want 0 0 (retrying)", l.Written(), l.Failed())
+	}
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	flushLog(t, l)
+	if l.Written() != 20 || l.Failed() != 0 || countDecisions(t, db, "") != 20 {
+		t.Errorf("after the server came back: written %d failed %d rows %d, want 20 0 20", l.Written(), l.Failed(), countDecisions(t, db, ""))
+	}
+
+	if err := c.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	l.Enqueue(decisionlog.Entry{Tool: "bash", Level: "deny"})
+	closed := make(chan struct{})
+	go func() { l.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(15 * time.Second):
+		t.Fatal("Close hangs while the server is away")
+	}
+	if l.Failed() != 1 {
+		t.Errorf("failed after Close with the server away: %d, want 1", l.Failed())
+	}
+}
