@@ -4,13 +4,9 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store/auth"
 )
-
-// TokenVerifier checks bearer tokens.
-type TokenVerifier interface {
-	Verify(token string) (auth.Principal, bool)
-}
 
 // SessionAuthenticator checks a browser session (the web package's cookie).
 type SessionAuthenticator interface {
@@ -47,7 +43,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		if s.deps.Sessions != nil {
 			if p, ok := s.deps.Sessions.SessionPrincipal(r); ok {
 				if err := s.csrf.Check(r); err != nil {
-					writeError(w, r, &Error{Status: http.StatusForbidden, Code: CodeForbidden, Message: "cross-origin request refused", cause: err})
+					writeError(w, r, &Error{Status: http.StatusForbidden, Code: CodeForbidden, Message: "cross-origin request refused", Cause: err})
 					return
 				}
 				next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
@@ -59,50 +55,24 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 	})
 }
 
-// roleRank orders the roles for "at least" checks: agent < approver < admin
-// does not hold (an approver may not evaluate), so rights are listed per role.
-var roleRights = map[string]map[string]bool{
-	auth.RoleAdmin:    {rightEvaluate: true, rightRead: true, rightApprove: true, rightWrite: true},
-	auth.RoleApprover: {rightRead: true, rightApprove: true},
-	auth.RoleAgent:    {rightEvaluate: true},
-}
-
-// The rights a route may require.
-const (
-	rightEvaluate = "evaluate" // evaluate and check
-	rightRead     = "read"     // read the policy, approvals and decisions
-	rightApprove  = "approve"  // answer approvals
-	rightWrite    = "write"    // change the policy, manage tokens
-)
-
-// require lets a request through only when its principal has the right.
-func require(right string) func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			p, _ := PrincipalFrom(r.Context())
-			if !roleRights[p.Role][right] {
-				writeError(w, r, &Error{Status: http.StatusForbidden, Code: CodeForbidden,
-					Message: "role " + p.Role + " may not " + right})
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	}
+// require lets a request through only when its principal has the right
+// (service.Allowed, the one table of roles and rights).
+func require(right service.Right) func(http.Handler) http.Handler {
+	return requireAny(right)
 }
 
 // requireAny lets a request through when its principal has any of the rights.
-func requireAny(rights ...string) func(http.Handler) http.Handler {
+func requireAny(rights ...service.Right) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			p, _ := PrincipalFrom(r.Context())
 			for _, right := range rights {
-				if roleRights[p.Role][right] {
+				if service.Allowed(p.Role, right) {
 					next.ServeHTTP(w, r)
 					return
 				}
 			}
-			writeError(w, r, &Error{Status: http.StatusForbidden, Code: CodeForbidden,
-				Message: "role " + p.Role + " may not do this"})
+			writeError(w, r, service.Require(p, rights[0]))
 		})
 	}
 }

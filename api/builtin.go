@@ -11,7 +11,7 @@ type BuiltinRulesResponse struct {
 
 // handleBuiltinRules is GET /api/v1/permissions/builtin-rules (read only).
 func (s *Server) handleBuiltinRules(w http.ResponseWriter, r *http.Request) {
-	rules, source := s.deps.Store.BuiltinRules()
+	rules, source := s.deps.Policy.BuiltinRules()
 	if rules == nil {
 		rules = []any{}
 	}

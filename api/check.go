@@ -6,6 +6,7 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/service"
 )
 
 // CheckRequest is the body of POST /api/v1/check: an evaluate request plus
@@ -28,6 +29,7 @@ type CheckResponse struct {
 // once; ask opens (or joins) an approval, pushes it to browsers, and waits up
 // to wait_seconds for the answer.
 func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	var in CheckRequest
 	req, err := decodeEngineCall(w, r, &in)
 	if err != nil {
@@ -48,20 +50,26 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := s.deps.Policy.Engine().Evaluate(req)
-	s.observe(r, req, d, from)
+	s.observe(service.SourceCheck, start, req, d, from)
 	out := CheckResponse{Decision: d.Level.String(), EvaluateResponse: decisionWire(d)}
 	if d.Level != engine.Ask {
 		writeJSON(w, http.StatusOK, out)
 		return
 	}
-	a, ok, err := s.askPerson(r.Context(), req, d, in.SessionID, time.Duration(wait)*time.Second)
-	if !ok {
-		return // the agent went away; the approval stays for others to see
-	}
-	if err != nil {
+	asked, err := s.approvals.Ask(r.Context(), req, d, in.SessionID, time.Duration(wait)*time.Second)
+	switch {
+	case err != nil:
 		writeError(w, r, err)
 		return
+	case asked.Gone:
+		return // the agent went away; the approval stays for others to see
+	case asked.Refused:
+		// The ask could not be stored: fail closed, saying why.
+		out.Decision, out.Reason = engine.Deny.String(), asked.Reason
+		writeJSON(w, http.StatusOK, out)
+		return
 	}
+	a := asked.Approval
 	out.Decision = "pending"
 	if !a.Pending() {
 		out.Decision = a.Decision

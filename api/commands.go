@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 )
 
@@ -38,9 +39,12 @@ func (s *Server) handleCommand(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, badRequest("text", "%s", err.Error()))
 		return
 	}
-	if cmd.Kind != CommandView && !hasRight(r, rightWrite) {
-		writeError(w, r, forbidden(r, rightWrite))
-		return
+	if cmd.Kind != CommandView {
+		p, _ := PrincipalFrom(r.Context())
+		if err := service.Require(p, service.RightWrite); err != nil {
+			writeError(w, r, err)
+			return
+		}
 	}
 	out, err := s.runCommand(cmd)
 	if err != nil {
@@ -48,17 +52,6 @@ func (s *Server) handleCommand(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, out)
-}
-
-// hasRight tells whether the request's principal has a right.
-func hasRight(r *http.Request, right string) bool {
-	p, _ := PrincipalFrom(r.Context())
-	return roleRights[p.Role][right]
-}
-
-func forbidden(r *http.Request, right string) *Error {
-	p, _ := PrincipalFrom(r.Context())
-	return &Error{Status: http.StatusForbidden, Code: CodeForbidden, Message: "role " + p.Role + " may not " + right}
 }
 
 // runCommand carries out a parsed command.
@@ -69,7 +62,7 @@ func (s *Server) runCommand(cmd Command) (CommandResponse, error) {
 		return CommandResponse{OK: err == nil, Output: text, Methods: []string{"permissions.tools.get", "permissions.rules.get"}}, err
 	case CommandToolLevel:
 		const method = "permissions.tools.update"
-		if _, err := s.deps.Store.SetToolLevel(cmd.Tool, cmd.Level); err != nil {
+		if _, err := s.policy.SetToolLevel("", cmd.Tool, cmd.Level); err != nil {
 			return CommandResponse{}, methodError(method, err)
 		}
 		return CommandResponse{OK: true, Output: fmt.Sprintf("✓ %s →  %s\n", cmd.Tool, cmd.Level), Methods: []string{method}}, nil
@@ -77,7 +70,7 @@ func (s *Server) runCommand(cmd Command) (CommandResponse, error) {
 		return s.runRuleCommand(cmd)
 	case CommandAddDir:
 		const method = "command.add_dir"
-		res, err := s.deps.Store.AddTrustedDirectory(cmd.Path)
+		res, err := s.policy.AddDir(cmd.Path)
 		if err != nil {
 			return CommandResponse{}, methodError(method, err)
 		}
@@ -93,11 +86,11 @@ func (s *Server) runRuleCommand(cmd Command) (CommandResponse, error) {
 	rule := map[string]any{"id": id, "tools": []any{cmd.Tool}, "pattern": cmd.Pattern, "action": cmd.Level}
 	methods := []string{"permissions.rules.create"}
 	verb := "created"
-	_, err := s.deps.Store.CreateRule(rule)
+	_, _, err := s.policy.CreateRule("", rule)
 	if errors.Is(err, store.ErrExists) {
 		methods = append(methods, "permissions.rules.update")
 		verb = "updated"
-		_, err = s.deps.Store.UpdateRule(id, map[string]any{"tools": []any{cmd.Tool}, "pattern": cmd.Pattern, "action": cmd.Level})
+		_, err = s.policy.UpdateRule("", id, map[string]any{"tools": []any{cmd.Tool}, "pattern": cmd.Pattern, "action": cmd.Level})
 	}
 	if err != nil {
 		return CommandResponse{}, methodError(methods[len(methods)-1], err)
@@ -111,7 +104,7 @@ func (s *Server) runRuleCommand(cmd Command) (CommandResponse, error) {
 func methodError(method string, err error) error {
 	e := *toAPIError(err)
 	e.Message = method + " failed: " + e.Message
-	e.cause = err
+	e.Cause = err
 	return &e
 }
 
@@ -124,7 +117,7 @@ func (s *Server) viewText() (string, error) {
 	var b strings.Builder
 	b.WriteString("── Tool Permissions ──\n")
 	tools := toolsOf(sec)
-	names := orderedTools(s.deps.Store.ToolOrder(), tools)
+	names := orderedTools(s.deps.Policy.ToolOrder(), tools)
 	width := 0
 	for _, n := range names {
 		width = max(width, len([]rune(n)))

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 	"slices"
@@ -10,78 +9,60 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store/decisionlog"
 )
 
-// DecisionLog is the decision log as the API uses it: the recorder
-// enqueues, the routes read.
-type DecisionLog interface {
-	Enqueue(e decisionlog.Entry) bool
-	Query(ctx context.Context, q decisionlog.Query) (decisionlog.Page, error)
-	Recent(ctx context.Context, n int) ([]decisionlog.Entry, error)
-}
+// DecisionLog is the decision log as the API uses it (service.DecisionLog).
+type DecisionLog = service.DecisionLog
+
+// DecisionObserver is told of every decision (service.DecisionObserver).
+type DecisionObserver = service.DecisionObserver
 
 // DecisionRecorder is the DecisionObserver of the server: it counts every
 // decision in the metrics and hands it to the decision log without waiting.
 // Redaction happens later, on the log's writer goroutine.
 type DecisionRecorder struct {
-	log      DecisionLog // nil when the log is off
-	metrics  *Metrics    // nil when metrics are off
+	log      DecisionLog
+	metrics  *Metrics // nil when metrics are off
 	fullArgs bool
 }
 
-// NewDecisionRecorder builds the recorder; log or metrics may be nil.
-// fullArgs keeps the whole (redacted) call for the impact preview.
+// NewDecisionRecorder builds the recorder; log nil means the log is off
+// (service.NopDecisionLog), metrics may be nil. fullArgs keeps the whole
+// (redacted) call for the impact preview.
 func NewDecisionRecorder(log DecisionLog, metrics *Metrics, fullArgs bool) *DecisionRecorder {
+	if log == nil {
+		log = service.NopDecisionLog{}
+	}
 	return &DecisionRecorder{log: log, metrics: metrics, fullArgs: fullArgs}
 }
 
 // Observe implements DecisionObserver: a metrics increment and a
-// non-blocking enqueue.
-func (d *DecisionRecorder) Observe(r *http.Request, req *engine.Request, dec engine.Decision, from Caller) {
+// non-blocking enqueue, with the source, agent, session and start time the
+// deciding handler handed over.
+func (d *DecisionRecorder) Observe(o service.Observation, req *engine.Request, dec engine.Decision) {
 	now := time.Now()
 	var latency time.Duration
-	if start := requestStart(r); !start.IsZero() {
-		latency = now.Sub(start)
+	if !o.Start.IsZero() {
+		latency = now.Sub(o.Start)
 	}
 	if d.metrics != nil {
 		d.metrics.ObserveDecision(req.ToolName, dec.Level, latency)
 	}
-	if d.log == nil {
-		return
-	}
 	d.log.Enqueue(decisionlog.Entry{
 		Time:          now,
-		Source:        decisionSource(r.URL.Path),
-		Agent:         from.Agent,
+		Source:        o.Source,
+		Agent:         o.Agent,
 		Tool:          req.ToolName,
 		Channel:       req.ChannelID,
-		Session:       from.Session,
+		Session:       o.Session,
 		Level:         dec.Level.String(),
 		MatchedRule:   dec.MatchedRule,
 		LatencyMicros: latency.Microseconds(),
 		Call:          req,
 		FullArgs:      d.fullArgs,
 	})
-}
-
-// SetDecisionDeps gives the server its decision observer, the decision log
-// (nil when off), the policy the preview starts from with the engine options
-// to compile drafts, and the /metrics handler. Call it before Mount.
-func (s *Server) SetDecisionDeps(obs DecisionObserver, log DecisionLog, policy PreviewPolicy, opts engine.Options, metrics http.Handler) {
-	s.deps.Observer = obs
-	s.deps.Decisions = log
-	s.deps.PreviewPolicy = policy
-	s.deps.EngineOptions = opts
-	s.deps.Metrics = metrics
-}
-
-// decisionSource names the route of a decision.
-func decisionSource(path string) string {
-	if strings.HasSuffix(path, "/check") {
-		return "check"
-	}
-	return "evaluate"
 }
 
 // DecisionWire is one logged decision on the wire.
@@ -114,10 +95,6 @@ func decisionToWire(e decisionlog.Entry) DecisionWire {
 	}
 	return w
 }
-
-// errDecisionLogOff answers the log's routes when --decision-log=false.
-var errDecisionLogOff = &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
-	Message: "the decision log is turned off (--decision-log=false)"}
 
 // decisionQueryParams are the query parameters of GET /api/v1/decisions.
 var decisionQueryParams = map[string]bool{"tool": true, "level": true, "rule": true, "session": true, "agent": true,
@@ -201,10 +178,6 @@ func parseIntParam(v url.Values, name string, lo, hi int) (int, error) {
 
 // handleListDecisions is GET /api/v1/decisions.
 func (s *Server) handleListDecisions(w http.ResponseWriter, r *http.Request) {
-	if s.deps.Decisions == nil {
-		writeError(w, r, errDecisionLogOff)
-		return
-	}
 	q, err := ParseDecisionQuery(r.URL.Query())
 	if err != nil {
 		writeError(w, r, err)

@@ -15,7 +15,6 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/store/decisionlog"
@@ -59,8 +58,8 @@ func newDecisionServer(tb testing.TB, logOn bool, opts decisionlog.Options) *dec
 		tb.Cleanup(func() { _ = ds.log.Close() })
 		dl = ds.log
 	}
-	srv := api.New(api.Deps{Policy: st, Tokens: tokens, Store: st, TokenAdmin: tokens})
-	srv.SetDecisionDeps(api.NewDecisionRecorder(dl, metrics, true), dl, st, engine.Options{}, metrics.Handler())
+	srv := api.New(api.Deps{Policy: st, Tokens: tokens, Observer: api.NewDecisionRecorder(dl, metrics, true),
+		Decisions: dl, Metrics: metrics.Handler()})
 	r := chi.NewRouter()
 	r.Use(middleware.RequestID, api.RequestLog(discardLogger()), middleware.Recoverer)
 	srv.Mount(r)

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/service"
 )
 
 // EvaluateRequest is the wire form of POST /api/v1/evaluate.
@@ -109,6 +111,7 @@ func decodeEngineCall(w http.ResponseWriter, r *http.Request, in engineCall) (*e
 
 // handleEvaluate is POST /api/v1/evaluate: a decision, no side effects.
 func (s *Server) handleEvaluate(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	var in EvaluateRequest
 	req, err := decodeEngineCall(w, r, &in)
 	if err != nil {
@@ -121,6 +124,6 @@ func (s *Server) handleEvaluate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	d := s.deps.Policy.Engine().Evaluate(req)
-	s.observe(r, req, d, from)
+	s.observe(service.SourceEvaluate, start, req, d, from)
 	writeJSON(w, http.StatusOK, decisionWire(d))
 }

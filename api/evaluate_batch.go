@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/service"
 )
 
 // MaxBatchCalls is the most calls one POST /api/v1/evaluate/batch may hold.
@@ -27,6 +29,7 @@ type EvaluateBatchResponse struct {
 // body is decoded in one pass straight into the calls, and a decoding error
 // names the field by its place in the body (calls[3].tool_name).
 func (s *Server) handleEvaluateBatch(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
 	body, err := readBody(w, r)
 	if err != nil {
 		writeError(w, r, err)
@@ -52,7 +55,7 @@ func (s *Server) handleEvaluateBatch(w http.ResponseWriter, r *http.Request) {
 	s.deps.Policy.Engine().EvaluateBatch(reqs, decisions)
 	out := EvaluateBatchResponse{Decisions: make([]EvaluateResponse, len(reqs))}
 	for i, d := range decisions {
-		s.observe(r, &reqs[i], d, from)
+		s.observe(service.SourceEvaluate, start, &reqs[i], d, from)
 		out.Decisions[i] = decisionWire(d)
 	}
 	writeJSON(w, http.StatusOK, out)

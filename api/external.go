@@ -38,7 +38,7 @@ func (s *Server) handlePutExternal(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	etag, err := s.deps.Store.SetExternalDirectory(in.Key, normLevel(in.Level))
+	etag, err := s.policy.SetExternal(ifMatch(r), in.Key, normLevel(in.Level))
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -54,7 +54,7 @@ func (s *Server) handleDeleteExternal(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, badRequest("key", "the query parameter key is required"))
 		return
 	}
-	etag, err := s.deps.Store.DeleteExternalDirectory(key)
+	etag, err := s.policy.DeleteExternal(ifMatch(r), key)
 	if err != nil {
 		writeError(w, r, err)
 		return

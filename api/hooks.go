@@ -2,7 +2,6 @@ package api
 
 import (
 	"bytes"
-	"context"
 	stdjson "encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/service"
 )
 
 // The agent hooks (contract 5, "Agent hooks"): Claude Code, Codex CLI and
@@ -185,29 +185,12 @@ func shellWorkdir(in *HookInput, tool string, args map[string]any) {
 	args["workdir"] = in.Cwd
 }
 
-// SetHookWait sets how long a hook waits for a person when the request
-// names no wait (--hook-wait), capped at MaxWaitSeconds; 0 or less means
-// not at all (an ask is then denied at once, its approval left pending).
-// Without a call the wait is DefaultHookWait. Call it before Mount.
-func (s *Server) SetHookWait(d time.Duration) {
-	if d <= 0 {
-		d = -1 // told not to wait, which the zero value cannot say
-	}
-	s.hookWait = min(d, MaxWaitSeconds*time.Second)
-}
-
 // hookWaitFor is the wait of a hook request: its wait_seconds query
 // parameter (0 to MaxWaitSeconds), else the server's --hook-wait.
 func (s *Server) hookWaitFor(r *http.Request) (time.Duration, error) {
 	v := r.URL.Query().Get("wait_seconds")
 	if v == "" {
-		switch {
-		case s.hookWait < 0:
-			return 0, nil
-		case s.hookWait == 0:
-			return DefaultHookWait, nil
-		}
-		return s.hookWait, nil
+		return s.deps.HookWait, nil
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 || n > MaxWaitSeconds {
@@ -219,9 +202,9 @@ func (s *Server) hookWaitFor(r *http.Request) (time.Duration, error) {
 // mountHooks adds the three hook routes; each needs the evaluate right
 // (the agent role, or admin).
 func (s *Server) mountHooks(r chi.Router) {
-	r.With(require(rightEvaluate)).Post("/hooks/claude-code", s.handleClaudeCodeHook)
-	r.With(require(rightEvaluate)).Post("/hooks/codex", s.handleCodexHook)
-	r.With(require(rightEvaluate)).Post("/hooks/gemini", s.handleGeminiHook)
+	r.With(require(service.RightEvaluate)).Post("/hooks/claude-code", s.handleClaudeCodeHook)
+	r.With(require(service.RightEvaluate)).Post("/hooks/codex", s.handleCodexHook)
+	r.With(require(service.RightEvaluate)).Post("/hooks/gemini", s.handleGeminiHook)
 }
 
 // hookCall is one decoded and decided hook event.
@@ -239,6 +222,7 @@ type hookCall struct {
 // and session. It writes the error response itself (hookError) and
 // returns false when the request is refused.
 func (s *Server) decideHook(w http.ResponseWriter, r *http.Request, agent hookAgent, events ...string) (hookCall, bool) {
+	start := time.Now()
 	c := hookCall{agent: agent}
 	var err error
 	if c.wait, err = s.hookWaitFor(r); err != nil {
@@ -267,8 +251,19 @@ func (s *Server) decideHook(w http.ResponseWriter, r *http.Request, agent hookAg
 	}
 	c.req = agent.engineRequest(&c.in)
 	c.d = s.deps.Policy.Engine().Evaluate(c.req)
-	s.observe(r, c.req, c.d, Caller{Agent: agent.name, Session: c.in.SessionID})
+	s.observe(hookSource(c.in.HookEventName), start, c.req, c.d, Caller{Agent: agent.name, Session: c.in.SessionID})
 	return c, true
+}
+
+// hookSource is the decision log's source of a hook event: check for the
+// events whose ask waits for a person (PermissionRequest, Gemini's
+// BeforeTool), like /api/v1/check; evaluate for PreToolUse, whose ask goes
+// back to the agent, like /api/v1/evaluate.
+func hookSource(event string) string {
+	if event == eventPermissionRequest || event == eventBeforeTool {
+		return service.SourceCheck
+	}
+	return service.SourceEvaluate
 }
 
 // onErrorDeny reads the on_error query parameter: "deny", or absent.
@@ -308,41 +303,25 @@ type personAnswer struct {
 	message string
 }
 
-// askPerson opens (or joins) an approval for an ask and waits up to wait
-// for a person's answer: the path /api/v1/check takes. ok is false when the
-// caller went away, and nothing should be written.
-func (s *Server) askPerson(ctx context.Context, req *engine.Request, d engine.Decision, session string, wait time.Duration) (approval.Approval, bool, error) {
-	a, _, err := s.deps.Approvals.Create(ctx, *req, d, session)
-	if err != nil {
-		return a, true, err
-	}
-	if wait <= 0 {
-		return a, true, nil
-	}
-	a, err = s.deps.Approvals.Wait(ctx, a.ID, wait)
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return a, false, nil // the agent went away; the approval stays for others to see
-	}
-	return a, true, err
-}
-
 // hookAsk waits for a person's answer to a hook's ask. Every way it can end
 // without a person's allow is a deny whose message says why: a denial, an
 // expiry, no answer within the wait, or no approvals to ask through. ok is
 // false when the agent went away.
 func (s *Server) hookAsk(w http.ResponseWriter, r *http.Request, c hookCall) (personAnswer, bool) {
-	if s.deps.Approvals == nil {
+	if !s.approvals.Available() {
 		return personAnswer{message: "toolgate: this call needs a person's approval, and this server takes no approvals"}, true
 	}
-	a, ok, err := s.askPerson(r.Context(), c.req, c.d, c.in.SessionID, c.wait)
-	if !ok {
-		return personAnswer{}, false
-	}
-	if err != nil {
+	asked, err := s.approvals.Ask(r.Context(), c.req, c.d, c.in.SessionID, c.wait)
+	switch {
+	case err != nil:
 		s.hookError(w, r, c, err)
 		return personAnswer{}, false
+	case asked.Gone:
+		return personAnswer{}, false
+	case asked.Refused:
+		return personAnswer{message: "toolgate: " + asked.Reason + ", so this call is denied"}, true
 	}
-	return approvalAnswer(a, c.wait), true
+	return approvalAnswer(asked.Approval, c.wait), true
 }
 
 // approvalAnswer words the state of an approval for the agent.

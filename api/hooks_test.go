@@ -17,6 +17,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
 )
@@ -65,12 +66,12 @@ type observed struct {
 	args map[string]any
 	ws   string
 	ch   string
-	from api.Caller
+	from service.Observation
 }
 
 type chanObserver chan observed
 
-func (c chanObserver) Observe(_ *http.Request, req *engine.Request, _ engine.Decision, from api.Caller) {
+func (c chanObserver) Observe(from service.Observation, req *engine.Request, _ engine.Decision) {
 	c <- observed{tool: req.ToolName, args: req.ToolArgs, ws: req.Workspace, ch: req.ChannelID, from: from}
 }
 
@@ -107,9 +108,8 @@ func newHookServer(t *testing.T, hookWait time.Duration) *hookServer {
 	}
 	hs.approvals = approval.New(approval.Options{Persister: st})
 	t.Cleanup(hs.approvals.Shutdown)
-	srv := api.New(api.Deps{Policy: st, Tokens: tokens, Store: st, TokenAdmin: tokens, Approvals: hs.approvals,
-		Observer: chanObserver(hs.observed), Logger: discardLogger()})
-	srv.SetHookWait(hookWait)
+	srv := api.New(api.Deps{Policy: st, Tokens: tokens, Approvals: hs.approvals,
+		Observer: chanObserver(hs.observed), HookWait: hookWait, Logger: discardLogger()})
 	r := chi.NewRouter()
 	srv.Mount(r)
 	ts := httptest.NewServer(r)
@@ -463,7 +463,7 @@ func (hs *hookServer) askAnswered(t *testing.T, path string, body []byte, choice
 // each decision and keeps nothing.
 type drainObserver struct{}
 
-func (drainObserver) Observe(*http.Request, *engine.Request, engine.Decision, api.Caller) {}
+func (drainObserver) Observe(service.Observation, *engine.Request, engine.Decision) {}
 
 // BenchmarkHookPreToolUse measures a Claude Code PreToolUse event against
 // the same call on /api/v1/evaluate, in process (no network), so the

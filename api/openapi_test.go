@@ -41,7 +41,7 @@ func routeTree(t *testing.T) chi.Router {
 	r := chi.NewRouter()
 	mgr := approval.New(approval.Options{Persister: st})
 	t.Cleanup(mgr.Shutdown)
-	api.New(api.Deps{Policy: st, Tokens: tokens, Store: st, TokenAdmin: tokens, Approvals: mgr, OpenAPI: toolgate.OpenAPI}).Mount(r)
+	api.New(api.Deps{Policy: st, Tokens: tokens, Approvals: mgr, OpenAPI: toolgate.OpenAPI}).Mount(r)
 	return r
 }
 

@@ -20,22 +20,22 @@ func (s *Server) handleListOverrides(w http.ResponseWriter, r *http.Request) {
 // handleAddOverride is POST /api/v1/permissions/approval-overrides: 201;
 // 409 when the id is taken.
 func (s *Server) handleAddOverride(w http.ResponseWriter, r *http.Request) {
-	o, err := decodeEntry(w, r, "override_")
+	o, err := decodeEntry(w, r)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	etag, err := s.deps.Store.AddApprovalOverride(o)
+	id, etag, err := s.policy.AddOverride(ifMatch(r), o)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	s.respondEntry(w, r, "approval_overrides", o["id"].(string), etag, http.StatusCreated)
+	s.respondEntry(w, r, "approval_overrides", id, etag, http.StatusCreated)
 }
 
 // handleDeleteOverride is DELETE /api/v1/permissions/approval-overrides/{id}.
 func (s *Server) handleDeleteOverride(w http.ResponseWriter, r *http.Request) {
-	etag, err := s.deps.Store.DeleteApprovalOverride(chi.URLParam(r, "id"))
+	etag, err := s.policy.DeleteOverride(ifMatch(r), chi.URLParam(r, "id"))
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -36,7 +36,7 @@ func (s *Server) handlePutOwners(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	if err := s.setOwnerScopes(in.OwnerScopes); err != nil {
+	if err := s.setOwnerScopes(ifMatch(r), in.OwnerScopes); err != nil {
 		writeError(w, r, err)
 		return
 	}
@@ -44,14 +44,14 @@ func (s *Server) handlePutOwners(w http.ResponseWriter, r *http.Request) {
 }
 
 // setOwnerScopes checks and writes owner scopes (REST and RPC).
-func (s *Server) setOwnerScopes(scopes map[string]any) error {
+func (s *Server) setOwnerScopes(ifMatch string, scopes map[string]any) error {
 	if err := checkOwnerScopes(scopes); err != nil {
 		return err
 	}
 	if len(scopes) == 0 {
 		scopes = nil
 	}
-	_, err := s.deps.Store.SetOwnerScopes(scopes)
+	_, err := s.policy.SetOwnerScopes(ifMatch, scopes)
 	return err
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/toolgate/toolgate/service"
 	"io"
 	"log/slog"
 	"net/http"
@@ -182,8 +183,8 @@ func (s *Server) callRPC(r *http.Request, c rpcCall) rpcResponse {
 		resp.Error = &RPCError{Code: rpcMethodNotFound, Message: "Method not found: " + c.Method}
 		return resp
 	}
-	if !hasRight(r, m.right) {
-		e := forbidden(r, m.right)
+	if p, _ := PrincipalFrom(r.Context()); !service.Allowed(p.Role, m.right) {
+		e := toAPIError(service.Require(p, m.right))
 		resp.Error = &RPCError{Code: rpcForbidden, Message: e.Message, Data: map[string]any{"status": e.Status, "code": e.Code}}
 		return resp
 	}

@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/toolgate/toolgate/service"
 	"strings"
 
 	"github.com/toolgate/toolgate/store"
@@ -10,7 +11,7 @@ import (
 
 // rpcMethod is one JSON-RPC method: the right it needs and its body.
 type rpcMethod struct {
-	right string
+	right service.Right
 	run   func(s *Server, params json.RawMessage) (any, error)
 }
 
@@ -19,19 +20,19 @@ var rpcMethods map[string]rpcMethod
 
 func init() {
 	rpcMethods = map[string]rpcMethod{
-		"permissions.tools.get":                 {rightRead, rpcToolsGet},
-		"permissions.tools.set":                 {rightWrite, rpcToolsSet},
-		"permissions.tools.update":              {rightWrite, rpcToolsUpdate},
-		"permissions.tools.delete":              {rightWrite, rpcToolsDelete},
-		"permissions.rules.get":                 {rightRead, rpcRulesGet},
-		"permissions.rules.create":              {rightWrite, rpcRulesCreate},
-		"permissions.rules.update":              {rightWrite, rpcRulesUpdate},
-		"permissions.rules.delete":              {rightWrite, rpcRulesDelete},
-		"permissions.approval_overrides.get":    {rightRead, rpcOverridesGet},
-		"permissions.approval_overrides.delete": {rightWrite, rpcOverridesDelete},
-		"permissions.owner_scopes.get":          {rightRead, rpcOwnersGet},
-		"permissions.owner_scopes.set":          {rightWrite, rpcOwnersSet},
-		"command.add_dir":                       {rightWrite, rpcAddDir},
+		"permissions.tools.get":                 {service.RightRead, rpcToolsGet},
+		"permissions.tools.set":                 {service.RightWrite, rpcToolsSet},
+		"permissions.tools.update":              {service.RightWrite, rpcToolsUpdate},
+		"permissions.tools.delete":              {service.RightWrite, rpcToolsDelete},
+		"permissions.rules.get":                 {service.RightRead, rpcRulesGet},
+		"permissions.rules.create":              {service.RightWrite, rpcRulesCreate},
+		"permissions.rules.update":              {service.RightWrite, rpcRulesUpdate},
+		"permissions.rules.delete":              {service.RightWrite, rpcRulesDelete},
+		"permissions.approval_overrides.get":    {service.RightRead, rpcOverridesGet},
+		"permissions.approval_overrides.delete": {service.RightWrite, rpcOverridesDelete},
+		"permissions.owner_scopes.get":          {service.RightRead, rpcOwnersGet},
+		"permissions.owner_scopes.set":          {service.RightWrite, rpcOwnersSet},
+		"command.add_dir":                       {service.RightWrite, rpcAddDir},
 	}
 }
 
@@ -93,7 +94,7 @@ func rpcToolsUpdate(s *Server, params json.RawMessage) (any, error) {
 	if err := checkLevel("level", p.Level); err != nil {
 		return nil, err
 	}
-	if _, err := s.deps.Store.SetToolLevel(p.Tool, normLevel(p.Level)); err != nil {
+	if _, err := s.policy.SetToolLevel("", p.Tool, normLevel(p.Level)); err != nil {
 		return nil, err
 	}
 	return map[string]any{"tool": p.Tool, "level": normLevel(p.Level)}, nil
@@ -118,7 +119,7 @@ func rpcToolsSet(s *Server, params json.RawMessage) (any, error) {
 		return nil, err
 	}
 	sec["tools"] = p.Tools
-	if _, err := s.deps.Store.ReplaceSection(sec, etag); err != nil {
+	if _, err := s.policy.ReplaceSection(etag, sec); err != nil {
 		return nil, err
 	}
 	return map[string]any{"tools": p.Tools}, nil
@@ -149,7 +150,7 @@ func rpcToolsDelete(s *Server, params json.RawMessage) (any, error) {
 	if p.Tool == "" {
 		return nil, badRequest("tool", msgEmptyTool)
 	}
-	if _, err := s.deps.Store.DeleteTool(p.Tool); err != nil {
+	if _, err := s.policy.DeleteTool("", p.Tool); err != nil {
 		return nil, err
 	}
 	return map[string]any{"deleted": p.Tool}, nil
@@ -188,7 +189,7 @@ func rpcRulesCreate(s *Server, params json.RawMessage) (any, error) {
 	if err := checkRule("", rule, false); err != nil {
 		return nil, err
 	}
-	if _, err := s.deps.Store.CreateRule(rule); err != nil {
+	if _, _, err := s.policy.CreateRule("", rule); err != nil {
 		return nil, err
 	}
 	return rule, nil
@@ -211,7 +212,7 @@ func rpcRulesUpdate(s *Server, params json.RawMessage) (any, error) {
 	if err := checkRule("", patch, true); err != nil {
 		return nil, err
 	}
-	if _, err := s.deps.Store.UpdateRule(id, patch); err != nil {
+	if _, err := s.policy.UpdateRule("", id, patch); err != nil {
 		return nil, err
 	}
 	sec, _, err := s.section()
@@ -227,7 +228,7 @@ func rpcRulesDelete(s *Server, params json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.deps.Store.DeleteRule(id); err != nil {
+	if _, err := s.policy.DeleteRule("", id); err != nil {
 		return nil, err
 	}
 	return map[string]any{"deleted": id}, nil
@@ -246,7 +247,7 @@ func rpcOverridesDelete(s *Server, params json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.deps.Store.DeleteApprovalOverride(id); err != nil {
+	if _, err := s.policy.DeleteOverride("", id); err != nil {
 		return nil, err
 	}
 	return map[string]any{"deleted": id}, nil
@@ -269,7 +270,7 @@ func rpcOwnersSet(s *Server, params json.RawMessage) (any, error) {
 	if err := rpcParams(params, &p); err != nil {
 		return nil, err
 	}
-	if err := s.setOwnerScopes(p.OwnerScopes); err != nil {
+	if err := s.setOwnerScopes("", p.OwnerScopes); err != nil {
 		return nil, err
 	}
 	return rpcOwnersGet(s, nil)
@@ -286,5 +287,5 @@ func rpcAddDir(s *Server, params json.RawMessage) (any, error) {
 	if strings.TrimSpace(p.Path) == "" {
 		return nil, badRequest("path", "path is required")
 	}
-	return s.deps.Store.AddTrustedDirectory(p.Path)
+	return s.policy.AddDir(p.Path)
 }

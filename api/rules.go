@@ -7,7 +7,6 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/toolgate/toolgate/store"
-	"github.com/toolgate/toolgate/store/auth"
 )
 
 // listOf returns one of the entry lists of the section, never nil.
@@ -58,37 +57,30 @@ func (s *Server) handleGetRule(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleCreateRule is POST /api/v1/permissions/rules: 201 with the rule;
-// 409 when its id is taken. A rule without an id gets a random one.
+// 409 when its id is taken. A rule without an id gets service.NewID's.
 func (s *Server) handleCreateRule(w http.ResponseWriter, r *http.Request) {
-	rule, err := decodeEntry(w, r, "rule_")
+	rule, err := decodeEntry(w, r)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	etag, err := s.deps.Store.CreateRule(rule)
+	id, etag, err := s.policy.CreateRule(ifMatch(r), rule)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	s.respondEntry(w, r, "rules", rule["id"].(string), etag, http.StatusCreated)
+	s.respondEntry(w, r, "rules", id, etag, http.StatusCreated)
 }
 
-// decodeEntry reads and checks a new rule or override, giving it an id
-// with prefix when it has none.
-func decodeEntry(w http.ResponseWriter, r *http.Request, prefix string) (map[string]any, error) {
+// decodeEntry reads and checks a new rule or override; one without an id
+// gets the service's (service.NewID) when it is written.
+func decodeEntry(w http.ResponseWriter, r *http.Request) (map[string]any, error) {
 	var entry map[string]any
 	if err := decodeJSON(w, r, &entry); err != nil {
 		return nil, err
 	}
 	if entry == nil {
 		return nil, badRequest("", "the body must be a JSON object")
-	}
-	if _, ok := entry["id"]; !ok {
-		id, err := auth.NewSecret()
-		if err != nil {
-			return nil, err
-		}
-		entry["id"] = prefix + id[:12]
 	}
 	if err := checkRule("", entry, false); err != nil {
 		return nil, err
@@ -129,7 +121,7 @@ func (s *Server) handlePatchRule(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	etag, err := s.deps.Store.UpdateRule(id, patch)
+	etag, err := s.policy.UpdateRule(ifMatch(r), id, patch)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -142,7 +134,7 @@ func (s *Server) handlePatchRule(w http.ResponseWriter, r *http.Request) {
 
 // handleDeleteRule is DELETE /api/v1/permissions/rules/{id}.
 func (s *Server) handleDeleteRule(w http.ResponseWriter, r *http.Request) {
-	etag, err := s.deps.Store.DeleteRule(chi.URLParam(r, "id"))
+	etag, err := s.policy.DeleteRule(ifMatch(r), chi.URLParam(r, "id"))
 	if err != nil {
 		writeError(w, r, err)
 		return

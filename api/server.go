@@ -6,42 +6,38 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/service"
 )
 
-// PolicySource is the engine in force and its validation problems.
-type PolicySource interface {
-	Engine() *engine.Engine
-	Problems() []engine.Problem
-}
-
-// DecisionObserver is told of every decision (the decision log, metrics)
-// and of where it came from.
-type DecisionObserver interface {
-	Observe(r *http.Request, req *engine.Request, d engine.Decision, from Caller)
-}
-
-// Deps are what the API needs from the rest of the server.
+// Deps are what the API needs from the rest of the server, given once to
+// New. Optional parts have no-op stand-ins, so handlers never check for nil.
 type Deps struct {
-	Policy   PolicySource
-	Tokens   TokenVerifier
-	Sessions SessionAuthenticator // optional: browser sessions of the web package
-	Observer DecisionObserver     // optional
-	// Store edits the policy (the permissions routes, /rpc, commands).
-	Store PolicyStore
-	// TokenAdmin manages API tokens (/api/v1/tokens).
-	TokenAdmin TokenManager
+	// Policy is the policy in force and its edits; *store.Store is one.
+	Policy service.PolicyDocs
+	// Documents reads the stored document for GET /permissions/export;
+	// optional (nil: the config dir of Policy, see service.Policy.Export).
+	Documents service.DocumentSource
+	// Tokens verifies bearer tokens and manages them (/api/v1/tokens).
+	Tokens service.TokenStore
+	// Sessions authenticates browser sessions of the web package; optional.
+	Sessions SessionAuthenticator
+	// Observer is told of every decision; nil: service.NopObserver.
+	Observer service.DecisionObserver
 	// Decisions is the decision log (GET /api/v1/decisions, the preview);
-	// nil when --decision-log=false.
-	Decisions DecisionLog
-	// PreviewPolicy and EngineOptions let the preview compile drafts the way
-	// the server compiles the policy in force.
-	PreviewPolicy PreviewPolicy
-	EngineOptions engine.Options
-	// Approvals holds pending asks (POST /api/v1/check, /api/v1/approvals).
-	Approvals Approvals
+	// nil (--decision-log=false): service.NopDecisionLog, whose reads 503.
+	Decisions service.DecisionLog
+	// Approvals holds pending asks (POST /api/v1/check, /api/v1/approvals);
+	// nil: those routes are absent and hooks deny what would ask.
+	Approvals service.ApprovalManager
 	// Metrics serves /metrics; nil answers 503.
 	Metrics http.Handler
+	// HookWait is how long a hook waits for a person when the request names
+	// no wait (--hook-wait), capped at MaxWaitSeconds; 0 or less: not at
+	// all (an ask is then denied at once, its approval left pending). The
+	// flag's default is DefaultHookWait.
+	HookWait time.Duration
 	// OpenAPI is the text of openapi.yaml, served at /openapi.yaml.
 	OpenAPI []byte
 	Logger  *slog.Logger
@@ -49,19 +45,37 @@ type Deps struct {
 
 // Server holds the API handlers.
 type Server struct {
-	deps Deps
-	csrf *http.CrossOriginProtection
-	// hookWait is how long a hook waits for a person (SetHookWait).
-	hookWait time.Duration
+	deps      Deps
+	policy    *service.Policy
+	approvals *service.Approvals
+	tokens    *service.Tokens
+	csrf      *http.CrossOriginProtection
 }
 
-// New builds the API server.
+// New builds the API server from all its parts.
 func New(deps Deps) *Server {
 	if deps.Logger == nil {
 		deps.Logger = slog.Default()
 	}
-	return &Server{deps: deps, csrf: http.NewCrossOriginProtection()}
+	if deps.Observer == nil {
+		deps.Observer = service.NopObserver{}
+	}
+	if deps.Decisions == nil {
+		deps.Decisions = service.NopDecisionLog{}
+	}
+	deps.HookWait = min(max(deps.HookWait, 0), MaxWaitSeconds*time.Second)
+	return &Server{
+		deps:      deps,
+		policy:    service.NewPolicy(deps.Policy),
+		approvals: service.NewApprovals(deps.Approvals),
+		tokens:    service.NewTokens(deps.Tokens),
+		csrf:      http.NewCrossOriginProtection(),
+	}
 }
+
+// Policy returns the policy service the API edits through, so that the
+// pages and the approval manager share its If-Match serialization.
+func (s *Server) Policy() *service.Policy { return s.policy }
 
 // Mount adds the API's routes to a router: /healthz (the only route without
 // auth), /readyz, /openapi.yaml, /metrics, /rpc and everything under /api/v1.
@@ -70,33 +84,28 @@ func (s *Server) Mount(r chi.Router) {
 	r.Group(func(r chi.Router) {
 		r.Use(s.authenticate)
 		r.Get("/openapi.yaml", s.handleOpenAPI) // any role: agents read it too
-		r.With(require(rightRead)).Get("/readyz", s.handleReadyz)
-		r.With(require(rightRead)).Get("/metrics", s.handleMetrics)
-		if s.deps.Store != nil {
-			r.With(require(rightRead)).Post("/rpc", s.handleRPC)
-		}
+		r.With(require(service.RightRead)).Get("/readyz", s.handleReadyz)
+		r.With(require(service.RightRead)).Get("/metrics", s.handleMetrics)
+		r.With(require(service.RightRead)).Post("/rpc", s.handleRPC)
 		r.Route("/api/v1", func(r chi.Router) {
-			r.With(require(rightEvaluate)).Post("/evaluate", s.handleEvaluate)
-			r.With(require(rightEvaluate)).Post("/evaluate/batch", s.handleEvaluateBatch)
-			r.With(require(rightRead)).Get("/decisions", s.handleListDecisions)
-			r.With(require(rightWrite)).Post("/permissions/preview", s.handlePreview)
+			r.With(require(service.RightEvaluate)).Post("/evaluate", s.handleEvaluate)
+			r.With(require(service.RightEvaluate)).Post("/evaluate/batch", s.handleEvaluateBatch)
+			r.With(require(service.RightRead)).Get("/decisions", s.handleListDecisions)
+			r.With(require(service.RightWrite)).Post("/permissions/preview", s.handlePreview)
 			s.mountHooks(r)
-			if s.deps.Store != nil && s.deps.TokenAdmin != nil {
-				s.mountPermissions(r)
-			}
-			if s.deps.Approvals != nil {
+			s.mountPermissions(r)
+			if s.approvals.Available() {
 				s.mountApprovals(r)
 			}
 		})
 	})
 }
 
-// observe passes a decision and its caller (agent and session) to the
-// observer, if any. Every route that decides calls it once per decision.
-func (s *Server) observe(r *http.Request, req *engine.Request, d engine.Decision, from Caller) {
-	if s.deps.Observer != nil {
-		s.deps.Observer.Observe(r, req, d, from)
-	}
+// observe passes a decision and where it came from to the observer. Every
+// route that decides calls it once per decision, with the source of its own
+// route and the time it started.
+func (s *Server) observe(source string, start time.Time, req *engine.Request, d engine.Decision, from Caller) {
+	s.deps.Observer.Observe(service.Observation{Source: source, Agent: from.Agent, Session: from.Session, Start: start}, req, d)
 }
 
 // handleOpenAPI serves openapi.yaml.

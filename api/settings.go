@@ -38,7 +38,7 @@ func (s *Server) handlePatchSettings(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	if _, err := s.deps.Store.SetSettings(patch); err != nil {
+	if _, err := s.policy.SetSettings(ifMatch(r), patch); err != nil {
 		writeError(w, r, err)
 		return
 	}

@@ -2,19 +2,11 @@ package api
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/toolgate/toolgate/store/auth"
 )
-
-// TokenManager creates, lists and revokes API tokens; *auth.Tokens is one.
-type TokenManager interface {
-	Create(name, role string, channels, sessions []string) (auth.TokenInfo, string, error)
-	List() []auth.TokenInfo
-	Revoke(id string) error
-}
 
 // TokenWire is a token as the API shows it: never its secret or hash.
 type TokenWire struct {
@@ -46,7 +38,12 @@ func tokenWire(t auth.TokenInfo) TokenWire {
 
 // handleListTokens is GET /api/v1/tokens (admin).
 func (s *Server) handleListTokens(w http.ResponseWriter, r *http.Request) {
-	list := s.deps.TokenAdmin.List()
+	p, _ := PrincipalFrom(r.Context())
+	list, err := s.tokens.List(p)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
 	out := make([]TokenWire, len(list))
 	for i, t := range list {
 		out[i] = tokenWire(t)
@@ -61,17 +58,14 @@ func (s *Server) handleCreateToken(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	if strings.TrimSpace(in.Name) == "" {
-		writeError(w, r, badRequest("name", "name is required"))
-		return
-	}
 	switch in.Role {
 	case auth.RoleAdmin, auth.RoleApprover, auth.RoleAgent:
 	default:
 		writeError(w, r, badRequest("role", "invalid role %q, only admin, approver or agent", in.Role))
 		return
 	}
-	info, secret, err := s.deps.TokenAdmin.Create(in.Name, in.Role, in.Channels, in.Sessions)
+	p, _ := PrincipalFrom(r.Context())
+	info, secret, err := s.tokens.Create(p, in.Name, in.Role, in.Channels, in.Sessions)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -81,7 +75,8 @@ func (s *Server) handleCreateToken(w http.ResponseWriter, r *http.Request) {
 
 // handleRevokeToken is DELETE /api/v1/tokens/{id} (admin).
 func (s *Server) handleRevokeToken(w http.ResponseWriter, r *http.Request) {
-	if err := s.deps.TokenAdmin.Revoke(chi.URLParam(r, "id")); err != nil {
+	p, _ := PrincipalFrom(r.Context())
+	if err := s.tokens.Revoke(p, chi.URLParam(r, "id")); err != nil {
 		writeError(w, r, err)
 		return
 	}

@@ -44,7 +44,7 @@ func (s *Server) handlePutTool(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	etag, err := s.deps.Store.SetToolLevel(tool, normLevel(in.Level))
+	etag, err := s.policy.SetToolLevel(ifMatch(r), tool, normLevel(in.Level))
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -55,7 +55,7 @@ func (s *Server) handlePutTool(w http.ResponseWriter, r *http.Request) {
 
 // handleDeleteTool is DELETE /api/v1/permissions/tools/{tool}.
 func (s *Server) handleDeleteTool(w http.ResponseWriter, r *http.Request) {
-	etag, err := s.deps.Store.DeleteTool(chi.URLParam(r, "tool"))
+	etag, err := s.policy.DeleteTool(ifMatch(r), chi.URLParam(r, "tool"))
 	if err != nil {
 		writeError(w, r, err)
 		return

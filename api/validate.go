@@ -21,7 +21,7 @@ func (s *Server) handleValidate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	problems := s.deps.Store.Validate(sec)
+	problems := s.policy.Validate(sec)
 	if err := checkSection(sec); err != nil && len(problems) == 0 {
 		for _, d := range err.Details {
 			problems = append(problems, engine.Problem{Path: "permissions." + d.Field, Message: d.Message})

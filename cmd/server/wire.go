@@ -88,10 +88,9 @@ func wire(c config, log *slog.Logger) (*app, error) {
 		a.close()
 		return nil, err
 	}
-	apiServer := api.New(api.Deps{Policy: st, Tokens: tokens, Store: st, TokenAdmin: tokens, Approvals: mgr,
+	apiServer := api.New(api.Deps{Policy: st, Tokens: tokens, Approvals: mgr,
+		Observer: dl.recorder, Decisions: dl.decisionLog(), Metrics: dl.metrics.Handler(), HookWait: c.hookWait,
 		OpenAPI: toolgate.OpenAPI, Logger: log, Sessions: ui.Sessions()})
-	dl.apply(apiServer)
-	apiServer.SetHookWait(c.hookWait)
 	r := chi.NewRouter()
 	r.Use(middleware.RequestID, api.RequestLog(log), middleware.Recoverer)
 	apiServer.Mount(r)
@@ -192,13 +191,13 @@ func wireDecisionLog(c config, dir string, st *store.Store, a *app, log *slog.Lo
 	return p, nil
 }
 
-// apply gives the API server its observer, log, preview and metrics.
-func (p *decisionParts) apply(s *api.Server) {
-	var log api.DecisionLog
-	if p.log != nil {
-		log = p.log
+// decisionLog is the decision log for api.Deps: nil (a no-op log there)
+// when it is off.
+func (p *decisionParts) decisionLog() api.DecisionLog {
+	if p.log == nil {
+		return nil
 	}
-	s.SetDecisionDeps(p.recorder, log, p.policy, p.policy.EngineOptions(), p.metrics.Handler())
+	return p.log
 }
 
 // mountPage adds the decision log page of the admin UI.

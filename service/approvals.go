@@ -1,0 +1,109 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
+)
+
+// Approvals is the approvals' use cases over the pending-ask manager.
+type Approvals struct {
+	m ApprovalManager
+}
+
+// NewApprovals builds the approvals service; m nil means this server takes
+// no approvals (Available reports false).
+func NewApprovals(m ApprovalManager) *Approvals { return &Approvals{m: m} }
+
+// Available reports whether asks can be made.
+func (s *Approvals) Available() bool { return s != nil && s.m != nil }
+
+// Manager returns the manager (nil when none).
+func (s *Approvals) Manager() ApprovalManager { return s.m }
+
+// Asked is the outcome of Ask.
+type Asked struct {
+	Approval approval.Approval
+	// Refused is set when the ask could not be stored (the shared database
+	// cannot be reached): the call is denied, Reason says why.
+	Refused bool
+	Reason  string
+	// Gone is set when the caller went away while waiting; the approval
+	// stays for others to see.
+	Gone bool
+}
+
+// Ask opens (or joins) an approval for an ask and waits up to wait for a
+// person's answer. An ask that cannot be stored because the storage is
+// unavailable is not an error: the call is denied with
+// MsgApprovalsUnavailable (contract 5, fail closed).
+func (s *Approvals) Ask(ctx context.Context, req *engine.Request, d engine.Decision, session string, wait time.Duration) (Asked, error) {
+	a, _, err := s.m.Create(ctx, *req, d, session)
+	if errors.Is(err, store.ErrUnavailable) {
+		return Asked{Refused: true, Reason: MsgApprovalsUnavailable}, nil
+	}
+	if err != nil {
+		return Asked{}, err
+	}
+	if wait <= 0 {
+		return Asked{Approval: a}, nil
+	}
+	a, err = s.m.Wait(ctx, a.ID, wait)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return Asked{Approval: a, Gone: true}, nil
+	}
+	return Asked{Approval: a}, err
+}
+
+// List lists the approvals p may see, with a status ("" for all).
+func (s *Approvals) List(p auth.Principal, status approval.Status) ([]approval.Approval, error) {
+	if status != "" && !status.Valid() {
+		return nil, BadRequest("status", "status must be pending, allowed, denied, expired or cancelled")
+	}
+	list := s.m.List(p.ApprovalFilter(), status)
+	if list == nil {
+		list = []approval.Approval{}
+	}
+	return list, nil
+}
+
+// Get returns an approval p may see, waiting up to wait while it is
+// pending. One outside p's channels or sessions is not found. A wait the
+// caller abandons returns ctx's error.
+func (s *Approvals) Get(ctx context.Context, p auth.Principal, id string, wait time.Duration) (approval.Approval, error) {
+	a, err := s.m.Get(id)
+	if err != nil {
+		return a, err
+	}
+	if p.Role == auth.RoleApprover && !p.ApprovalFilter().Allows(a) {
+		return approval.Approval{}, approval.ErrNotFound
+	}
+	if wait > 0 && a.Pending() {
+		return s.m.Wait(ctx, id, wait)
+	}
+	return a, nil
+}
+
+// Decide answers an approval as p. The first answer wins; a later one is
+// approval.ErrAlreadyDecided. An approval outside p's channels or sessions
+// is not found.
+func (s *Approvals) Decide(ctx context.Context, p auth.Principal, id string, choice approval.Choice, comment string) (approval.Approval, error) {
+	if err := Require(p, RightApprove); err != nil {
+		return approval.Approval{}, err
+	}
+	if !choice.Valid() {
+		return approval.Approval{}, approval.ErrInvalidChoice
+	}
+	if len(comment) > approval.MaxCommentLen {
+		return approval.Approval{}, BadRequest("comment", "comment is longer than %d bytes", approval.MaxCommentLen)
+	}
+	if a, err := s.m.Get(id); err == nil && !p.ApprovalFilter().Allows(a) {
+		return approval.Approval{}, approval.ErrNotFound
+	}
+	return s.m.Decide(ctx, id, choice, p.Name, comment)
+}

@@ -1,0 +1,217 @@
+package service
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"syscall"
+
+	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
+	"github.com/toolgate/toolgate/store/history"
+)
+
+// Error is a classified error: an HTTP status, a stable code, a message fit
+// to show a person, and details naming fields. REST writes it as
+// {"error": {...}} (contract 5); JSON-RPC, the websocket and the pages read
+// the same fields.
+type Error struct {
+	Status  int      `json:"-"`
+	Code    string   `json:"code"`
+	Message string   `json:"message"`
+	Details []Detail `json:"details,omitempty"`
+	// Cause is the error classified, for logs and errors.Is; never shown.
+	Cause error `json:"-"`
+}
+
+// Detail names one problem, by field or place.
+type Detail struct {
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message"`
+}
+
+// Error formats the error as "code: message".
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Cause }
+
+// Field is the field of the first detail, or "".
+func (e *Error) Field() string {
+	if len(e.Details) == 0 {
+		return ""
+	}
+	return e.Details[0].Field
+}
+
+// Codes of the errors.
+const (
+	CodeBadRequest         = "bad_request"
+	CodeInvalid            = "invalid"
+	CodeUnauthorized       = "unauthorized"
+	CodeForbidden          = "forbidden"
+	CodeNotFound           = "not_found"
+	CodeConflict           = "conflict"
+	CodePreconditionFailed = "precondition_failed"
+	CodeTooLarge           = "too_large"
+	CodeInternal           = "internal"
+	CodeUnavailable        = "unavailable"
+	CodeMethodNotAllowed   = "method_not_allowed"
+	CodeStorageFull        = "storage_full"
+	CodeStorageReadOnly    = "storage_read_only"
+)
+
+// BadRequest is a 400 naming field (may be empty).
+func BadRequest(field, format string, args ...any) *Error {
+	msg := fmt.Sprintf(format, args...)
+	e := &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Message: msg}
+	if field != "" {
+		e.Details = []Detail{{Field: field, Message: msg}}
+	}
+	return e
+}
+
+// Messages of classified errors that callers (the always-allow button, the
+// /check deny reason) show as they are.
+const (
+	MsgNoPattern   = "always allow needs a command or a path to remember; this call has neither: answer allow_once or deny"
+	MsgNotAsk      = "always allow is only for a call the policy asks about, and it no longer does; answer allow_once or deny"
+	MsgStale       = "the permissions section changed since that ETag; GET it again"
+	MsgUnavailable = "the policy storage cannot be reached; nothing was written, try again shortly"
+	// MsgApprovalsUnavailable is the reason of a /check denied because the
+	// ask could not be stored (contract 5: new asks answer deny).
+	MsgApprovalsUnavailable = "the approval service is unavailable"
+)
+
+// Classify turns any error into an Error. It is the one classification of
+// the server: REST, JSON-RPC, the websocket and the pages all call it. The
+// switch is explicit so that a new sentinel is one new case here
+// (errors_test.go fails for a sentinel without one).
+func Classify(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	var (
+		ve     *store.ValidationError
+		fe     *policy.FieldError
+		maxErr *http.MaxBytesError
+	)
+	notFound := func(msg string) *Error {
+		return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: msg, Cause: err}
+	}
+	conflict := func(msg string) *Error {
+		return &Error{Status: http.StatusConflict, Code: CodeConflict, Message: msg, Cause: err}
+	}
+	unavailable := func(msg string) *Error {
+		return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: msg, Cause: err}
+	}
+	switch {
+	case errors.As(err, &maxErr):
+		return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge,
+			Message: fmt.Sprintf("request body is larger than %d bytes", maxErr.Limit), Cause: err}
+	case errors.As(err, &ve):
+		return validation(ve, err)
+	case errors.As(err, &fe):
+		return withCause(BadRequest(fe.Field, "%s", fe.Message), err)
+	// The storage: a database that cannot be reached first, since its
+	// errors may wrap others.
+	case errors.Is(err, store.ErrUnavailable):
+		return unavailable(MsgUnavailable)
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, auth.ErrNotFound):
+		return notFound(trimPrefix(err))
+	case errors.Is(err, store.ErrExists):
+		return conflict(trimPrefix(err))
+	case errors.Is(err, store.ErrPreconditionFailed):
+		return &Error{Status: http.StatusPreconditionFailed, Code: CodePreconditionFailed, Message: MsgStale, Cause: err}
+	case errors.Is(err, store.ErrBrokenConfig):
+		return conflict(trimPrefix(err))
+	case errors.Is(err, store.ErrNoPattern), errors.Is(err, policy.ErrNothingToRemember):
+		// "always allow" for a call with nothing to remember (a network
+		// tool): the choice cannot be honoured, the ask stays pending.
+		return withCause(BadRequest("choice", MsgNoPattern), err)
+	case errors.Is(err, store.ErrNotAsk):
+		// The policy changed since the ask: it no longer asks.
+		return conflict(MsgNotAsk)
+	case errors.Is(err, auth.ErrBadRole):
+		return withCause(BadRequest("role", "%v", err), err)
+	case errors.Is(err, history.ErrBadCursor):
+		return withCause(BadRequest("cursor", "cursor must be a next_cursor of an earlier page"), err)
+	// Approvals.
+	case errors.Is(err, approval.ErrNotFound):
+		return notFound("no approval has this id")
+	case errors.Is(err, approval.ErrAlreadyDecided):
+		return conflict("this approval was already answered; the first answer stands")
+	case errors.Is(err, approval.ErrInvalidChoice):
+		return withCause(BadRequest("choice", "choice must be allow_once, allow_always or deny"), err)
+	case errors.Is(err, approval.ErrInvalidRequest):
+		return withCause(BadRequest("", "%s", strings.TrimPrefix(err.Error(), "approval: ")), err)
+	case errors.Is(err, approval.ErrNoPersister):
+		return withCause(BadRequest("choice", "always allow is not available on this server; answer allow_once or deny"), err)
+	case errors.Is(err, approval.ErrClosed):
+		return unavailable("the server is shutting down")
+	case errors.Is(err, approval.ErrWebhookConfig):
+		return withCause(BadRequest("", "%v", err), err)
+	// Service errors.
+	case errors.Is(err, ErrForbidden):
+		return &Error{Status: http.StatusForbidden, Code: CodeForbidden, Message: strings.TrimPrefix(err.Error(), ErrForbidden.Error()+": "), Cause: err}
+	case errors.Is(err, ErrLogOff):
+		return unavailable("the decision log is turned off (--decision-log=false)")
+	}
+	if e := writeFailure(err); e != nil {
+		return e
+	}
+	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error", Cause: err}
+}
+
+func withCause(e *Error, cause error) *Error {
+	e.Cause = cause
+	return e
+}
+
+// validation is a 400 whose details name each place.
+func validation(ve *store.ValidationError, err error) *Error {
+	e := &Error{Status: http.StatusBadRequest, Code: CodeInvalid, Message: "the policy would not validate", Cause: err}
+	for _, p := range ve.Problems {
+		e.Details = append(e.Details, Detail{Field: p.Path, Message: p.Message})
+	}
+	if len(ve.Problems) == 1 {
+		e.Message = ve.Problems[0].Path + ": " + ve.Problems[0].Message
+	}
+	return e
+}
+
+// writeFailure maps a config dir that cannot be written (full disk, file
+// size limit, read-only file system, no permission) to a clear 507 or 503:
+// nothing was written and the policy in force is unchanged.
+func writeFailure(err error) *Error {
+	const unchanged = "; nothing was written and the policy in force is unchanged"
+	for _, errno := range []syscall.Errno{syscall.ENOSPC, syscall.EDQUOT, syscall.EFBIG} {
+		if errors.Is(err, errno) {
+			return &Error{Status: http.StatusInsufficientStorage, Code: CodeStorageFull,
+				Message: "config.yaml could not be written: " + errno.Error() + " (the disk is full or a size limit is reached)" + unchanged, Cause: err}
+		}
+	}
+	for _, errno := range []syscall.Errno{syscall.EROFS, syscall.EACCES, syscall.EPERM} {
+		if errors.Is(err, errno) {
+			return &Error{Status: http.StatusServiceUnavailable, Code: CodeStorageReadOnly,
+				Message: "config.yaml could not be written: " + errno.Error() + " (the config dir is read-only)" + unchanged, Cause: err}
+		}
+	}
+	return nil
+}
+
+// trimPrefix drops the package prefixes of sentinel texts ("store: ").
+func trimPrefix(err error) string {
+	s := err.Error()
+	for _, p := range []string{"store: ", "auth: ", "service: "} {
+		s = strings.ReplaceAll(s, p, "")
+	}
+	return s
+}

@@ -1,0 +1,78 @@
+package service
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/toolgate/toolgate/policy"
+)
+
+// Prefixes of the ids NewID makes.
+const (
+	PrefixRule     = "rule_"
+	PrefixOverride = "override_"
+)
+
+var idJunk = regexp.MustCompile(`[^a-z0-9]+`)
+
+// NewID is the one generator of ids for rules and approval overrides that
+// arrive without one (REST, JSON-RPC, the rules page): prefix, the first
+// tool and the pattern, lower-cased with every run of other characters as
+// "_", cut to policy.MaxOverrideID bytes; when taken reports the id in use,
+// "_2", "_3", ... is appended. The same rule typed on the page or posted to
+// the API gets the same id. (An "always allow" override has the id contract
+// 3 fixes, policy.OverrideID.)
+func NewID(prefix string, tools []string, pattern string, taken func(id string) bool) string {
+	tool := ""
+	if len(tools) > 0 {
+		tool = tools[0]
+	}
+	slug := strings.Trim(idJunk.ReplaceAllString(strings.ToLower(tool+"_"+pattern), "_"), "_")
+	if slug == "" {
+		slug = "entry"
+	}
+	base := prefix + slug
+	if len(base) > policy.MaxOverrideID-4 { // room for a _NNN suffix
+		base = base[:policy.MaxOverrideID-4]
+	}
+	id := base
+	for n := 2; taken != nil && taken(id); n++ {
+		id = base + "_" + strconv.Itoa(n)
+	}
+	return id
+}
+
+// entryIDs returns a "taken" function over the ids of a list of the
+// section (rules, approval_overrides).
+func entryIDs(sec map[string]any, list string) func(string) bool {
+	ids := map[string]bool{}
+	l, _ := sec[list].([]any)
+	for _, e := range l {
+		if m, ok := e.(map[string]any); ok {
+			if id, ok := m["id"].(string); ok {
+				ids[id] = true
+			}
+		}
+	}
+	return func(id string) bool { return ids[id] }
+}
+
+// toolNames reads a rule's tools value: a list or one name.
+func toolNames(v any) []string {
+	switch t := v.(type) {
+	case string:
+		return []string{t}
+	case []string:
+		return t
+	case []any:
+		out := make([]string, 0, len(t))
+		for _, x := range t {
+			if s, ok := x.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}

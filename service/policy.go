@@ -1,0 +1,195 @@
+package service
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/store"
+)
+
+// Policy is the policy's use cases: reads, and edits that each take an
+// If-Match ETag ("" or "*": no check).
+//
+// The check and the write are one step for every edit made through this
+// process: Policy serializes its edits, and checks the ETag of the section
+// in force right before the store writes (ReplaceSection checks it again
+// under the store's own lock). A page form carries the ETag it was rendered
+// with, so an edit made between rendering and saving is refused with
+// store.ErrPreconditionFailed instead of being lost.
+type Policy struct {
+	docs PolicyDocs
+	// mu makes an edit's If-Match check and its write one step.
+	mu sync.Mutex
+}
+
+// NewPolicy builds the policy service over a document store.
+func NewPolicy(docs PolicyDocs) *Policy { return &Policy{docs: docs} }
+
+// Docs returns the document store (reads).
+func (p *Policy) Docs() PolicyDocs { return p.docs }
+
+// Section returns the section in force, never nil, and its ETag.
+func (p *Policy) Section() (map[string]any, string, error) {
+	sec, etag, err := p.docs.Section()
+	if sec == nil {
+		sec = map[string]any{}
+	}
+	return sec, etag, err
+}
+
+// CleanETag strips the W/ prefix and the quotes of an If-Match value.
+func CleanETag(tag string) string {
+	tag = strings.TrimSpace(tag)
+	tag = strings.TrimPrefix(tag, "W/")
+	return strings.Trim(tag, `"`)
+}
+
+// edit runs write when ifMatch is empty, "*" or the ETag in force.
+func (p *Policy) edit(ifMatch string, write func() (string, error)) (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if tag := CleanETag(ifMatch); tag != "" && tag != "*" {
+		_, etag, err := p.docs.Section()
+		if err != nil {
+			return "", err
+		}
+		if tag != etag {
+			return "", store.ErrPreconditionFailed
+		}
+	}
+	return write()
+}
+
+// ReplaceSection replaces the whole section.
+func (p *Policy) ReplaceSection(ifMatch string, section map[string]any) (string, error) {
+	return p.edit(ifMatch, func() (string, error) { return p.docs.ReplaceSection(section, ifMatch) })
+}
+
+// SetSettings changes the scalar settings (a nil value removes a key).
+func (p *Policy) SetSettings(ifMatch string, patch map[string]any) (string, error) {
+	return p.edit(ifMatch, func() (string, error) { return p.docs.SetSettings(patch) })
+}
+
+// SetToolLevel sets a tool's level; an empty level removes the tool.
+func (p *Policy) SetToolLevel(ifMatch, tool, level string) (string, error) {
+	if level == "" {
+		return p.DeleteTool(ifMatch, tool)
+	}
+	return p.edit(ifMatch, func() (string, error) { return p.docs.SetToolLevel(tool, level) })
+}
+
+// DeleteTool removes a tool's level.
+func (p *Policy) DeleteTool(ifMatch, tool string) (string, error) {
+	return p.edit(ifMatch, func() (string, error) { return p.docs.DeleteTool(tool) })
+}
+
+// CreateRule appends a rule; one without an id gets NewID's. It returns the
+// rule's id and the new ETag.
+func (p *Policy) CreateRule(ifMatch string, rule map[string]any) (string, string, error) {
+	return p.createEntry(ifMatch, "rules", PrefixRule, rule, p.docs.CreateRule)
+}
+
+// AddOverride appends an approval override; one without an id gets NewID's.
+func (p *Policy) AddOverride(ifMatch string, o map[string]any) (string, string, error) {
+	return p.createEntry(ifMatch, "approval_overrides", PrefixOverride, o, p.docs.AddApprovalOverride)
+}
+
+func (p *Policy) createEntry(ifMatch, list, prefix string, entry map[string]any, add func(map[string]any) (string, error)) (string, string, error) {
+	var id string
+	etag, err := p.edit(ifMatch, func() (string, error) {
+		if s, _ := entry["id"].(string); strings.TrimSpace(s) == "" {
+			sec, _, err := p.Section()
+			if err != nil {
+				return "", err
+			}
+			pattern, _ := entry["pattern"].(string)
+			entry["id"] = NewID(prefix, toolNames(entry["tools"]), pattern, entryIDs(sec, list))
+		}
+		id, _ = entry["id"].(string)
+		return add(entry)
+	})
+	return id, etag, err
+}
+
+// RuleIDFor is the id a rule without one gets now (NewID over the rules in
+// force, not counting the rule being renamed, except).
+func (p *Policy) RuleIDFor(tools []string, pattern, except string) string {
+	sec, _, _ := p.Section()
+	taken := entryIDs(sec, "rules")
+	return NewID(PrefixRule, tools, pattern, func(id string) bool { return id != except && taken(id) })
+}
+
+// UpdateRule patches a rule (a nil value removes a key; an id renames it).
+func (p *Policy) UpdateRule(ifMatch, id string, patch map[string]any) (string, error) {
+	return p.edit(ifMatch, func() (string, error) { return p.docs.UpdateRule(id, patch) })
+}
+
+// DeleteRule removes a rule.
+func (p *Policy) DeleteRule(ifMatch, id string) (string, error) {
+	return p.edit(ifMatch, func() (string, error) { return p.docs.DeleteRule(id) })
+}
+
+// DeleteOverride removes an approval override.
+func (p *Policy) DeleteOverride(ifMatch, id string) (string, error) {
+	return p.edit(ifMatch, func() (string, error) { return p.docs.DeleteApprovalOverride(id) })
+}
+
+// SetExternal sets external_directory[key] to a level.
+func (p *Policy) SetExternal(ifMatch, key, level string) (string, error) {
+	return p.edit(ifMatch, func() (string, error) { return p.docs.SetExternalDirectory(key, level) })
+}
+
+// DeleteExternal removes external_directory[key].
+func (p *Policy) DeleteExternal(ifMatch, key string) (string, error) {
+	return p.edit(ifMatch, func() (string, error) { return p.docs.DeleteExternalDirectory(key) })
+}
+
+// SetOwnerScopes replaces owner_scopes (nil removes them).
+func (p *Policy) SetOwnerScopes(ifMatch string, scopes map[string]any) (string, error) {
+	return p.edit(ifMatch, func() (string, error) { return p.docs.SetOwnerScopes(scopes) })
+}
+
+// AddDir is /add-dir: trust a directory (external_directory, and the two
+// overrides of a tiered policy).
+func (p *Policy) AddDir(path string) (store.AddDirResult, error) {
+	var res store.AddDirResult
+	_, err := p.edit("", func() (string, error) {
+		var err error
+		res, err = p.docs.AddTrustedDirectory(path)
+		return "", err
+	})
+	return res, err
+}
+
+// AlwaysAllow persists an "always allow" answer to req, by a named person:
+// the override it wrote (or found), and whether it was created.
+// approval.Manager calls it through its Persister.
+func (p *Policy) AlwaysAllow(req *engine.Request, by string) (map[string]any, bool, error) {
+	var (
+		o       map[string]any
+		created bool
+	)
+	_, err := p.edit("", func() (string, error) {
+		var err error
+		o, created, err = p.docs.AlwaysAllowBy(req, by)
+		return "", err
+	})
+	return o, created, err
+}
+
+// AlwaysAllowBy implements approval.Persister.
+func (p *Policy) AlwaysAllowBy(req *engine.Request, by string) (map[string]any, bool, error) {
+	return p.AlwaysAllow(req, by)
+}
+
+// Validate dry-runs a section; nothing is written.
+func (p *Policy) Validate(section map[string]any) []engine.Problem {
+	return p.docs.Validate(section)
+}
+
+// notFound wraps store.ErrNotFound naming what is missing.
+func notFound(format string, args ...any) error {
+	return fmt.Errorf(format+": %w", append(args, store.ErrNotFound)...)
+}

@@ -1,0 +1,148 @@
+package service
+
+import (
+	"context"
+	"maps"
+	"net/http"
+	"strings"
+
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/store/decisionlog"
+)
+
+// Preview limits.
+const (
+	DefaultPreviewCalls = 1000
+	MaxPreviewCalls     = 10000
+)
+
+// Draft is a change to preview: exactly one of a whole section, a rule to
+// add or replace, or the id of a rule to delete. ReplaceID is the id of the
+// rule Rule replaces (a rename on the rules page); empty means Rule's own.
+type Draft struct {
+	Permissions map[string]any
+	Rule        map[string]any
+	ReplaceID   string
+	DeleteRule  *string
+}
+
+// Impact is what a draft would change among the last logged calls.
+type Impact struct {
+	Replayed int
+	Changes  []decisionlog.Change
+	Problems []engine.Problem
+}
+
+// Preview replays the last n logged calls (1 to MaxPreviewCalls; 0 means
+// DefaultPreviewCalls) against the policy in force and against the draft,
+// both compiled with the built-in rules in force and the server's engine
+// options, and returns the calls whose level or rule differ. It is the one
+// preview of REST, JSON-RPC and the rules page.
+func (p *Policy) Preview(ctx context.Context, log DecisionLog, d Draft, n int) (Impact, error) {
+	switch {
+	case n == 0:
+		n = DefaultPreviewCalls
+	case n < 0 || n > MaxPreviewCalls:
+		return Impact{}, BadRequest("limit", "limit must be from 1 to %d", MaxPreviewCalls)
+	}
+	current, _, err := p.Section()
+	if err != nil {
+		return Impact{}, err
+	}
+	draft, err := d.apply(current)
+	if err != nil {
+		return Impact{}, err
+	}
+	builtin, _ := p.docs.BuiltinRules()
+	opts := p.docs.EngineOptions()
+	before, _ := engine.Compile(current, builtin, opts)
+	after, problems := engine.Compile(draft, builtin, opts)
+	if problems == nil {
+		problems = []engine.Problem{}
+	}
+	entries, err := log.Recent(ctx, n)
+	if err != nil {
+		return Impact{}, err
+	}
+	return Impact{Replayed: len(entries), Changes: decisionlog.Replay(entries, before, after), Problems: problems}, nil
+}
+
+// apply builds the draft section from the section in force.
+func (d Draft) apply(current map[string]any) (map[string]any, error) {
+	given := 0
+	for _, set := range []bool{d.Permissions != nil, d.Rule != nil, d.DeleteRule != nil} {
+		if set {
+			given++
+		}
+	}
+	if given != 1 {
+		return nil, BadRequest("", "give exactly one of permissions, rule or delete_rule")
+	}
+	switch {
+	case d.Permissions != nil:
+		return d.Permissions, nil
+	case d.Rule != nil:
+		id, _ := d.Rule["id"].(string)
+		if strings.TrimSpace(id) == "" {
+			return nil, BadRequest("rule.id", "rule.id is required to add or replace a rule")
+		}
+		if d.ReplaceID != "" {
+			id = d.ReplaceID
+		}
+		return withRule(current, id, d.Rule), nil
+	}
+	draft, found := withoutRule(current, *d.DeleteRule)
+	if !found {
+		return nil, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no rule has id " + *d.DeleteRule,
+			Details: []Detail{{Field: "delete_rule", Message: "no rule has this id"}}}
+	}
+	return draft, nil
+}
+
+// withRule is a shallow copy of section whose rules have rule in the place
+// of the rule with the id, or appended when no rule has it.
+func withRule(section map[string]any, id string, rule map[string]any) map[string]any {
+	rules, _ := section["rules"].([]any)
+	out := make([]any, 0, len(rules)+1)
+	replaced := false
+	for _, r := range rules {
+		if ruleID(r) == id {
+			out = append(out, rule)
+			replaced = true
+			continue
+		}
+		out = append(out, r)
+	}
+	if !replaced {
+		out = append(out, rule)
+	}
+	return withRules(section, out)
+}
+
+// withoutRule is a shallow copy of section without the rules with the id,
+// and whether there were any.
+func withoutRule(section map[string]any, id string) (map[string]any, bool) {
+	rules, _ := section["rules"].([]any)
+	out := make([]any, 0, len(rules))
+	for _, r := range rules {
+		if ruleID(r) != id {
+			out = append(out, r)
+		}
+	}
+	return withRules(section, out), len(out) < len(rules)
+}
+
+func withRules(section map[string]any, rules []any) map[string]any {
+	draft := maps.Clone(section)
+	if draft == nil {
+		draft = map[string]any{}
+	}
+	draft["rules"] = rules
+	return draft
+}
+
+func ruleID(r any) string {
+	m, _ := r.(map[string]any)
+	id, _ := m["id"].(string)
+	return id
+}
