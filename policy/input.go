@@ -1,0 +1,204 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+)
+
+// The strict checks of request bodies (REST, JSON-RPC): before anything is
+// written, a bad level, action, severity, match type, tool list or pattern
+// is a *FieldError naming the field as the request wrote it (contract D4),
+// with the spec's messages (6.4). The whole policy is then validated
+// leniently (DecodeSection and the engine) as it will be in force.
+
+// RuleFields are the keys a rule or override in a request may have
+// (contract 2).
+var RuleFields = [...]string{"id", "tools", "pattern", "action", "severity", "match_type", "description", "source"}
+
+func isRuleField(k string) bool {
+	for _, f := range RuleFields {
+		if f == k {
+			return true
+		}
+	}
+	return false
+}
+
+// PatternCheck reports why a pattern does not compile (engine.ValidatePattern).
+type PatternCheck func(pattern string) error
+
+// CheckLevel checks a level value of field: a string naming allow, ask or
+// deny in any case.
+func CheckLevel(field string, v any) *FieldError {
+	s, ok := v.(string)
+	if _, valid := ParseLevel(s); !ok || !valid {
+		return fieldErr(field, "无效级别 %q，仅允许：allow、ask、deny (field %s)", fmt.Sprint(v), field)
+	}
+	return nil
+}
+
+// NormLevel lower-cases and trims a checked level.
+func NormLevel(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+// CheckLevelMap checks a mapping of key -> level.
+func CheckLevelMap(field string, v any) *FieldError {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return fieldErr(field, "%s must be an object of levels such as {\"*\": \"ask\"}", field)
+	}
+	for _, k := range sortedKeys(m) {
+		if err := CheckLevel(SubField(field, k), m[k]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckRuleInput checks a rule or approval override object of a request.
+// With partial (a PATCH), missing keys are fine and null removes a key;
+// otherwise tools, pattern and an action or severity are required.
+func CheckRuleInput(field string, m map[string]any, partial bool, pattern PatternCheck) *FieldError {
+	for _, k := range sortedKeys(m) {
+		if !isRuleField(k) {
+			return fieldErr(SubField(field, k), "unknown field %q (allowed: id, tools, pattern, action, severity, match_type, description, source)", k)
+		}
+		if m[k] == nil {
+			if !partial || k == "id" || k == "tools" || k == "pattern" {
+				return fieldErr(SubField(field, k), "%s may not be null", k)
+			}
+			continue
+		}
+		if err := checkRuleField(SubField(field, k), k, m[k], pattern); err != nil {
+			return err
+		}
+	}
+	if partial {
+		return nil
+	}
+	for _, k := range []string{"tools", "pattern"} {
+		if _, ok := m[k]; !ok {
+			return fieldErr(SubField(field, k), "%s is required", k)
+		}
+	}
+	if m["action"] == nil && m["severity"] == nil {
+		return fieldErr(SubField(field, "action"), "an action (allow, ask, deny) or a severity (LOW, MEDIUM, HIGH, CRITICAL) is required")
+	}
+	return nil
+}
+
+// checkRuleField checks one field of a rule.
+func checkRuleField(field, key string, v any, pattern PatternCheck) *FieldError {
+	switch key {
+	case "action":
+		return CheckLevel(field, v)
+	case "severity":
+		s, _ := v.(string)
+		if _, ok := ParseSeverity(s); !ok {
+			return fieldErr(field, "invalid severity %q, only LOW, MEDIUM, HIGH, CRITICAL", fmt.Sprint(v))
+		}
+	case "match_type":
+		if s, _ := v.(string); s != MatchCommand && s != MatchPath {
+			return fieldErr(field, "invalid match_type %q, only command or path", fmt.Sprint(v))
+		}
+	case "pattern":
+		s, ok := v.(string)
+		if !ok {
+			return fieldErr(field, "pattern must be a string")
+		}
+		if pattern != nil {
+			if err := pattern(s); err != nil {
+				return &FieldError{Field: field, Message: fmt.Sprintf("invalid pattern %q: %v", s, err), Err: ErrBadPattern}
+			}
+		}
+	case "tools":
+		return CheckToolsInput(field, v)
+	default: // id, description, source
+		s, ok := v.(string)
+		if !ok {
+			return fieldErr(field, "%s must be a string", key)
+		}
+		if key == "id" && strings.TrimSpace(s) == "" {
+			return fieldErr(field, "id may not be empty")
+		}
+	}
+	return nil
+}
+
+// CheckToolsInput checks a tools value: one name or a non-empty list of
+// names.
+func CheckToolsInput(field string, v any) *FieldError {
+	switch t := v.(type) {
+	case string:
+		if strings.TrimSpace(t) == "" {
+			return &FieldError{Field: field, Message: "工具名不能为空。 (the tool name is empty)", Err: ErrNoTools}
+		}
+	case []any:
+		if len(t) == 0 {
+			return &FieldError{Field: field, Message: "tools must name at least one tool", Err: ErrNoTools}
+		}
+		for i, e := range t {
+			if s, ok := e.(string); !ok || strings.TrimSpace(s) == "" {
+				return fieldErr(fmt.Sprintf("%s[%d]", field, i), "a tool name must be a non-empty string")
+			}
+		}
+	default:
+		return fieldErr(field, "tools must be a tool name or a list of tool names")
+	}
+	return nil
+}
+
+// CheckSectionInput checks the levels and entries of a whole section in a
+// request the way the single-resource routes do, so PUT /permissions and
+// validate name fields. Owner scopes are checked by the caller's owner
+// check (they have their own route).
+func CheckSectionInput(sec map[string]any, pattern PatternCheck) *FieldError {
+	if v, ok := sec["defaults"]; ok && v != nil {
+		if err := CheckLevelMap("defaults", v); err != nil {
+			return err
+		}
+	}
+	if tools, ok := sec["tools"].(map[string]any); ok {
+		for _, k := range sortedKeys(tools) {
+			if _, legacy := tools[k].(map[string]any); legacy {
+				continue
+			}
+			if err := CheckLevel("tools."+k, tools[k]); err != nil {
+				return err
+			}
+		}
+	}
+	for _, list := range []string{"rules", "approval_overrides"} {
+		entries, _ := sec[list].([]any)
+		for i, e := range entries {
+			field := fmt.Sprintf("%s[%d]", list, i)
+			m, ok := e.(map[string]any)
+			if !ok {
+				return fieldErr(field, "an entry must be an object")
+			}
+			if err := CheckRuleInput(field, m, false, pattern); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// CheckExternalInput checks external_directory in a request: a level or a
+// mapping of path prefix to level.
+func CheckExternalInput(v any) *FieldError {
+	switch ext := v.(type) {
+	case string:
+		return CheckLevel("external_directory", ext)
+	case map[string]any:
+		return CheckLevelMap("external_directory", ext)
+	}
+	return nil
+}
+
+// SubField names a field inside field ("" is the body itself).
+func SubField(field, key string) string {
+	if field == "" {
+		return key
+	}
+	return field + "." + key
+}
