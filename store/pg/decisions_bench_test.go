@@ -1,0 +1,93 @@
+package pg
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/store/decisionlog"
+)
+
+// benchDecisionLog opens a decision log on a fresh database of the shared
+// test cluster (fsync off: see pgtest).
+func benchDecisionLog(b *testing.B, opts decisionlog.Options) *DecisionLog {
+	b.Helper()
+	db, err := Open(context.Background(), pgtest.Shared(b).NewDatabase(b), Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(db.Close)
+	l, err := OpenDecisionLog(context.Background(), db, DecisionLogOptions{Options: opts})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { l.Close() })
+	return l
+}
+
+// benchCall is the call every benchmark entry logs (the SQLite log's
+// benchmark logs the same).
+var benchCall = &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "git push --force origin main"}, ChannelID: "web"}
+
+// BenchmarkDecisionLogInsert writes batches of 512 entries (the writer's
+// default batch) straight through the writer's path (redaction, one COPY);
+// ns/op is per entry. store/decisionlog has the SQLite twin.
+func BenchmarkDecisionLogInsert(b *testing.B) {
+	l := benchDecisionLog(b, decisionlog.Options{})
+	batch := make([]decisionlog.Entry, 512)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for done := 0; done < b.N; done += len(batch) {
+		for i := range batch {
+			batch[i] = decisionlog.Entry{Source: "evaluate", Call: benchCall, Level: "deny", MatchedRule: "builtin:git-force-push"}
+		}
+		rows, err := l.rows(batch)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := l.copyRows(rows); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecisionLogEnqueueFlush measures what each log sustains end to
+// end with default options: b.N entries through Enqueue (one goroutine,
+// as fast as the queue takes them, re-offering a dropped one) and a final
+// Flush; ns/op is per entry written.
+func BenchmarkDecisionLogEnqueueFlush(b *testing.B) {
+	for _, backend := range []string{"sqlite", "pg"} {
+		b.Run(backend, func(b *testing.B) {
+			var l decisionLogAPI
+			if backend == "pg" {
+				l = benchDecisionLog(b, decisionlog.Options{})
+			} else {
+				sl, err := decisionlog.Open(filepath.Join(b.TempDir(), "decisions.db"), decisionlog.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { sl.Close() })
+				l = sl
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				for !l.Enqueue(decisionlog.Entry{Source: "evaluate", Call: benchCall, Level: "deny", MatchedRule: "builtin:git-force-push"}) {
+					time.Sleep(50 * time.Microsecond)
+				}
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if err := l.Flush(ctx); err != nil {
+				b.Fatal(err)
+			}
+			b.StopTimer()
+			if l.Written() != uint64(b.N) {
+				b.Fatalf("written %d of %d", l.Written(), b.N)
+			}
+		})
+	}
+}
