@@ -350,3 +350,24 @@ func buildReasonCache(p *compiledPolicy) map[reasonKey]string {
 	}
 	return cache
 }
+
+// CheckRule says what keeps a rule from taking part, as compiling would:
+// its tools (policy.ErrNoTools, policy.ErrBadTools: unknown or of mixed
+// categories), its pattern (policy.ErrBadPattern) or, for network tools,
+// that it never matches (policy.ErrNetworkTools). nil when the rule would
+// compile. Field is "tools" or "pattern"; callers tell the kinds apart with
+// errors.Is, never by the message. A re: pattern that compiles only
+// alternative by alternative counts as a pattern error, as ValidatePattern
+// says.
+func CheckRule(r *policy.Rule) *policy.FieldError {
+	if err := checkTools(r.Tools); err != nil {
+		return err
+	}
+	if err := ValidatePattern(r.Pattern); err != nil {
+		return &policy.FieldError{Field: "pattern", Message: err.Error(), Err: policy.ErrBadPattern}
+	}
+	if ToolCategory(r.Tools[0]) == CategoryNetwork {
+		return &policy.FieldError{Field: "tools", Message: "rules for network tools never match (spec 2.2)", Err: policy.ErrNetworkTools}
+	}
+	return nil
+}
