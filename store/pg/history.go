@@ -85,16 +85,30 @@ func OpenHistory(ctx context.Context, db *DB) (*History, error) {
 func (h *History) Close() error { return nil }
 
 // RecordApproval stores the state of an approval and, when the state
-// changed, one event row, in one transaction. Tool arguments are redacted
-// before they are written (as JSON, where a NUL is escaped); a NUL or
-// non-UTF-8 byte in another text becomes U+FFFD (see pgText). A resolved approval is never moved back to
-// pending, so a late or repeated write (another replica recording the same
-// change) cannot undo an answer or add a second event: the conditional
-// upsert waits for a concurrent one and then finds nothing to change.
+// changed, one event row, in one transaction (see recordApprovalTx). It
+// satisfies approval.History.
 func (h *History) RecordApproval(ctx context.Context, a approval.Approval) error {
+	octx, cancel := h.db.Op(ctx)
+	defer cancel()
+	err := pgx.BeginFunc(octx, h.db.pool, func(tx pgx.Tx) error { return recordApprovalTx(octx, tx, a) })
+	return h.db.Wrap(ctx, err, "record approval "+a.ID)
+}
+
+// recordApprovalTx records a in tx: the latest state of the approval and,
+// when it changed, one event row. Tool arguments are redacted before they
+// are written (as JSON, where a NUL is escaped); a NUL or non-UTF-8 byte in
+// another text becomes U+FFFD (see pgText). A resolved approval is never
+// moved back to pending, so a late or repeated write (another replica
+// recording the same change) cannot undo an answer or add a second event:
+// the conditional upsert waits for a concurrent one and then finds nothing
+// to change. The shared asks (approvals.go) may call it inside the
+// transaction that changes an ask, so that the history cannot miss a change
+// when a replica dies before its History writer runs; the History's own
+// later write of the same state then changes nothing.
+func recordApprovalTx(ctx context.Context, tx pgx.Tx, a approval.Approval) error {
 	args, err := json.Marshal(redact.Args(a.Request.ToolArgs))
 	if err != nil {
-		return fmt.Errorf("pg: record approval %s: tool_args: %w", a.ID, err)
+		return fmt.Errorf("tool_args: %w", err)
 	}
 	paths, _ := json.Marshal(nonNilStrings(a.Asked.ExternalPaths))
 	rule := ""
@@ -102,34 +116,29 @@ func (h *History) RecordApproval(ctx context.Context, a approval.Approval) error
 		b, _ := json.Marshal(a.PersistedRule)
 		rule = string(b)
 	}
-	octx, cancel := h.db.Op(ctx)
-	defer cancel()
-	err = pgx.BeginFunc(octx, h.db.pool, func(tx pgx.Tx) error {
-		tag, err := tx.Exec(octx, `INSERT INTO approval_history (id, status, created_at, expires_at, decided_at,
-			tool_name, tool_args, channel_id, session_id, workspace, matched_rule, reason, external_paths,
-			choice, decided_by, comment, decision, persisted_rule, joins)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
-			ON CONFLICT (id) DO UPDATE SET status = excluded.status, decided_at = excluded.decided_at,
-				choice = excluded.choice, decided_by = excluded.decided_by, comment = excluded.comment,
-				decision = excluded.decision, persisted_rule = excluded.persisted_rule, joins = excluded.joins
-			WHERE approval_history.status = 'pending' AND excluded.status <> 'pending'`,
-			pgText(a.ID), pgText(string(a.Status)), a.CreatedAt.UnixNano(), a.ExpiresAt.UnixNano(), unixNanoOrNil(a.DecidedAt),
-			pgText(a.Request.ToolName), string(args), pgText(a.Request.ChannelID), pgText(a.Request.SessionID),
-			pgText(a.Request.Workspace), pgText(a.Asked.MatchedRule), pgText(a.Asked.Reason), string(paths),
-			pgText(string(a.Choice)), pgText(a.DecidedBy), pgText(a.Comment), pgText(a.Decision), rule, a.Joins)
-		if err != nil || tag.RowsAffected() == 0 {
-			return err // nothing changed: a repeat, or a late write after the answer
-		}
-		at := a.CreatedAt
-		if a.DecidedAt != nil {
-			at = *a.DecidedAt
-		}
-		_, err = tx.Exec(octx, `INSERT INTO approval_history_events (approval_id, at, status, choice, actor, comment)
-			VALUES ($1, $2, $3, $4, $5, $6)`, pgText(a.ID), at.UnixNano(), pgText(string(a.Status)), pgText(string(a.Choice)),
-			pgText(a.DecidedBy), pgText(a.Comment))
-		return err
-	})
-	return h.db.Wrap(ctx, err, "record approval "+a.ID)
+	tag, err := tx.Exec(ctx, `INSERT INTO approval_history (id, status, created_at, expires_at, decided_at,
+		tool_name, tool_args, channel_id, session_id, workspace, matched_rule, reason, external_paths,
+		choice, decided_by, comment, decision, persisted_rule, joins)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+		ON CONFLICT (id) DO UPDATE SET status = excluded.status, decided_at = excluded.decided_at,
+			choice = excluded.choice, decided_by = excluded.decided_by, comment = excluded.comment,
+			decision = excluded.decision, persisted_rule = excluded.persisted_rule, joins = excluded.joins
+		WHERE approval_history.status = 'pending' AND excluded.status <> 'pending'`,
+		pgText(a.ID), pgText(string(a.Status)), a.CreatedAt.UnixNano(), a.ExpiresAt.UnixNano(), unixNanoOrNil(a.DecidedAt),
+		pgText(a.Request.ToolName), string(args), pgText(a.Request.ChannelID), pgText(a.Request.SessionID),
+		pgText(a.Request.Workspace), pgText(a.Asked.MatchedRule), pgText(a.Asked.Reason), string(paths),
+		pgText(string(a.Choice)), pgText(a.DecidedBy), pgText(a.Comment), pgText(a.Decision), rule, a.Joins)
+	if err != nil || tag.RowsAffected() == 0 {
+		return err // nothing changed: a repeat, or a late write after the answer
+	}
+	at := a.CreatedAt
+	if a.DecidedAt != nil {
+		at = *a.DecidedAt
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO approval_history_events (approval_id, at, status, choice, actor, comment)
+		VALUES ($1, $2, $3, $4, $5, $6)`, pgText(a.ID), at.UnixNano(), pgText(string(a.Status)), pgText(string(a.Choice)),
+		pgText(a.DecidedBy), pgText(a.Comment))
+	return err
 }
 
 const historyColumns = `id, status, created_at, expires_at, decided_at, tool_name, tool_args, channel_id,
