@@ -39,7 +39,12 @@ func (m *Manager) unsubscribe(s *subscriber) {
 // publishLocked sends an event to every subscriber without blocking; it runs
 // under m.mu so every subscriber sees events in the order they happened.
 func (m *Manager) publishLocked(typ string, a Approval) {
-	ev := Event{Type: typ, Approval: a}
+	m.sendLocked(Event{Type: typ, Approval: a, Local: m.opts.Shared == nil || m.opening[a.ID]})
+}
+
+// sendLocked is publishLocked's delivery.
+func (m *Manager) sendLocked(ev Event) {
+	a := ev.Approval
 	for s := range m.subs {
 		if !s.filter.Allows(a) {
 			continue

@@ -83,6 +83,9 @@ type Manager struct {
 	listenDone chan struct{}
 	sweepTimer Timer
 	needResync atomic.Bool
+	// opening holds the ids this Manager is inserting, so that its
+	// EventRequested is Local whichever path publishes it (guarded by mu).
+	opening map[string]bool
 }
 
 // entry is the manager's record of one approval.

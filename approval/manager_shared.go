@@ -18,6 +18,7 @@ import (
 // startShared starts the notification listener and the sweep loop.
 func (m *Manager) startShared() {
 	m.ctx, m.stop = context.WithCancel(context.Background())
+	m.opening = make(map[string]bool)
 	m.listenDone = make(chan struct{})
 	go func() {
 		defer close(m.listenDone)
@@ -32,20 +33,22 @@ func (m *Manager) startShared() {
 // createShared stores a new ask, or joins an identical pending one opened
 // through any replica.
 func (m *Manager) createShared(ctx context.Context, req engine.Request, d engine.Decision, sessionID, key string) (Approval, bool, error) {
+	e := m.newEntry(req, d, sessionID, "")
+	e.a.CreatedAt, e.a.ExpiresAt = storeTime(e.a.CreatedAt), storeTime(e.a.ExpiresAt)
 	m.mu.Lock()
 	closed := m.closed
+	m.opening[e.a.ID] = true
 	m.mu.Unlock()
 	if closed {
 		return Approval{}, false, ErrClosed
 	}
-	e := m.newEntry(req, d, sessionID, "")
-	e.a.CreatedAt, e.a.ExpiresAt = storeTime(e.a.CreatedAt), storeTime(e.a.ExpiresAt)
 	a, joined, err := m.opts.Shared.Insert(ctx, e.a, key)
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	defer delete(m.opening, e.a.ID) // after the publish below
 	if err != nil {
 		return Approval{}, false, fmt.Errorf("approval: open an ask: %w", err)
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	if m.closed {
 		return Approval{}, false, ErrClosed
 	}

@@ -2,6 +2,7 @@ package approval_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -449,4 +450,46 @@ func TestSharedDatabaseDown(t *testing.T) {
 		_, _, err := r.m.Create(ctx, bashReq("after"), askDecision(), "s1")
 		return err == nil
 	})
+}
+
+// TestSharedWebhookOncePerAsk: every replica runs a Notifier following its
+// Manager, yet each new ask is posted once, by the replica it was opened
+// through; a join through another replica posts nothing.
+func TestSharedWebhookOncePerAsk(t *testing.T) {
+	rs, _ := openReplicas(t, 3, approval.Options{Timeout: time.Minute})
+	rc := newReceiver(t)
+	notifiers := make([]*approval.Notifier, len(rs))
+	for i, r := range rs {
+		notifiers[i] = newNotifier(t, fastOptions(rc.srv.URL))
+		notifiers[i].Follow(r.m)
+	}
+	events, cancel := rs[2].m.Subscribe()
+	defer cancel()
+	first := mustCreate(t, rs[0].m, bashReq("make deploy"), "s1")
+	second := mustCreate(t, rs[1].m, bashReq("make release"), "s1")
+	if _, joined, err := rs[2].m.Create(context.Background(), bashReq("make deploy"), askDecision(), "s1"); err != nil || !joined {
+		t.Fatalf("identical ask on the third replica: joined=%v err=%v, want a join", joined, err)
+	}
+	for _, r := range rs {
+		visible(t, r, first.ID)
+		visible(t, r, second.ID)
+	}
+	for range 2 {
+		if ev := nextEvent(t, events, "third replica"); ev.Local {
+			t.Errorf("third replica: event of %s is Local, want it learned from another replica", ev.Approval.ID)
+		}
+	}
+	eventually(t, "two posts", func() bool { return len(rc.received()) >= 2 })
+	time.Sleep(300 * time.Millisecond) // room for a wrong third post
+	posted := map[string]int{}
+	for _, p := range rc.received() {
+		var body approval.WebhookPayload
+		if err := json.Unmarshal(p.body, &body); err != nil {
+			t.Fatalf("payload: %v", err)
+		}
+		posted[body.Approval.ID]++
+	}
+	if len(posted) != 2 || posted[first.ID] != 1 || posted[second.ID] != 1 {
+		t.Errorf("posts per ask: got %v, want one each for %s and %s", posted, first.ID, second.ID)
+	}
 }

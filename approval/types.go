@@ -132,6 +132,11 @@ func (a Approval) Pending() bool { return a.Status == StatusPending }
 type Event struct {
 	Type     string   `json:"type"`
 	Approval Approval `json:"approval"`
+	// Local reports that the ask of an EventRequested was opened through
+	// this Manager, not learned from another replica (shared mode), so that
+	// what must happen once per ask, such as a webhook, happens on one
+	// replica. Without a Shared store every event is Local.
+	Local bool `json:"-"`
 }
 
 // Filter limits what an approver sees and may answer. An empty list means

@@ -252,7 +252,7 @@ func (n *Notifier) forward(events <-chan Event) {
 			if !ok {
 				return
 			}
-			if ev.Type == EventRequested {
+			if ev.Type == EventRequested && ev.Local {
 				n.Notify(ev.Approval)
 			}
 		case <-n.ctx.Done():

@@ -57,6 +57,11 @@ const approvalCols = `id, status, created_at, expires_at, request, joins, choice
 type Approvals struct {
 	db  *DB
 	log *slog.Logger
+	// preparing lets one Resolve with a prepare func at a time hold its row
+	// lock and connection: the Persister it runs writes the policy through
+	// another connection of the same pool, and several such answers at once
+	// could otherwise take every connection and wait on each other.
+	preparing chan struct{}
 }
 
 var _ approval.Shared = (*Approvals)(nil)
@@ -67,7 +72,7 @@ func OpenApprovals(ctx context.Context, db *DB) (*Approvals, error) {
 	if err := Migrate(ctx, db, PartApprovals, approvalMigrations); err != nil {
 		return nil, err
 	}
-	return &Approvals{db: db, log: db.log}, nil
+	return &Approvals{db: db, log: db.log, preparing: make(chan struct{}, 1)}, nil
 }
 
 // asked is what the request column holds: what was asked and why.
@@ -113,6 +118,14 @@ func (s *Approvals) Insert(ctx context.Context, a approval.Approval, key string)
 // comes at or after the ask's deadline does not count: the ask is stored as
 // expired instead, and Resolve returns that with ErrAlreadyDecided.
 func (s *Approvals) Resolve(ctx context.Context, id string, out approval.Outcome, prepare func(approval.Approval) (map[string]any, error)) (approval.Approval, error) {
+	if prepare != nil {
+		select {
+		case s.preparing <- struct{}{}:
+			defer func() { <-s.preparing }()
+		case <-ctx.Done():
+			return approval.Approval{}, ctx.Err()
+		}
+	}
 	var next approval.Approval
 	var verdict, prepErr error
 	err := s.inTx(ctx, func(octx context.Context, tx pgx.Tx) error {

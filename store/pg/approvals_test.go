@@ -1,0 +1,229 @@
+package pg
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/approval"
+)
+
+func openApprovals(t *testing.T, db *DB) *Approvals {
+	t.Helper()
+	s, err := OpenApprovals(context.Background(), db)
+	if err != nil {
+		t.Fatalf("OpenApprovals: %v", err)
+	}
+	return s
+}
+
+// newAsk is a pending ask created now that expires after ttl.
+func newAsk(id string, ttl time.Duration, args map[string]any) approval.Approval {
+	now := time.Now().Truncate(time.Microsecond).UTC()
+	return approval.Approval{
+		ID: id, Status: approval.StatusPending, CreatedAt: now, ExpiresAt: now.Add(ttl),
+		Request: approval.Request{ToolName: "bash", ToolArgs: args, ChannelID: "web", SessionID: "s1", Workspace: "/w"},
+		Asked:   approval.Asked{MatchedRule: "tools.bash", Reason: "ask", ExternalPaths: []string{"/etc"}},
+	}
+}
+
+func mustInsert(t *testing.T, s *Approvals, a approval.Approval, key string) approval.Approval {
+	t.Helper()
+	got, joined, err := s.Insert(context.Background(), a, key)
+	if err != nil || joined {
+		t.Fatalf("Insert %s: got joined=%v err=%v, want a new ask", a.ID, joined, err)
+	}
+	return got
+}
+
+// TestApprovalsRoundTrip: what Insert stores reads back the same, arguments
+// with a NUL byte and non-ASCII text included, and Resolve's outcome and
+// rule read back too.
+func TestApprovalsRoundTrip(t *testing.T) {
+	s := openApprovals(t, openDB(t, newDSN(t)))
+	ctx := context.Background()
+	in := newAsk("a1", time.Minute, map[string]any{"command": "printf 'x\x00y' | tee ü", "n": 3.5})
+	mustInsert(t, s, in, "")
+	got, err := s.Get(ctx, "a1")
+	if err != nil {
+		t.Fatalf("Get: %v", err)
+	}
+	if got.Request.ToolArgs["command"] != in.Request.ToolArgs["command"] || got.Request.ToolArgs["n"] != 3.5 ||
+		!got.CreatedAt.Equal(in.CreatedAt) || !got.ExpiresAt.Equal(in.ExpiresAt) || got.Asked.ExternalPaths[0] != "/etc" ||
+		got.Request.SessionID != "s1" || got.Status != approval.StatusPending || got.Decision != "" || got.DecidedAt != nil {
+		t.Errorf("Get: got %+v, want %+v", got, in)
+	}
+	at := time.Now().Truncate(time.Microsecond).UTC()
+	rule := map[string]any{"id": "r1", "pattern": "x"}
+	out := approval.Outcome{Status: approval.StatusAllowed, Choice: approval.ChoiceAllowAlways, DecidedBy: "alice", Comment: "ok", DecidedAt: at}
+	if _, err := s.Resolve(ctx, "a1", out, func(approval.Approval) (map[string]any, error) { return rule, nil }); err != nil {
+		t.Fatalf("Resolve: %v", err)
+	}
+	got, _ = s.Get(ctx, "a1")
+	if got.Status != approval.StatusAllowed || got.Decision != approval.DecisionAllow || got.Choice != approval.ChoiceAllowAlways ||
+		got.DecidedBy != "alice" || got.Comment != "ok" || got.DecidedAt == nil || !got.DecidedAt.Equal(at) || got.PersistedRule["id"] != "r1" {
+		t.Errorf("after Resolve: got %+v", got)
+	}
+	if _, err := s.Get(ctx, "nope"); !errors.Is(err, approval.ErrNotFound) {
+		t.Errorf("Get unknown: got %v, want ErrNotFound", err)
+	}
+	if _, err := s.Resolve(ctx, "nope", out, nil); !errors.Is(err, approval.ErrNotFound) {
+		t.Errorf("Resolve unknown: got %v, want ErrNotFound", err)
+	}
+}
+
+// TestApprovalsResolveRules: the cases of Resolve, each on a fresh ask.
+func TestApprovalsResolveRules(t *testing.T) {
+	s := openApprovals(t, openDB(t, newDSN(t)))
+	ctx := context.Background()
+	now := time.Now().Truncate(time.Microsecond).UTC()
+	prepErr := errors.New("policy write failed")
+	for _, tc := range []struct {
+		note       string
+		ttl        time.Duration
+		prepare    func(approval.Approval) (map[string]any, error)
+		wantErr    error
+		wantStatus approval.Status
+	}{
+		{note: "an answer before the deadline counts", ttl: time.Minute, wantStatus: approval.StatusDenied},
+		{note: "an answer at or after the deadline expires the ask instead", ttl: -time.Second,
+			wantErr: approval.ErrAlreadyDecided, wantStatus: approval.StatusExpired},
+		{note: "a failing prepare changes nothing", ttl: time.Minute,
+			prepare: func(approval.Approval) (map[string]any, error) { return nil, prepErr },
+			wantErr: prepErr, wantStatus: approval.StatusPending},
+		{note: "prepare is not called for an ask past its deadline", ttl: -time.Second,
+			prepare: func(approval.Approval) (map[string]any, error) { return nil, prepErr },
+			wantErr: approval.ErrAlreadyDecided, wantStatus: approval.StatusExpired},
+	} {
+		a := newAsk(tc.note, tc.ttl, map[string]any{"command": "x"})
+		mustInsert(t, s, a, "")
+		out := approval.Outcome{Status: approval.StatusDenied, Choice: approval.ChoiceDeny, DecidedBy: "bob", DecidedAt: now}
+		_, err := s.Resolve(ctx, a.ID, out, tc.prepare)
+		if !errors.Is(err, tc.wantErr) || (tc.wantErr == nil && err != nil) {
+			t.Errorf("%s: got err %v, want %v", tc.note, err, tc.wantErr)
+		}
+		if got, _ := s.Get(ctx, a.ID); got.Status != tc.wantStatus {
+			t.Errorf("%s: stored status %s, want %s", tc.note, got.Status, tc.wantStatus)
+		}
+	}
+}
+
+// TestApprovalsExpireOnce: replicas running expiry at the same moment
+// expire each due ask exactly once between them; an ask not yet due stays.
+func TestApprovalsExpireOnce(t *testing.T) {
+	dsn := newDSN(t)
+	stores := []*Approvals{openApprovals(t, openDB(t, dsn)), openApprovals(t, openDB(t, dsn)), openApprovals(t, openDB(t, dsn))}
+	const due = 30
+	for i := range due {
+		mustInsert(t, stores[i%3], newAsk("due-"+string(rune('a'+i)), -time.Second, map[string]any{"i": i}), "")
+	}
+	mustInsert(t, stores[0], newAsk("later", time.Hour, nil), "")
+	counts := map[string]int{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for round := range 5 {
+		for _, s := range stores {
+			wg.Go(func() {
+				got, err := s.ExpireDue(context.Background(), time.Now(), time.Hour)
+				if err != nil {
+					t.Errorf("round %d: ExpireDue: %v", round, err)
+				}
+				mu.Lock()
+				for _, a := range got {
+					counts[a.ID]++
+				}
+				mu.Unlock()
+			})
+		}
+	}
+	wg.Wait()
+	if len(counts) != due {
+		t.Errorf("expired %d distinct asks, want %d", len(counts), due)
+	}
+	for id, n := range counts {
+		if n != 1 {
+			t.Errorf("%s expired %d times, want once", id, n)
+		}
+	}
+	if got, _ := stores[1].Get(context.Background(), "later"); got.Status != approval.StatusPending {
+		t.Errorf("ask not yet due: got %s, want pending", got.Status)
+	}
+}
+
+// TestApprovalsExpiryLease: while another session holds the expiry lease,
+// ExpireDue does nothing; once it is released, the due ask expires, and a
+// resolved ask older than keep is removed.
+func TestApprovalsExpiryLease(t *testing.T) {
+	db := openDB(t, newDSN(t))
+	s := openApprovals(t, db)
+	ctx := context.Background()
+	mustInsert(t, s, newAsk("due", -time.Second, nil), "")
+	old := newAsk("old", time.Hour, nil)
+	mustInsert(t, s, old, "")
+	long := time.Now().Add(-2 * time.Hour).Truncate(time.Microsecond)
+	if _, err := s.Resolve(ctx, "old", approval.Outcome{Status: approval.StatusDenied, DecidedBy: "bob", DecidedAt: long}, nil); err != nil {
+		t.Fatalf("Resolve old: %v", err)
+	}
+
+	holder, err := db.pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Release()
+	if _, err := holder.Exec(ctx, "SELECT pg_advisory_lock($1)", expiryLockKey); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.ExpireDue(ctx, time.Now(), time.Hour)
+	if err != nil || len(got) != 0 {
+		t.Errorf("lease held elsewhere: got %d expired, err %v; want none", len(got), err)
+	}
+	if a, _ := s.Get(ctx, "due"); a.Status != approval.StatusPending {
+		t.Errorf("lease held elsewhere: due ask is %s, want pending", a.Status)
+	}
+	if _, err := holder.Exec(ctx, "SELECT pg_advisory_unlock($1)", expiryLockKey); err != nil {
+		t.Fatal(err)
+	}
+	got, err = s.ExpireDue(ctx, time.Now(), time.Hour)
+	if err != nil || len(got) != 1 || got[0].ID != "due" || got[0].Status != approval.StatusExpired || got[0].DecidedBy != approval.PrincipalSystem {
+		t.Errorf("lease free: got %+v, err %v; want the due ask expired by system", got, err)
+	}
+	if _, err := s.Get(ctx, "old"); !errors.Is(err, approval.ErrNotFound) {
+		t.Errorf("resolved two hours ago with keep 1h: got %v, want it removed (ErrNotFound)", err)
+	}
+	if _, err := s.Get(ctx, "due"); err != nil {
+		t.Errorf("just expired: got %v, want it kept", err)
+	}
+}
+
+// TestApprovalsJoinKey: one pending ask per key; a resolved ask frees its
+// key; no key never joins.
+func TestApprovalsJoinKey(t *testing.T) {
+	s := openApprovals(t, openDB(t, newDSN(t)))
+	ctx := context.Background()
+	mustInsert(t, s, newAsk("k1", time.Minute, nil), "s1\x00web\x00bash")
+	got, joined, err := s.Insert(ctx, newAsk("k2", time.Minute, nil), "s1\x00web\x00bash")
+	if err != nil || !joined || got.ID != "k1" || got.Joins != 1 {
+		t.Errorf("same key: got %s joined=%v joins=%d err=%v, want a join of k1", got.ID, joined, got.Joins, err)
+	}
+	mustInsert(t, s, newAsk("k3", time.Minute, nil), "s2\x00web\x00bash")
+	mustInsert(t, s, newAsk("n1", time.Minute, nil), "")
+	mustInsert(t, s, newAsk("n2", time.Minute, nil), "")
+	at := time.Now().Truncate(time.Microsecond)
+	if _, err := s.Resolve(ctx, "k1", approval.Outcome{Status: approval.StatusDenied, DecidedBy: "bob", DecidedAt: at}, nil); err != nil {
+		t.Fatal(err)
+	}
+	mustInsert(t, s, newAsk("k4", time.Minute, nil), "s1\x00web\x00bash")
+	list, err := s.Pending(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, a := range list {
+		ids = append(ids, a.ID)
+	}
+	if want := []string{"k3", "n1", "n2", "k4"}; len(ids) != len(want) || ids[0] != "k3" || ids[3] != "k4" {
+		t.Errorf("Pending: got %v, want %v", ids, want)
+	}
+}
