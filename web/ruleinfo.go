@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/templates"
 )
 
@@ -49,25 +50,45 @@ type ruleWords struct {
 }
 
 // rulesByRef indexes the user and built-in rules in force by the
-// set[id] names the engine uses.
+// set[id] names the engine uses, read through the typed policy model.
 func (u *UI) rulesByRef() map[string]ruleMeta {
 	sec, _ := u.section()
 	out := map[string]ruleMeta{}
-	add := func(set string, list []any, builtin bool) {
-		for _, v := range list {
-			m := asMap(v)
-			id := str(m["id"])
-			if id == "" {
+	add := func(set string, list []policy.Rule, builtin bool) {
+		for i := range list {
+			r := &list[i]
+			if r.ID == "" {
 				continue
 			}
-			out[set+"["+id+"]"] = ruleMeta{ID: id, Description: str(m["description"]), Severity: strings.ToUpper(str(m["severity"])),
-				Action: str(m["action"]), Builtin: builtin}
+			out[set+"["+r.ID+"]"] = ruleMeta{ID: r.ID, Description: r.Description, Severity: severityText(r),
+				Action: actionText(r), Builtin: builtin}
 		}
 	}
-	add("rules", asList(sec["rules"]), false)
+	add("rules", policy.DecodeSection(sec).Rules, false)
 	builtin, _ := u.deps.Policy.BuiltinRules()
-	add("builtin", builtin, true)
+	add("builtin", policy.DecodeBuiltin(builtin).Rules, true)
 	return out
+}
+
+// severityText is a rule's severity as written, upper-cased ("" when it
+// has none).
+func severityText(r *policy.Rule) string {
+	switch {
+	case r.BadSeverity != "":
+		return strings.ToUpper(r.BadSeverity)
+	case r.Severity != 0:
+		return r.Severity.String()
+	}
+	return ""
+}
+
+// actionText is a rule's action: its level, or the text of an action that
+// is not one.
+func actionText(r *policy.Rule) string {
+	if r.BadAction != "" {
+		return r.BadAction
+	}
+	return r.Action.String()
 }
 
 // explainRule turns a matched_rule string into words and rule facts, with
