@@ -112,6 +112,9 @@ func (t *Tokens) ensureAdmin(ctx context.Context) (created bool, err error) {
 		if fresh {
 			// Written inside the transaction: if the file cannot be
 			// written, no admin token exists that nobody knows.
+			if err := os.MkdirAll(t.dir, 0o700); err != nil {
+				return fmt.Errorf("write admin token: %w", err)
+			}
 			if err := atomicfile.WriteFile(path, []byte(secret+"\n"), 0o600); err != nil {
 				return fmt.Errorf("write admin token: %w", err)
 			}

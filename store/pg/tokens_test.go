@@ -30,7 +30,8 @@ func openTokens(t *testing.T, db *DB, dir string) (*Tokens, bool) {
 // another, and its revocation ends it there too, telling OnRevoke.
 func TestTokensAcrossReplicas(t *testing.T) {
 	dsn := newDSN(t)
-	dirA, dirB := t.TempDir(), t.TempDir()
+	// The first replica's config dir does not exist yet: OpenTokens makes it.
+	dirA, dirB := filepath.Join(t.TempDir(), "new", "dir"), t.TempDir()
 	a, createdA := openTokens(t, openDB(t, dsn), dirA)
 	b, createdB := openTokens(t, openDB(t, dsn), dirB)
 	if !createdA || createdB {
