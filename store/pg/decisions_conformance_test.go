@@ -125,6 +125,8 @@ func conformanceQueries(base time.Time) []struct {
 		{"offset", decisionlog.Query{Offset: 5, Limit: 7}},
 		{"negative offset", decisionlog.Query{Offset: -5, Limit: 7}},
 		{"offset past the end", decisionlog.Query{Offset: 100}},
+		{"a NUL in a filter", decisionlog.Query{Rule: "\x00"}},
+		{"invalid UTF-8 in a filter", decisionlog.Query{Session: "\xff", Tool: "bash\xfe"}},
 		{"every filter", decisionlog.Query{Tool: "bash", Level: "allow", Rule: "tools", Session: "s1", Agent: "rest",
 			Since: base, Until: base.Add(time.Hour)}},
 	}

@@ -70,7 +70,8 @@ func (l *DecisionLog) Prune(ctx context.Context) (int64, error) {
 }
 
 // decisionWhere builds the WHERE clause of q with placeholders numbered
-// from $first, the same conditions as the SQLite log's.
+// from $first, the same conditions as the SQLite log's. Filter text goes
+// through pgText as stored text does: the server refuses a NUL parameter.
 func decisionWhere(q decisionlog.Query, first int) (string, []any) {
 	var conds []string
 	var args []any
@@ -79,19 +80,19 @@ func decisionWhere(q decisionlog.Query, first int) (string, []any) {
 		conds = append(conds, strings.ReplaceAll(cond, "?", "$"+strconv.Itoa(first+len(args)-1)))
 	}
 	if q.Tool != "" {
-		add("tool = ?", q.Tool)
+		add("tool = ?", pgText(q.Tool))
 	}
 	if q.Level != "" {
-		add("level = ?", q.Level)
+		add("level = ?", pgText(q.Level))
 	}
 	if q.Rule != "" {
-		add("strpos(matched_rule, ?) > 0", q.Rule)
+		add("strpos(matched_rule, ?) > 0", pgText(q.Rule))
 	}
 	if q.Session != "" {
-		add("session = ?", q.Session)
+		add("session = ?", pgText(q.Session))
 	}
 	if q.Agent != "" {
-		add("agent = ?", q.Agent)
+		add("agent = ?", pgText(q.Agent))
 	}
 	if !q.Since.IsZero() {
 		add("ts >= ?", q.Since.UnixMicro())

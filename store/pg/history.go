@@ -155,7 +155,7 @@ func (h *History) PendingApprovals(ctx context.Context) ([]approval.Approval, er
 // GetApproval returns the recorded state of one approval, or
 // approval.ErrNotFound.
 func (h *History) GetApproval(ctx context.Context, id string) (approval.Approval, error) {
-	list, err := h.list(ctx, "get approval", `SELECT `+historyColumns+` FROM approval_history WHERE id = $1`, id)
+	list, err := h.list(ctx, "get approval", `SELECT `+historyColumns+` FROM approval_history WHERE id = $1`, pgText(id))
 	if err != nil {
 		return approval.Approval{}, err
 	}
@@ -180,17 +180,17 @@ func (h *History) ListApprovals(ctx context.Context, q history.Query) (history.P
 		return "$" + strconv.Itoa(len(args))
 	}
 	if q.Status != "" {
-		where = append(where, "status = "+arg(string(q.Status)))
+		where = append(where, "status = "+arg(pgText(string(q.Status))))
 	}
 	if q.SessionID != "" {
-		where = append(where, "session_id = "+arg(q.SessionID))
+		where = append(where, "session_id = "+arg(pgText(q.SessionID)))
 	}
 	if q.Cursor != "" {
 		ts, id, err := parseHistoryCursor(q.Cursor)
 		if err != nil {
 			return history.Page{}, err
 		}
-		where = append(where, "(created_at, id) < ("+arg(ts)+"::bigint, "+arg(id)+"::text)")
+		where = append(where, "(created_at, id) < ("+arg(ts)+"::bigint, "+arg(pgText(id))+"::text)")
 	}
 	sql := `SELECT ` + historyColumns + ` FROM approval_history`
 	if len(where) > 0 {
@@ -216,7 +216,7 @@ func (h *History) ApprovalEvents(ctx context.Context, id string) ([]history.Even
 	octx, cancel := h.db.Op(ctx)
 	defer cancel()
 	rows, err := h.db.pool.Query(octx, `SELECT seq, approval_id, at, status, choice, actor, comment
-		FROM approval_history_events WHERE approval_id = $1 ORDER BY seq`, id)
+		FROM approval_history_events WHERE approval_id = $1 ORDER BY seq`, pgText(id))
 	if err != nil {
 		return nil, h.db.Wrap(ctx, err, "approval events")
 	}

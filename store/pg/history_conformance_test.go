@@ -117,23 +117,24 @@ func TestHistoryConformance(t *testing.T) {
 		t.Errorf("pending: got %v, want %v (oldest first, ties by id bytewise)", got, want)
 	}
 
-	for _, id := range []string{"a1", "B1", "c1", "d1", "e1", "f1", "g-1", "g1", "nope"} {
-		compareOne(t, sh, ph, id)
+	known := []string{"a1", "B1", "c1", "d1", "e1", "f1", "g-1", "g1"}
+	for _, id := range append(known, "nope", "a1\x00", "\xff") {
+		compareOne(t, sh, ph, id, slices.Contains(known, id))
 	}
 	checkRecorded(t, ph, base)
 	t.Run("list", func(t *testing.T) { compareLists(t, sh, ph) })
 }
 
 // compareOne compares GetApproval and ApprovalEvents of one id.
-func compareOne(t *testing.T, sh, ph historyAPI, id string) {
+func compareOne(t *testing.T, sh, ph historyAPI, id string, known bool) {
 	ctx := context.Background()
 	sa, serr := sh.GetApproval(ctx, id)
 	pa, perr := ph.GetApproval(ctx, id)
 	if !errors.Is(perr, serr) && perr != serr || !reflect.DeepEqual(sa, pa) {
 		t.Errorf("get %s differs\nsqlite %+v (%v)\npg     %+v (%v)", id, sa, serr, pa, perr)
 	}
-	if id == "nope" && !errors.Is(perr, approval.ErrNotFound) {
-		t.Errorf("get unknown id: err %v, want approval.ErrNotFound", perr)
+	if !known && !errors.Is(perr, approval.ErrNotFound) || known && perr != nil {
+		t.Errorf("get %q: err %v, want approval.ErrNotFound only for an unknown id", id, perr)
 	}
 	se, serr := sh.ApprovalEvents(ctx, id)
 	pe, perr := ph.ApprovalEvents(ctx, id)
@@ -197,6 +198,8 @@ func compareLists(t *testing.T, sh, ph historyAPI) {
 		{"status and session", history.Query{Status: approval.StatusPending, SessionID: "s1"}, 4},
 		{"no match", history.Query{SessionID: "nobody"}, 0},
 		{"limit above the maximum", history.Query{Limit: 10_000}, 8},
+		{"bad bytes in filters", history.Query{Status: "pending\x00", SessionID: "s1\xff"}, 0},
+		{"bad bytes in a cursor's id", history.Query{Cursor: nanos(time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)) + ".\xff\x00"}, 8},
 		{"a valid cursor before everything", history.Query{Cursor: "1.a"}, 0},
 		{"a cursor inside a tie", history.Query{Cursor: nanos(time.Date(2026, 3, 1, 10, 0, 5, 123456789, time.UTC)) + ".g1"}, 7},
 	}
