@@ -147,3 +147,25 @@ func OwnerToolPath(channel, principal, tool string) string {
 func OwnerPatternPath(channel, principal, tool, pat string) string {
 	return OwnerToolPath(channel, principal, tool) + ".patterns[" + QuotePattern(pat) + "]"
 }
+
+// keyRanks is the order in which the keys of a new rule, override or
+// section are written: a rule's id, tools, match type and pattern first,
+// then its level; a section's switches before its lists.
+var keyRanks = map[string]int{
+	"id": 0, "tools": 1, "match_type": 2, "pattern": 3, "action": 4, "severity": 5, "description": 6, "source": 7,
+	"enabled": 10, "schema": 11, "version": 12, "permission_mode": 13, "defaults": 14,
+	"rules": 16, "approval_overrides": 17, "external_directory": 18, "owner_scopes": 19, "deny_guidance_message": 20,
+}
+
+// KeyRank is the place of a key when a new entry is written: "*" first,
+// then the keys of rules and sections in the order people read them, then
+// any other key (100; ties sort alphabetically).
+func KeyRank(k string) int {
+	if k == "*" {
+		return -1
+	}
+	if r, ok := keyRanks[k]; ok {
+		return r
+	}
+	return 100
+}

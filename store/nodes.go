@@ -5,6 +5,8 @@ import (
 	"sort"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // scalar makes a plain string scalar node.
@@ -107,30 +109,15 @@ func ensureSeq(m *yaml.Node, key string) *yaml.Node {
 	return n
 }
 
-// entryOrder is the key order of new rules, overrides and sections.
-var entryOrder = map[string]int{
-	"id": 0, "tools": 1, "match_type": 2, "pattern": 3, "action": 4, "severity": 5, "description": 6, "source": 7,
-	"enabled": 10, "schema": 11, "version": 12, "permission_mode": 13, "defaults": 14,
-	"rules": 16, "approval_overrides": 17, "external_directory": 18, "owner_scopes": 19, "deny_guidance_message": 20,
-}
-
-// orderedKeys sorts keys by entryOrder, then alphabetically. "*" comes first.
+// orderedKeys sorts keys by policy.KeyRank, then alphabetically. "*"
+// comes first.
 func orderedKeys(m map[string]any) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
-	rank := func(k string) int {
-		if k == "*" {
-			return -1
-		}
-		if r, ok := entryOrder[k]; ok {
-			return r
-		}
-		return 100
-	}
 	sort.Slice(keys, func(i, j int) bool {
-		ri, rj := rank(keys[i]), rank(keys[j])
+		ri, rj := policy.KeyRank(keys[i]), policy.KeyRank(keys[j])
 		if ri != rj {
 			return ri < rj
 		}
