@@ -34,6 +34,10 @@ const (
 // channel's resync callbacks, so that a subscriber re-reads the tables and
 // nothing sent while it was not listening is lost. It is safe for
 // concurrent use.
+//
+// It is a small loop of its own rather than github.com/jackc/pgxlisten,
+// whose reconnect delay is fixed and which cannot add a channel to a live
+// connection; here the backoff grows, and Subscribe works at any time.
 type Listener struct {
 	conf *pgx.ConnConfig
 	log  *slog.Logger

@@ -186,13 +186,24 @@ func (t *Tokens) refresh() {
 
 // reload reads every token and tells the OnRevoke hooks when one is gone.
 func (t *Tokens) reload(ctx context.Context) error {
+	hooks, err := t.load(ctx)
+	// The hooks run after the lock is released: they may verify tokens.
+	for _, f := range hooks {
+		f()
+	}
+	return err
+}
+
+// load reads every token into memory and returns the OnRevoke hooks to
+// call when one is gone.
+func (t *Tokens) load(ctx context.Context) ([]func(), error) {
 	t.writeMu.Lock()
 	defer t.writeMu.Unlock()
 	octx, cancel := t.db.Op(ctx)
 	defer cancel()
 	rows, err := t.db.pool.Query(octx, "SELECT id, name, role, channels, sessions, hash, created FROM auth_tokens ORDER BY created, id")
 	if err != nil {
-		return t.db.Wrap(ctx, err, "load tokens")
+		return nil, t.db.Wrap(ctx, err, "load tokens")
 	}
 	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (auth.TokenInfo, error) {
 		var ti auth.TokenInfo
@@ -201,14 +212,9 @@ func (t *Tokens) reload(ctx context.Context) error {
 		return ti, err
 	})
 	if err != nil {
-		return t.db.Wrap(ctx, err, "load tokens")
+		return nil, t.db.Wrap(ctx, err, "load tokens")
 	}
-	if hooks := t.swap(list); len(hooks) > 0 {
-		for _, f := range hooks {
-			f()
-		}
-	}
-	return nil
+	return t.swap(list), nil
 }
 
 // swap installs list and returns the hooks to call when a token of the old
