@@ -234,6 +234,12 @@ func TestSharedFirstAnswerWins(t *testing.T) {
 	for _, p := range persisters {
 		p.mu.Lock()
 		gotPersisted += len(p.reqs)
+		for _, req := range p.reqs {
+			// The answering replica rebuilt the request from the stored ask.
+			if cmd, _ := req.ToolArgs["command"].(string); req.ToolName != "bash" || req.ChannelID != "web" || req.Workspace != "/w" || len(cmd) < 8 || cmd[:7] != "deploy " {
+				t.Errorf("Persister got %+v, want the asked bash call", req)
+			}
+		}
 		p.mu.Unlock()
 	}
 	if gotPersisted*3 != wantPersisted {
