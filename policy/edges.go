@@ -1,0 +1,62 @@
+package policy
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"gopkg.in/yaml.v3"
+)
+
+// ErrNotObject is a permissions body or node that is not a mapping.
+var ErrNotObject = errors.New("policy: the permissions section must be an object")
+
+// Validate returns every problem of a decoded permissions section that the
+// section's own shape shows (types, levels, severities, match types,
+// owner-scope shape, unknown keys), each naming its field path as
+// engine.Problem paths do (permissions.rules[3].action). What needs the
+// engine (patterns that do not compile, unknown tools, duplicate ids, rules
+// for network tools) is added by engine.CompileSection, which returns
+// these problems first.
+func Validate(perms map[string]any) []Problem { return DecodeSection(perms).Problems }
+
+// DecodeJSON reads a permissions section from a JSON body (PUT
+// /permissions, validate). A body that is not JSON, or not an object, is
+// an error; everything else decodes leniently as DecodeSection does.
+func DecodeJSON(body []byte) (Section, error) {
+	var m map[string]any
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if err := dec.Decode(&m); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return Section{}, ErrNotObject
+		}
+		return Section{}, fmt.Errorf("policy: %w", err)
+	}
+	if m == nil {
+		return Section{}, ErrNotObject
+	}
+	return DecodeSection(m), nil
+}
+
+// DecodeNode reads a permissions section from its yaml.v3 node (the value
+// of `permissions:` in config.yaml, as store edits it). A nil node or a
+// null is the absent section; a node that is not a mapping is
+// ErrNotObject.
+func DecodeNode(n *yaml.Node) (Section, error) {
+	if n != nil && n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
+		n = n.Content[0]
+	}
+	if n == nil || n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return DecodeSection(nil), nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return Section{}, ErrNotObject
+	}
+	var m map[string]any
+	if err := n.Decode(&m); err != nil {
+		return Section{}, fmt.Errorf("policy: %w", err)
+	}
+	return DecodeSection(m), nil
+}

@@ -1,0 +1,64 @@
+package policy
+
+import (
+	"errors"
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+func TestDecodeJSON(t *testing.T) {
+	cases := []struct {
+		note     string
+		body     string
+		err      error // nil, ErrNotObject, or errAny for a JSON error
+		problems int
+	}{
+		{"an object", `{"schema": "tiered_policy", "tools": {"bash": "ask"}}`, nil, 0},
+		{"problems are not errors", `{"tools": {"bash": "maybe"}, "x": 1}`, nil, 2},
+		{"an array", `[1]`, ErrNotObject, 0},
+		{"a string", `"x"`, ErrNotObject, 0},
+		{"null", `null`, ErrNotObject, 0},
+		{"not JSON", `{`, errAny, 0},
+	}
+	for _, c := range cases {
+		s, err := DecodeJSON([]byte(c.body))
+		switch {
+		case c.err == errAny && err == nil, c.err != errAny && !errors.Is(err, c.err):
+			t.Errorf("%s: error %v, want %v", c.note, err, c.err)
+		case err == nil && len(s.Problems) != c.problems:
+			t.Errorf("%s: got problems %v, want %d", c.note, s.Problems, c.problems)
+		}
+	}
+}
+
+var errAny = errors.New("any error")
+
+func TestDecodeNode(t *testing.T) {
+	cases := []struct {
+		note   string
+		src    string
+		err    error
+		tiered bool
+	}{
+		{"a mapping", "schema: tiered_policy\nrules: []\n", nil, true},
+		{"null is the absent section", "~\n", nil, false},
+		{"a list", "- a\n", ErrNotObject, false},
+	}
+	for _, c := range cases {
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(c.src), &doc); err != nil {
+			t.Fatalf("%s: %v", c.note, err)
+		}
+		s, err := DecodeNode(&doc)
+		if !errors.Is(err, c.err) || err == nil && s.Tiered != c.tiered {
+			t.Errorf("%s: got %v tiered %v, want %v tiered %v", c.note, err, s.Tiered, c.err, c.tiered)
+		}
+	}
+	if s, err := DecodeNode(nil); err != nil || !s.Enabled {
+		t.Errorf("nil node: got %+v, %v", s, err)
+	}
+	if ps := Validate(map[string]any{"enabled": "yes"}); len(ps) != 1 || ps[0].Path != "permissions.enabled" {
+		t.Errorf("Validate: got %v", ps)
+	}
+}
