@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // Redacted replaces a secret in the decision log.
@@ -259,7 +260,7 @@ func pathSummary(args map[string]any) string {
 	// Path keys first, so that a long content argument cannot push the
 	// path out of the summary.
 	sort.Slice(keys, func(i, j int) bool {
-		pi, pj := summaryPathKeys[keys[i]], summaryPathKeys[keys[j]]
+		pi, pj := policy.IsPathKey(keys[i]), policy.IsPathKey(keys[j])
 		if pi != pj {
 			return pi
 		}
@@ -272,10 +273,6 @@ func pathSummary(args map[string]any) string {
 	}
 	return strings.Join(parts, " ")
 }
-
-// summaryPathKeys are the argument names the engine reads as paths (contract 3).
-var summaryPathKeys = map[string]bool{"path": true, "file_path": true, "target_file": true, "file": true,
-	"old_path": true, "new_path": true, "source_path": true, "dest_path": true, "directory": true, "dir": true}
 
 // truncate cuts s to at most n bytes on a rune boundary, marking the cut.
 func truncate(s string, n int) string {
