@@ -70,7 +70,7 @@ func (s *Server) runCommand(cmd Command) (CommandResponse, error) {
 		return s.runRuleCommand(cmd)
 	case CommandAddDir:
 		const method = "command.add_dir"
-		res, err := s.policy.AddDir(cmd.Path)
+		res, err := s.policy.AddDir("", cmd.Path)
 		if err != nil {
 			return CommandResponse{}, methodError(method, err)
 		}

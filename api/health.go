@@ -28,5 +28,13 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 	if len(problems) > 0 {
 		status = "ready_with_problems"
 	}
+	if s.deps.Ready != nil {
+		if err := s.deps.Ready(r.Context()); err != nil {
+			// Decisions go on from memory; edits and new asks cannot.
+			problems = append(problems, engine.Problem{Path: "storage", Message: err.Error()})
+			writeJSON(w, http.StatusServiceUnavailable, ReadyResponse{Status: "storage_unavailable", Problems: problems})
+			return
+		}
+	}
 	writeJSON(w, http.StatusOK, ReadyResponse{Status: status, Problems: problems})
 }

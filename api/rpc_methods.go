@@ -287,5 +287,5 @@ func rpcAddDir(s *Server, params json.RawMessage) (any, error) {
 	if strings.TrimSpace(p.Path) == "" {
 		return nil, badRequest("path", "path is required")
 	}
-	return s.policy.AddDir(p.Path)
+	return s.policy.AddDir("", p.Path)
 }

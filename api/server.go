@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"time"
@@ -16,6 +17,10 @@ import (
 type Deps struct {
 	// Policy is the policy in force and its edits; *store.Store is one.
 	Policy service.PolicyDocs
+	// Edits is the policy service over Policy; nil makes one. Give the one
+	// the pages and the approval manager use, so that all edits of the
+	// process serialize their If-Match checks together.
+	Edits *service.Policy
 	// Documents reads the stored document for GET /permissions/export;
 	// optional (nil: the config dir of Policy, see service.Policy.Export).
 	Documents service.DocumentSource
@@ -38,6 +43,9 @@ type Deps struct {
 	// all (an ask is then denied at once, its approval left pending). The
 	// flag's default is DefaultHookWait.
 	HookWait time.Duration
+	// Ready, when set, says whether the storage answers (the shared
+	// database): an error makes /readyz answer 503 with it as a problem.
+	Ready func(ctx context.Context) error
 	// OpenAPI is the text of openapi.yaml, served at /openapi.yaml.
 	OpenAPI []byte
 	Logger  *slog.Logger
@@ -64,18 +72,17 @@ func New(deps Deps) *Server {
 		deps.Decisions = service.NopDecisionLog{}
 	}
 	deps.HookWait = min(max(deps.HookWait, 0), MaxWaitSeconds*time.Second)
+	if deps.Edits == nil {
+		deps.Edits = service.NewPolicy(deps.Policy)
+	}
 	return &Server{
 		deps:      deps,
-		policy:    service.NewPolicy(deps.Policy),
+		policy:    deps.Edits,
 		approvals: service.NewApprovals(deps.Approvals),
 		tokens:    service.NewTokens(deps.Tokens),
 		csrf:      http.NewCrossOriginProtection(),
 	}
 }
-
-// Policy returns the policy service the API edits through, so that the
-// pages and the approval manager share its If-Match serialization.
-func (s *Server) Policy() *service.Policy { return s.policy }
 
 // Mount adds the API's routes to a router: /healthz (the only route without
 // auth), /readyz, /openapi.yaml, /metrics, /rpc and everything under /api/v1.

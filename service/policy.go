@@ -153,9 +153,9 @@ func (p *Policy) SetOwnerScopes(ifMatch string, scopes map[string]any) (string, 
 
 // AddDir is /add-dir: trust a directory (external_directory, and the two
 // overrides of a tiered policy).
-func (p *Policy) AddDir(path string) (store.AddDirResult, error) {
+func (p *Policy) AddDir(ifMatch, path string) (store.AddDirResult, error) {
 	var res store.AddDirResult
-	_, err := p.edit("", func() (string, error) {
+	_, err := p.edit(ifMatch, func() (string, error) {
 		var err error
 		res, err = p.docs.AddTrustedDirectory(path)
 		return "", err

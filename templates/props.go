@@ -14,6 +14,9 @@ type Nav struct {
 	CSRF string
 	// CanEdit is false for a read-only role: no edit forms are rendered.
 	CanEdit bool
+	// CanManageTokens is true for a role that may list and make tokens; the
+	// Tokens link is shown only then.
+	CanManageTokens bool
 	// Flash is the one-time message of the last change, if any.
 	Flash Flash
 	// Pending is the number of asks waiting for this person, shown in the

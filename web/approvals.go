@@ -13,7 +13,6 @@ import (
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/store"
-	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/store/redact"
 	"github.com/toolgate/toolgate/templates"
 )
@@ -234,21 +233,17 @@ func (u *UI) decideApproval(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "your role may not answer approvals", http.StatusForbidden)
 		return
 	}
-	if u.deps.Approvals == nil {
+	if !u.approvals.Available() {
 		http.Error(w, "approvals are not available", http.StatusServiceUnavailable)
 		return
 	}
 	id, choice := r.PostFormValue("id"), approval.Choice(r.PostFormValue("choice"))
-	if !choice.Valid() {
-		u.done(w, r, "/approvals", errors.New(templates.T(r.Context(), "approvals.err.choice")), "")
-		return
-	}
-	if !u.visible(c.sess.principal, id) {
-		u.done(w, r, "/approvals", errors.New(templates.T(r.Context(), "approvals.err.gone")), "")
-		return
-	}
-	_, err := u.deps.Approvals.Decide(r.Context(), id, choice, c.sess.principal.Name, "")
+	_, err := u.approvals.Decide(r.Context(), c.sess.principal, id, choice, "")
 	switch {
+	case errors.Is(err, approval.ErrInvalidChoice):
+		u.done(w, r, "/approvals", errors.New(templates.T(r.Context(), "approvals.err.choice")), "")
+	case errors.Is(err, approval.ErrNotFound):
+		u.done(w, r, "/approvals", errors.New(templates.T(r.Context(), "approvals.err.gone")), "")
 	case errors.Is(err, approval.ErrAlreadyDecided):
 		u.flash(r, "error", templates.T(r.Context(), "flash.elsewhere"))
 		redirect(w, r, "/approvals")
@@ -257,14 +252,4 @@ func (u *UI) decideApproval(w http.ResponseWriter, r *http.Request) {
 	default:
 		u.done(w, r, "/approvals", nil, templates.T(r.Context(), "approvals.done."+string(choice))+".")
 	}
-}
-
-// visible reports whether the principal's filter shows the pending ask.
-func (u *UI) visible(p auth.Principal, id string) bool {
-	for _, a := range u.deps.Approvals.List(p.ApprovalFilter(), approval.StatusPending) {
-		if a.ID == id {
-			return true
-		}
-	}
-	return false
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/templates"
 )
@@ -29,11 +30,16 @@ func currentFrom(ctx context.Context) current {
 	return c
 }
 
-// canEdit reports whether a role may change the policy.
-func canEdit(role string) bool { return role == auth.RoleAdmin }
+// canEdit reports whether a role may change the policy (service.Allowed,
+// the one table of roles and rights the API asks too).
+func canEdit(role string) bool { return service.Allowed(role, service.RightWrite) }
 
 // canApprove reports whether a role may answer asks.
-func canApprove(role string) bool { return role == auth.RoleAdmin || role == auth.RoleApprover }
+func canApprove(role string) bool { return service.Allowed(role, service.RightApprove) }
+
+// canSignIn reports whether a role may use the pages: those that may read
+// the policy (agents only decide calls).
+func canSignIn(role string) bool { return service.Allowed(role, service.RightRead) }
 
 // nav builds the layout props for a request and takes the flash message.
 func (u *UI) nav(r *http.Request, active string) templates.Nav {
@@ -41,7 +47,8 @@ func (u *UI) nav(r *http.Request, active string) templates.Nav {
 	return templates.Nav{
 		Active: active, User: c.sess.principal.Name, Role: c.sess.principal.Role,
 		CSRF: c.sess.csrf, CanEdit: canEdit(c.sess.principal.Role),
-		Flash: u.sessions.TakeFlash(c.id), Pending: u.pendingFor(c.sess.principal),
+		CanManageTokens: service.Allowed(c.sess.principal.Role, service.RightWrite),
+		Flash:           u.sessions.TakeFlash(c.id), Pending: u.pendingFor(c.sess.principal),
 	}
 }
 
@@ -114,7 +121,7 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 		u.renderLogin(w, r, http.StatusUnauthorized, "login.err.token")
 		return
 	}
-	if !canApprove(p.Role) {
+	if !canSignIn(p.Role) {
 		u.deps.Logger.Info("web login refused", "reason", "role", "role", p.Role, "name", p.Name)
 		u.renderLogin(w, r, http.StatusForbidden, "login.err.agent")
 		return
@@ -166,13 +173,16 @@ func (u *UI) requireSession(next http.Handler) http.Handler {
 	})
 }
 
-// requireAdmin refuses a change by a role that may only look.
-func requireAdmin(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !canEdit(currentFrom(r.Context()).sess.principal.Role) {
-			http.Error(w, templates.T(r.Context(), "auth.readonly"), http.StatusForbidden)
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
+// requireRight refuses a request whose role lacks the right (for a role
+// that may only look: every change, and the token list).
+func requireRight(right service.Right) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !service.Allowed(currentFrom(r.Context()).sess.principal.Role, right) {
+				http.Error(w, templates.T(r.Context(), "auth.readonly"), http.StatusForbidden)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
 }

@@ -36,12 +36,9 @@ func (u *UI) directoriesProps(r *http.Request, trusted *templates.TrustedResult)
 
 // saveDirectory sets the level of a prefix (or of "*").
 func (u *UI) saveDirectory(w http.ResponseWriter, r *http.Request) {
-	if u.stale(w, r, "/directories") {
-		return
-	}
 	key, level := strings.TrimSpace(r.PostFormValue("key")), r.PostFormValue("level")
-	_, err := u.deps.Policy.SetExternalDirectory(key, level)
-	u.done(w, r, "/directories", err, templates.T(r.Context(), "flash.saved")+" "+key+" = "+level+".")
+	_, err := u.pol.SetExternal(formETag(r), key, level)
+	u.saved(w, r, "/directories", err, templates.T(r.Context(), "flash.saved")+" "+key+" = "+level+".")
 }
 
 // deleteDirectory removes a prefix.
@@ -57,8 +54,8 @@ func (u *UI) deleteDirectory(w http.ResponseWriter, r *http.Request) {
 		Button: t("confirm.deldir")}) {
 		return
 	}
-	_, err := u.deps.Policy.DeleteExternalDirectory(key)
-	u.done(w, r, "/directories", err, t("flash.deleted")+" "+key+".")
+	_, err := u.pol.DeleteExternal(formETag(r), key)
+	u.saved(w, r, "/directories", err, t("flash.deleted")+" "+key+".")
 }
 
 // trustDirectory is /add-dir; the page then shows the overrides it made.
@@ -73,9 +70,9 @@ func (u *UI) trustDirectory(w http.ResponseWriter, r *http.Request) {
 		Button: t("confirm.trust")}) {
 		return
 	}
-	res, err := u.deps.Policy.AddTrustedDirectory(dir)
+	res, err := u.pol.AddDir(formETag(r), dir)
 	if err != nil {
-		u.done(w, r, "/directories", err, "")
+		u.saved(w, r, "/directories", err, "")
 		return
 	}
 	tr := &templates.TrustedResult{Dir: res.Dir, Tiered: res.Tiered, Existing: res.Existing}

@@ -55,6 +55,6 @@ func (u *UI) deleteOverride(w http.ResponseWriter, r *http.Request) {
 		Button: t("confirm.revoke")}) {
 		return
 	}
-	_, err := u.deps.Policy.DeleteApprovalOverride(id)
-	u.done(w, r, "/overrides", err, t("flash.revoked")+" "+id+".")
+	_, err := u.pol.DeleteOverride(formETag(r), id)
+	u.saved(w, r, "/overrides", err, t("flash.revoked")+" "+id+".")
 }

@@ -79,6 +79,6 @@ func (u *UI) saveSettings(w http.ResponseWriter, r *http.Request) {
 	if d := r.PostFormValue("default"); d != "" {
 		patch["defaults"] = map[string]any{"*": d}
 	}
-	_, err := u.deps.Policy.SetSettings(patch)
-	u.done(w, r, "/", err, t("flash.settings"))
+	_, err := u.pol.SetSettings(formETag(r), patch)
+	u.saved(w, r, "/", err, t("flash.settings"))
 }

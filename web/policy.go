@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/templates"
 )
@@ -78,17 +79,23 @@ func (u *UI) section() (map[string]any, string) {
 // stale refuses a form rendered from an older version of the policy: it
 // answers 409 with a reload link and reports true. Nothing is changed.
 func (u *UI) stale(w http.ResponseWriter, r *http.Request, back string) bool {
-	_, etag := u.section()
-	if r.PostFormValue("etag") == etag {
+	if _, etag := u.section(); r.PostFormValue("etag") == etag {
 		return false
 	}
+	u.conflict(w, r, back)
+	return true
+}
+
+// conflict answers a form whose ETag is stale (checked here, or by the
+// service's If-Match at write time) with 409, the typed values beside the
+// current ones and a reload link. Nothing is changed.
+func (u *UI) conflict(w http.ResponseWriter, r *http.Request, back string) {
 	sec, _ := u.section()
 	render(w, r, http.StatusConflict, templates.Message(templates.MessageProps{
 		Nav: u.nav(r, back), Title: templates.T(r.Context(), "conflict.title"), TestID: "conflict",
 		Text: templates.T(r.Context(), "conflict.text"),
 		Link: back, LinkText: templates.T(r.Context(), "conflict.reload"), Typed: typedValues(r, sec),
 	}))
-	return true
 }
 
 // typedValues lists what a refused form carried, beside the value each
@@ -140,7 +147,10 @@ func errorText(err error, t translator) string {
 	case errors.Is(err, store.ErrBrokenConfig):
 		return t("err.broken")
 	}
-	return t.f("err.notsaved", err.Error())
+	if e := service.Classify(err); e.Code != service.CodeInternal {
+		return t.f("err.notsaved", e.Message) // the one classification's words
+	}
+	return t.f("err.notsaved", err.Error()) // the page's own words
 }
 
 // done answers a change: a flash message and a redirect back to the page.

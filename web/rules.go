@@ -3,11 +3,12 @@ package web
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"net/http"
-	"regexp"
 	"strings"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/templates"
 )
 
@@ -86,22 +87,6 @@ func ruleFormFrom(r *http.Request) templates.RuleForm {
 	}
 }
 
-var nonAlnum = regexp.MustCompile(`[^a-zA-Z0-9*]+`)
-
-// ruleID makes an id from the first tool and the pattern
-// (rule_<tool>_<pattern with runs of other characters as _>).
-func ruleID(tools []any, pattern string) string {
-	tool := ""
-	if len(tools) > 0 {
-		tool = str(tools[0])
-	}
-	id := "rule_" + strings.ToLower(tool) + "_" + strings.Trim(nonAlnum.ReplaceAllString(pattern, "_"), "_")
-	if len(id) > 120 {
-		id = id[:120]
-	}
-	return id
-}
-
 // checkRule says what is wrong with a rule's tools and pattern, or "": it
 // compiles a one-rule policy and reports the engine's own problems, so the
 // page checks exactly what the policy will.
@@ -124,13 +109,18 @@ func checkRule(tools []any, pattern string, t translator) string {
 	return ""
 }
 
-// ruleMap builds a rule from the form; empty fields are left out.
-func ruleMap(f templates.RuleForm) map[string]any {
+// ruleMap builds a rule from the form; empty fields are left out. A rule
+// without an id gets the service's (service.NewID, as over the API).
+func (u *UI) ruleMap(f templates.RuleForm) map[string]any {
 	tools := splitTools(f.Tools)
 	m := map[string]any{"tools": tools, "pattern": f.Pattern}
 	m["id"] = f.ID
 	if f.ID == "" {
-		m["id"] = ruleID(tools, f.Pattern)
+		names := make([]string, len(tools))
+		for i, t := range tools {
+			names[i] = str(t)
+		}
+		m["id"] = u.pol.RuleIDFor(names, f.Pattern, f.OrigID)
 	}
 	for k, v := range map[string]string{"action": f.Action, "severity": f.Severity, "match_type": f.MatchType, "description": f.Description} {
 		if v != "" {
@@ -142,35 +132,28 @@ func ruleMap(f templates.RuleForm) map[string]any {
 
 // createRule adds a rule.
 func (u *UI) createRule(w http.ResponseWriter, r *http.Request) {
-	if u.stale(w, r, "/rules") {
-		return
-	}
 	form := ruleFormFrom(r)
-	rule := ruleMap(form)
+	rule := u.ruleMap(form)
 	t := translatorFor(r.Context())
 	if msg := checkRule(rule["tools"].([]any), form.Pattern, t); msg != "" && msg != t("rules.err.network") {
 		form.Error = t.f("err.notsaved", msg)
 		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
 		return
 	}
-	id, err := u.deps.Policy.CreateRule(rule)
-	if err != nil {
+	_, _, err := u.pol.CreateRule(formETag(r), rule)
+	if err != nil && !errors.Is(err, store.ErrPreconditionFailed) {
 		form.Error = errorText(err, t)
 		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
 		return
 	}
-	_ = id
-	u.done(w, r, "/rules#rule-"+str(rule["id"]), nil, t("flash.added")+" "+str(rule["id"])+".")
+	u.saved(w, r, "/rules#rule-"+str(rule["id"]), nil, t("flash.added")+" "+str(rule["id"])+".")
 }
 
 // updateRule saves the edit form; a cleared field is removed from the rule.
 func (u *UI) updateRule(w http.ResponseWriter, r *http.Request) {
-	if u.stale(w, r, "/rules") {
-		return
-	}
 	form := ruleFormFrom(r)
 	form.Editing = true
-	rule := ruleMap(form)
+	rule := u.ruleMap(form)
 	t := translatorFor(r.Context())
 	if msg := checkRule(rule["tools"].([]any), form.Pattern, t); msg != "" && msg != t("rules.err.network") {
 		form.Error = t.f("err.notsaved", msg)
@@ -181,12 +164,13 @@ func (u *UI) updateRule(w http.ResponseWriter, r *http.Request) {
 	for _, k := range []string{"id", "tools", "pattern", "action", "severity", "match_type", "description"} {
 		patch[k] = rule[k] // nil removes the key
 	}
-	if _, err := u.deps.Policy.UpdateRule(form.OrigID, patch); err != nil {
+	_, err := u.pol.UpdateRule(formETag(r), form.OrigID, patch)
+	if err != nil && !errors.Is(err, store.ErrPreconditionFailed) {
 		form.Error = errorText(err, t)
 		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
 		return
 	}
-	u.done(w, r, "/rules#rule-"+str(rule["id"]), nil, t("flash.savedrule")+" "+str(rule["id"])+".")
+	u.saved(w, r, "/rules#rule-"+str(rule["id"]), err, t("flash.savedrule")+" "+str(rule["id"])+".")
 }
 
 // deleteRule removes a rule.
@@ -202,8 +186,8 @@ func (u *UI) deleteRule(w http.ResponseWriter, r *http.Request) {
 		Button: t("confirm.delrule")}) {
 		return
 	}
-	_, err := u.deps.Policy.DeleteRule(id)
-	u.done(w, r, "/rules", err, t("flash.deleted")+" "+id+".")
+	_, err := u.pol.DeleteRule(formETag(r), id)
+	u.saved(w, r, "/rules", err, t("flash.deleted")+" "+id+".")
 }
 
 // checkPattern answers the as-you-type check of the rule form with JSON
@@ -232,7 +216,7 @@ func (u *UI) testRule(w http.ResponseWriter, r *http.Request) {
 // runRuleTest compiles the box's rule alone (tiered, no built-in rules, no
 // defaults) and decides each sample with each of its tools.
 func (u *UI) runRuleTest(box templates.TestBox, t translator) ([]templates.TestResult, string) {
-	rule := ruleMap(templates.RuleForm{Tools: box.Tools, Pattern: box.Pattern, Action: box.Action,
+	rule := u.ruleMap(templates.RuleForm{Tools: box.Tools, Pattern: box.Pattern, Action: box.Action,
 		Severity: box.Severity, MatchType: box.MatchType, ID: "tested"})
 	tools := rule["tools"].([]any)
 	if msg := checkRule(tools, box.Pattern, t); msg != "" {

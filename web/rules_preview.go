@@ -26,7 +26,7 @@ const previewCalls = 1000
 func (u *UI) previewRule(w http.ResponseWriter, r *http.Request) {
 	form := ruleFormFrom(r)
 	form.Editing = form.OrigID != ""
-	rule := ruleMap(form)
+	rule := u.ruleMap(form)
 	t := translatorFor(r.Context())
 	if msg := checkRule(rule["tools"].([]any), form.Pattern, t); msg != "" {
 		form.Error = t.f("rules.err.nopreview", msg)

@@ -10,20 +10,6 @@ import (
 	"github.com/toolgate/toolgate/templates"
 )
 
-// TokenManager lists, creates and revokes API tokens; *auth.Tokens
-// satisfies it. The tokens page is there when Deps.Tokens is one.
-type TokenManager interface {
-	List() []auth.TokenInfo
-	Create(name, role string, channels, sessions []string) (auth.TokenInfo, string, error)
-	Revoke(id string) error
-}
-
-// tokenAdmin is the token store when it can manage tokens.
-func (u *UI) tokenAdmin() TokenManager {
-	tm, _ := u.deps.Tokens.(TokenManager)
-	return tm
-}
-
 // tokensPage lists the API tokens (never their secrets).
 func (u *UI) tokensPage(w http.ResponseWriter, r *http.Request) {
 	render(w, r, http.StatusOK, templates.Tokens(u.tokensProps(r, templates.NewToken{})))
@@ -31,13 +17,13 @@ func (u *UI) tokensPage(w http.ResponseWriter, r *http.Request) {
 
 func (u *UI) tokensProps(r *http.Request, created templates.NewToken) templates.TokensProps {
 	p := templates.TokensProps{Nav: u.nav(r, "/tokens"), Created: created}
-	tm := u.tokenAdmin()
-	if tm == nil {
+	list, err := u.tokens.List(currentFrom(r.Context()).sess.principal)
+	if !u.tokens.Available() || err != nil {
 		return p
 	}
 	p.Available = true
 	tr := translatorFor(r.Context())
-	for _, t := range tm.List() {
+	for _, t := range list {
 		p.Tokens = append(p.Tokens, templates.TokenRow{ID: t.ID, Name: t.Name, Role: t.Role,
 			Scope: tokenScope(t, tr), Created: t.Created.UTC().Format(time.DateTime + " UTC")})
 	}
@@ -59,8 +45,7 @@ func tokenScope(t auth.TokenInfo, tr translator) string {
 // createToken makes a token and shows its secret once, on this response
 // only: it is not kept anywhere but in the hash.
 func (u *UI) createToken(w http.ResponseWriter, r *http.Request) {
-	tm := u.tokenAdmin()
-	if tm == nil {
+	if !u.tokens.Available() {
 		http.Error(w, templates.T(r.Context(), "tokens.unavailable"), http.StatusServiceUnavailable)
 		return
 	}
@@ -69,7 +54,7 @@ func (u *UI) createToken(w http.ResponseWriter, r *http.Request) {
 		u.done(w, r, "/tokens", errors.New(templates.T(r.Context(), "tokens.err.name")), "")
 		return
 	}
-	info, secret, err := tm.Create(name, role, splitList(r.PostFormValue("channels")), splitList(r.PostFormValue("sessions")))
+	info, secret, err := u.tokens.Create(currentFrom(r.Context()).sess.principal, name, role, splitList(r.PostFormValue("channels")), splitList(r.PostFormValue("sessions")))
 	if errors.Is(err, auth.ErrBadRole) {
 		err = errors.New(templates.T(r.Context(), "tokens.err.role"))
 	}
@@ -84,8 +69,7 @@ func (u *UI) createToken(w http.ResponseWriter, r *http.Request) {
 // revokeToken deletes a token after a confirmation; its sessions and
 // websockets end with it.
 func (u *UI) revokeToken(w http.ResponseWriter, r *http.Request) {
-	tm := u.tokenAdmin()
-	if tm == nil {
+	if !u.tokens.Available() {
 		http.Error(w, templates.T(r.Context(), "tokens.unavailable"), http.StatusServiceUnavailable)
 		return
 	}
@@ -97,7 +81,7 @@ func (u *UI) revokeToken(w http.ResponseWriter, r *http.Request) {
 		Button: t("confirm.revoketoken")}) {
 		return
 	}
-	u.done(w, r, "/tokens", tm.Revoke(id), t("flash.revoked")+" "+id+".")
+	u.done(w, r, "/tokens", u.tokens.Revoke(currentFrom(r.Context()).sess.principal, id), t("flash.revoked")+" "+id+".")
 }
 
 // splitList reads a comma- or space-separated list; nil when empty.

@@ -81,16 +81,13 @@ func categoryName(tool string) string {
 
 // saveTool sets a tool's level, or removes it when "not set" is chosen.
 func (u *UI) saveTool(w http.ResponseWriter, r *http.Request) {
-	if u.stale(w, r, "/tools") {
-		return
-	}
 	tool := strings.TrimSpace(r.PostFormValue("tool"))
 	level := r.PostFormValue("level")
 	if level == "" {
-		_, err := u.deps.Policy.DeleteTool(tool)
-		u.done(w, r, "/tools", err, templates.T(r.Context(), "flash.toolunset")+" "+tool+".")
+		_, err := u.pol.DeleteTool(formETag(r), tool)
+		u.saved(w, r, "/tools", err, templates.T(r.Context(), "flash.toolunset")+" "+tool+".")
 		return
 	}
-	_, err := u.deps.Policy.SetToolLevel(tool, level)
-	u.done(w, r, "/tools", err, templates.T(r.Context(), "flash.saved")+" "+tool+" = "+level+".")
+	_, err := u.pol.SetToolLevel(formETag(r), tool, level)
+	u.saved(w, r, "/tools", err, templates.T(r.Context(), "flash.saved")+" "+tool+" = "+level+".")
 }

@@ -17,36 +17,16 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store/auth"
 )
 
 //go:embed static
 var staticFiles embed.FS
 
-// PolicyReader is the policy in force, as the pages show it.
-type PolicyReader interface {
-	Section() (map[string]any, string, error)
-	Problems() []engine.Problem
-	Engine() *engine.Engine
-	BuiltinRules() ([]any, string)
-}
-
-// PolicyEditor is the policy and its edit operations; *store.Store
-// satisfies it.
-type PolicyEditor interface {
-	PolicyReader
-	SetSettings(patch map[string]any) (string, error)
-	SetToolLevel(tool, level string) (string, error)
-	DeleteTool(tool string) (string, error)
-	CreateRule(rule map[string]any) (string, error)
-	UpdateRule(id string, patch map[string]any) (string, error)
-	DeleteRule(id string) (string, error)
-	SetExternalDirectory(key, level string) (string, error)
-	DeleteExternalDirectory(key string) (string, error)
-	AddTrustedDirectory(path string) (store.AddDirResult, error)
-	DeleteApprovalOverride(id string) (string, error)
-}
+// PolicyEditor is the policy in force and its edit operations;
+// *store.Store satisfies it. The pages edit through service.Policy over it.
+type PolicyEditor = service.PolicyDocs
 
 // TokenVerifier checks the token given at login.
 type TokenVerifier interface {
@@ -68,6 +48,10 @@ type ApprovalDecider interface {
 // Deps are what the pages need from the rest of the server.
 type Deps struct {
 	Policy PolicyEditor
+	// Edits is the policy service the pages write through; nil makes one
+	// over Policy. Give the API's (api.Server.Policy) so that both serialize
+	// their If-Match checks together.
+	Edits  *service.Policy
 	Tokens TokenVerifier
 	// Approvals is optional: without it the inbox says approvals are not
 	// available.
@@ -81,9 +65,13 @@ type Deps struct {
 
 // UI is the admin pages.
 type UI struct {
-	deps     Deps
-	sessions *Sessions
-	csrf     *http.CrossOriginProtection
+	deps   Deps
+	pol    *service.Policy
+	tokens *service.Tokens
+	// approvals answers asks; not Available without Deps.Approvals.
+	approvals *service.Approvals
+	sessions  *Sessions
+	csrf      *http.CrossOriginProtection
 	// recent feeds the rules page's impact preview; nil without a decision log.
 	recent RecentDecisions
 }
@@ -99,7 +87,13 @@ func New(deps Deps) *UI {
 	if deps.EngineOptions.HomeDir == "" {
 		deps.EngineOptions.HomeDir, _ = os.UserHomeDir()
 	}
-	return &UI{deps: deps, sessions: deps.Sessions, csrf: http.NewCrossOriginProtection()}
+	if deps.Edits == nil {
+		deps.Edits = service.NewPolicy(deps.Policy)
+	}
+	tm, _ := deps.Tokens.(service.TokenStore)
+	am, _ := deps.Approvals.(service.ApprovalManager)
+	return &UI{deps: deps, pol: deps.Edits, tokens: service.NewTokens(tm), approvals: service.NewApprovals(am), sessions: deps.Sessions,
+		csrf: http.NewCrossOriginProtection()}
 }
 
 // Sessions returns the browser sessions, which also authenticate the API
@@ -132,9 +126,8 @@ func (u *UI) Mount(r chi.Router) {
 			r.Get("/approvals", u.approvalsPage)
 			r.Get("/approvals/item", u.approvalItem)
 			r.Post("/approvals/decide", u.decideApproval)
-			r.Get("/tokens", u.tokensPage)
 			r.Group(func(r chi.Router) {
-				r.Use(requireAdmin)
+				r.Use(requireRight(service.RightWrite))
 				r.Post("/settings", u.saveSettings)
 				r.Post("/tools", u.saveTool)
 				r.Post("/rules", u.createRule)
@@ -148,6 +141,7 @@ func (u *UI) Mount(r chi.Router) {
 				r.Post("/directories/trust", u.trustDirectory)
 				r.Post("/overrides/delete", u.deleteOverride)
 				r.Post("/playground", u.playground)
+				r.Get("/tokens", u.tokensPage)
 				r.Post("/tokens", u.createToken)
 				r.Post("/tokens/revoke", u.revokeToken)
 			})

@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -12,7 +11,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/toolgate/toolgate/approval"
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store/auth"
 )
 
@@ -273,20 +272,14 @@ func (c *wsClient) handle(ctx context.Context, data []byte) *websocket.PreparedM
 	return prepare(decidedMsg{Type: MsgDecided, ID: a.ID, Approval: a})
 }
 
+// decideError answers a failed approval.decide with the server's one
+// classification of the error (service.Classify): its code and message.
 func decideError(id string, err error) *websocket.PreparedMessage {
-	switch {
-	case errors.Is(err, approval.ErrAlreadyDecided):
-		return errorMsg(id, "conflict", "this approval was already answered")
-	case errors.Is(err, approval.ErrNotFound):
-		return errorMsg(id, "not_found", "no such approval")
-	case errors.Is(err, approval.ErrInvalidChoice), errors.Is(err, approval.ErrInvalidRequest), errors.Is(err, approval.ErrNoPersister),
-		errors.Is(err, store.ErrNoPattern):
-		return errorMsg(id, "bad_request", err.Error())
-	case errors.Is(err, store.ErrNotAsk):
-		return errorMsg(id, "conflict", "the policy no longer asks about this call; answer allow once or deny")
-	default:
-		return errorMsg(id, "internal", "the answer could not be saved; the approval is still pending")
+	e := service.Classify(err)
+	if e.Code == service.CodeInternal {
+		return errorMsg(id, e.Code, "the answer could not be saved; the approval is still pending")
 	}
+	return errorMsg(id, e.Code, e.Message)
 }
 
 func quote(s string) string {
