@@ -66,6 +66,12 @@ type TokenStore interface {
 type DecisionLog interface {
 	Enqueue(e decisionlog.Entry) bool
 	Query(ctx context.Context, q decisionlog.Query) (decisionlog.Page, error)
+	RecentDecisions
+}
+
+// RecentDecisions gives the last logged calls with their full (redacted)
+// arguments, which the impact preview replays.
+type RecentDecisions interface {
 	Recent(ctx context.Context, n int) ([]decisionlog.Entry, error)
 }
 

@@ -38,7 +38,7 @@ type Impact struct {
 // both compiled with the built-in rules in force and the server's engine
 // options, and returns the calls whose level or rule differ. It is the one
 // preview of REST, JSON-RPC and the rules page.
-func (p *Policy) Preview(ctx context.Context, log DecisionLog, d Draft, n int) (Impact, error) {
+func (p *Policy) Preview(ctx context.Context, log RecentDecisions, d Draft, n int) (Impact, error) {
 	switch {
 	case n == 0:
 		n = DefaultPreviewCalls

@@ -5,17 +5,13 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/toolgate/toolgate/engine"
-	"github.com/toolgate/toolgate/store"
-	"github.com/toolgate/toolgate/store/decisionlog"
+	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/templates"
 )
 
 // RecentDecisions gives the last logged calls with their full (redacted)
 // arguments; *decisionlog.Log satisfies it.
-type RecentDecisions interface {
-	Recent(ctx context.Context, n int) ([]decisionlog.Entry, error)
-}
+type RecentDecisions = service.RecentDecisions
 
 // previewCalls is how many logged calls the rules page replays.
 const previewCalls = 1000
@@ -46,29 +42,20 @@ func (u *UI) replayWithRule(ctx context.Context, form templates.RuleForm, rule m
 		out.Note = t("preview.note.off")
 		return out
 	}
-	sec, _ := u.section()
-	id := form.OrigID // editing replaces the rule; adding puts it in its id's place
-	if id == "" {
-		id = str(rule["id"])
-	}
-	draft := store.DraftWithRule(sec, id, rule)
-	builtin, _ := u.deps.Policy.BuiltinRules()
-	current, _ := engine.Compile(sec, builtin, u.deps.EngineOptions)
-	next, problems := engine.Compile(draft, builtin, u.deps.EngineOptions)
-	for _, pr := range problems {
-		out.Problems = append(out.Problems, pr.Error())
-	}
-	entries, err := u.recent.Recent(ctx, previewCalls)
+	impact, err := u.pol.Preview(ctx, u.recent, service.Draft{Rule: rule, ReplaceID: form.OrigID}, previewCalls)
 	if err != nil {
-		out.Note = t.f("preview.note.read", err.Error())
+		out.Note = t.f("preview.note.read", service.Classify(err).Message)
 		return out
 	}
-	out.Replayed = len(entries)
-	if len(entries) == 0 {
+	for _, pr := range impact.Problems {
+		out.Problems = append(out.Problems, pr.Error())
+	}
+	out.Replayed = impact.Replayed
+	if impact.Replayed == 0 {
 		out.Note = t("preview.note.none")
 	}
 	seen := map[templates.PreviewRow]int{}
-	for _, c := range decisionlog.Replay(entries, current, next) {
+	for _, c := range impact.Changes {
 		row := templates.PreviewRow{Tool: c.Entry.Tool, Summary: c.Entry.Summary,
 			From: c.From.Level.String(), FromRule: c.From.MatchedRule, To: c.To.Level.String(), ToRule: c.To.MatchedRule}
 		if i, ok := seen[row]; ok {
