@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
+	"sync"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/go-chi/chi/v5/middleware"
@@ -14,36 +17,85 @@ import (
 	toolgate "github.com/toolgate/toolgate"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
-	"github.com/toolgate/toolgate/store/decisionlog"
-	"github.com/toolgate/toolgate/store/history"
 	"github.com/toolgate/toolgate/web"
 )
 
-// app is the wired server: its handler and what to close.
+// startTimeout bounds the start's storage work (connecting to the
+// database, migrations, the import).
+const startTimeout = 60 * time.Second
+
+// app is the wired server: its handler, what to stop before the HTTP
+// server stops, and the one stack of what to close.
 type app struct {
 	handler   http.Handler
 	tokenFile string
-	closers   []func() error
-	stoppers  []func()
+	log       *slog.Logger
+	// stoppers run first, in order (the approval manager, the hub, the
+	// webhook notifier), before the HTTP server stops.
+	stoppers []func()
+	// closers run last, in the reverse order of opening.
+	closers   []namedCloser
+	stopOnce  sync.Once
+	closeOnce sync.Once
 }
 
-func (a *app) close() {
-	for i := len(a.closers) - 1; i >= 0; i-- {
-		_ = a.closers[i]()
-	}
+type namedCloser struct {
+	name string
+	fn   func() error
 }
 
-// shutdown runs before the HTTP server stops (cancels pending approvals).
+// onClose pushes fn on the closer stack: every part that holds something
+// (a file, a goroutine, a connection) is pushed as soon as it is open, so
+// that a start that fails later releases it.
+func (a *app) onClose(name string, fn func() error) {
+	a.closers = append(a.closers, namedCloser{name, fn})
+}
+
+// onStop adds fn to the stoppers.
+func (a *app) onStop(fn func()) { a.stoppers = append(a.stoppers, fn) }
+
+// shutdown runs the stoppers once (cancels pending approvals, closes
+// websockets).
 func (a *app) shutdown() {
-	for _, s := range a.stoppers {
-		s()
-	}
+	a.stopOnce.Do(func() {
+		for _, s := range a.stoppers {
+			s()
+		}
+	})
 }
 
-// wire builds the server from its parts.
-func wire(c config, log *slog.Logger) (*app, error) {
+// close runs the stoppers if they have not run, then the closers in the
+// reverse order of opening, once. It returns their errors, joined.
+func (a *app) close() error {
+	a.shutdown()
+	var errs []error
+	a.closeOnce.Do(func() {
+		for i := len(a.closers) - 1; i >= 0; i-- {
+			c := a.closers[i]
+			if err := c.fn(); err != nil {
+				errs = append(errs, fmt.Errorf("close %s: %w", c.name, err))
+			}
+		}
+	})
+	err := errors.Join(errs...)
+	if err != nil && a.log != nil {
+		a.log.Warn("closing", "err", err)
+	}
+	return err
+}
+
+// wire builds the server from its parts, each made once. When a step
+// fails, everything the earlier steps opened is closed before it returns.
+func wire(c config, log *slog.Logger) (_ *app, err error) {
+	a := &app{log: log}
+	defer func() {
+		if err != nil {
+			a.close()
+		}
+	}()
 	dir, err := store.ResolveConfigDir(c.configDir)
 	if err != nil {
 		return nil, err
@@ -51,46 +103,34 @@ func wire(c config, log *slog.Logger) (*app, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("config dir: %w", err)
 	}
-	st, err := store.Open(dir, store.Options{Workspace: c.workspace, Logger: log})
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	s, err := openStorage(ctx, c, dir, a, log)
 	if err != nil {
-		return nil, err
-	}
-	a := &app{closers: []func() error{st.Close}}
-	tokens, created, err := auth.OpenTokens(dir)
-	if err != nil {
-		a.close()
 		return nil, err
 	}
 	a.tokenFile = filepath.Join(dir, auth.AdminTokenFile)
-	if created {
-		log.Info("created the admin token", "file", a.tokenFile)
-	}
-	mgr, err := wireApprovals(c, dir, st, a, log)
-	if err != nil {
-		a.close()
-		return nil, err
-	}
-	ui := web.New(web.Deps{Policy: st, Tokens: tokens, Logger: log, Approvals: mgr,
-		EngineOptions: st.EngineOptions()})
-	ui.Sessions().EndWithToken(tokens.Active)
-	hub := wireHub(mgr, ui.Sessions().HubAuthWithTokens(tokens), st, a, log)
-	tokens.OnRevoke(hub.Recheck)
-	ui.Sessions().OnSignOut(hub.Recheck)
-	dl, err := wireDecisionLog(c, dir, st, a, log)
-	if err != nil {
-		a.close()
-		return nil, err
-	}
+	// One policy service for REST, the pages and always-allow, so that
+	// their If-Match checks serialize together.
+	edits := service.NewPolicy(s.policy)
+	mgr := wireApprovals(c, s, edits, a, log)
+	sessions := web.NewSessionsOn(s.sessions, 0, log)
+	ui := web.New(web.Deps{Policy: s.policy, Edits: edits, Tokens: s.tokens, Logger: log, Approvals: mgr,
+		Sessions: sessions, EngineOptions: s.policy.EngineOptions()})
+	sessions.EndWithToken(s.tokens.Active)
+	hub := wireHub(mgr, sessions.HubAuthWithTokens(s.tokens), s.policy, a, log)
+	s.tokens.OnRevoke(hub.Recheck)
+	sessions.OnSignOut(hub.Recheck)
+	dl := wireDecisionLog(c, s)
 	dl.metrics.SetPendingApprovals(func() float64 { return float64(mgr.Stats().Pending) })
 	dl.metrics.SetWebsocketClients(func() float64 { return float64(hub.Clients()) })
 	go observeApprovalLatency(mgr, dl.metrics)
 	if err := wireWebhooks(c, os.Getenv, mgr, dl.metrics, a, log); err != nil {
-		a.close()
 		return nil, err
 	}
-	apiServer := api.New(api.Deps{Policy: st, Tokens: tokens, Approvals: mgr,
+	apiServer := api.New(api.Deps{Policy: s.policy, Edits: edits, Documents: s.documents, Tokens: s.tokens, Approvals: mgr,
 		Observer: dl.recorder, Decisions: dl.decisionLog(), Metrics: dl.metrics.Handler(), HookWait: c.hookWait,
-		OpenAPI: toolgate.OpenAPI, Logger: log, Sessions: ui.Sessions()})
+		OpenAPI: toolgate.OpenAPI, Logger: log, Sessions: sessions, Ready: s.ready})
 	r := chi.NewRouter()
 	r.Use(middleware.RequestID, api.RequestLog(log), middleware.Recoverer)
 	apiServer.Mount(r)
@@ -101,25 +141,19 @@ func wire(c config, log *slog.Logger) (*app, error) {
 	return a, nil
 }
 
-// approvalDBFile is the SQLite file of the approval history.
-const approvalDBFile = "approvals.db"
-
-// wireApprovals opens the approval history and the manager of pending asks;
-// asks left pending by a previous run are marked cancelled.
-func wireApprovals(c config, dir string, st *store.Store, a *app, log *slog.Logger) (*approval.Manager, error) {
-	db, err := history.Open(filepath.Join(dir, approvalDBFile))
-	if err != nil {
-		return nil, err
-	}
-	a.closers = append(a.closers, db.Close)
-	mgr := approval.New(approval.Options{Timeout: c.approvalTimeout, Persister: st, History: db, Logger: log})
+// wireApprovals makes the manager of pending asks (shared across replicas
+// with a database); asks a previous run of a single server left pending
+// are marked cancelled.
+func wireApprovals(c config, s *storage, edits *service.Policy, a *app, log *slog.Logger) *approval.Manager {
+	mgr := approval.New(approval.Options{Timeout: c.approvalTimeout, Persister: edits, History: s.history,
+		Shared: s.shared, Logger: log})
+	a.onStop(mgr.Shutdown)
 	if n, err := mgr.RecoverHistory(context.Background()); err != nil {
 		log.Warn("approval history: recovery failed", "err", err)
 	} else if n > 0 {
 		log.Info("approval history: cancelled asks left pending by the previous run", "count", n)
 	}
-	a.stoppers = append(a.stoppers, mgr.Shutdown)
-	return mgr, nil
+	return mgr
 }
 
 // wireHub starts the websocket hub and tells it of policy changes.
@@ -127,7 +161,7 @@ func wireHub(mgr *approval.Manager, auth web.HubAuthenticator, st *store.Store, 
 	hub := web.NewHub(mgr, auth, web.HubOptions{Logger: log})
 	ctx, cancel := context.WithCancel(context.Background())
 	go hub.Run(ctx)
-	a.stoppers = append(a.stoppers, cancel)
+	a.onStop(cancel)
 	st.OnChange(func() {
 		_, etag, _ := st.Section()
 		hub.PolicyChanged(etag)
@@ -158,37 +192,25 @@ func observeApprovalLatency(mgr *approval.Manager, m *api.Metrics) {
 // decisionParts are the decision log, the metrics and the recorder that
 // feeds them (issue 8).
 type decisionParts struct {
-	log      *decisionlog.Log // nil when --decision-log=false
+	log      decisionStore // nil when --decision-log=false
 	metrics  *api.Metrics
 	recorder *api.DecisionRecorder
-	policy   *store.Store
 }
 
-// decisionDBFile is the SQLite file of the decision log in the config dir.
-const decisionDBFile = "decisions.db"
-
-// wireDecisionLog opens the decision log (unless turned off) and the metrics.
-func wireDecisionLog(c config, dir string, st *store.Store, a *app, log *slog.Logger) (*decisionParts, error) {
-	p := &decisionParts{policy: st}
+// wireDecisionLog makes the metrics and the recorder over the decision log
+// the storage opened (none with --decision-log=false).
+func wireDecisionLog(c config, s *storage) *decisionParts {
+	p := &decisionParts{log: s.decisions}
+	st := s.policy
 	mo := api.MetricsOptions{ConfigProblems: func() float64 { return float64(len(st.Problems())) }}
-	if c.decisionLog {
-		var err error
-		p.log, err = decisionlog.Open(filepath.Join(dir, decisionDBFile), decisionlog.Options{Retention: c.logRetention, MaxRows: c.logMaxRows, Logger: log})
-		if err != nil {
-			return nil, err
-		}
-		a.closers = append(a.closers, p.log.Close)
+	if p.log != nil {
 		mo.LogDropped = func() float64 { return float64(p.log.Dropped()) }
 		mo.LogQueued = func() float64 { return float64(p.log.QueueLen()) }
 	}
 	p.metrics = api.NewMetrics(mo)
 	st.OnChange(p.metrics.ConfigReloaded)
-	var logIface api.DecisionLog
-	if p.log != nil {
-		logIface = p.log
-	}
-	p.recorder = api.NewDecisionRecorder(logIface, p.metrics, c.logFullArgs)
-	return p, nil
+	p.recorder = api.NewDecisionRecorder(p.decisionLog(), p.metrics, c.logFullArgs)
+	return p
 }
 
 // decisionLog is the decision log for api.Deps: nil (a no-op log there)

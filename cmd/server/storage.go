@@ -1,0 +1,171 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/service"
+	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
+	"github.com/toolgate/toolgate/store/decisionlog"
+	"github.com/toolgate/toolgate/store/history"
+	"github.com/toolgate/toolgate/store/pg"
+)
+
+// databaseURLEnv names the database when no --database-url flag is given.
+const databaseURLEnv = "TOOLGATE_DATABASE_URL"
+
+// SQLite files of the config dir (without --database-url).
+const (
+	approvalDBFile = "approvals.db"
+	decisionDBFile = "decisions.db"
+)
+
+// readyTimeout bounds the database ping of one /readyz.
+const readyTimeout = 2 * time.Second
+
+// tokenStore is what the server needs of its tokens; *auth.Tokens (files)
+// and *pg.Tokens are.
+type tokenStore interface {
+	service.TokenStore
+	Active(tokenID string) bool
+	OnRevoke(f func())
+}
+
+// decisionStore is the decision log; *decisionlog.Log (SQLite) and
+// *pg.DecisionLog are.
+type decisionStore interface {
+	service.DecisionLog
+	LevelSeries(ctx context.Context, q decisionlog.Query, n int) ([]decisionlog.LevelBucket, error)
+	Dropped() uint64
+	QueueLen() int
+	Close() error
+}
+
+// storage are the stored parts of the server: in the config dir (config.yaml
+// and SQLite), or in PostgreSQL, shared by every replica (--database-url).
+type storage struct {
+	policy *store.Store
+	// documents reads the stored document for the export route; nil: the
+	// config dir's config.yaml.
+	documents service.DocumentSource
+	tokens    tokenStore
+	sessions  auth.SessionStore
+	history   approval.History
+	// decisions is nil when --decision-log=false.
+	decisions decisionStore
+	// shared holds pending asks across replicas; nil: in this process.
+	shared approval.Shared
+	// ready is nil while the storage answers (/readyz).
+	ready func(ctx context.Context) error
+}
+
+// openStorage opens the storage the flags ask for; what it opened is
+// closed through a even when it fails halfway.
+func openStorage(ctx context.Context, c config, dir string, a *app, log *slog.Logger) (*storage, error) {
+	opts := store.Options{Workspace: c.workspace, Logger: log}
+	if c.databaseURL != "" {
+		return openPostgres(ctx, c, dir, opts, a, log)
+	}
+	return openFiles(c, dir, opts, a, log)
+}
+
+// openFiles is the embedded default: config.yaml, tokens and SQLite files
+// in the config dir.
+func openFiles(c config, dir string, opts store.Options, a *app, log *slog.Logger) (*storage, error) {
+	st, err := store.Open(dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	a.onClose("policy store", st.Close)
+	s := &storage{policy: st, sessions: auth.NewMemorySessions(nil),
+		ready: func(context.Context) error { return st.Health() }}
+	tokens, created, err := auth.OpenTokens(dir)
+	if err != nil {
+		return nil, err
+	}
+	s.tokens = tokens
+	logCreatedToken(log, dir, created)
+	hist, err := history.Open(filepath.Join(dir, approvalDBFile))
+	if err != nil {
+		return nil, err
+	}
+	a.onClose("approval history", hist.Close)
+	s.history = hist
+	if c.decisionLog {
+		dl, err := decisionlog.Open(filepath.Join(dir, decisionDBFile), decisionlog.Options{Retention: c.logRetention, MaxRows: c.logMaxRows, Logger: log})
+		if err != nil {
+			return nil, err
+		}
+		a.onClose("decision log", dl.Close)
+		s.decisions = dl
+	}
+	return s, nil
+}
+
+// openPostgres opens the database, runs each part's migrations, imports
+// the config dir's config.yaml into an empty database and opens every
+// stored part there. The config dir then holds only api_token.
+func openPostgres(ctx context.Context, c config, dir string, opts store.Options, a *app, log *slog.Logger) (*storage, error) {
+	db, err := pg.Open(ctx, c.databaseURL, pg.Options{Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("--database-url: %w", err)
+	}
+	a.onClose("database", func() error { db.Close(); return nil })
+	doc, err := pg.OpenPolicy(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	if imported, err := doc.Import(ctx, dir); err != nil {
+		return nil, err
+	} else if imported {
+		log.Info("imported the policy into the empty database", "from", dir)
+	}
+	st, err := store.OpenBackend(ctx, doc, opts)
+	if err != nil {
+		return nil, err
+	}
+	a.onClose("policy store", st.Close)
+	s := &storage{policy: st, documents: doc, ready: func(ctx context.Context) error {
+		ctx, cancel := context.WithTimeout(ctx, readyTimeout)
+		defer cancel()
+		return errors.Join(db.Ping(ctx), st.Health())
+	}}
+	tokens, created, err := pg.OpenTokens(ctx, db, dir)
+	if err != nil {
+		return nil, err
+	}
+	s.tokens = tokens
+	logCreatedToken(log, dir, created)
+	if s.sessions, err = pg.OpenSessions(ctx, db); err != nil {
+		return nil, err
+	}
+	if s.history, err = pg.OpenHistory(ctx, db); err != nil {
+		return nil, err
+	}
+	if s.shared, err = pg.OpenApprovals(ctx, db); err != nil {
+		return nil, err
+	}
+	if c.decisionLog {
+		dl, err := pg.OpenDecisionLog(ctx, db, pg.DecisionLogOptions{Options: decisionlog.Options{
+			Retention: c.logRetention, MaxRows: c.logMaxRows, Logger: log}})
+		if err != nil {
+			return nil, err
+		}
+		a.onClose("decision log", dl.Close)
+		s.decisions = dl
+	}
+	log.Info("shared state in PostgreSQL", "config_dir", dir)
+	return s, nil
+}
+
+func logCreatedToken(log *slog.Logger, dir string, created bool) {
+	if created {
+		log.Info("created the admin token", "file", filepath.Join(dir, auth.AdminTokenFile))
+	}
+}
