@@ -139,6 +139,16 @@ func Classify(err error) *Error {
 	case errors.Is(err, store.ErrNotAsk):
 		// The policy changed since the ask: it no longer asks.
 		return conflict(MsgNotAsk)
+	case errors.Is(err, auth.ErrNoSession):
+		return &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "the session has ended; sign in again", Cause: err}
+	case errors.Is(err, policy.ErrNotObject):
+		return withCause(BadRequest("", "the body must be a JSON object (the permissions section)"), err)
+	case errors.Is(err, policy.ErrNoTool):
+		return withCause(BadRequest("tool_name", "the tool name is empty"), err)
+	case errors.Is(err, policy.ErrInvalid), errors.Is(err, policy.ErrNoTools), errors.Is(err, policy.ErrBadTools),
+		errors.Is(err, policy.ErrNetworkTools), errors.Is(err, policy.ErrBadPattern):
+		// A kind of policy.FieldError arriving without its field.
+		return withCause(BadRequest("", "%s", strings.TrimPrefix(err.Error(), "policy: ")), err)
 	case errors.Is(err, auth.ErrBadRole):
 		return withCause(BadRequest("role", "%v", err), err)
 	case errors.Is(err, history.ErrBadCursor):
@@ -157,7 +167,8 @@ func Classify(err error) *Error {
 	case errors.Is(err, approval.ErrClosed):
 		return unavailable("the server is shutting down")
 	case errors.Is(err, approval.ErrWebhookConfig):
-		return withCause(BadRequest("", "%v", err), err)
+		// A start-up error (flags); no request meets it.
+		return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "the approval webhook is misconfigured", Cause: err}
 	// Service errors.
 	case errors.Is(err, ErrForbidden):
 		return &Error{Status: http.StatusForbidden, Code: CodeForbidden, Message: strings.TrimPrefix(err.Error(), ErrForbidden.Error()+": "), Cause: err}

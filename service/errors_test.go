@@ -1,0 +1,156 @@
+package service_test
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/service"
+	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
+	"github.com/toolgate/toolgate/store/history"
+)
+
+// sentinels are every exported Err* variable of the packages whose errors
+// reach a handler, by "dir.Name". TestEverySentinelClassified fails when a
+// package gains one that is not listed here (and so maybe not in Classify).
+var sentinels = map[string]error{
+	"store.ErrUnavailable":        store.ErrUnavailable,
+	"store.ErrNotFound":           store.ErrNotFound,
+	"store.ErrExists":             store.ErrExists,
+	"store.ErrPreconditionFailed": store.ErrPreconditionFailed,
+	"store.ErrNotAsk":             store.ErrNotAsk,
+	"store.ErrNoPattern":          store.ErrNoPattern,
+	"store.ErrBrokenConfig":       store.ErrBrokenConfig,
+	"store/auth.ErrNoSession":     auth.ErrNoSession,
+	"store/auth.ErrBadRole":       auth.ErrBadRole,
+	"store/auth.ErrNotFound":      auth.ErrNotFound,
+	"store/history.ErrBadCursor":  history.ErrBadCursor,
+	"approval.ErrNotFound":        approval.ErrNotFound,
+	"approval.ErrAlreadyDecided":  approval.ErrAlreadyDecided,
+	"approval.ErrInvalidChoice":   approval.ErrInvalidChoice,
+	"approval.ErrInvalidRequest":  approval.ErrInvalidRequest,
+	"approval.ErrNoPersister":     approval.ErrNoPersister,
+	"approval.ErrClosed":          approval.ErrClosed,
+	"approval.ErrWebhookConfig":   approval.ErrWebhookConfig,
+	"policy.ErrInvalid":           policy.ErrInvalid,
+	"policy.ErrNoTools":           policy.ErrNoTools,
+	"policy.ErrBadTools":          policy.ErrBadTools,
+	"policy.ErrNetworkTools":      policy.ErrNetworkTools,
+	"policy.ErrBadPattern":        policy.ErrBadPattern,
+	"policy.ErrNoTool":            policy.ErrNoTool,
+	"policy.ErrNothingToRemember": policy.ErrNothingToRemember,
+	"policy.ErrNotObject":         policy.ErrNotObject,
+	"service.ErrForbidden":        service.ErrForbidden,
+	"service.ErrLogOff":           service.ErrLogOff,
+}
+
+// startupOnly are sentinels no request meets; Classify still names them,
+// as internal errors.
+var startupOnly = map[string]bool{"approval.ErrWebhookConfig": true}
+
+// TestEverySentinelClassified: every exported Err* of the packages above
+// is listed, and Classify gives each (wrapped, as callers return them) a
+// status other than 500, so no store or service error answers "internal
+// error" by accident.
+func TestEverySentinelClassified(t *testing.T) {
+	for _, dir := range []string{"store", "store/auth", "store/history", "approval", "policy", "service"} {
+		for _, name := range exportedErrs(t, filepath.Join("..", dir)) {
+			if _, ok := sentinels[dir+"."+name]; !ok {
+				t.Errorf("%s.%s is not in this test's table: add it here and a case for it in service.Classify", dir, name)
+			}
+		}
+	}
+	for name, err := range sentinels {
+		e := service.Classify(fmt.Errorf("doing something: %w", err))
+		if startupOnly[name] {
+			continue
+		}
+		if e.Status == http.StatusInternalServerError || e.Code == service.CodeInternal {
+			t.Errorf("%s: got %d %s, want a fitting status", name, e.Status, e.Code)
+		}
+		if !errors.Is(e, err) {
+			t.Errorf("%s: the classified error does not wrap its cause", name)
+		}
+	}
+}
+
+// exportedErrs parses a package's non-test files for exported variables
+// named Err*.
+func exportedErrs(t *testing.T, dir string) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range g.Specs {
+				for _, n := range spec.(*ast.ValueSpec).Names {
+					if strings.HasPrefix(n.Name, "Err") && n.IsExported() {
+						names = append(names, n.Name)
+					}
+				}
+			}
+		}
+	}
+	return names
+}
+
+// TestClassify: the statuses, codes and fields the contract's tests rely on.
+func TestClassify(t *testing.T) {
+	cases := []struct {
+		note   string
+		err    error
+		status int
+		code   string
+		field  string
+	}{
+		{note: "stale ETag", err: store.ErrPreconditionFailed, status: 412, code: "precondition_failed"},
+		{note: "database away", err: fmt.Errorf("pg: write: %w", store.ErrUnavailable), status: 503, code: "unavailable"},
+		{note: "database away wins over what it wraps", err: fmt.Errorf("%w: %w", store.ErrUnavailable, store.ErrNotFound), status: 503, code: "unavailable"},
+		{note: "always allow with nothing to remember", err: store.ErrNoPattern, status: 400, code: "bad_request", field: "choice"},
+		{note: "always allow when the policy no longer asks", err: store.ErrNotAsk, status: 409, code: "conflict"},
+		{note: "validation names the place", err: &store.ValidationError{Problems: []engine.Problem{{Path: "permissions.rules[0].pattern", Message: "bad"}}},
+			status: 400, code: "invalid", field: "permissions.rules[0].pattern"},
+		{note: "a request field", err: &policy.FieldError{Field: "rules[2].action", Message: "bad", Err: policy.ErrInvalid}, status: 400, code: "bad_request", field: "rules[2].action"},
+		{note: "role", err: service.Require(auth.Principal{Role: auth.RoleApprover}, service.RightWrite), status: 403, code: "forbidden"},
+		{note: "full disk", err: fmt.Errorf("write: %w", syscall.ENOSPC), status: 507, code: "storage_full"},
+		{note: "read-only dir", err: fmt.Errorf("write: %w", syscall.EROFS), status: 503, code: "storage_read_only"},
+		{note: "body too large", err: &http.MaxBytesError{Limit: 10}, status: 413, code: "too_large"},
+		{note: "anything else", err: errors.New("boom"), status: 500, code: "internal"},
+	}
+	for _, c := range cases {
+		e := service.Classify(c.err)
+		if e.Status != c.status || e.Code != c.code || e.Field() != c.field {
+			t.Errorf("%s: got %d %s field %q, want %d %s field %q", c.note, e.Status, e.Code, e.Field(), c.status, c.code, c.field)
+		}
+	}
+	if e := service.Classify(service.Require(auth.Principal{Role: auth.RoleAgent}, service.RightWrite)); e.Message != "role agent may not write" {
+		t.Errorf("forbidden message: got %q", e.Message)
+	}
+}
