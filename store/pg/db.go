@@ -84,7 +84,7 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	lconf := cfg.ConnConfig.Copy()
-	db.listener = newListener(lconf, db.log)
+	db.listener = newListener(lconf, db.log, db.opTimeout)
 	lctx, stop := context.WithCancel(context.Background())
 	db.stop = stop
 	go func() {

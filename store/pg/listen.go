@@ -39,11 +39,13 @@ const (
 // whose reconnect delay is fixed and which cannot add a channel to a live
 // connection; here the backoff grows, and Subscribe works at any time.
 type Listener struct {
-	conf *pgx.ConnConfig
-	log  *slog.Logger
+	conf      *pgx.ConnConfig
+	log       *slog.Logger
+	opTimeout time.Duration
 
-	mu   sync.Mutex
-	subs map[string][]*subscription
+	mu        sync.Mutex
+	pingEvery time.Duration
+	subs      map[string][]*subscription
 	// live are the channels LISTENed on over the current connection.
 	live map[string]bool
 	// wake interrupts a wait so that a newly subscribed channel is LISTENed.
@@ -59,9 +61,14 @@ type subscription struct {
 	resync func()
 }
 
-func newListener(conf *pgx.ConnConfig, log *slog.Logger) *Listener {
-	return &Listener{conf: conf, log: log, subs: map[string][]*subscription{},
-		live: map[string]bool{}, wake: make(chan struct{}, 1)}
+// listenPingEvery is how long the Listener waits for a notification before
+// it checks that its connection still answers: a peer gone without a word
+// (a partition) would otherwise leave it waiting forever, deaf.
+const listenPingEvery = 10 * time.Second
+
+func newListener(conf *pgx.ConnConfig, log *slog.Logger, opTimeout time.Duration) *Listener {
+	return &Listener{conf: conf, log: log, opTimeout: opTimeout, pingEvery: listenPingEvery,
+		subs: map[string][]*subscription{}, live: map[string]bool{}, wake: make(chan struct{}, 1)}
 }
 
 // Subscribe makes fn receive the payload of every notification on channel
@@ -174,9 +181,13 @@ func (l *Listener) listenNew(ctx context.Context, conn *pgx.Conn) error {
 }
 
 // wait returns the next notification, or nil without error when a new
-// subscription interrupted the wait.
+// subscription interrupted the wait or pingEvery passed and the connection
+// answered a ping.
 func (l *Listener) wait(ctx context.Context, conn *pgx.Conn) (*pgNotification, error) {
-	wctx, cancel := context.WithCancel(ctx)
+	l.mu.Lock()
+	every := l.pingEvery
+	l.mu.Unlock()
+	wctx, cancel := context.WithTimeout(ctx, every)
 	defer cancel()
 	woken := make(chan struct{})
 	stopWatch := make(chan struct{})
@@ -190,17 +201,23 @@ func (l *Listener) wait(ctx context.Context, conn *pgx.Conn) (*pgNotification, e
 		}
 	}()
 	n, err := conn.WaitForNotification(wctx)
-	if err != nil {
-		select {
-		case <-woken:
-			if ctx.Err() == nil && !conn.IsClosed() {
-				return nil, nil
-			}
-		default:
-		}
+	if err == nil {
+		return &pgNotification{Channel: n.Channel, Payload: n.Payload}, nil
+	}
+	if ctx.Err() != nil || conn.IsClosed() {
 		return nil, err
 	}
-	return &pgNotification{Channel: n.Channel, Payload: n.Payload}, nil
+	select {
+	case <-woken:
+		return nil, nil
+	default:
+	}
+	if wctx.Err() == nil {
+		return nil, err
+	}
+	pctx, pcancel := context.WithTimeout(ctx, l.opTimeout)
+	defer pcancel()
+	return nil, conn.Ping(pctx)
 }
 
 type pgNotification struct{ Channel, Payload string }

@@ -2,6 +2,8 @@ package pg
 
 import (
 	"context"
+	"net"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -86,5 +88,90 @@ func TestListenerSubscribeWhileConnected(t *testing.T) {
 	time.Sleep(200 * time.Millisecond)
 	if n := calls.Load(); n != 1 {
 		t.Errorf("after unsubscribe: %d calls, want 1", n)
+	}
+}
+
+// TestListenerNoticesSilentPartition: when the path to the server goes
+// silent (packets dropped, no reset), the Listener finds out by its ping,
+// reconnects once the path is back, and resyncs.
+func TestListenerNoticesSilentPartition(t *testing.T) {
+	dsn := newDSN(t)
+	px := startCutProxy(t, dsn)
+	db, err := Open(context.Background(), px.dsn, Options{OpTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	l := db.Listener()
+	l.mu.Lock()
+	l.pingEvery = 200 * time.Millisecond
+	l.mu.Unlock()
+	var resyncs atomic.Int64
+	l.Subscribe("toolgate_test", func(string) {}, func() { resyncs.Add(1) })
+	waitFor(t, 5*time.Second, "first LISTEN", func() bool { return resyncs.Load() == 1 && l.Connected() })
+	px.cut()
+	waitFor(t, 5*time.Second, "listener notices the silent path", func() bool { return !l.Connected() })
+	waitFor(t, 10*time.Second, "resync over a new connection", func() bool { return resyncs.Load() >= 2 && l.Connected() })
+}
+
+// cutProxy forwards TCP to the server; cut makes every connection made so
+// far drop all bytes silently, as a partition does, while new connections
+// pass.
+type cutProxy struct {
+	dsn string
+	gen atomic.Int64
+}
+
+func (p *cutProxy) cut() { p.gen.Add(1) }
+
+func startCutProxy(t *testing.T, dsn string) *cutProxy {
+	t.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upstream := u.Host
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	u.Host = ln.Addr().String()
+	p := &cutProxy{dsn: u.String()}
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			s, err := net.Dial("tcp", upstream)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			born := p.gen.Load()
+			go p.pipe(c, s, born)
+			go p.pipe(s, c, born)
+		}
+	}()
+	return p
+}
+
+// pipe copies from src to dst until src fails, dropping the bytes once the
+// proxy was cut after the connection was made.
+func (p *cutProxy) pipe(src, dst net.Conn, born int64) {
+	defer dst.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if err != nil {
+			return
+		}
+		if p.gen.Load() != born {
+			continue
+		}
+		if _, err := dst.Write(buf[:n]); err != nil {
+			return
+		}
 	}
 }
