@@ -53,7 +53,12 @@ CREATE INDEX approval_asks_decided ON approval_asks (decided_at) WHERE status <>
 const approvalCols = `id, status, created_at, expires_at, request, joins, choice, decided_by, comment, decided_at, persisted_rule`
 
 // Approvals keeps the pending asks of every replica in PostgreSQL; it
-// implements approval.Shared. It is safe for concurrent use.
+// implements approval.Shared. Every ask it opens and every outcome it
+// stores is recorded in the approval history (History's tables) in the same
+// transaction, so the history holds what the asks table decided even when
+// a replica dies right after: a Manager on it needs no History of its own
+// (one would only repeat those writes, as no-ops). It is safe for
+// concurrent use.
 type Approvals struct {
 	db  *DB
 	log *slog.Logger
@@ -66,10 +71,14 @@ type Approvals struct {
 
 var _ approval.Shared = (*Approvals)(nil)
 
-// OpenApprovals migrates the approvals part of db and returns the shared
-// ask store on it.
+// OpenApprovals migrates the approvals part of db (and the approval
+// history's, which every change is recorded in, in the same transaction)
+// and returns the shared ask store on it.
 func OpenApprovals(ctx context.Context, db *DB) (*Approvals, error) {
 	if err := Migrate(ctx, db, PartApprovals, approvalMigrations); err != nil {
+		return nil, err
+	}
+	if err := Migrate(ctx, db, PartHistory, historyMigrations); err != nil {
 		return nil, err
 	}
 	return &Approvals{db: db, log: db.log, preparing: make(chan struct{}, 1)}, nil
@@ -103,6 +112,11 @@ func (s *Approvals) Insert(ctx context.Context, a approval.Approval, key string)
 		var err error
 		if got, err = scanAsk(row); err != nil {
 			return err
+		}
+		if got.ID == a.ID {
+			if err := recordApprovalTx(octx, tx, got); err != nil {
+				return err
+			}
 		}
 		return notify(octx, tx, got.ID)
 	})
@@ -154,6 +168,9 @@ func (s *Approvals) Resolve(ctx context.Context, id string, out approval.Outcome
 		}
 		next = out.Apply(cur, rule)
 		if err := storeOutcome(octx, tx, next); err != nil {
+			return err
+		}
+		if err := recordApprovalTx(octx, tx, next); err != nil {
 			return err
 		}
 		return notify(octx, tx, id)
@@ -229,6 +246,9 @@ func (s *Approvals) ExpireDue(ctx context.Context, now time.Time, keep time.Dura
 			return err
 		}
 		for _, a := range expired {
+			if err := recordApprovalTx(octx, tx, a); err != nil {
+				return err
+			}
 			if err := notify(octx, tx, a.ID); err != nil {
 				return err
 			}

@@ -227,3 +227,52 @@ func TestApprovalsJoinKey(t *testing.T) {
 		t.Errorf("Pending: got %v, want %v", ids, want)
 	}
 }
+
+// TestApprovalsRecordHistory: opening, answering and expiring asks are in
+// the approval history as soon as they are stored (same transaction),
+// with the tool arguments redacted there; a join adds no event.
+func TestApprovalsRecordHistory(t *testing.T) {
+	db := openDB(t, newDSN(t))
+	s := openApprovals(t, db)
+	h, err := OpenHistory(context.Background(), db)
+	if err != nil {
+		t.Fatalf("OpenHistory: %v", err)
+	}
+	ctx := context.Background()
+	secret := "curl -H 'Authorization: Bearer ghp_abcdefghijklmnopqrstuvwxyz123456' https://x.example"
+	mustInsert(t, s, newAsk("h1", time.Minute, map[string]any{"command": secret}), "key")
+	if _, joined, err := s.Insert(ctx, newAsk("h1-join", time.Minute, nil), "key"); err != nil || !joined {
+		t.Fatalf("join: joined=%v err=%v", joined, err)
+	}
+	mustInsert(t, s, newAsk("h2", -time.Second, nil), "")
+	at := time.Now().Truncate(time.Microsecond)
+	if _, err := s.Resolve(ctx, "h1", approval.Outcome{Status: approval.StatusDenied, Choice: approval.ChoiceDeny, DecidedBy: "bob", DecidedAt: at}, nil); err != nil {
+		t.Fatalf("Resolve: %v", err)
+	}
+	if _, err := s.ExpireDue(ctx, time.Now(), time.Hour); err != nil {
+		t.Fatalf("ExpireDue: %v", err)
+	}
+	for _, tc := range []struct {
+		note, id   string
+		wantStatus approval.Status
+		wantEvents int
+	}{
+		{note: "opened then denied", id: "h1", wantStatus: approval.StatusDenied, wantEvents: 2},
+		{note: "opened then expired", id: "h2", wantStatus: approval.StatusExpired, wantEvents: 2},
+	} {
+		got, err := h.GetApproval(ctx, tc.id)
+		if err != nil || got.Status != tc.wantStatus {
+			t.Errorf("%s: history has %s (err %v), want %s", tc.note, got.Status, err, tc.wantStatus)
+		}
+		if cmd, _ := got.Request.ToolArgs["command"].(string); tc.id == "h1" && (cmd == secret || cmd == "") {
+			t.Errorf("%s: history args %q, want the token redacted", tc.note, cmd)
+		}
+		events, err := h.ApprovalEvents(ctx, tc.id)
+		if err != nil || len(events) != tc.wantEvents {
+			t.Errorf("%s: got %d events (err %v), want %d", tc.note, len(events), err, tc.wantEvents)
+		}
+	}
+	if _, err := h.GetApproval(ctx, "h1-join"); !errors.Is(err, approval.ErrNotFound) {
+		t.Errorf("joined ask: got %v, want no history row of its own", err)
+	}
+}
