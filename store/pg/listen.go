@@ -101,6 +101,10 @@ func (l *Listener) Subscribe(channel string, fn func(payload string), resync fun
 // Connected reports whether the listening connection is up.
 func (l *Listener) Connected() bool { return l.connected.Load() }
 
+// Reconnects counts the times the listening connection was lost or could
+// not be made (for metrics).
+func (l *Listener) Reconnects() int64 { return l.reconnects.Load() }
+
 // run connects, listens and dispatches until ctx ends.
 func (l *Listener) run(ctx context.Context) {
 	backoff := listenBackoffMin

@@ -54,6 +54,9 @@ func TestListenerReconnectResyncs(t *testing.T) {
 		t.Fatalf("pg_terminate_backend(%d) = %v, %v", pid, killed, err)
 	}
 	waitFor(t, 5*time.Second, "resync after reconnect", func() bool { return resyncs.Load() >= 2 })
+	if l.Reconnects() < 1 {
+		t.Errorf("Reconnects = %d after a lost connection, want at least 1", l.Reconnects())
+	}
 	if l.pid.Load() == pid {
 		t.Errorf("listener still reports the killed backend %d", pid)
 	}
