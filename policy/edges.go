@@ -60,3 +60,21 @@ func DecodeNode(n *yaml.Node) (Section, error) {
 	}
 	return DecodeSection(m), nil
 }
+
+// MarshalJSON writes the section in config.yaml's shape (Map), so the API
+// answers what the file holds.
+func (s Section) MarshalJSON() ([]byte, error) { return json.Marshal(s.Map()) }
+
+// UnmarshalJSON reads a section as DecodeJSON does; its problems are in
+// Problems, not errors.
+func (s *Section) UnmarshalJSON(b []byte) error {
+	sec, err := DecodeJSON(b)
+	if err != nil {
+		return err
+	}
+	*s = sec
+	return nil
+}
+
+// MarshalJSON writes the rule in config.yaml's shape (Map).
+func (r Rule) MarshalJSON() ([]byte, error) { return json.Marshal(r.Map()) }

@@ -1,7 +1,9 @@
 package policy
 
 import (
+	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -60,5 +62,28 @@ func TestDecodeNode(t *testing.T) {
 	}
 	if ps := Validate(map[string]any{"enabled": "yes"}); len(ps) != 1 || ps[0].Path != "permissions.enabled" {
 		t.Errorf("Validate: got %v", ps)
+	}
+}
+
+func TestSectionJSON(t *testing.T) {
+	in := `{"schema":"tiered_policy","rules":[{"id":"r1","tools":["bash"],"pattern":"rm *","action":"deny"}],"external_directory":{"*":"deny"}}`
+	var s Section
+	if err := json.Unmarshal([]byte(in), &s); err != nil || len(s.Problems) != 0 {
+		t.Fatalf("unmarshal: %v %v", err, s.Problems)
+	}
+	out, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Section
+	if err := json.Unmarshal(out, &back); err != nil || !reflect.DeepEqual(back, s) {
+		t.Errorf("round trip through %s: got %#v, %v", out, back, err)
+	}
+	r, _ := json.Marshal(s.Rules[0])
+	if string(r) != `{"action":"deny","id":"r1","pattern":"rm *","tools":["bash"]}` {
+		t.Errorf("rule JSON: got %s", r)
+	}
+	if err := json.Unmarshal([]byte(`[1]`), &s); !errors.Is(err, ErrNotObject) {
+		t.Errorf("an array: got %v, want ErrNotObject", err)
 	}
 }
