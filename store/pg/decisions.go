@@ -79,6 +79,10 @@ type DecisionLog struct {
 	done    chan struct{}
 	once    sync.Once
 
+	// gaveUp is set by the writer when a write failed for want of the
+	// server while closing: what remains is counted as failed, unwritten.
+	gaveUp bool
+
 	dropped atomic.Uint64
 	failed  atomic.Uint64
 	written atomic.Uint64
@@ -156,8 +160,9 @@ func (l *DecisionLog) Flush(ctx context.Context) error {
 	}
 }
 
-// Close writes what is queued (one attempt per batch when the server is
-// away) and stops the writer. It does not close the DB.
+// Close writes what is queued and stops the writer; when the server cannot
+// be reached it makes one attempt and counts the rest as failed. It does
+// not close the DB.
 func (l *DecisionLog) Close() error {
 	l.once.Do(func() { close(l.stop) })
 	<-l.done
@@ -239,6 +244,10 @@ func (l *DecisionLog) write(batch []decisionlog.Entry) {
 	if len(batch) == 0 {
 		return
 	}
+	if l.gaveUp {
+		l.failed.Add(uint64(len(batch)))
+		return
+	}
 	rows, err := l.rows(batch)
 	if err == nil {
 		err = l.copyRetrying(rows)
@@ -246,9 +255,25 @@ func (l *DecisionLog) write(batch []decisionlog.Entry) {
 	if err != nil {
 		l.failed.Add(uint64(len(batch)))
 		l.opts.Logger.Warn("decision log write failed", "entries", len(batch), "err", err)
+		if errors.Is(err, store.ErrUnavailable) && l.closing() {
+			// Closing with the server away: each try could wait a whole
+			// operation timeout; count the rest lost instead of making
+			// shutdown wait for every batch.
+			l.gaveUp = true
+		}
 		return
 	}
 	l.written.Add(uint64(len(batch)))
+}
+
+// closing reports whether Close has been called.
+func (l *DecisionLog) closing() bool {
+	select {
+	case <-l.stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // copyRetrying copies rows, again and again with backoff while the server

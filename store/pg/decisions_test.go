@@ -3,6 +3,8 @@ package pg
 import (
 	"context"
 	"fmt"
+	"net"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -272,5 +274,130 @@ func TestDecisionLogServerAway(t *testing.T) {
 	}
 	if l.Failed() != 1 {
 		t.Errorf("failed after Close with the server away: %d, want 1", l.Failed())
+	}
+}
+
+// TestDecisionLogCloseWhenServerSilent: Close with the server cut off
+// silently (no refusal, no answer: every try waits out the operation
+// timeout) tries once and counts the rest as failed, so that shutdown of a
+// cut-off replica does not wait a timeout per queued batch.
+func TestDecisionLogCloseWhenServerSilent(t *testing.T) {
+	dsn := newDSN(t)
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startSilentProxy(t, u.Host)
+	u.Host = p.addr()
+	const opTimeout = time.Second
+	db, err := Open(context.Background(), u.String(), Options{OpTimeout: opTimeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The pool waits up to 15 s for each connection to close over a silent
+	// path: end the proxy's connections first.
+	defer func() { p.close(); db.Close() }()
+	l, err := OpenDecisionLog(context.Background(), db, DecisionLogOptions{Options: decisionlog.Options{BatchSize: 2, Linger: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Enqueue(decisionlog.Entry{Tool: "bash", Level: "allow"})
+	flushLog(t, l)
+	p.cut()
+	const queued = 20
+	for range queued {
+		l.Enqueue(decisionlog.Entry{Tool: "bash", Level: "allow"})
+	}
+	start := time.Now()
+	l.Close()
+	if d := time.Since(start); d > 4*opTimeout {
+		t.Errorf("Close took %v with %d batches queued and the server silent; want about one operation timeout (%v)", d, queued/2, opTimeout)
+	}
+	if l.Failed() != queued || l.Written() != 1 {
+		t.Errorf("written %d failed %d, want 1 %d", l.Written(), l.Failed(), queued)
+	}
+}
+
+// silentProxy forwards TCP connections to a server until cut; then it keeps
+// every connection open without passing a byte either way and accepts new
+// ones without answering, as a silently partitioned network does.
+type silentProxy struct {
+	ln     net.Listener
+	target string
+	mu     sync.Mutex
+	isCut  bool
+	open   []net.Conn
+}
+
+func startSilentProxy(t *testing.T, target string) *silentProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &silentProxy{ln: ln, target: target}
+	t.Cleanup(p.close)
+	go p.serve()
+	return p
+}
+
+func (p *silentProxy) addr() string { return p.ln.Addr().String() }
+
+func (p *silentProxy) serve() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.mu.Lock()
+		p.open = append(p.open, c)
+		cut := p.isCut
+		p.mu.Unlock()
+		if cut {
+			continue // held open, never answered
+		}
+		up, err := net.Dial("tcp", p.target)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		p.mu.Lock()
+		p.open = append(p.open, up)
+		p.mu.Unlock()
+		go p.pipe(up, c)
+		go p.pipe(c, up)
+	}
+}
+
+// pipe copies from src to dst until either fails or the proxy is cut.
+func (p *silentProxy) pipe(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		p.mu.Lock()
+		cut := p.isCut
+		p.mu.Unlock()
+		if err != nil || cut {
+			return
+		}
+		if _, err := dst.Write(buf[:n]); err != nil {
+			return
+		}
+	}
+}
+
+// cut stops all traffic; the client side of each connection stays open.
+func (p *silentProxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.isCut = true
+}
+
+func (p *silentProxy) close() {
+	p.ln.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.open {
+		c.Close()
 	}
 }
