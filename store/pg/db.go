@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strings"
 	"syscall"
 	"time"
 
@@ -20,9 +21,15 @@ import (
 // zero: a server that does not answer within it counts as unreachable.
 const DefaultOpTimeout = 5 * time.Second
 
+// DefaultMaxConns is the pool size when neither Options nor the URL's
+// pool_max_conns set one: pgxpool's own default (the number of CPUs, at
+// least 4) is small for page loads, approvals and the decision log at once.
+const DefaultMaxConns = 10
+
 // Options tune Open. The zero value is ready to use.
 type Options struct {
-	// MaxConns caps the pool (0: pgxpool's default, at least 4).
+	// MaxConns caps the pool (0: the URL's pool_max_conns, else
+	// DefaultMaxConns).
 	MaxConns int32
 	// OpTimeout bounds each operation (0: DefaultOpTimeout).
 	OpTimeout time.Duration
@@ -54,8 +61,11 @@ func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
 		// ParseConfigError redacts the password itself.
 		return nil, fmt.Errorf("pg: database url: %w", err)
 	}
-	if opts.MaxConns > 0 {
+	switch {
+	case opts.MaxConns > 0:
 		cfg.MaxConns = opts.MaxConns
+	case !strings.Contains(databaseURL, "pool_max_conns"):
+		cfg.MaxConns = DefaultMaxConns
 	}
 	name := opts.ApplicationName
 	if name == "" {

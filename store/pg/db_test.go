@@ -162,3 +162,28 @@ func TestUnreachable(t *testing.T) {
 		t.Errorf("the caller's own deadline: %v, want no ErrUnavailable", err)
 	}
 }
+
+// TestOpenPoolSize: Options, then the URL's pool_max_conns, then
+// DefaultMaxConns set the pool size.
+func TestOpenPoolSize(t *testing.T) {
+	dsn := newDSN(t)
+	for _, tc := range []struct {
+		note string
+		url  string
+		opt  int32
+		want int32
+	}{
+		{"default", dsn, 0, DefaultMaxConns},
+		{"url", dsn + "&pool_max_conns=3", 0, 3},
+		{"options win", dsn + "&pool_max_conns=3", 7, 7},
+	} {
+		db, err := Open(context.Background(), tc.url, Options{MaxConns: tc.opt})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.note, err)
+		}
+		if got := db.Pool().Config().MaxConns; got != tc.want {
+			t.Errorf("%s: MaxConns = %d, want %d", tc.note, got, tc.want)
+		}
+		db.Close()
+	}
+}
