@@ -74,3 +74,35 @@ func (p *Policy) Export(ctx context.Context) ([]byte, error) {
 	}
 	return doc.Config, nil
 }
+
+// SetBuiltin replaces the user's built-in rule list text (nil: none, so
+// that the package's rules are in force) and notifies every replica. In
+// file mode the user edits builtin_rules.yaml; with a database this is the
+// way to change it after the first import. The text is stored as given:
+// the Store above reports a list that does not parse, as for the file.
+func (p *Policy) SetBuiltin(ctx context.Context, text []byte) (store.Document, error) {
+	var builtin *string
+	if text != nil {
+		s := string(text)
+		builtin = &s
+	}
+	octx, cancel := p.db.Op(ctx)
+	defer cancel()
+	var doc store.Document
+	err := pgx.BeginFunc(octx, p.db.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(octx, `UPDATE policy_document SET builtin = $1, version = version + 1,
+			updated_at = now() WHERE id = 1`, builtin); err != nil {
+			return err
+		}
+		var err error
+		if doc, err = readDocument(octx, tx, ""); err != nil {
+			return err
+		}
+		_, err = tx.Exec(octx, "SELECT pg_notify($1, $2)", ChannelPolicy, doc.Version)
+		return err
+	})
+	if err != nil {
+		return store.Document{}, p.db.Wrap(ctx, err, "set builtin rules")
+	}
+	return doc, nil
+}

@@ -182,3 +182,23 @@ func TestSectionText(t *testing.T) {
 		}
 	}
 }
+
+// TestSetBuiltin: the built-in list text is replaced (and removed with
+// nil), the version moves, the section stays.
+func TestSetBuiltin(t *testing.T) {
+	p := openPolicy(t, openDB(t, newDSN(t)))
+	ctx := context.Background()
+	if _, err := p.Import(ctx, t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := p.Read(ctx)
+	text := []byte("[]\n")
+	doc, err := p.SetBuiltin(ctx, text)
+	if err != nil || string(doc.Builtin) != "[]\n" || doc.Version != "2" || string(doc.Config) != string(before.Config) {
+		t.Errorf("SetBuiltin = %q v%s, %v; want [] at version 2 with the section unchanged", doc.Builtin, doc.Version, err)
+	}
+	doc, err = p.SetBuiltin(ctx, nil)
+	if err != nil || doc.Builtin != nil || doc.Version != "3" {
+		t.Errorf("SetBuiltin(nil) = %q v%s, %v; want none at version 3", doc.Builtin, doc.Version, err)
+	}
+}
