@@ -66,8 +66,8 @@ const (
 // DecisionLog is the decision log in PostgreSQL, shared by every replica:
 // each writes its own entries, any reads everyone's. It behaves as
 // decisionlog.Log: Enqueue never blocks, one writer goroutine redacts and
-// writes batches (one COPY each), and Query, Recent and LevelSeries answer
-// as the SQLite log does. Unlike a local file the server can be away for a
+// writes batches (one COPY each), another goroutine prunes, and Query,
+// Recent and LevelSeries answer as the SQLite log does. Unlike a local file the server can be away for a
 // while: the writer then retries its batch with backoff while new entries
 // wait in the queue, and only what does not fit is dropped (and counted).
 type DecisionLog struct {
@@ -78,6 +78,8 @@ type DecisionLog struct {
 	stop    chan struct{}
 	done    chan struct{}
 	once    sync.Once
+	// pruneDone is closed when pruneLoop has returned.
+	pruneDone chan struct{}
 
 	// gaveUp is set by the writer when a write failed for want of the
 	// server while closing: what remains is counted as failed, unwritten.
@@ -97,12 +99,14 @@ func OpenDecisionLog(ctx context.Context, db *DB, opts DecisionLogOptions) (*Dec
 	fillDecisionOptions(&opts)
 	l := &DecisionLog{
 		db: db, opts: opts,
-		queue:   make(chan decisionlog.Entry, opts.QueueSize),
-		flushes: make(chan chan struct{}),
-		stop:    make(chan struct{}),
-		done:    make(chan struct{}),
+		queue:     make(chan decisionlog.Entry, opts.QueueSize),
+		flushes:   make(chan chan struct{}),
+		stop:      make(chan struct{}),
+		done:      make(chan struct{}),
+		pruneDone: make(chan struct{}),
 	}
 	go l.run()
+	go l.pruneLoop()
 	return l, nil
 }
 
@@ -166,14 +170,42 @@ func (l *DecisionLog) Flush(ctx context.Context) error {
 func (l *DecisionLog) Close() error {
 	l.once.Do(func() { close(l.stop) })
 	<-l.done
+	<-l.pruneDone
 	return nil
 }
 
-// run is the writer goroutine: batches writes and prunes periodically.
+// pruneLoop prunes every PruneEvery until the log closes. It runs apart
+// from the writer (PostgreSQL lets a DELETE and a COPY run at once), so a
+// long prune, or one waiting on a server that does not answer, never holds
+// up writes; closing cancels a prune under way.
+func (l *DecisionLog) pruneLoop() {
+	defer close(l.pruneDone)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-l.stop:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	tick := time.NewTicker(l.opts.PruneEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+			if _, err := l.Prune(ctx); err != nil && ctx.Err() == nil {
+				l.opts.Logger.Warn("decision log prune failed", "err", err)
+			}
+		case <-l.stop:
+			return
+		}
+	}
+}
+
+// run is the writer goroutine: batches writes.
 func (l *DecisionLog) run() {
 	defer close(l.done)
-	prune := time.NewTicker(l.opts.PruneEvery)
-	defer prune.Stop()
 	batch := make([]decisionlog.Entry, 0, l.opts.BatchSize)
 	for {
 		select {
@@ -183,10 +215,6 @@ func (l *DecisionLog) run() {
 		case ack := <-l.flushes:
 			l.drain(batch)
 			close(ack)
-		case <-prune.C:
-			if _, err := l.Prune(context.Background()); err != nil {
-				l.opts.Logger.Warn("decision log prune failed", "err", err)
-			}
 		case <-l.stop:
 			l.drain(batch)
 			return

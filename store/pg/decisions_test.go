@@ -153,6 +153,21 @@ func TestDecisionLogPruneOneReplicaAtATime(t *testing.T) {
 	}
 }
 
+// TestDecisionLogPrunesPeriodically: the prune goroutine applies MaxRows on
+// its own.
+func TestDecisionLogPrunesPeriodically(t *testing.T) {
+	db := openDB(t, newDSN(t))
+	l := openDecisionLog(t, db, DecisionLogOptions{Options: decisionlog.Options{MaxRows: 1, PruneEvery: 10 * time.Millisecond}})
+	l.Enqueue(decisionlog.Entry{Tool: "a", Level: "ask"})
+	l.Enqueue(decisionlog.Entry{Tool: "b", Level: "ask"})
+	flushLog(t, l)
+	waitFor(t, 10*time.Second, "periodic prune to one row", func() bool { return countDecisions(t, db, "") == 1 })
+	page, err := l.Query(context.Background(), decisionlog.Query{})
+	if err != nil || len(page.Entries) != 1 || page.Entries[0].Tool != "b" {
+		t.Errorf("kept %+v (err %v), want the newest entry b", page.Entries, err)
+	}
+}
+
 // TestDecisionLogBadTextKeepsTheBatch: a NUL byte or invalid UTF-8 in one
 // entry (PostgreSQL text refuses both) must not lose the batch it is in.
 func TestDecisionLogBadTextKeepsTheBatch(t *testing.T) {
