@@ -122,7 +122,10 @@ func (t *Tokens) ensureAdmin(ctx context.Context) (created bool, err error) {
 		}
 		return nil
 	})
-	return created, t.db.Wrap(ctx, err, "admin token")
+	if err != nil {
+		return false, t.db.Wrap(ctx, err, "admin token")
+	}
+	return created, nil
 }
 
 // readAdminFile returns the token of api_token, "" when there is none.
