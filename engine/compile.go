@@ -104,8 +104,9 @@ func Compile(perms map[string]any, builtin []any, opts Options) (*Engine, []Prob
 
 // CompileSection builds an Engine from a typed section and the typed
 // built-in rules (nil for none). The problems returned are the decoding
-// problems they carry followed by the ones compiling finds (patterns that
-// do not compile, unknown tools, duplicate ids, ...).
+// problems they carry and the ones compiling finds (patterns that do not
+// compile, unknown tools, duplicate ids, ...), in the order of the parts
+// and entries they name (orderProblems).
 func CompileSection(sec *policy.Section, builtin *policy.Builtin, opts Options) (*Engine, []Problem) {
 	if sec == nil {
 		sec = &policy.Section{Enabled: true, External: policy.ExternalDirs{Star: Ask}}
@@ -132,6 +133,7 @@ func CompileSection(sec *policy.Section, builtin *policy.Builtin, opts Options) 
 	p.ext = c.compileExternal(&sec.External)
 	p.owners = c.compileOwners(&sec.Owners)
 	p.reasons = buildReasonCache(p)
+	orderProblems(c.problems)
 	e := &Engine{opts: opts, problems: c.problems, policy: p}
 	if opts.Workspace != "" {
 		e.serverWS = e.absolute(opts.Workspace, "/")
