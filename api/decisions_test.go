@@ -151,3 +151,43 @@ func BenchmarkEvaluateHTTP(b *testing.B) {
 		})
 	}
 }
+
+// TestDecisionSourceIsTheRoute: each decision is logged with the source the
+// deciding handler hands over, not one guessed from the URL. A Claude Code
+// PermissionRequest waits for a person as /check does, so it is "check";
+// its PreToolUse is "evaluate". (decisionSource guessed from the path's
+// suffix and logged every hook as "evaluate".)
+func TestDecisionSourceIsTheRoute(t *testing.T) {
+	ds := newDecisionServer(t, true, decisionlog.Options{})
+	cases := []struct {
+		note, path, payload, want string
+	}{
+		{note: "evaluate", path: "/api/v1/evaluate", payload: `{"tool_name":"bash","tool_args":{"command":"ls"}}`, want: "evaluate"},
+		{note: "claude-code PreToolUse", path: "/api/v1/hooks/claude-code", payload: string(payload(t, "claude-code/pretooluse-bash.json")), want: "evaluate"},
+		{note: "claude-code PermissionRequest", path: "/api/v1/hooks/claude-code", payload: string(payload(t, "claude-code/permissionrequest-bash.json")), want: "check"},
+		{note: "gemini BeforeTool", path: "/api/v1/hooks/gemini?wait_seconds=0", payload: string(payload(t, "gemini/beforetool-read-file.json")), want: "check"},
+	}
+	for _, c := range cases {
+		req, _ := http.NewRequest("POST", ds.url+c.path, bytes.NewReader([]byte(c.payload)))
+		req.Header.Set("Authorization", "Bearer "+ds.token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: status %d %s", c.note, resp.StatusCode, body)
+		}
+		if err := ds.log.Flush(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		got, err := ds.log.Recent(context.Background(), 1)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("%s: recent: %v %v", c.note, got, err)
+		}
+		if got[0].Source != c.want {
+			t.Errorf("%s: logged source %q, want %q", c.note, got[0].Source, c.want)
+		}
+	}
+}
