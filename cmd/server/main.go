@@ -47,6 +47,8 @@ type config struct {
 	gcPercent int
 	// webhooks are the approval notification flags (issue 19).
 	webhooks webhookConfig
+	// memory bounds the heap of a large policy (memory.go, issue 17).
+	memory memoryConfig
 	// databaseURL, when set, keeps the shared state in PostgreSQL (issue 20).
 	databaseURL string
 }
@@ -68,6 +70,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.Int64Var(&c.logMaxRows, "log-max-rows", 1_000_000, "the most decision log entries kept")
 	fs.IntVar(&c.gcPercent, "gc-percent", defaultGCPercent, "garbage collector target: the heap may grow by this percentage of the live heap before a collection (the GOGC environment variable wins when set)")
 	c.webhooks.register(fs)
+	c.memory.register(fs)
 	fs.StringVar(&c.databaseURL, "database-url", "", "PostgreSQL URL (postgres://...) holding the policy, tokens, sessions, approvals and decision log, shared by every replica; empty: the config dir's files (default $"+databaseURLEnv+")")
 	if err := fs.Parse(args); err != nil {
 		return c, err

@@ -109,6 +109,7 @@ func wire(c config, log *slog.Logger) (_ *app, err error) {
 	if err != nil {
 		return nil, err
 	}
+	wireMemory(c, s.policy, a, log)
 	a.tokenFile = filepath.Join(dir, auth.AdminTokenFile)
 	// One policy service for REST, the pages and always-allow, so that
 	// their If-Match checks serialize together.

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"flag"
+	"log/slog"
+	"os"
+	"runtime/debug"
+	"runtime/metrics"
+
+	"github.com/toolgate/toolgate/store"
+)
+
+// memoryConfig is the flag that bounds the heap of a large policy (issue 17).
+type memoryConfig struct {
+	// headroomMB is the most the heap may grow beyond the live heap before
+	// a collection, in MiB; 0 leaves -gc-percent alone.
+	headroomMB int
+}
+
+func (m *memoryConfig) register(fs *flag.FlagSet) {
+	fs.IntVar(&m.headroomMB, "heap-headroom-mb", defaultHeadroomMB, "the most the heap may grow beyond the live heap before a collection, in MiB: with a large policy the collector runs sooner than -gc-percent says, so the resident size stays near the live heap plus this (0: only -gc-percent)")
+}
+
+// defaultHeadroomMB keeps a server with 100,000 rules (about 100 MB live)
+// under 300 MB resident, while a usual policy (a few MB live) keeps the
+// full -gc-percent: 400% of 5 MB is far below 128 MiB.
+const defaultHeadroomMB = 128
+
+// minGCPercent is the lowest target the headroom sets: with a live heap
+// far beyond the headroom a lower one would collect nearly all the time.
+const minGCPercent = 25
+
+// gcPercentFor is the collector's target for a live heap: maxPercent,
+// lowered so that the heap grows by at most headroom bytes, but not below
+// minGCPercent (nor above maxPercent when that is lower).
+func gcPercentFor(live, headroom uint64, maxPercent int) int {
+	if headroom == 0 || live == 0 || maxPercent <= 0 {
+		return maxPercent
+	}
+	p := headroom * 100 / live
+	if p >= uint64(maxPercent) {
+		return maxPercent
+	}
+	return max(int(p), min(minGCPercent, maxPercent))
+}
+
+// memoryTuner runs after the policy is loaded and after every swap, on its
+// own goroutine (a swap's notification runs on the goroutine that made the
+// change, often a request). Loading a policy allocates far more than it
+// keeps (yaml.v3's node tree is about 2.5 KB per rule, and a reload holds
+// the old engine until the swap), and the runtime would keep those pages
+// for the heap it targets next; one forced collection that returns them
+// costs about as much as marking the live heap once, and policies change
+// at a person's pace. It then sets the collector's target for the new
+// live heap (gcPercentFor).
+type memoryTuner struct {
+	headroom   uint64
+	maxPercent int
+	// setPercent is false when GOGC is set in the environment, which wins.
+	setPercent bool
+	log        *slog.Logger
+	kick       chan struct{}
+}
+
+// wireMemory starts the tuner for the policy store: once now, after the
+// first load, and after every swap; it stops with the server.
+func wireMemory(c config, st *store.Store, a *app, log *slog.Logger) {
+	done := make(chan struct{})
+	t := startMemoryTuner(c, os.Getenv, log, done)
+	st.OnChange(t.Kick)
+	a.onStop(func() { close(done) })
+}
+
+// startMemoryTuner tunes once now and then after each kick, until done closes.
+func startMemoryTuner(c config, getenv func(string) string, log *slog.Logger, done <-chan struct{}) *memoryTuner {
+	t := &memoryTuner{
+		headroom:   uint64(max(c.memory.headroomMB, 0)) << 20,
+		maxPercent: c.gcPercent,
+		setPercent: getenv("GOGC") == "",
+		log:        log,
+		kick:       make(chan struct{}, 1),
+	}
+	t.Kick()
+	go func() {
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.kick:
+				t.tune()
+			}
+		}
+	}()
+	return t
+}
+
+// Kick asks for a tune after a policy swap; kicks while one is pending
+// coalesce. It never blocks.
+func (t *memoryTuner) Kick() {
+	select {
+	case t.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (t *memoryTuner) tune() {
+	debug.FreeOSMemory()
+	live := liveHeap()
+	if !t.setPercent {
+		return
+	}
+	p := gcPercentFor(live, t.headroom, t.maxPercent)
+	if old := debug.SetGCPercent(p); old != p {
+		t.log.Debug("collector target set for the live heap", "live_mb", live>>20, "gc_percent", p)
+	}
+}
+
+// liveHeap is the heap the last collection marked live, in bytes.
+func liveHeap() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
