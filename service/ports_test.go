@@ -1,0 +1,28 @@
+package service_test
+
+import (
+	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/service"
+	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
+	"github.com/toolgate/toolgate/store/decisionlog"
+	"github.com/toolgate/toolgate/store/history"
+	"github.com/toolgate/toolgate/store/pg"
+)
+
+// The file and SQLite implementations and the PostgreSQL ones satisfy the
+// same ports, so either slots in without touching services or handlers.
+var (
+	_ service.PolicyDocs      = (*store.Store)(nil)
+	_ service.DocumentSource  = (*store.FileBackend)(nil)
+	_ service.DocumentSource  = (*pg.Policy)(nil)
+	_ service.TokenStore      = (*auth.Tokens)(nil)
+	_ service.TokenStore      = (*pg.Tokens)(nil)
+	_ service.DecisionLog     = (*decisionlog.Log)(nil)
+	_ service.DecisionLog     = (*pg.DecisionLog)(nil)
+	_ service.DecisionLog     = service.NopDecisionLog{}
+	_ service.ApprovalHistory = (*history.Store)(nil)
+	_ service.ApprovalHistory = (*pg.History)(nil)
+	_ service.ApprovalManager = (*approval.Manager)(nil)
+	_ approval.Persister      = (*service.Policy)(nil)
+)
