@@ -18,7 +18,7 @@ import (
 )
 
 // PartDecisions is the schema part of the decision log.
-const PartDecisions = "decisions"
+const PartDecisions = "decisionlog"
 
 // decisionMigrations are the decision log's schema steps. ts is unix
 // microseconds as in the SQLite log, so that filters, cursors and buckets

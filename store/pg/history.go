@@ -16,7 +16,7 @@ import (
 )
 
 // PartHistory is the schema part of the approval history.
-const PartHistory = "approval_history"
+const PartHistory = "history"
 
 // historyMigrations are the approval history's schema steps: one row per
 // approval (its latest state, with redacted arguments) and one per state
