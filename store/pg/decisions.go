@@ -67,9 +67,10 @@ const (
 // each writes its own entries, any reads everyone's. It behaves as
 // decisionlog.Log: Enqueue never blocks, one writer goroutine redacts and
 // writes batches (one COPY each), another goroutine prunes, and Query,
-// Recent and LevelSeries answer as the SQLite log does. Unlike a local file the server can be away for a
-// while: the writer then retries its batch with backoff while new entries
-// wait in the queue, and only what does not fit is dropped (and counted).
+// Recent and LevelSeries answer as the SQLite log does. Unlike a local
+// file, the server can be away for a while: the writer then retries its
+// batch with backoff while new entries wait in the queue, and only what
+// does not fit is dropped (and counted).
 type DecisionLog struct {
 	db      *DB
 	opts    DecisionLogOptions
