@@ -104,7 +104,7 @@ func (s *Approvals) Insert(ctx context.Context, a approval.Approval, key string)
 		hashed = sum[:]
 	}
 	var got approval.Approval
-	err = s.inTx(ctx, func(octx context.Context, tx pgx.Tx) error {
+	err = s.inTx(ctx, s.db.opTimeout, func(octx context.Context, tx pgx.Tx) error {
 		row := tx.QueryRow(octx, `INSERT INTO approval_asks (id, status, join_key, created_at, expires_at, request)
 			VALUES ($1, 'pending', $2, $3, $4, $5)
 			ON CONFLICT (join_key) WHERE status = 'pending' DO UPDATE SET joins = approval_asks.joins + 1
@@ -142,7 +142,11 @@ func (s *Approvals) Resolve(ctx context.Context, id string, out approval.Outcome
 	}
 	var next approval.Approval
 	var verdict, prepErr error
-	err := s.inTx(ctx, func(octx context.Context, tx pgx.Tx) error {
+	limit := s.db.opTimeout
+	if prepare != nil {
+		limit *= 3 // the Persister writes the policy meanwhile
+	}
+	err := s.inTx(ctx, limit, func(octx context.Context, tx pgx.Tx) error {
 		cur, err := scanAsk(tx.QueryRow(octx, `SELECT `+approvalCols+` FROM approval_asks WHERE id = $1 FOR UPDATE`, id))
 		if errors.Is(err, pgx.ErrNoRows) {
 			verdict = approval.ErrNotFound
@@ -231,7 +235,7 @@ func (s *Approvals) Pending(ctx context.Context) ([]approval.Approval, error) {
 // deleted.
 func (s *Approvals) ExpireDue(ctx context.Context, now time.Time, keep time.Duration) ([]approval.Approval, error) {
 	var expired []approval.Approval
-	err := s.inTx(ctx, func(octx context.Context, tx pgx.Tx) error {
+	err := s.inTx(ctx, s.db.opTimeout, func(octx context.Context, tx pgx.Tx) error {
 		var lease bool
 		if err := tx.QueryRow(octx, `SELECT pg_try_advisory_xact_lock($1)`, expiryLockKey).Scan(&lease); err != nil || !lease {
 			return err
@@ -262,10 +266,11 @@ func (s *Approvals) ExpireDue(ctx context.Context, now time.Time, keep time.Dura
 	return expired, nil
 }
 
-// inTx runs fn in one transaction bounded by three operation timeouts (it
-// may hold a row lock while a Persister writes the policy).
-func (s *Approvals) inTx(ctx context.Context, fn func(context.Context, pgx.Tx) error) error {
-	octx, cancel := context.WithTimeout(ctx, 3*s.db.opTimeout)
+// inTx runs fn in one transaction bounded by limit: one operation timeout,
+// so that a database that does not answer fails an ask within it (the
+// caller then denies), or more while a Persister writes under the row lock.
+func (s *Approvals) inTx(ctx context.Context, limit time.Duration, fn func(context.Context, pgx.Tx) error) error {
+	octx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	return pgx.BeginFunc(octx, s.db.pool, func(tx pgx.Tx) error { return fn(octx, tx) })
 }

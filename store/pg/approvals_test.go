@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/store"
 )
 
 func openApprovals(t *testing.T, db *DB) *Approvals {
@@ -274,5 +275,34 @@ func TestApprovalsRecordHistory(t *testing.T) {
 	}
 	if _, err := h.GetApproval(ctx, "h1-join"); !errors.Is(err, approval.ErrNotFound) {
 		t.Errorf("joined ask: got %v, want no history row of its own", err)
+	}
+}
+
+// TestApprovalsSlowDatabaseIsUnavailable: a database that does not answer
+// within one operation timeout (here: the table locked by another session)
+// fails a new ask with store.ErrUnavailable, within about that timeout, so
+// the caller can deny at once instead of hanging.
+func TestApprovalsSlowDatabaseIsUnavailable(t *testing.T) {
+	dsn := newDSN(t)
+	ctx := context.Background()
+	db, err := Open(ctx, dsn, Options{OpTimeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(db.Close)
+	s := openApprovals(t, db)
+	holder := openDB(t, dsn)
+	tx, err := holder.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, "LOCK TABLE approval_asks IN ACCESS EXCLUSIVE MODE"); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, _, err = s.Insert(ctx, newAsk("slow", time.Minute, nil), "")
+	if took := time.Since(start); !errors.Is(err, store.ErrUnavailable) || took > 3*time.Second {
+		t.Errorf("Insert against a locked table: got %v after %v, want store.ErrUnavailable within about 0.5s", err, took)
 	}
 }
