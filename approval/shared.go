@@ -35,6 +35,9 @@ type Shared interface {
 	// holds the ask, so that no other Resolve or expiry can finish in the
 	// meantime, and only when it is still pending; the rule it returns is
 	// stored as PersistedRule, and its error is returned with nothing changed.
+	// An outcome whose DecidedAt is at or after the ask's ExpiresAt does not
+	// count (unless it is itself an expiry): the ask is stored as expired
+	// instead, and Resolve returns that with ErrAlreadyDecided.
 	Resolve(ctx context.Context, id string, out Outcome, prepare func(cur Approval) (map[string]any, error)) (Approval, error)
 	// Get returns the stored state of one ask, or ErrNotFound.
 	Get(ctx context.Context, id string) (Approval, error)
