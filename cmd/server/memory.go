@@ -6,6 +6,7 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
+	"time"
 
 	"github.com/toolgate/toolgate/store"
 )
@@ -71,6 +72,9 @@ func wireMemory(c config, st *store.Store, a *app, log *slog.Logger) {
 	a.onStop(func() { close(done) })
 }
 
+// tuneDelay is how long the tuner waits after a kick.
+const tuneDelay = 500 * time.Millisecond
+
 // startMemoryTuner tunes once now and then after each kick, until done closes.
 func startMemoryTuner(c config, getenv func(string) string, log *slog.Logger, done <-chan struct{}) *memoryTuner {
 	t := &memoryTuner{
@@ -87,6 +91,13 @@ func startMemoryTuner(c config, getenv func(string) string, log *slog.Logger, do
 			case <-done:
 				return
 			case <-t.kick:
+				// Let the swap's other subscribers (the hub reads the
+				// section) finish, so their garbage is collected too.
+				select {
+				case <-done:
+					return
+				case <-time.After(tuneDelay):
+				}
 				t.tune()
 			}
 		}
