@@ -291,6 +291,25 @@ func TestWirePostgresReplicas(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	// A token made through one replica works on the other.
+	st, out = r1.do(t, "POST", "/api/v1/tokens", map[string]any{"name": "agent-1", "role": "agent"})
+	secret, _ := out["secret"].(string)
+	if st != 201 || secret == "" {
+		t.Fatalf("create token: %d %v", st, out)
+	}
+	agent := &replica{srv: r2.srv, token: secret}
+	start = time.Now()
+	for {
+		st, _ := agent.do(t, "POST", "/api/v1/evaluate", map[string]any{"tool_name": "bash", "tool_args": map[string]any{"command": "ls"}})
+		if st == 200 {
+			t.Logf("token made on one replica works on the other after %v", time.Since(start))
+			break
+		}
+		if time.Since(start) > time.Second {
+			t.Fatalf("a token made on one replica does not work on the other after %v (status %d)", time.Since(start), st)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	for _, name := range []string{decisionDBFile, approvalDBFile} {
 		if _, err := os.Stat(filepath.Join(c2.configDir, name)); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s exists in a database replica's config dir (%v)", name, err)
