@@ -499,3 +499,52 @@ func TestSharedWebhookOncePerAsk(t *testing.T) {
 		t.Errorf("posts per ask: got %v, want one each for %s and %s", posted, first.ID, second.ID)
 	}
 }
+
+// TestSharedShutdownLeavesAsksForOthers: a replica shutting down wakes its
+// own waiters with a cancelled answer, but its asks stay pending for the
+// other replicas: the same call retried through B joins the ask, and an
+// answer through B reaches B's waiter.
+func TestSharedShutdownLeavesAsksForOthers(t *testing.T) {
+	rs, _ := openReplicas(t, 2, approval.Options{Timeout: time.Minute})
+	a, b := rs[0], rs[1]
+	ctx := context.Background()
+	asked := mustCreate(t, a.m, bashReq("terraform apply"), "s1")
+	visible(t, b, asked.ID)
+	waited := make(chan approval.Approval, 1)
+	go func() {
+		got, _ := a.m.Wait(ctx, asked.ID, 20*time.Second)
+		waited <- got
+	}()
+	time.Sleep(50 * time.Millisecond)
+	a.m.Shutdown()
+	select {
+	case got := <-waited:
+		if got.Status != approval.StatusCancelled || got.Decision != approval.DecisionDeny {
+			t.Errorf("A's waiter at shutdown: got %+v, want cancelled (deny)", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("A's waiter did not wake at shutdown")
+	}
+	if _, _, err := a.m.Create(ctx, bashReq("x"), askDecision(), "s1"); !errors.Is(err, approval.ErrClosed) {
+		t.Errorf("Create after Shutdown: got %v, want ErrClosed", err)
+	}
+	retried, joined, err := b.m.Create(ctx, bashReq("terraform apply"), askDecision(), "s1")
+	if err != nil || !joined || retried.ID != asked.ID {
+		t.Fatalf("retry through B: got %s joined=%v err=%v, want a join of %s", retried.ID, joined, err, asked.ID)
+	}
+	go func() {
+		got, _ := b.m.Wait(ctx, asked.ID, 20*time.Second)
+		waited <- got
+	}()
+	if _, err := b.m.Decide(ctx, asked.ID, approval.ChoiceAllowOnce, "bob", ""); err != nil {
+		t.Fatalf("answer through B: %v", err)
+	}
+	select {
+	case got := <-waited:
+		if got.Status != approval.StatusAllowed {
+			t.Errorf("B's waiter: got %+v, want allowed", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("B's waiter did not wake")
+	}
+}
