@@ -112,6 +112,12 @@ func (d *doors) page(t *testing.T, c *http.Client, method, path string, form url
 // rest calls the API with a bearer token.
 func (d *doors) rest(t *testing.T, token, method, path string, body any) (int, []byte) {
 	t.Helper()
+	return d.restIfMatch(t, token, method, path, body, "")
+}
+
+// restIfMatch is rest with an If-Match header (none when empty).
+func (d *doors) restIfMatch(t *testing.T, token, method, path string, body any, ifMatch string) (int, []byte) {
+	t.Helper()
 	var rd io.Reader
 	if body != nil {
 		b, _ := json.Marshal(body)
@@ -120,6 +126,9 @@ func (d *doors) rest(t *testing.T, token, method, path string, body any) (int, [
 	req, _ := http.NewRequest(method, d.srv.URL+path, rd)
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
+	if ifMatch != "" {
+		req.Header.Set("If-Match", ifMatch)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -197,5 +206,40 @@ func TestNewRuleIDsAgreeAcrossDoors(t *testing.T) {
 	}
 	if want := service.NewID(service.PrefixRule, []string{"bash"}, "git status *", nil); created["id"] != want {
 		t.Errorf("id %v, want %s", created["id"], want)
+	}
+}
+
+// TestRESTWritesHonourIfMatch: every write route refuses a stale If-Match
+// with 412 and writes nothing; the current ETag passes.
+func TestRESTWritesHonourIfMatch(t *testing.T) {
+	d := newDoors(t)
+	admin, _ := d.tokens.AdminToken()
+	_, stale, _ := d.st.Section()
+	if _, err := d.st.SetToolLevel("grep", "ask"); err != nil {
+		t.Fatal(err)
+	}
+	writes := []struct {
+		note, method, path string
+		body               any
+	}{
+		{note: "tool level", method: "PUT", path: "/api/v1/permissions/tools/bash", body: map[string]string{"level": "deny"}},
+		{note: "settings", method: "PATCH", path: "/api/v1/permissions/settings", body: map[string]any{"permission_mode": "strict"}},
+		{note: "new rule", method: "POST", path: "/api/v1/permissions/rules", body: map[string]any{"tools": []string{"bash"}, "pattern": "ls *", "action": "allow"}},
+		{note: "external directory", method: "PUT", path: "/api/v1/permissions/external-directory", body: map[string]string{"key": "/srv", "level": "allow"}},
+		{note: "delete tool", method: "DELETE", path: "/api/v1/permissions/tools/grep"},
+	}
+	for _, w := range writes {
+		before, etag, _ := d.st.Section()
+		status, body := d.restIfMatch(t, admin, w.method, w.path, w.body, `"`+stale+`"`)
+		after, _, _ := d.st.Section()
+		if status != http.StatusPreconditionFailed {
+			t.Errorf("%s with a stale If-Match: got %d %s, want 412", w.note, status, body)
+		}
+		if _, now, _ := d.st.Section(); now != etag {
+			t.Errorf("%s with a stale If-Match changed the section: %v -> %v", w.note, before, after)
+		}
+		if status, body := d.restIfMatch(t, admin, w.method, w.path, w.body, `"`+etag+`"`); status >= 300 {
+			t.Errorf("%s with the current If-Match: got %d %s", w.note, status, body)
+		}
 	}
 }
