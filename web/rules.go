@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/templates"
 )
@@ -87,26 +88,27 @@ func ruleFormFrom(r *http.Request) templates.RuleForm {
 	}
 }
 
-// checkRule says what is wrong with a rule's tools and pattern, or "": it
-// compiles a one-rule policy and reports the engine's own problems, so the
-// page checks exactly what the policy will.
+// checkRule says what is wrong with a rule's tools and pattern, or "":
+// engine.CheckRule checks them as compiling the policy will, and its
+// error's kind (errors.Is) picks the words, never its text.
 func checkRule(tools []any, pattern string, t translator) string {
 	if len(tools) == 0 {
 		return t("rules.err.notools")
 	}
-	rule := map[string]any{"tools": tools, "pattern": pattern, "action": "ask"}
-	_, problems := engine.Compile(map[string]any{"schema": "tiered_policy", "rules": []any{rule}}, nil, engine.Options{})
-	for _, p := range problems {
-		switch {
-		case strings.HasSuffix(p.Path, ".pattern"):
-			return t.f("rules.err.pattern", p.Message)
-		case strings.Contains(p.Message, "network tools"):
-			return t("rules.err.network")
-		case strings.HasSuffix(p.Path, ".tools"):
-			return t.f("rules.err.skipped", p.Message)
-		}
+	names := make([]string, len(tools))
+	for i, tl := range tools {
+		names[i] = str(tl)
 	}
-	return ""
+	err := engine.CheckRule(&policy.Rule{Tools: names, Pattern: pattern})
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, policy.ErrNetworkTools):
+		return t("rules.err.network")
+	case errors.Is(err, policy.ErrBadPattern):
+		return t.f("rules.err.pattern", err.Message)
+	}
+	return t.f("rules.err.skipped", err.Message)
 }
 
 // ruleMap builds a rule from the form; empty fields are left out. A rule
