@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/templates"
@@ -58,7 +59,7 @@ func toolsText(v any) string {
 // splitTools reads a comma- or space-separated tool list.
 func splitTools(s string) []any {
 	var out []any
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
+	for _, f := range policy.SplitTools(s) {
 		out = append(out, f)
 	}
 	return out
