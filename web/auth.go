@@ -60,10 +60,10 @@ func (u *UI) pendingFor(p auth.Principal) int {
 	return len(u.deps.Approvals.List(p.ApprovalFilter(), approval.StatusPending))
 }
 
-// landing is where a person arrives after signing in: approvers answer
-// asks, so they start at the inbox.
+// landing is where a person arrives after signing in: one who answers asks
+// but may not edit (an approver) starts at the inbox.
 func landing(role string) string {
-	if role == auth.RoleApprover {
+	if canApprove(role) && !canEdit(role) {
 		return "/approvals"
 	}
 	return "/"

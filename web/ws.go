@@ -12,7 +12,6 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/service"
-	"github.com/toolgate/toolgate/store/auth"
 )
 
 // HubPrincipal is who is on the other end of a websocket.
@@ -69,7 +68,7 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		wsError(w, http.StatusUnauthorized, "unauthorized", "a session cookie or bearer token is required")
 		return
 	}
-	if p.Role != auth.RoleAdmin && p.Role != auth.RoleApprover {
+	if !service.Allowed(p.Role, service.RightApprove) {
 		wsError(w, http.StatusForbidden, "forbidden", "this role may not receive approvals")
 		return
 	}
