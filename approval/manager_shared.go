@@ -106,14 +106,15 @@ func (m *Manager) cancelShared(e *entry, principal, reason string) (Approval, er
 // state when this call won (recorded in History here, by the replica that
 // made the change), the winner's state and ErrAlreadyDecided when it lost.
 func (m *Manager) resolveShared(ctx context.Context, e *entry, out Outcome, prepare func(Approval) (map[string]any, error)) (Approval, error) {
-	a, err := m.opts.Shared.Resolve(ctx, e.a.ID, out, prepare)
+	id := m.snapshot(e).ID // e.a is written under mu
+	a, err := m.opts.Shared.Resolve(ctx, id, out, prepare)
 	won := err == nil
 	if !won && !errors.Is(err, ErrAlreadyDecided) {
-		return m.snapshot(e), fmt.Errorf("approval: answer %s: %w", e.a.ID, err)
+		return m.snapshot(e), fmt.Errorf("approval: answer %s: %w", id, err)
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if a.ID == e.a.ID {
+	if a.ID == id {
 		m.applyLocked(a)
 	}
 	// An answer that came after the deadline lost to expiry, and this call
@@ -201,25 +202,27 @@ func (m *Manager) resync() {
 		seen[a.ID] = true
 		m.applyLocked(a)
 	}
-	var gone []*entry
+	var gone []string
 	for id, e := range m.byID {
 		if e.a.Pending() && !seen[id] {
-			gone = append(gone, e)
+			gone = append(gone, id)
 		}
 	}
 	m.mu.Unlock()
-	for _, e := range gone {
-		m.refresh(ctx, e)
+	for _, id := range gone {
+		m.refresh(ctx, id)
 	}
 }
 
 // refresh mirrors the stored state of one ask; one the store no longer has
 // at all ends here as cancelled.
-func (m *Manager) refresh(ctx context.Context, e *entry) {
-	a, err := m.opts.Shared.Get(ctx, e.a.ID)
+func (m *Manager) refresh(ctx context.Context, id string) {
+	a, err := m.opts.Shared.Get(ctx, id)
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	e := m.byID[id]
 	switch {
+	case e == nil:
 	case err == nil:
 		m.applyLocked(a)
 	case errors.Is(err, ErrNotFound) && e.a.Pending():
