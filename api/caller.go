@@ -31,11 +31,13 @@ const AgentHeader = "X-Toolgate-Agent"
 
 // Caller says where a decision came from: the agent runtime and its session
 // (empty when the route has none). Handlers pass it explicitly to observe,
-// which hands it to the decision log.
+// with their route's source and the time they started, which makes the
+// service.Observation the decision log gets; nothing is read back out of
+// the request.
 //
 // A hook handler passes its own agent and the hook's session_id:
 //
-//	s.observe(r, req, d, Caller{Agent: AgentClaudeCode, Session: in.SessionID})
+//	s.observe(hookSource(in.HookEventName), start, req, d, Caller{Agent: AgentClaudeCode, Session: in.SessionID})
 type Caller struct {
 	Agent   string
 	Session string

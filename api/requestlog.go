@@ -1,29 +1,12 @@
 package api
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/go-chi/chi/v5/middleware"
 )
-
-// requestInfo is what the request log knows of a request in flight.
-type requestInfo struct {
-	start time.Time
-}
-
-type requestInfoKey struct{}
-
-// requestStart is when the request arrived (zero when RequestLog is not in
-// the chain).
-func requestStart(r *http.Request) time.Time {
-	if info, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
-		return info.start
-	}
-	return time.Time{}
-}
 
 // RequestLog logs every request once it is answered: method, path, status,
 // duration and chi's request id (put it after middleware.RequestID). It never
@@ -37,9 +20,9 @@ func requestStart(r *http.Request) time.Time {
 func RequestLog(log *slog.Logger) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			info := &requestInfo{start: time.Now()}
+			start := time.Now()
 			ww := middleware.NewWrapResponseWriter(w, r.ProtoMajor)
-			next.ServeHTTP(ww, r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, info)))
+			next.ServeHTTP(ww, r)
 			status := ww.Status()
 			if status == 0 {
 				status = http.StatusOK
@@ -53,7 +36,7 @@ func RequestLog(log *slog.Logger) func(http.Handler) http.Handler {
 				slog.String("method", r.Method),
 				slog.String("path", r.URL.Path),
 				slog.Int("status", status),
-				slog.Duration("duration", time.Since(info.start)))
+				slog.Duration("duration", time.Since(start)))
 		})
 	}
 }
