@@ -45,6 +45,14 @@ type Options struct {
 // are serialized in the process by a mutex and across processes by the
 // backend's lock (a file lock, a row lock).
 type Store struct {
+	*core
+	// ifMatch is the ETag the section must have, as an edit reads it under
+	// the backend's lock ("" for none): set on the views IfMatch makes.
+	ifMatch string
+}
+
+// core is the state every view of a Store shares.
+type core struct {
 	backend Backend
 	opts    Options
 	log     *slog.Logger
@@ -125,8 +133,8 @@ func OpenBackend(ctx context.Context, b Backend, opts Options) (*Store, error) {
 			opts.HomeDir = h
 		}
 	}
-	s := &Store{backend: b, opts: opts, log: opts.Logger, kick: make(chan struct{}, 1),
-		batchResolve: batchResolve, isSymlink: isSymlink}
+	s := &Store{core: &core{backend: b, opts: opts, log: opts.Logger, kick: make(chan struct{}, 1),
+		batchResolve: batchResolve, isSymlink: isSymlink}}
 	doc, err := b.Read(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("store: read the policy from %s: %w", b.Name(), err)
@@ -151,6 +159,20 @@ func (s *Store) Close() error {
 		}
 	})
 	return err
+}
+
+// IfMatch returns a view of the store whose edits succeed only when the
+// section, as read under the backend's lock right before the edit, has
+// the ETag tag (quoted or not); otherwise they fail with
+// ErrPreconditionFailed and change nothing. Checking the ETag in memory
+// and then editing is not enough with several replicas: another one may
+// have written in between. An empty tag or "*" returns s itself.
+func (s *Store) IfMatch(tag string) *Store {
+	tag = cleanETag(tag)
+	if tag == "" || tag == "*" {
+		return s
+	}
+	return &Store{core: s.core, ifMatch: tag}
 }
 
 // Dir is the absolute config dir of a file backend, else "".

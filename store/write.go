@@ -61,6 +61,10 @@ func (s *Store) edit(cur Document, fn editFunc) (*state, []byte, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrBrokenConfig, err)
 	}
+	oldSection, _ := before.(map[string]any)
+	if s.ifMatch != "" && sectionETag(oldSection) != s.ifMatch {
+		return nil, nil, ErrPreconditionFailed
+	}
 	if err := fn(doc); err != nil {
 		return nil, nil, err
 	}
@@ -72,7 +76,6 @@ func (s *Store) edit(cur Document, fn editFunc) (*state, []byte, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: the edited config does not parse back: %w", err)
 	}
-	oldSection, _ := before.(map[string]any)
 	oldProblems := s.engineOf(raw, oldSection).Problems()
 	eng, problems := engine.Compile(section, mem.builtin, s.EngineOptions())
 	if added := introduced(oldProblems, problems); len(added) > 0 || len(sectionProblems) > 0 {
