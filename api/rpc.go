@@ -178,7 +178,7 @@ func (s *Server) callRPC(r *http.Request, c rpcCall) rpcResponse {
 		resp.Error = c.Invalid
 		return resp
 	}
-	m, ok := rpcMethods[c.Method]
+	m, ok := s.rpcMethods[c.Method]
 	if !ok {
 		resp.Error = &RPCError{Code: rpcMethodNotFound, Message: "Method not found: " + c.Method}
 		return resp

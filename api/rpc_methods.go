@@ -3,9 +3,9 @@ package api
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/toolgate/toolgate/service"
 	"strings"
 
+	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 )
 
@@ -15,11 +15,11 @@ type rpcMethod struct {
 	run   func(s *Server, params json.RawMessage) (any, error)
 }
 
-// rpcMethods are the methods of spec 6.5 and contract 5.
-var rpcMethods map[string]rpcMethod
-
-func init() {
-	rpcMethods = map[string]rpcMethod{
+// rpcMethodTable lists the methods of spec 6.5 and contract 5; New builds
+// it once for the server (a function, not a package variable set in init,
+// since the methods refer to each other).
+func rpcMethodTable() map[string]rpcMethod {
+	return map[string]rpcMethod{
 		"permissions.tools.get":                 {service.RightRead, rpcToolsGet},
 		"permissions.tools.set":                 {service.RightWrite, rpcToolsSet},
 		"permissions.tools.update":              {service.RightWrite, rpcToolsUpdate},

@@ -58,6 +58,8 @@ type Server struct {
 	approvals *service.Approvals
 	tokens    *service.Tokens
 	csrf      *http.CrossOriginProtection
+	// rpcMethods are the JSON-RPC methods (rpc_methods.go).
+	rpcMethods map[string]rpcMethod
 }
 
 // New builds the API server from all its parts.
@@ -76,11 +78,12 @@ func New(deps Deps) *Server {
 		deps.Edits = service.NewPolicy(deps.Policy)
 	}
 	return &Server{
-		deps:      deps,
-		policy:    deps.Edits,
-		approvals: service.NewApprovals(deps.Approvals),
-		tokens:    service.NewTokens(deps.Tokens),
-		csrf:      http.NewCrossOriginProtection(),
+		deps:       deps,
+		policy:     deps.Edits,
+		approvals:  service.NewApprovals(deps.Approvals),
+		tokens:     service.NewTokens(deps.Tokens),
+		csrf:       http.NewCrossOriginProtection(),
+		rpcMethods: rpcMethodTable(),
 	}
 }
 
