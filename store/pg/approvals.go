@@ -132,6 +132,12 @@ func (s *Approvals) Insert(ctx context.Context, a approval.Approval, key string)
 // comes at or after the ask's deadline does not count: the ask is stored as
 // expired instead, and Resolve returns that with ErrAlreadyDecided.
 func (s *Approvals) Resolve(ctx context.Context, id string, out approval.Outcome, prepare func(approval.Approval) (map[string]any, error)) (approval.Approval, error) {
+	if pgText(id) != id {
+		return approval.Approval{}, approval.ErrNotFound // no id has a NUL or bad UTF-8
+	}
+	// What PostgreSQL text cannot hold is replaced here, so the winner is
+	// told what every replica will read.
+	out.Comment, out.DecidedBy = pgText(out.Comment), pgText(out.DecidedBy)
 	if prepare != nil {
 		select {
 		case s.preparing <- struct{}{}:
@@ -206,6 +212,9 @@ func storeOutcome(ctx context.Context, tx pgx.Tx, a approval.Approval) error {
 
 // Get returns one stored ask, or approval.ErrNotFound.
 func (s *Approvals) Get(ctx context.Context, id string) (approval.Approval, error) {
+	if pgText(id) != id {
+		return approval.Approval{}, approval.ErrNotFound
+	}
 	octx, cancel := s.db.Op(ctx)
 	defer cancel()
 	a, err := scanAsk(s.db.pool.QueryRow(octx, `SELECT `+approvalCols+` FROM approval_asks WHERE id = $1`, id))

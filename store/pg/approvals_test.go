@@ -67,11 +67,19 @@ func TestApprovalsRoundTrip(t *testing.T) {
 		got.DecidedBy != "alice" || got.Comment != "ok" || got.DecidedAt == nil || !got.DecidedAt.Equal(at) || got.PersistedRule["id"] != "r1" {
 		t.Errorf("after Resolve: got %+v", got)
 	}
-	if _, err := s.Get(ctx, "nope"); !errors.Is(err, approval.ErrNotFound) {
-		t.Errorf("Get unknown: got %v, want ErrNotFound", err)
+	for _, id := range []string{"nope", "bad\x00id", "bad\xffid"} {
+		if _, err := s.Get(ctx, id); !errors.Is(err, approval.ErrNotFound) {
+			t.Errorf("Get %q: got %v, want ErrNotFound", id, err)
+		}
+		if _, err := s.Resolve(ctx, id, out, nil); !errors.Is(err, approval.ErrNotFound) {
+			t.Errorf("Resolve %q: got %v, want ErrNotFound", id, err)
+		}
 	}
-	if _, err := s.Resolve(ctx, "nope", out, nil); !errors.Is(err, approval.ErrNotFound) {
-		t.Errorf("Resolve unknown: got %v, want ErrNotFound", err)
+	mustInsert(t, s, newAsk("a2", time.Minute, nil), "")
+	odd := approval.Outcome{Status: approval.StatusDenied, Choice: approval.ChoiceDeny, DecidedBy: "bob", Comment: "no\x00 \xff", DecidedAt: at}
+	won, err := s.Resolve(ctx, "a2", odd, nil)
+	if got, _ := s.Get(ctx, "a2"); err != nil || got.Comment != won.Comment || got.Comment != "no\uFFFD \uFFFD" {
+		t.Errorf("comment with a NUL and bad UTF-8: got %q (winner told %q, err %v), want both %q", got.Comment, won.Comment, err, "no\uFFFD \uFFFD")
 	}
 }
 
