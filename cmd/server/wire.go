@@ -214,16 +214,17 @@ func wireDecisionLog(c config, s *storage) *decisionParts {
 	return p
 }
 
-// decisionLog is the decision log for api.Deps: nil (a no-op log there)
-// when it is off.
+// decisionLog is the decision log for api.Deps and the recorder: the no-op
+// log (reads answer 503) when it is off.
 func (p *decisionParts) decisionLog() api.DecisionLog {
 	if p.log == nil {
-		return nil
+		return service.NopDecisionLog{}
 	}
 	return p.log
 }
 
-// mountPage adds the decision log page of the admin UI.
+// mountPage adds the decision log page of the admin UI (nil: the page says
+// the log is off).
 func (p *decisionParts) mountPage(ui *web.UI, r chi.Router) {
 	var log web.DecisionReader
 	if p.log != nil {
