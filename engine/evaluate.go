@@ -240,9 +240,7 @@ func finalize(hits []*rule, base string) outcome {
 		}
 	}
 	if count == 1 {
-		if win == Deny {
-			return outcome{level: Deny, rule: only.singleDeny, byRule: true}
-		}
+		// only.level is win: a deny rule's single already says deny:.
 		return outcome{level: win, rule: only.single, byRule: true}
 	}
 	names := make([]string, 0, count)

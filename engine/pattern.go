@@ -24,27 +24,34 @@ func (e *PatternError) Error() string {
 
 func (e *PatternError) Unwrap() error { return e.Err }
 
-// matcher is one compiled rule pattern.
+// matcher is one compiled rule pattern. It is small (a policy of 100,000
+// rules keeps 100,000 of them): a glob needs raw, exact or glob; a re:
+// pattern's parts are behind re.
 type matcher struct {
 	raw string
-	// regex patterns (re:): every alternative that parses; a hit on any is
-	// a hit. Each is checked with regexp/syntax when the rule is compiled,
-	// and compiled to a regexp the first time the rule runs (res), so that
-	// a policy of 100,000 rules does not build 100,000 programs of which a
-	// call runs a handful. trees are the parse trees of exprs for the
-	// prefilter's keys; newRuleIndex drops them once the keys are known.
-	exprs []string
-	trees []*syntax.Regexp
-	res   atomic.Pointer[compiledRegex]
 	// glob patterns: exact is the normalized literal when there is no
 	// wildcard; glob the anchored regexp otherwise.
+	exact string
+	glob  *globProgram
+	// re holds a re: pattern's alternatives; nil for a glob.
+	re      *regexParts
 	isRegex bool
 	// needsBackslash is set (while the index is built) for a re: pattern
 	// every match of which holds a literal backslash.
 	needsBackslash bool
 	hasWild        bool
-	exact          string
-	glob           *globProgram
+}
+
+// regexParts are a re: pattern's alternatives: every one that parses; a
+// hit on any is a hit. Each is checked with regexp/syntax when the rule is
+// compiled, and compiled to a regexp the first time the rule runs (res), so
+// that a policy of 100,000 rules does not build 100,000 programs of which a
+// call runs a handful. trees are the parse trees of exprs for the
+// prefilter's keys; newRuleIndex drops them once the keys are known.
+type regexParts struct {
+	exprs []string
+	trees []*syntax.Regexp
+	res   atomic.Pointer[compiledRegex]
 }
 
 // ValidatePattern reports whether a rule pattern compiles: a non-empty glob
@@ -73,11 +80,12 @@ func compilePattern(p string) (m *matcher, partial error, err error) {
 }
 
 func compileRegex(raw, expr string) (*matcher, error, error) {
-	m := &matcher{raw: raw, isRegex: true}
+	rp := &regexParts{}
+	m := &matcher{raw: raw, isRegex: true, re: rp}
 	tree, err := syntax.Parse(expr, syntax.Perl)
 	if err == nil {
-		m.exprs = []string{expr}
-		m.trees = []*syntax.Regexp{tree}
+		rp.exprs = []string{expr}
+		rp.trees = []*syntax.Regexp{tree}
 		return m, nil, nil
 	}
 	whole := &PatternError{Pattern: expr, Err: err}
@@ -89,11 +97,11 @@ func compileRegex(raw, expr string) (*matcher, error, error) {
 			continue
 		}
 		if tree, aerr := syntax.Parse(alt, syntax.Perl); aerr == nil {
-			m.exprs = append(m.exprs, alt)
-			m.trees = append(m.trees, tree)
+			rp.exprs = append(rp.exprs, alt)
+			rp.trees = append(rp.trees, tree)
 		}
 	}
-	if len(m.exprs) == 0 {
+	if len(rp.exprs) == 0 {
 		return nil, nil, whole
 	}
 	return m, fmt.Errorf("%w; only the alternatives that compile are used", whole), nil
@@ -110,11 +118,12 @@ type compiledRegex struct {
 // compiling them on first use. Concurrent first uses may both compile; one
 // result is kept.
 func (m *matcher) regexps() *compiledRegex {
-	if c := m.res.Load(); c != nil {
+	rp := m.re
+	if c := rp.res.Load(); c != nil {
 		return c
 	}
 	c := &compiledRegex{}
-	for _, expr := range m.exprs {
+	for _, expr := range rp.exprs {
 		// regexp.Compile parses with syntax.Perl as compileRegex did, so it
 		// cannot fail here; an error would only drop the alternative.
 		tree, err := syntax.Parse(expr, syntax.Perl)
@@ -131,8 +140,8 @@ func (m *matcher) regexps() *compiledRegex {
 		c.res = append(c.res, re)
 		c.conds = append(c.conds, condOf(tree))
 	}
-	if !m.res.CompareAndSwap(nil, c) {
-		return m.res.Load()
+	if !rp.res.CompareAndSwap(nil, c) {
+		return rp.res.Load()
 	}
 	return c
 }
@@ -168,7 +177,11 @@ func (c *compiledRegex) addSplit(expr string, tree *syntax.Regexp) bool {
 }
 
 // dropTrees releases the parse trees once the prefilter has its keys.
-func (m *matcher) dropTrees() { m.trees = nil }
+func (m *matcher) dropTrees() {
+	if m.re != nil {
+		m.re.trees = nil
+	}
+}
 
 func compileGlob(raw string) *matcher {
 	p := strings.ReplaceAll(raw, `\`, "/")

@@ -105,10 +105,10 @@ func globKeys(m *matcher, cat Category) (ruleKeys, bool) {
 func regexKeys(m *matcher) (ruleKeys, bool) {
 	var rk ruleKeys
 	backslashes := true
-	for i, expr := range m.exprs {
+	for i, expr := range m.re.exprs {
 		var parsed *syntax.Regexp
-		if i < len(m.trees) {
-			parsed = m.trees[i]
+		if i < len(m.re.trees) {
+			parsed = m.re.trees[i]
 		} else {
 			var err error
 			if parsed, err = syntax.Parse(expr, syntax.Perl); err != nil {
