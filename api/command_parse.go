@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
+
+	"github.com/toolgate/toolgate/service"
 )
 
 // CommandKind is what a command line asks for.
@@ -102,17 +104,6 @@ func parsePermissions(rest string) (Command, error) {
 	return Command{Kind: CommandRule, Level: level, Tool: tool, Pattern: pattern}, nil
 }
 
-// CLIRuleID is the id of a rule made by /permissions (spec 6.3):
-// cli_rule_<tool>_<pattern>, the pattern kept as written except that each
-// whitespace character becomes "_", so `ls *` gives cli_rule_bash_ls_*.
-// The same command always yields the same id, which is what makes a repeat
-// fall back from create to update.
-func CLIRuleID(tool, pattern string) string {
-	esc := strings.Map(func(r rune) rune {
-		if unicode.IsSpace(r) {
-			return '_'
-		}
-		return r
-	}, pattern)
-	return "cli_rule_" + tool + "_" + esc
-}
+// CLIRuleID is the id of a rule made by /permissions (spec 6.3); the ids
+// live together in service (service.CLIRuleID).
+func CLIRuleID(tool, pattern string) string { return service.CLIRuleID(tool, pattern) }

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/toolgate/toolgate/policy"
 )
@@ -21,8 +22,9 @@ var idJunk = regexp.MustCompile(`[^a-z0-9]+`)
 // tool and the pattern, lower-cased with every run of other characters as
 // "_", cut to policy.MaxOverrideID bytes; when taken reports the id in use,
 // "_2", "_3", ... is appended. The same rule typed on the page or posted to
-// the API gets the same id. (An "always allow" override has the id contract
-// 3 fixes, policy.OverrideID.)
+// the API gets the same id. (Two ids are fixed by the spec instead: an
+// "always allow" override's, contract 3, policy.OverrideID, and a
+// /permissions rule's, spec 6.3, CLIRuleID.)
 func NewID(prefix string, tools []string, pattern string, taken func(id string) bool) string {
 	tool := ""
 	if len(tools) > 0 {
@@ -41,6 +43,21 @@ func NewID(prefix string, tools []string, pattern string, taken func(id string) 
 		id = base + "_" + strconv.Itoa(n)
 	}
 	return id
+}
+
+// CLIRuleID is the id of a rule made by /permissions (spec 6.3, so fixed
+// by the spec rather than NewID): cli_rule_<tool>_<pattern>, the pattern
+// kept as written except that each whitespace character becomes "_", so
+// `ls *` gives cli_rule_bash_ls_*. The same command always yields the same
+// id, which is what makes a repeat fall back from create to update.
+func CLIRuleID(tool, pattern string) string {
+	esc := strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return '_'
+		}
+		return r
+	}, pattern)
+	return "cli_rule_" + tool + "_" + esc
 }
 
 // entryIDs returns a "taken" function over the ids of a list of the
