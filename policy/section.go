@@ -69,13 +69,14 @@ type Rule struct {
 	Tools     []string
 	Pattern   string
 	MatchType string
-	// Action is the rule's level when it has one. BadAction is an action
-	// that is not a level: the rule is inert (contract D4).
-	Action    Level
-	BadAction string
-	// Severity is 0 when absent; an unknown severity reads as HIGH and is
-	// kept in BadSeverity.
-	Severity    Severity
+	// Action is the rule's level when it has one; Severity is 0 when
+	// absent. (The two small fields sit together to keep a Rule small.)
+	Action   Level
+	Severity Severity
+	// BadAction is an action that is not a level: the rule is inert
+	// (contract D4). BadSeverity is an unknown severity, which reads as
+	// HIGH (Severity is then SeverityHigh).
+	BadAction   string
 	BadSeverity string
 	Description string
 	Source      string
