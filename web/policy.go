@@ -103,21 +103,28 @@ func (u *UI) conflict(w http.ResponseWriter, r *http.Request, back string) {
 // field has in the policy now (for the rule, tool or directory it names).
 func typedValues(r *http.Request, sec map[string]any) []templates.TypedValue {
 	current := map[string]string{}
+	typed := policy.DecodeSection(sec)
 	switch {
 	case r.PostFormValue("orig_id") != "" || r.PostFormValue("id") != "":
 		id := cmp.Or(r.PostFormValue("orig_id"), r.PostFormValue("id"))
-		for _, v := range append(asList(sec["rules"]), asList(sec["approval_overrides"])...) {
-			if m := asMap(v); str(m["id"]) == id {
-				for k, x := range m {
-					current[k] = str(x)
-				}
-				current["tools"] = toolsText(m["tools"])
+		rule, ok := policy.RuleByID(typed.Rules, id)
+		if !ok {
+			rule, ok = policy.RuleByID(typed.Overrides, id)
+		}
+		if ok {
+			for k, x := range rule.Map() {
+				current[k] = str(x)
 			}
+			current["tools"] = policy.ToolsText(rule.Tools)
 		}
 	case r.PostFormValue("tool") != "":
-		current["level"] = str(asMap(sec["tools"])[r.PostFormValue("tool")])
+		if t, ok := typed.Tool(r.PostFormValue("tool")); ok {
+			current["level"] = t.Level.String()
+		}
 	case r.PostFormValue("key") != "":
-		current["level"] = str(asMap(sec["external_directory"])[r.PostFormValue("key")])
+		if l, ok := typed.External.Key(r.PostFormValue("key")); ok {
+			current["level"] = l.String()
+		}
 	}
 	var out []templates.TypedValue
 	for _, k := range slices.Sorted(maps.Keys(r.PostForm)) {
