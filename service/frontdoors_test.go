@@ -3,12 +3,16 @@ package service_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/go-chi/chi/v5"
@@ -241,5 +245,31 @@ func TestRESTWritesHonourIfMatch(t *testing.T) {
 		if status, body := d.restIfMatch(t, admin, w.method, w.path, w.body, `"`+etag+`"`); status >= 300 {
 			t.Errorf("%s with the current If-Match: got %d %s", w.note, status, body)
 		}
+	}
+}
+
+// TestIfMatchCheckedUnderTheStoresLock: an edit of config.yaml made outside
+// this process (by hand, another replica), not yet loaded, still makes a
+// stale If-Match fail: the ETag is checked on the document as read under
+// the store's lock, not only on the policy in memory.
+func TestIfMatchCheckedUnderTheStoresLock(t *testing.T) {
+	d := newDoors(t)
+	pol := service.NewPolicy(d.st)
+	_, etag, _ := d.st.Section()
+	path := filepath.Join(d.st.Dir(), store.ConfigFile)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(raw), "permissions:", "permissions:\n  deny_guidance_message: edited by hand", 1)
+	if err := os.WriteFile(path, []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pol.SetToolLevel(etag, "bash", "deny"); !errors.Is(err, store.ErrPreconditionFailed) {
+		t.Errorf("an edit with the ETag from before the hand edit: got %v, want ErrPreconditionFailed", err)
+	}
+	after, _ := os.ReadFile(path)
+	if !strings.Contains(string(after), "edited by hand") {
+		t.Errorf("the hand edit is gone:\n%s", after)
 	}
 }

@@ -1,7 +1,6 @@
 package service
 
 import (
-	"fmt"
 	"strings"
 	"sync"
 
@@ -12,16 +11,25 @@ import (
 // Policy is the policy's use cases: reads, and edits that each take an
 // If-Match ETag ("" or "*": no check).
 //
-// The check and the write are one step for every edit made through this
-// process: Policy serializes its edits, and checks the ETag of the section
-// in force right before the store writes (ReplaceSection checks it again
-// under the store's own lock). A page form carries the ETag it was rendered
-// with, so an edit made between rendering and saving is refused with
+// The check and the write are one step: a document store that can check
+// the ETag itself, under its own lock right before the edit (store.Store's
+// IfMatch view: the file lock, the database row lock), does so, which also
+// holds against another replica's write this one has not loaded yet. Policy
+// also serializes its edits and checks the ETag in force first, so a stale
+// form fails fast. A page form carries the ETag it was rendered with, so an
+// edit made between rendering and saving is refused with
 // store.ErrPreconditionFailed instead of being lost.
 type Policy struct {
 	docs PolicyDocs
-	// mu makes an edit's If-Match check and its write one step.
+	// mu makes an edit's If-Match check and its write one step among the
+	// edits of this process.
 	mu sync.Mutex
+}
+
+// ifMatchDocs is a document store whose edits can check an ETag under its
+// own lock; *store.Store is one.
+type ifMatchDocs interface {
+	IfMatch(tag string) *store.Store
 }
 
 // NewPolicy builds the policy service over a document store.
@@ -46,30 +54,37 @@ func CleanETag(tag string) string {
 	return strings.Trim(tag, `"`)
 }
 
-// edit runs write when ifMatch is empty, "*" or the ETag in force.
-func (p *Policy) edit(ifMatch string, write func() (string, error)) (string, error) {
+// edit runs write on the document store when ifMatch is empty, "*" or the
+// ETag of the section; write gets the store to edit through (a view that
+// checks ifMatch again under the store's lock, when the store has one).
+func (p *Policy) edit(ifMatch string, write func(d PolicyDocs) (string, error)) (string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if tag := CleanETag(ifMatch); tag != "" && tag != "*" {
-		_, etag, err := p.docs.Section()
-		if err != nil {
-			return "", err
-		}
-		if tag != etag {
-			return "", store.ErrPreconditionFailed
-		}
+	tag := CleanETag(ifMatch)
+	if tag == "" || tag == "*" {
+		return write(p.docs)
 	}
-	return write()
+	_, etag, err := p.docs.Section()
+	if err != nil {
+		return "", err
+	}
+	if tag != etag {
+		return "", store.ErrPreconditionFailed
+	}
+	if im, ok := p.docs.(ifMatchDocs); ok {
+		return write(im.IfMatch(tag))
+	}
+	return write(p.docs)
 }
 
 // ReplaceSection replaces the whole section.
 func (p *Policy) ReplaceSection(ifMatch string, section map[string]any) (string, error) {
-	return p.edit(ifMatch, func() (string, error) { return p.docs.ReplaceSection(section, ifMatch) })
+	return p.edit(ifMatch, func(d PolicyDocs) (string, error) { return d.ReplaceSection(section, ifMatch) })
 }
 
 // SetSettings changes the scalar settings (a nil value removes a key).
 func (p *Policy) SetSettings(ifMatch string, patch map[string]any) (string, error) {
-	return p.edit(ifMatch, func() (string, error) { return p.docs.SetSettings(patch) })
+	return p.edit(ifMatch, func(d PolicyDocs) (string, error) { return d.SetSettings(patch) })
 }
 
 // SetToolLevel sets a tool's level; an empty level removes the tool.
@@ -77,28 +92,28 @@ func (p *Policy) SetToolLevel(ifMatch, tool, level string) (string, error) {
 	if level == "" {
 		return p.DeleteTool(ifMatch, tool)
 	}
-	return p.edit(ifMatch, func() (string, error) { return p.docs.SetToolLevel(tool, level) })
+	return p.edit(ifMatch, func(d PolicyDocs) (string, error) { return d.SetToolLevel(tool, level) })
 }
 
 // DeleteTool removes a tool's level.
 func (p *Policy) DeleteTool(ifMatch, tool string) (string, error) {
-	return p.edit(ifMatch, func() (string, error) { return p.docs.DeleteTool(tool) })
+	return p.edit(ifMatch, func(d PolicyDocs) (string, error) { return d.DeleteTool(tool) })
 }
 
 // CreateRule appends a rule; one without an id gets NewID's. It returns the
 // rule's id and the new ETag.
 func (p *Policy) CreateRule(ifMatch string, rule map[string]any) (string, string, error) {
-	return p.createEntry(ifMatch, "rules", PrefixRule, rule, p.docs.CreateRule)
+	return p.createEntry(ifMatch, "rules", PrefixRule, rule, PolicyDocs.CreateRule)
 }
 
 // AddOverride appends an approval override; one without an id gets NewID's.
 func (p *Policy) AddOverride(ifMatch string, o map[string]any) (string, string, error) {
-	return p.createEntry(ifMatch, "approval_overrides", PrefixOverride, o, p.docs.AddApprovalOverride)
+	return p.createEntry(ifMatch, "approval_overrides", PrefixOverride, o, PolicyDocs.AddApprovalOverride)
 }
 
-func (p *Policy) createEntry(ifMatch, list, prefix string, entry map[string]any, add func(map[string]any) (string, error)) (string, string, error) {
+func (p *Policy) createEntry(ifMatch, list, prefix string, entry map[string]any, add func(PolicyDocs, map[string]any) (string, error)) (string, string, error) {
 	var id string
-	etag, err := p.edit(ifMatch, func() (string, error) {
+	etag, err := p.edit(ifMatch, func(d PolicyDocs) (string, error) {
 		if s, _ := entry["id"].(string); strings.TrimSpace(s) == "" {
 			sec, _, err := p.Section()
 			if err != nil {
@@ -108,7 +123,7 @@ func (p *Policy) createEntry(ifMatch, list, prefix string, entry map[string]any,
 			entry["id"] = NewID(prefix, toolNames(entry["tools"]), pattern, entryIDs(sec, list))
 		}
 		id, _ = entry["id"].(string)
-		return add(entry)
+		return add(d, entry)
 	})
 	return id, etag, err
 }
@@ -123,41 +138,41 @@ func (p *Policy) RuleIDFor(tools []string, pattern, except string) string {
 
 // UpdateRule patches a rule (a nil value removes a key; an id renames it).
 func (p *Policy) UpdateRule(ifMatch, id string, patch map[string]any) (string, error) {
-	return p.edit(ifMatch, func() (string, error) { return p.docs.UpdateRule(id, patch) })
+	return p.edit(ifMatch, func(d PolicyDocs) (string, error) { return d.UpdateRule(id, patch) })
 }
 
 // DeleteRule removes a rule.
 func (p *Policy) DeleteRule(ifMatch, id string) (string, error) {
-	return p.edit(ifMatch, func() (string, error) { return p.docs.DeleteRule(id) })
+	return p.edit(ifMatch, func(d PolicyDocs) (string, error) { return d.DeleteRule(id) })
 }
 
 // DeleteOverride removes an approval override.
 func (p *Policy) DeleteOverride(ifMatch, id string) (string, error) {
-	return p.edit(ifMatch, func() (string, error) { return p.docs.DeleteApprovalOverride(id) })
+	return p.edit(ifMatch, func(d PolicyDocs) (string, error) { return d.DeleteApprovalOverride(id) })
 }
 
 // SetExternal sets external_directory[key] to a level.
 func (p *Policy) SetExternal(ifMatch, key, level string) (string, error) {
-	return p.edit(ifMatch, func() (string, error) { return p.docs.SetExternalDirectory(key, level) })
+	return p.edit(ifMatch, func(d PolicyDocs) (string, error) { return d.SetExternalDirectory(key, level) })
 }
 
 // DeleteExternal removes external_directory[key].
 func (p *Policy) DeleteExternal(ifMatch, key string) (string, error) {
-	return p.edit(ifMatch, func() (string, error) { return p.docs.DeleteExternalDirectory(key) })
+	return p.edit(ifMatch, func(d PolicyDocs) (string, error) { return d.DeleteExternalDirectory(key) })
 }
 
 // SetOwnerScopes replaces owner_scopes (nil removes them).
 func (p *Policy) SetOwnerScopes(ifMatch string, scopes map[string]any) (string, error) {
-	return p.edit(ifMatch, func() (string, error) { return p.docs.SetOwnerScopes(scopes) })
+	return p.edit(ifMatch, func(d PolicyDocs) (string, error) { return d.SetOwnerScopes(scopes) })
 }
 
 // AddDir is /add-dir: trust a directory (external_directory, and the two
 // overrides of a tiered policy).
 func (p *Policy) AddDir(ifMatch, path string) (store.AddDirResult, error) {
 	var res store.AddDirResult
-	_, err := p.edit(ifMatch, func() (string, error) {
+	_, err := p.edit(ifMatch, func(d PolicyDocs) (string, error) {
 		var err error
-		res, err = p.docs.AddTrustedDirectory(path)
+		res, err = d.AddTrustedDirectory(path)
 		return "", err
 	})
 	return res, err
@@ -171,9 +186,9 @@ func (p *Policy) AlwaysAllow(req *engine.Request, by string) (map[string]any, bo
 		o       map[string]any
 		created bool
 	)
-	_, err := p.edit("", func() (string, error) {
+	_, err := p.edit("", func(d PolicyDocs) (string, error) {
 		var err error
-		o, created, err = p.docs.AlwaysAllowBy(req, by)
+		o, created, err = d.AlwaysAllowBy(req, by)
 		return "", err
 	})
 	return o, created, err
@@ -187,9 +202,4 @@ func (p *Policy) AlwaysAllowBy(req *engine.Request, by string) (map[string]any, 
 // Validate dry-runs a section; nothing is written.
 func (p *Policy) Validate(section map[string]any) []engine.Problem {
 	return p.docs.Validate(section)
-}
-
-// notFound wraps store.ErrNotFound naming what is missing.
-func notFound(format string, args ...any) error {
-	return fmt.Errorf(format+": %w", append(args, store.ErrNotFound)...)
 }
