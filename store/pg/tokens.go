@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -64,6 +65,8 @@ type Tokens struct {
 	list    []auth.TokenInfo // without the admin token, oldest first
 	// revoked are told after a token ended, on whichever replica.
 	revoked []func()
+	// retrying is set while a reload that failed waits to run again.
+	retrying atomic.Bool
 }
 
 // OpenTokens migrates PartAuth and loads the tokens. When the database has
@@ -83,7 +86,7 @@ func OpenTokens(ctx context.Context, db *DB, dir string) (t *Tokens, created boo
 	if err := t.reload(ctx); err != nil {
 		return nil, false, err
 	}
-	db.listener.Subscribe(ChannelTokens, func(string) { t.refresh() }, t.refresh)
+	db.listener.Subscribe(ChannelTokens, t.notified, t.refresh)
 	return t, created, nil
 }
 
@@ -179,11 +182,51 @@ func hashHex(secret string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// refresh reloads after a notification or reconnect; a failure is logged
-// and the tokens in memory stay until the next one.
+// notified handles a ChannelTokens notification: a revocation it names
+// ends that token here at once, from the payload alone, so that a reload
+// that fails cannot keep a revoked token working; then everything reloads.
+func (t *Tokens) notified(payload string) {
+	if id, ok := strings.CutPrefix(payload, "revoke "); ok && id != adminID && t.Active(id) {
+		t.writeMu.Lock()
+		hooks := t.forget(id)
+		t.writeMu.Unlock()
+		for _, f := range hooks {
+			f()
+		}
+	}
+	t.refresh()
+}
+
+// Backoff of the retries of a reload that failed.
+const (
+	tokensRetryMin = 250 * time.Millisecond
+	tokensRetryMax = 5 * time.Second
+)
+
+// refresh reloads after a notification or reconnect. A failure is logged
+// and retried with backoff until a reload succeeds (or the DB is closed):
+// no later notification may come to correct what the memory missed.
 func (t *Tokens) refresh() {
 	if err := t.reload(context.Background()); err != nil {
-		t.db.log.Warn("pg tokens: reload failed; keeping the tokens in memory", "err", err)
+		t.db.log.Warn("pg tokens: reload failed; keeping the tokens in memory and retrying", "err", err)
+		if t.retrying.CompareAndSwap(false, true) {
+			go t.retry()
+		}
+	}
+}
+
+// retry reloads with backoff until a reload succeeds or the DB is closed.
+func (t *Tokens) retry() {
+	defer t.retrying.Store(false)
+	for wait := tokensRetryMin; ; wait = min(2*wait, tokensRetryMax) {
+		select {
+		case <-t.db.done:
+			return
+		case <-time.After(wait):
+		}
+		if err := t.reload(context.Background()); err == nil {
+			return
+		}
 	}
 }
 
