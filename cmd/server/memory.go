@@ -4,6 +4,7 @@ import (
 	"flag"
 	"log/slog"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"time"
@@ -115,6 +116,10 @@ func (t *memoryTuner) Kick() {
 }
 
 func (t *memoryTuner) tune() {
+	// The first collection moves sync.Pool caches to their victim caches
+	// (encoding/json keeps the ETag's 10-20 MB buffer there at 100,000
+	// rules); the one FreeOSMemory runs drops them.
+	runtime.GC()
 	debug.FreeOSMemory()
 	live := liveHeap()
 	if !t.setPercent {
