@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -18,6 +19,9 @@ import (
 
 	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
+	"github.com/toolgate/toolgate/store/pg"
+	"github.com/toolgate/toolgate/web"
 )
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
@@ -331,8 +335,15 @@ func TestWirePostgresGone(t *testing.T) {
 	if st, out := r.do(t, "GET", "/readyz", nil); st != 200 {
 		t.Fatalf("/readyz: %d %v", st, out)
 	}
+	cookie := signedInElsewhere(t, cfg.databaseURL)
+	if st := r.page(t, "/tools", cookie); st != 200 {
+		t.Fatalf("a session made through another replica: GET /tools %d, want 200", st)
+	}
 	if err := cl.Stop(); err != nil {
 		t.Fatal(err)
+	}
+	if st := r.page(t, "/tools", cookie); st != http.StatusSeeOther && st != http.StatusFound {
+		t.Errorf("a session while the database is stopped: GET /tools %d, want a redirect to /login (fail closed)", st)
 	}
 	if st, out := r.do(t, "GET", "/readyz", nil); st != 503 || out["status"] != "storage_unavailable" {
 		t.Errorf("/readyz with the database stopped: %d %v, want 503 storage_unavailable", st, out)
@@ -360,4 +371,43 @@ func TestWirePostgresGone(t *testing.T) {
 	if st, out := r.do(t, "PUT", "/api/v1/permissions/tools/grep", map[string]any{"level": "deny"}); st != 200 {
 		t.Errorf("an edit after the database came back: %d %v, want 200", st, out)
 	}
+	if st := r.page(t, "/tools", cookie); st != 200 {
+		t.Errorf("the session after the database came back: GET /tools %d, want 200", st)
+	}
+}
+
+// signedInElsewhere makes an admin browser session in the database, as
+// another replica's sign-in does, and returns its cookie.
+func signedInElsewhere(t *testing.T, dsn string) *http.Cookie {
+	t.Helper()
+	ctx := context.Background()
+	db, err := pg.Open(ctx, dsn, pg.Options{Logger: quietLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	sessions, err := pg.OpenSessions(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _, err := sessions.Create(ctx, auth.Principal{TokenID: "admin", Name: "admin", Role: auth.RoleAdmin}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &http.Cookie{Name: web.SessionCookie, Value: id}
+}
+
+// page GETs a page with a session cookie and returns the status, without
+// following redirects.
+func (r *replica) page(t *testing.T, path string, c *http.Cookie) int {
+	t.Helper()
+	req, _ := http.NewRequest("GET", r.srv.URL+path, nil)
+	req.AddCookie(c)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("GET %s: %v", path, err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
