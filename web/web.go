@@ -1,7 +1,9 @@
 // Package web serves toolgate's admin pages: server-rendered templ pages
 // for the policy (tools, rules, external directories, approval overrides),
 // a playground that explains decisions, and the approvals inbox. Every
-// change goes through the same store operations as the REST API.
+// change goes through the same services as the REST API (service.Policy
+// with the form's ETag as If-Match, service.Approvals, service.Tokens), and
+// every role check asks the same table (service.Allowed).
 package web
 
 import (
