@@ -90,7 +90,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 }
 
 // defaultGCPercent is the -gc-percent default. toolgate's live heap is
-// small (tens of MB even at 100,000 rules) while every request allocates, so
+// small for a usual policy (a large one is bounded by -heap-headroom-mb,
+// memory.go) while every request allocates, so
 // at Go's default of 100 the collector runs very often; at 400 it costs
 // about a third of the CPU per evaluation it did (BENCHMARKS.md), for a heap
 // of up to five times the live one.
@@ -119,7 +120,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	applyGCPercent(c, os.Getenv)
 	log := newLogger(c, stderr)
 	slog.SetDefault(log)
 	app, err := wire(c, log)
