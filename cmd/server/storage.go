@@ -50,13 +50,12 @@ type decisionStore interface {
 // storage are the stored parts of the server: in the config dir (config.yaml
 // and SQLite), or in PostgreSQL, shared by every replica (--database-url).
 type storage struct {
-	policy *store.Store
-	// documents reads the stored document for the export route; nil: the
-	// config dir's config.yaml.
-	documents service.DocumentSource
-	tokens    tokenStore
-	sessions  auth.SessionStore
-	history   approval.History
+	// policy is the policy document store; its Backend (config.yaml, or
+	// the database's row) is what the export route reads.
+	policy   *store.Store
+	tokens   tokenStore
+	sessions auth.SessionStore
+	history  approval.History
 	// decisions is nil when --decision-log=false.
 	decisions decisionStore
 	// shared holds pending asks across replicas; nil: in this process.
@@ -131,7 +130,7 @@ func openPostgres(ctx context.Context, c config, dir string, opts store.Options,
 		return nil, err
 	}
 	a.onClose("policy store", st.Close)
-	s := &storage{policy: st, documents: doc, ready: func(ctx context.Context) error {
+	s := &storage{policy: st, ready: func(ctx context.Context) error {
 		ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 		defer cancel()
 		return errors.Join(db.Ping(ctx), st.Health())

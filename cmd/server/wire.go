@@ -129,7 +129,7 @@ func wire(c config, log *slog.Logger) (_ *app, err error) {
 	if err := wireWebhooks(c, os.Getenv, mgr, dl.metrics, a, log); err != nil {
 		return nil, err
 	}
-	apiServer := api.New(api.Deps{Policy: s.policy, Edits: edits, Documents: s.documents, Tokens: s.tokens, Approvals: mgr,
+	apiServer := api.New(api.Deps{Policy: s.policy, Edits: edits, Documents: s.policy.Backend(), Tokens: s.tokens, Approvals: mgr,
 		Observer: dl.recorder, Decisions: dl.decisionLog(), Metrics: dl.metrics.Handler(), HookWait: c.hookWait,
 		OpenAPI: toolgate.OpenAPI, Logger: log, Sessions: sessions, Ready: s.ready})
 	r := chi.NewRouter()

@@ -295,6 +295,20 @@ func TestWirePostgresReplicas(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	// Either replica exports the stored section with its comments.
+	for i, r := range []*replica{r1, r2} {
+		req, _ := http.NewRequest("GET", r.srv.URL+"/api/v1/permissions/export", nil)
+		req.Header.Set("Authorization", "Bearer "+r.token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(body), "# ours") || !strings.Contains(string(body), "make_ok") {
+			t.Errorf("replica %d export: %d %s; want the imported comment and the new rule", i+1, resp.StatusCode, body)
+		}
+	}
 	// A token made through one replica works on the other.
 	st, out = r1.do(t, "POST", "/api/v1/tokens", map[string]any{"name": "agent-1", "role": "agent"})
 	secret, _ := out["secret"].(string)
@@ -410,4 +424,31 @@ func (r *replica) page(t *testing.T, path string, c *http.Cookie) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// TestWireExportFiles: without a database the export route reads
+// config.yaml through the file backend: the permissions entry with its
+// comments, without the file's other keys.
+func TestWireExportFiles(t *testing.T) {
+	cfg := testConfig(t)
+	if err := os.MkdirAll(cfg.configDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	text := "model: gpt\n# the policy\npermissions:\n  schema: tiered_policy # tiered\n  defaults: {\"*\": ask}\n"
+	if err := os.WriteFile(filepath.Join(cfg.configDir, store.ConfigFile), []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := startReplica(t, cfg)
+	req, _ := http.NewRequest("GET", r.srv.URL+"/api/v1/permissions/export", nil)
+	req.Header.Set("Authorization", "Bearer "+r.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	got := string(body)
+	if resp.StatusCode != 200 || !strings.Contains(got, "# the policy") || !strings.Contains(got, "# tiered") || strings.Contains(got, "model") {
+		t.Errorf("export: %d %q; want the permissions entry with its comments and no other key", resp.StatusCode, got)
+	}
 }
