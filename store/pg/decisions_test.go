@@ -141,7 +141,8 @@ func TestDecisionLogPruneOneReplicaAtATime(t *testing.T) {
 	if err != nil || n != 0 || countDecisions(t, db, "") != 3 {
 		t.Errorf("prune while another replica prunes: %d deleted (err %v), %d rows; want 0, 3", n, err, countDecisions(t, db, ""))
 	}
-	if d := time.Since(start); d > 2*time.Second {
+	// Waiting for the lock would last until the prune's one-minute timeout.
+	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("prune waited %v for the lock; want it to skip at once", d)
 	}
 	if err := tx.Commit(ctx); err != nil {
@@ -319,13 +320,13 @@ func TestDecisionLogCloseWhenServerSilent(t *testing.T) {
 	l.Enqueue(decisionlog.Entry{Tool: "bash", Level: "allow"})
 	flushLog(t, l)
 	p.cut()
-	const queued = 20
+	const queued = 40
 	for range queued {
 		l.Enqueue(decisionlog.Entry{Tool: "bash", Level: "allow"})
 	}
 	start := time.Now()
 	l.Close()
-	if d := time.Since(start); d > 4*opTimeout {
+	if d := time.Since(start); d > 5*opTimeout {
 		t.Errorf("Close took %v with %d batches queued and the server silent; want about one operation timeout (%v)", d, queued/2, opTimeout)
 	}
 	if l.Failed() != queued || l.Written() != 1 {
