@@ -33,8 +33,8 @@ func (l *DecisionLog) copyRows(rows [][]any) error {
 }
 
 // Prune deletes entries older than the retention and, beyond MaxRows, the
-// oldest ones, and returns the number deleted. Every replica's writer calls
-// it periodically; the first to take the prune lock prunes and the others
+// oldest ones, and returns the number deleted. Every replica's log calls it
+// every PruneEvery; the first to take the prune lock prunes and the others
 // return 0 at once.
 func (l *DecisionLog) Prune(ctx context.Context) (int64, error) {
 	// A first prune of a large table may take longer than one operation.
