@@ -35,6 +35,7 @@ type options struct {
 	runs       int
 	settle     time.Duration
 	timeout    time.Duration
+	traffic    time.Duration
 	serverArgs []string
 }
 
@@ -45,6 +46,7 @@ func parse(args []string) (options, error) {
 	sizes := fs.String("rules", "10000,100000", "comma-separated rule counts")
 	fs.IntVar(&o.runs, "runs", 3, "runs per rule count (each on a fresh config dir)")
 	fs.DurationVar(&o.settle, "settle", 2*time.Second, "wait after ready and after the reload before reading VmRSS")
+	fs.DurationVar(&o.traffic, "traffic", 0, "after the reload, send evaluate calls for this long on 4 connections, then read VmRSS again (0: none)")
 	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "give up on a start or reload after this long")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -69,7 +71,7 @@ func run(args []string, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(out, "server %s %s, settle %v\n", o.server, strings.Join(o.serverArgs, " "), o.settle)
-	fmt.Fprintln(out, "rules\trun\tstart_s\tstart_cpu_s\trss_start_MB\treload_s\treload_cpu_s\trss_reload_MB\tpeak_MB")
+	fmt.Fprintln(out, "rules\trun\tstart_s\tstart_cpu_s\trss_start_MB\treload_s\treload_cpu_s\trss_reload_MB\trss_traffic_MB\tpeak_MB")
 	for _, n := range o.sizes {
 		var all []result
 		for i := 1; i <= o.runs; i++ {
@@ -77,17 +79,18 @@ func run(args []string, out io.Writer) error {
 			if err != nil {
 				return fmt.Errorf("%d rules, run %d: %w", n, i, err)
 			}
-			fmt.Fprintf(out, "%d\t%d\t%.2f\t%.2f\t%.0f\t%.2f\t%.2f\t%.0f\t%.0f\n", n, i, r.start.Seconds(), r.cpuStart.Seconds(), mb(r.rssStart),
-				r.reload.Seconds(), r.cpuReload.Seconds(), mb(r.rssReload), mb(r.peak))
+			fmt.Fprintf(out, "%d\t%d\t%.2f\t%.2f\t%.0f\t%.2f\t%.2f\t%.0f\t%.0f\t%.0f\n", n, i, r.start.Seconds(), r.cpuStart.Seconds(), mb(r.rssStart),
+				r.reload.Seconds(), r.cpuReload.Seconds(), mb(r.rssReload), mb(r.rssTraffic), mb(r.peak))
 			all = append(all, r)
 		}
-		fmt.Fprintf(out, "%d\trange\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", n,
+		fmt.Fprintf(out, "%d\trange\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", n,
 			span(all, func(r result) float64 { return r.start.Seconds() }, "%.2f"),
 			span(all, func(r result) float64 { return r.cpuStart.Seconds() }, "%.2f"),
 			span(all, func(r result) float64 { return mb(r.rssStart) }, "%.0f"),
 			span(all, func(r result) float64 { return r.reload.Seconds() }, "%.2f"),
 			span(all, func(r result) float64 { return r.cpuReload.Seconds() }, "%.2f"),
 			span(all, func(r result) float64 { return mb(r.rssReload) }, "%.0f"),
+			span(all, func(r result) float64 { return mb(r.rssTraffic) }, "%.0f"),
 			span(all, func(r result) float64 { return mb(r.peak) }, "%.0f"))
 	}
 	return nil

@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/toolgate/toolgate/cmd/internal/workload"
 )
 
 // result is one run: start and reload durations, VmRSS after each (KiB) and
@@ -24,7 +26,9 @@ type result struct {
 	start, reload       time.Duration
 	cpuStart, cpuReload time.Duration // user+system CPU of the server
 	rssStart, rssReload int64
-	peak                int64
+	// rssTraffic is VmRSS after -traffic of evaluate calls (0 without).
+	rssTraffic int64
+	peak       int64
 }
 
 // tokenFile is the admin token the server writes into a new config dir.
@@ -111,8 +115,45 @@ func measure(o options, n int) (result, error) {
 	}
 	r.cpuReload = cpu - r.cpuStart
 	time.Sleep(o.settle)
-	r.rssReload, r.peak, err = rss(pid)
+	if r.rssReload, r.peak, err = rss(pid); err != nil || o.traffic <= 0 {
+		return r, err
+	}
+	if err := c.traffic(ctx, o.traffic); err != nil {
+		return r, err
+	}
+	r.rssTraffic, r.peak, err = rss(pid)
 	return r, err
+}
+
+// traffic sends the load generator's mix of evaluate calls (benign, match,
+// path) on four connections for d: the heap then grows to what the
+// collector's target allows.
+func (c client) traffic(ctx context.Context, d time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	defer cancel()
+	errc := make(chan error, 4)
+	for g := 0; g < 4; g++ {
+		go func() {
+			for j := g; ; j += 4 {
+				call, _ := workload.Call([]string{"benign", "match", "path"}[j%3], j)
+				body, _ := json.Marshal(call)
+				if _, err := c.evaluate(ctx, string(body)); err != nil {
+					if ctx.Err() != nil {
+						err = nil
+					}
+					errc <- err
+					return
+				}
+			}
+		}()
+	}
+	var first error
+	for g := 0; g < 4; g++ {
+		if err := <-errc; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 // writeFile writes config.yaml atomically (as an editor's save would).
@@ -224,7 +265,11 @@ func (c client) waitForAction(ctx context.Context, want string) error {
 }
 
 func (c client) probe(ctx context.Context) (string, error) {
-	body := `{"tool_name":"bash","tool_args":{"command":"` + probeCommand + `"}}`
+	return c.evaluate(ctx, `{"tool_name":"bash","tool_args":{"command":"`+probeCommand+`"}}`)
+}
+
+// evaluate posts one call and returns its level.
+func (c client) evaluate(ctx context.Context, body string) (string, error) {
 	req, err := http.NewRequestWithContext(ctx, "POST", c.base+"/api/v1/evaluate", strings.NewReader(body))
 	if err != nil {
 		return "", err
