@@ -132,14 +132,19 @@ func wire(c config, log *slog.Logger) (_ *app, err error) {
 	apiServer := api.New(api.Deps{Policy: s.policy, Edits: edits, Documents: s.policy.Backend(), Tokens: s.tokens, Approvals: mgr,
 		Observer: dl.recorder, Decisions: dl.decisionLog(), Metrics: dl.metrics.Handler(), HookWait: c.hookWait,
 		OpenAPI: toolgate.OpenAPI, Logger: log, Sessions: sessions, Ready: s.ready})
+	a.handler = routes(apiServer, hub, ui, dl, log)
+	return a, nil
+}
+
+// routes mounts the API, the websocket and the pages on one router.
+func routes(apiServer *api.Server, hub *web.Hub, ui *web.UI, dl *decisionParts, log *slog.Logger) http.Handler {
 	r := chi.NewRouter()
 	r.Use(middleware.RequestID, api.RequestLog(log), middleware.Recoverer)
 	apiServer.Mount(r)
 	r.Get("/ws", hub.ServeHTTP)
 	ui.Mount(r)
 	dl.mountPage(ui, r)
-	a.handler = r
-	return a, nil
+	return r
 }
 
 // wireApprovals makes the manager of pending asks (shared across replicas
