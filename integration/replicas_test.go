@@ -4,8 +4,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -444,5 +448,98 @@ func TestReplicasCutOffFailsClosed(t *testing.T) {
 				t.Errorf("check on the recovered replica: %q, want allow", got.Decision)
 			}
 		})
+	}
+}
+
+// TestReplicasStartTogether: three replicas started at the same moment on
+// an empty database, each with the same config.yaml, as an orchestrator
+// starts them: every one comes up (the schema is made once, under its
+// lock), one config.yaml is imported whole, exactly one of them writes the
+// first admin token, and that token works on all three.
+func TestReplicasStartTogether(t *testing.T) {
+	requireDatabaseURL(t)
+	dsn := pgtest.Shared(t).NewDatabase(t)
+	type proc struct {
+		dir, url string
+		out      *syncBuffer
+		exited   chan struct{}
+	}
+	var ps []*proc
+	for i := range 3 {
+		p := &proc{dir: t.TempDir(), out: &syncBuffer{}, exited: make(chan struct{})}
+		// Each config.yaml has its own extra rule: the one imported shows.
+		writeFile(t, filepath.Join(p.dir, "config.yaml"), replicaConfig+
+			fmt.Sprintf("    - {id: from_%d, tools: [bash], pattern: \"echo %d\", action: allow}\n", i, i))
+		addr := freeAddr(t)
+		p.url = "http://" + addr
+		cmd := exec.Command(binary, "--addr", addr, "--config-dir", p.dir, "--workspace", t.TempDir(), "--database-url", dsn)
+		cmd.Stdout, cmd.Stderr = p.out, p.out
+		ps = append(ps, p)
+		// Each Start takes a millisecond or so: the three start together,
+		// well within one another's schema migration and import.
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		go func() { _ = cmd.Wait(); close(p.exited) }()
+		t.Cleanup(func() {
+			_ = cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-p.exited:
+			case <-time.After(10 * time.Second):
+				_ = cmd.Process.Kill()
+				<-p.exited
+			}
+		})
+	}
+	for i, p := range ps {
+		WaitFor(t, 30*time.Second, fmt.Sprintf("replica %d healthy", i), func() bool {
+			select {
+			case <-p.exited:
+				t.Fatalf("replica %d exited at start:\n%s", i, p.out.String())
+			default:
+			}
+			resp, err := http.Get(p.url + "/healthz")
+			if err != nil {
+				return false
+			}
+			resp.Body.Close()
+			return resp.StatusCode == 200
+		})
+	}
+	var token string
+	writers := 0
+	for _, p := range ps {
+		if data, err := os.ReadFile(filepath.Join(p.dir, "api_token")); err == nil {
+			writers++
+			token = strings.TrimSpace(string(data))
+		}
+	}
+	if writers != 1 {
+		t.Fatalf("%d replicas wrote api_token, want exactly 1 (one admin token per database)", writers)
+	}
+	for i, p := range ps {
+		s := &Server{t: t, URL: p.url, Token: token}
+		if got := relLevel(t, s, "read_file", map[string]any{"path": "a.txt"}); got != "deny" {
+			t.Errorf("replica %d: read_file = %s, want deny (the imported policy)", i, got)
+		}
+	}
+	// One config.yaml was imported, whole, and every replica serves it.
+	var first map[string]bool
+	for i, p := range ps {
+		ids := ruleIDs(t, &Server{t: t, URL: p.url, Token: token})
+		from := 0
+		for id := range ids {
+			if strings.HasPrefix(id, "from_") {
+				from++
+			}
+		}
+		if len(ids) != 2 || !ids["ls_ok"] || from != 1 {
+			t.Errorf("replica %d: rules after three starts at once: %v, want ls_ok and one from_N (one config.yaml imported)", i, ids)
+		}
+		if i == 0 {
+			first = ids
+		} else if fmt.Sprint(ids) != fmt.Sprint(first) {
+			t.Errorf("replica %d serves rules %v, replica 0 serves %v", i, ids, first)
+		}
 	}
 }
