@@ -45,7 +45,7 @@ func parse(args []string) (options, error) {
 	fs.StringVar(&o.server, "server", "", "the server binary to measure (built from ./cmd/server)")
 	sizes := fs.String("rules", "10000,100000", "comma-separated rule counts")
 	fs.IntVar(&o.runs, "runs", 3, "runs per rule count (each on a fresh config dir)")
-	fs.DurationVar(&o.settle, "settle", 2*time.Second, "wait after ready and after the reload before reading VmRSS")
+	fs.DurationVar(&o.settle, "settle", 5*time.Second, "wait after ready and after the reload before reading VmRSS (the server returns a load's garbage to the OS shortly after it; on a busy machine that takes seconds)")
 	fs.DurationVar(&o.traffic, "traffic", 0, "after the reload, send evaluate calls for this long on 4 connections, then read VmRSS again (0: none)")
 	fs.DurationVar(&o.timeout, "timeout", 2*time.Minute, "give up on a start or reload after this long")
 	if err := fs.Parse(args); err != nil {
