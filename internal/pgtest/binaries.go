@@ -16,8 +16,9 @@ import (
 // ErrNoPostgres means no PostgreSQL server binaries were found.
 var ErrNoPostgres = errors.New("pgtest: no PostgreSQL server binaries (initdb, postgres) found under /usr/lib/postgresql/*/bin or on $PATH; install Debian's postgresql package (make deps does)")
 
-// binGlob is where Debian's packages put each major version's binaries.
-const binGlob = "/usr/lib/postgresql/*/bin"
+// binGlob is where Debian's packages put each major version's binaries (a
+// variable so a test can point it at nothing).
+var binGlob = "/usr/lib/postgresql/*/bin"
 
 // needed are the programs a cluster uses; a directory without any of them
 // is not a usable bin dir.

@@ -1,9 +1,12 @@
 package pgtest
 
 import (
+	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -124,6 +127,63 @@ func TestDBName(t *testing.T) {
 	for _, tc := range tests {
 		if got := c.dbName(tc.test); got != tc.want {
 			t.Errorf("%s: dbName(%q) = %q, want %q", tc.note, tc.test, got, tc.want)
+		}
+	}
+}
+
+// recordTB records Skipf and Fatalf instead of ending the test; each ends
+// skipOrFail early by panicking, as the real ones end the goroutine.
+type recordTB struct {
+	testing.TB
+	skipped, failed string
+}
+
+type stopped struct{}
+
+func (r *recordTB) Helper() {}
+func (r *recordTB) Skipf(format string, args ...any) {
+	r.skipped = fmt.Sprintf(format, args...)
+	panic(stopped{})
+}
+func (r *recordTB) Fatalf(format string, args ...any) {
+	r.failed = fmt.Sprintf(format, args...)
+	panic(stopped{})
+}
+
+// TestWithoutPostgres checks that no binaries means ErrNoPostgres, a skip
+// on a developer machine and a failure naming the package when CI=true.
+func TestWithoutPostgres(t *testing.T) {
+	saved := binGlob
+	t.Cleanup(func() { binGlob = saved })
+	binGlob = filepath.Join(t.TempDir(), "*", "bin")
+	t.Setenv("PATH", t.TempDir())
+	if _, err := New(); !errors.Is(err, ErrNoPostgres) {
+		t.Fatalf("New without binaries: %v, want ErrNoPostgres", err)
+	}
+	tests := []struct {
+		note, ci          string
+		wantSkip, wantErr bool
+	}{
+		{"developer machine: skip", "", true, false},
+		{"CI=false is not CI: skip", "false", true, false},
+		{"CI: fail", "true", false, true},
+	}
+	for _, tc := range tests {
+		t.Setenv("CI", tc.ci)
+		r := &recordTB{TB: t}
+		func() {
+			defer func() {
+				if p := recover(); p != nil && p != (stopped{}) {
+					panic(p)
+				}
+			}()
+			Start(r)
+		}()
+		if (r.skipped != "") != tc.wantSkip || (r.failed != "") != tc.wantErr {
+			t.Errorf("%s: skipped %q failed %q", tc.note, r.skipped, r.failed)
+		}
+		if msg := r.skipped + r.failed; !strings.Contains(msg, "postgresql package") {
+			t.Errorf("%s: message %q does not say what to install", tc.note, msg)
 		}
 	}
 }
