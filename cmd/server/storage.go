@@ -26,8 +26,12 @@ const (
 	decisionDBFile = "decisions.db"
 )
 
-// readyTimeout bounds the database ping of one /readyz.
-const readyTimeout = 2 * time.Second
+// readyTimeout bounds the database ping of one /readyz; listenWait the
+// start's wait for the notification connection.
+const (
+	readyTimeout = 2 * time.Second
+	listenWait   = 5 * time.Second
+)
 
 // tokenStore is what the server needs of its tokens; *auth.Tokens (files)
 // and *pg.Tokens are.
@@ -133,7 +137,7 @@ func openPostgres(ctx context.Context, c config, dir string, opts store.Options,
 	s := &storage{policy: st, ready: func(ctx context.Context) error {
 		ctx, cancel := context.WithTimeout(ctx, readyTimeout)
 		defer cancel()
-		return errors.Join(db.Ping(ctx), st.Health())
+		return errors.Join(db.Ping(ctx), listening(db), st.Health())
 	}}
 	tokens, created, err := pg.OpenTokens(ctx, db, dir)
 	if err != nil {
@@ -159,8 +163,36 @@ func openPostgres(ctx context.Context, c config, dir string, opts store.Options,
 		a.onClose("decision log", dl.Close)
 		s.decisions = dl
 	}
+	waitListening(ctx, db, log)
 	log.Info("shared state in PostgreSQL", "config_dir", dir)
 	return s, nil
+}
+
+// errDeaf is /readyz's problem while the notification connection is down:
+// the replica then hears of no edit, answer or revocation made through
+// another one, even when its pool still answers.
+var errDeaf = fmt.Errorf("not listening for other replicas' changes (reconnecting): %w", store.ErrUnavailable)
+
+func listening(db *pg.DB) error {
+	if db.Listener().Connected() {
+		return nil
+	}
+	return errDeaf
+}
+
+// waitListening waits (a few seconds at most) for the notification
+// connection, so that a replica is ready when it starts serving.
+func waitListening(ctx context.Context, db *pg.DB, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(ctx, listenWait)
+	defer cancel()
+	for !db.Listener().Connected() {
+		select {
+		case <-ctx.Done():
+			log.Warn("serving before the database listener connected; /readyz fails until it does")
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 func logCreatedToken(log *slog.Logger, dir string, created bool) {
