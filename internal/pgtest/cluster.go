@@ -88,7 +88,7 @@ func New() (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp("", "pgtest-")
+	dir, err := os.MkdirTemp(tempRoot(as), "pgtest-")
 	if err != nil {
 		return nil, fmt.Errorf("pgtest: %w", err)
 	}
@@ -318,6 +318,25 @@ func (c *Cluster) dsnFor(db string) string {
 		RawQuery: "sslmode=disable",
 	}
 	return u.String()
+}
+
+// tempRoot is where the cluster's temp dir goes: $TMPDIR, unless the
+// server runs as another user (root's tests) who cannot pass through one
+// of its parents (a TMPDIR under /root), then /tmp.
+func tempRoot(as *runAs) string {
+	root := os.TempDir()
+	if as == nil {
+		return root
+	}
+	for d := root; ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil || fi.Mode().Perm()&0o001 == 0 {
+			return "/tmp"
+		}
+		if d == filepath.Dir(d) {
+			return root
+		}
+	}
 }
 
 // freePort returns a TCP port on 127.0.0.1 that was free a moment ago.

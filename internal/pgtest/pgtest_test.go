@@ -187,3 +187,40 @@ func TestWithoutPostgres(t *testing.T) {
 		}
 	}
 }
+
+// TestTempRootReachable checks that a cluster run as the postgres user is
+// not put under a TMPDIR that user cannot pass through.
+func TestTempRootReachable(t *testing.T) {
+	closed := filepath.Join(t.TempDir(), "closed")
+	if err := os.MkdirAll(filepath.Join(closed, "tmp"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(closed, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// t.TempDir's own parent is 0700: an open path needs its own dir.
+	open, err := os.MkdirTemp("/tmp", "pgtest-open-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(open) })
+	if err := os.Chmod(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	as := &runAs{}
+	tests := []struct {
+		note, tmpdir string
+		as           *runAs
+		want         string
+	}{
+		{"as ourselves: TMPDIR as is", filepath.Join(closed, "tmp"), nil, filepath.Join(closed, "tmp")},
+		{"as postgres, closed parent: /tmp", filepath.Join(closed, "tmp"), as, "/tmp"},
+		{"as postgres, open path: TMPDIR", open, as, open},
+	}
+	for _, tc := range tests {
+		t.Setenv("TMPDIR", tc.tmpdir)
+		if got := tempRoot(tc.as); got != tc.want {
+			t.Errorf("%s: tempRoot = %q, want %q", tc.note, got, tc.want)
+		}
+	}
+}
