@@ -40,7 +40,7 @@ func TestIfMatchChecksUnderTheLock(t *testing.T) {
 		t.Error("a refused edit was written")
 	}
 	_, fresh, _ := a.Section()
-	if _, err := b.IfMatch(`"` + fresh + `"`).SetToolLevel("glob", "deny"); err != nil {
+	if _, err := b.IfMatch(`"`+fresh+`"`).SetToolLevel("glob", "deny"); err != nil {
 		t.Errorf("current tag: %v, want the edit", err)
 	}
 	if _, err := b.IfMatch("*").SetToolLevel("list_dir", "deny"); err != nil {

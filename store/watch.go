@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // startWatch asks the backend to tell of outside changes and runs the
@@ -31,17 +32,38 @@ func (s *Store) changed() {
 
 func (s *Store) reloadLoop(ctx context.Context) {
 	defer s.wg.Done()
+	// A reload that fails (the database away, a busy pool) is retried with
+	// backoff until one succeeds: the change that asked for it will not be
+	// announced again, so waiting for the next one could keep a stale
+	// policy (and a failing Health) for good.
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	defer retry.Stop()
+	backoff := reloadRetryMin
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-s.kick:
-			if err := s.Reload(); err != nil {
-				s.log.Warn("reload policy", "backend", s.backend.Name(), "dir", s.Dir(), "err", err)
-			}
+		case <-retry.C:
 		}
+		if err := s.Reload(); err != nil {
+			if backoff == reloadRetryMin {
+				s.log.Warn("reload policy; retrying", "backend", s.backend.Name(), "dir", s.Dir(), "err", err)
+			}
+			retry.Reset(backoff)
+			backoff = min(2*backoff, reloadRetryMax)
+			continue
+		}
+		backoff = reloadRetryMin
 	}
 }
+
+// Backoff of the reload retries.
+const (
+	reloadRetryMin = 100 * time.Millisecond
+	reloadRetryMax = 5 * time.Second
+)
 
 // noteBackend records whether the backend answered: an error wrapping
 // ErrUnavailable makes Health fail until the next answer.
