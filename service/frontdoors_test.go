@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/go-chi/chi/v5"
+	"gopkg.in/yaml.v3"
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/service"
@@ -271,5 +272,40 @@ func TestIfMatchCheckedUnderTheStoresLock(t *testing.T) {
 	after, _ := os.ReadFile(path)
 	if !strings.Contains(string(after), "edited by hand") {
 		t.Errorf("the hand edit is gone:\n%s", after)
+	}
+}
+
+// TestExportIsThePermissionsSectionAlone: GET /api/v1/permissions/export
+// answers config.yaml's permissions entry as a document of its own: the
+// key at the top level, its comments kept, every other key left out.
+func TestExportIsThePermissionsSectionAlone(t *testing.T) {
+	d := newDoors(t)
+	path := filepath.Join(d.st.Dir(), store.ConfigFile)
+	config := "# the team's config\nmodel: gpt\n\n# who may run what\npermissions:\n  enabled: true\n  tools:\n    bash: ask # think first\n  # rules below\n  rules: []\nother:\n  key: 1\n"
+	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.st.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	admin, _ := d.tokens.AdminToken()
+	status, body := d.rest(t, admin, "GET", "/api/v1/permissions/export", nil)
+	text := string(body)
+	if status != http.StatusOK {
+		t.Fatalf("export: %d %s", status, body)
+	}
+	for _, want := range []string{"permissions:\n", "# who may run what", "bash: ask # think first", "# rules below"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("export lacks %q:\n%s", want, text)
+		}
+	}
+	for _, not := range []string{"model:", "other:", "the team's config"} {
+		if strings.Contains(text, not) {
+			t.Errorf("export holds %q, which is outside the permissions section:\n%s", not, text)
+		}
+	}
+	var doc map[string]any
+	if err := yaml.Unmarshal(body, &doc); err != nil || len(doc) != 1 || doc["permissions"] == nil {
+		t.Errorf("export is not a document with permissions alone at the top: %v %v", doc, err)
 	}
 }
