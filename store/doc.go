@@ -1,7 +1,15 @@
-// Package store keeps toolgate's policy on disk: config.yaml and
-// builtin_rules.yaml in the config dir. It loads and validates them, compiles
-// the engine, swaps in a new engine atomically when either file changes, and
-// edits the `permissions` section through yaml.v3 nodes under a file lock so
-// that every other key, every comment and the key order survive and no
-// concurrent hand edit is lost.
+// Package store keeps toolgate's policy document: the `permissions` section
+// and the built-in rules. A Store loads them from a Backend, validates them,
+// compiles the engine and swaps in a new engine atomically when the
+// document changes; it edits the section through yaml.v3 nodes inside the
+// backend's Update, which re-reads the document under the backend's lock,
+// so that every other key, every comment and the key order survive and no
+// concurrent edit is lost.
+//
+// FileBackend is the embedded default (Open): config.yaml and
+// builtin_rules.yaml in the config dir, a lock file, atomic writes and an
+// fsnotify watch. store/pg's Policy keeps the document in PostgreSQL for
+// several replicas (OpenBackend). When the backend cannot be reached the
+// policy in force keeps deciding, edits fail with ErrUnavailable, and
+// Health says why until the backend answers again.
 package store
