@@ -451,6 +451,75 @@ func TestReplicasCutOffFailsClosed(t *testing.T) {
 	}
 }
 
+// TestReplicasMissedAnswerResyncs: an ask opened through replica 1 is
+// answered through replica 0 while replica 1 is cut off from the database,
+// so replica 1 misses the notification. When the link comes back, replica
+// 1 learns the answer from the tables: the /check waiting on it gets the
+// answer (or, if it gave up during the cut, a deny saying why), and its
+// browsers' websocket gets approval.resolved, so no stale pending card
+// stays on screen.
+func TestReplicasMissedAnswerResyncs(t *testing.T) {
+	requireDatabaseURL(t)
+	pg := pgtest.Shared(t)
+	proxy := startDBProxy(t, "127.0.0.1:"+fmt.Sprint(pg.Port))
+	rs := startReplicas(t, pg, 2, func(i int, dsn string) string {
+		if i == 1 {
+			return proxy.proxiedDSN(dsn)
+		}
+		return dsn
+	})
+	cut, ok := rs.r[1], rs.r[0]
+	tok := ok.Token
+	wsOK, _ := connectWS(t, ok, tok)
+	wsCut, _ := connectWS(t, cut, tok)
+
+	res := checkAsync(cut, tok, askBody("git fetch", "cli", "s-missed", 120))
+	id := wsOK.next("approval.requested", "", 10*time.Second).Approval.ID
+	wsCut.next("approval.requested", id, 10*time.Second)
+
+	proxy.Cut(proxyRefuse)
+	WaitFor(t, 30*time.Second, "the cut-off replica to notice", func() bool {
+		st, _ := ready(cut)
+		return st != 200 && st != 0
+	})
+	st, body := decide(t, ok, tok, id, "allow_once")
+	wantStatus(t, "answer through replica 0 during the cut", st, body, 200, "")
+	time.Sleep(300 * time.Millisecond) // the notification goes out, to nobody on replica 1
+
+	restored := time.Now()
+	proxy.Restore()
+	resolved, got := wsCut.await("approval.resolved", id, 30*time.Second)
+	if !got {
+		t.Errorf("replica 1's websocket got no approval.resolved for %s after the link came back", id)
+	} else {
+		t.Logf("replica 1 pushed the missed answer %v after the restore", resolved.At.Sub(restored))
+	}
+	select {
+	case r := <-res:
+		if r.err != nil || r.status != 200 {
+			t.Fatalf("check waiting on replica 1: %d %s %v", r.status, r.body, r.err)
+		}
+		a := DecodeJSON[struct {
+			Decision string `json:"decision"`
+			Reason   string `json:"reason"`
+		}](t, r.body)
+		switch {
+		case a.Decision == "allow":
+			t.Logf("the check waiting on replica 1 got the answer given during the cut")
+		case a.Decision == "deny" && saysUnavailable(a.Reason):
+			t.Logf("the check gave up during the cut, failing closed: %q", a.Reason)
+		default:
+			t.Errorf("check waiting on replica 1: decision %q reason %q, want the answer given on replica 0 (allow) or a deny saying why", a.Decision, a.Reason)
+		}
+	case <-time.After(30 * time.Second):
+		t.Error("the check waiting on replica 1 did not answer within 30 s after the link came back")
+	}
+	st, body, err := relDo(cut, tok, "GET", "/api/v1/approvals/"+id, nil)
+	if a := DecodeJSON[wsApproval](t, body); err != nil || st != 200 || a.Status == "pending" {
+		t.Errorf("GET the approval through replica 1 after the restore: %d %s %v, want it answered", st, body, err)
+	}
+}
+
 // TestReplicasStartTogether: three replicas started at the same moment on
 // an empty database, each with the same config.yaml, as an orchestrator
 // starts them: every one comes up (the schema is made once, under its
