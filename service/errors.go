@@ -80,7 +80,7 @@ const (
 	MsgNoPattern   = "always allow needs a command or a path to remember; this call has neither: answer allow_once or deny"
 	MsgNotAsk      = "always allow is only for a call the policy asks about, and it no longer does; answer allow_once or deny"
 	MsgStale       = "the permissions section changed since that ETag; GET it again"
-	MsgUnavailable = "the policy storage cannot be reached; nothing was written, try again shortly"
+	MsgUnavailable = "the storage cannot be reached right now; nothing was changed, try again shortly"
 	// MsgApprovalsUnavailable is the reason of a /check denied because the
 	// ask could not be stored (contract 5: new asks answer deny).
 	MsgApprovalsUnavailable = "the approval service is unavailable"
