@@ -150,8 +150,12 @@ func (db *DB) Wrap(parent context.Context, err error, what string) error {
 // Unreachable reports whether err means the server cannot be reached or
 // cannot serve right now: a failed connect, a broken or closed connection,
 // a network error, or a server error of class 08 (connection exception),
-// 57P01-57P03 (shutting down, starting up), 53300 (too many connections)
-// or 25006 (a read-only standby after a failover).
+// 57P01-57P03 (shutting down, starting up), class 53 (insufficient
+// resources: too many connections, disk full, out of memory), 25006 (a
+// read-only standby after a failover), 57014 or 55P03 (a statement the
+// server cancelled itself: statement_timeout, lock_timeout or
+// pg_cancel_backend; toolgate's own timeouts end the operation on the
+// client side and never send a cancel request).
 func Unreachable(err error) bool {
 	if err == nil {
 		return false
@@ -159,7 +163,8 @@ func Unreachable(err error) bool {
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
 		switch c := pgErr.Code; {
-		case len(c) == 5 && c[:2] == "08", c == "57P01", c == "57P02", c == "57P03", c == "53300", c == "25006":
+		case len(c) == 5 && (c[:2] == "08" || c[:2] == "53"), c == "57P01", c == "57P02", c == "57P03", c == "25006",
+			c == "57014", c == "55P03":
 			return true
 		}
 		return false

@@ -1,0 +1,54 @@
+package pg
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/store"
+)
+
+// TestServerThatCannotServeIsUnavailable: a server that cancels a statement
+// on its own (statement_timeout or lock_timeout set by the DBA on the role,
+// pg_cancel_backend) cannot serve right now, like one that does not answer
+// within the operation timeout: a new ask must fail with store.ErrUnavailable
+// so /check and the hooks answer deny with the database named (contract 5),
+// not a 500 "internal error". Here the asks table is locked by another
+// session and the role's statement_timeout is 200 ms.
+func TestServerThatCannotServeIsUnavailable(t *testing.T) {
+	dsn := newDSN(t)
+	openApprovals(t, openDB(t, dsn)) // migrates
+	ctx := context.Background()
+	for _, param := range []string{"statement_timeout=200", "lock_timeout=200"} {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := u.Query()
+		name, value, _ := strings.Cut(param, "=")
+		q.Set(name, value)
+		u.RawQuery = q.Encode()
+		db, err := Open(ctx, u.String(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		shared := &Approvals{db: db, log: db.log, preparing: make(chan struct{}, 1)}
+		locker := openDB(t, dsn)
+		tx, err := locker.Pool().Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tx.Exec(ctx, "LOCK TABLE approval_asks IN ACCESS EXCLUSIVE MODE"); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = shared.Insert(ctx, newAsk("x_"+param[:4], time.Minute, nil), "")
+		_ = tx.Rollback(ctx)
+		db.Close()
+		if !errors.Is(err, store.ErrUnavailable) {
+			t.Errorf("%s: Insert while the table is locked: %v; want an error wrapping store.ErrUnavailable", param, err)
+		}
+	}
+}
