@@ -147,6 +147,28 @@ func TestReplicasAskAcrossReplicas(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Error("GET approval ?wait_seconds on replica 0 did not wake for an answer given on another replica")
 	}
+
+	// A browser answers over its websocket on replica 2 an ask made on
+	// replica 1; a second browser answer on replica 1 is a conflict.
+	ws2, _ := connectWS(t, rs.r[2], tok)
+	res = checkAsync(rs.r[1], tok, askBody("make third", "cli", "s-ws", 60))
+	id = ws2.next("approval.requested", "", 10*time.Second).Approval.ID
+	if err := ws2.conn.WriteJSON(map[string]any{"type": "approval.decide", "id": id, "choice": "allow_once"}); err != nil {
+		t.Fatal(err)
+	}
+	if d := ws2.next("approval.decided", id, 10*time.Second); d.Approval.Status != "allowed" {
+		t.Errorf("approval.decided on replica 2: status %q, want allowed", d.Approval.Status)
+	}
+	if got := answered(t, res, 10*time.Second); got.Decision != "allow" {
+		t.Errorf("check on replica 1 answered over replica 2's websocket: %q, want allow", got.Decision)
+	}
+	ws1.next("approval.resolved", id, 10*time.Second)
+	if err := ws1.conn.WriteJSON(map[string]any{"type": "approval.decide", "id": id, "choice": "deny"}); err != nil {
+		t.Fatal(err)
+	}
+	if e := ws1.next("error", id, 10*time.Second); e.Code != "conflict" {
+		t.Errorf("second answer over replica 1's websocket: code %q, want conflict", e.Code)
+	}
 }
 
 func hasApproval(list []wsApproval, id string) bool {
