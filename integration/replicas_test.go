@@ -171,6 +171,31 @@ func TestReplicasAskAcrossReplicas(t *testing.T) {
 	}
 }
 
+// TestReplicasJoinAcrossReplicas: the same ask (same session and call)
+// sent through two replicas, as an agent retrying through the load
+// balancer would, is one approval: browsers see one prompt, one answer
+// through a third replica releases both waiting checks.
+func TestReplicasJoinAcrossReplicas(t *testing.T) {
+	rs := startReplicas(t, pgtest.Shared(t), 3, nil)
+	tok := rs.r[0].Token
+	ws2, _ := connectWS(t, rs.r[2], tok)
+	body := askBody("make deploy", "cli", "s-join", 60)
+	first := checkAsync(rs.r[0], tok, body)
+	id := ws2.next("approval.requested", "", 10*time.Second).Approval.ID
+	second := checkAsync(rs.r[1], tok, body)
+	if m, dup := ws2.await("approval.requested", "", 2*time.Second); dup {
+		t.Errorf("the same ask through replica 1 opened a second approval %s (first %s)", m.Approval.ID, id)
+	}
+	st, b := decide(t, rs.r[2], tok, id, "allow_once")
+	wantStatus(t, "answer through replica 2", st, b, 200, "")
+	for i, res := range []<-chan checkResult{first, second} {
+		got := answered(t, res, 10*time.Second)
+		if got.Decision != "allow" || got.Approval == nil || got.Approval.ID != id {
+			t.Errorf("check %d: %+v, want allow with approval %s", i, got, id)
+		}
+	}
+}
+
 func hasApproval(list []wsApproval, id string) bool {
 	for _, a := range list {
 		if a.ID == id {
