@@ -27,11 +27,11 @@ func (u *UI) approvalsPage(w http.ResponseWriter, r *http.Request) {
 	c := currentFrom(r.Context())
 	nav := u.nav(r, "/approvals")
 	nav.CanEdit = canApprove(c.sess.principal.Role)
-	p := templates.ApprovalsProps{Nav: nav, Available: u.deps.Approvals != nil, CanDecide: nav.CanEdit}
+	p := templates.ApprovalsProps{Nav: nav, Available: u.approvals.Available(), CanDecide: nav.CanEdit}
 	if p.Available {
 		now, t := time.Now(), translatorFor(r.Context())
 		index := u.rulesByRef()
-		all := u.deps.Approvals.List(c.sess.principal.ApprovalFilter(), "")
+		all, _ := u.approvals.List(c.sess.principal, "")
 		for _, a := range all {
 			if a.Pending() {
 				p.Pending = append(p.Pending, approvalRow(a, index, now, t))
@@ -47,12 +47,13 @@ func (u *UI) approvalsPage(w http.ResponseWriter, r *http.Request) {
 // the page's.
 func (u *UI) approvalItem(w http.ResponseWriter, r *http.Request) {
 	c := currentFrom(r.Context())
-	if u.deps.Approvals == nil {
+	if !u.approvals.Available() {
 		http.Error(w, "approvals are not available", http.StatusServiceUnavailable)
 		return
 	}
 	id := r.URL.Query().Get("id")
-	for _, a := range u.deps.Approvals.List(c.sess.principal.ApprovalFilter(), approval.StatusPending) {
+	pending, _ := u.approvals.List(c.sess.principal, approval.StatusPending)
+	for _, a := range pending {
 		if a.ID == id {
 			render(w, r, http.StatusOK, templates.ApprovalItem(approvalRow(a, u.rulesByRef(), time.Now(), translatorFor(r.Context())),
 				canApprove(c.sess.principal.Role), c.sess.csrf))

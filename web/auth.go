@@ -54,10 +54,11 @@ func (u *UI) nav(r *http.Request, active string) templates.Nav {
 
 // pendingFor counts the asks waiting that the principal may see.
 func (u *UI) pendingFor(p auth.Principal) int {
-	if u.deps.Approvals == nil {
+	if !u.approvals.Available() {
 		return 0
 	}
-	return len(u.deps.Approvals.List(p.ApprovalFilter(), approval.StatusPending))
+	pending, _ := u.approvals.List(p, approval.StatusPending)
+	return len(pending)
 }
 
 // landing is where a person arrives after signing in: one who answers asks

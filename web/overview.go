@@ -44,7 +44,7 @@ func (u *UI) overviewProps(r *http.Request, sec map[string]any, etag string) tem
 	for _, pr := range u.deps.Policy.Problems() {
 		p.Problems = append(p.Problems, problemText(pr, t))
 	}
-	if u.deps.Approvals != nil {
+	if u.approvals.Available() {
 		p.PendingKnown = true
 		p.Pending = len(u.deps.Approvals.List(approval.Filter{}, approval.StatusPending))
 	}

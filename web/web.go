@@ -7,7 +7,6 @@
 package web
 
 import (
-	"context"
 	"embed"
 	"io/fs"
 	"log/slog"
@@ -17,7 +16,6 @@ import (
 	"github.com/a-h/templ"
 	"github.com/go-chi/chi/v5"
 
-	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store/auth"
@@ -35,18 +33,6 @@ type TokenVerifier interface {
 	Verify(token string) (auth.Principal, bool)
 }
 
-// PendingLister lists the asks waiting for a person; *approval.Manager
-// satisfies it.
-type PendingLister interface {
-	List(filter approval.Filter, status approval.Status) []approval.Approval
-}
-
-// ApprovalDecider answers asks; *approval.Manager satisfies it.
-type ApprovalDecider interface {
-	PendingLister
-	Decide(ctx context.Context, id string, choice approval.Choice, principal, comment string) (approval.Approval, error)
-}
-
 // Deps are what the pages need from the rest of the server.
 type Deps struct {
 	Policy PolicyEditor
@@ -57,7 +43,7 @@ type Deps struct {
 	Tokens TokenVerifier
 	// Approvals is optional: without it the inbox says approvals are not
 	// available.
-	Approvals ApprovalDecider
+	Approvals service.ApprovalManager
 	// Sessions is optional: New makes one when nil.
 	Sessions *Sessions
 	// EngineOptions compile the one-rule policies of "test this rule".
@@ -93,8 +79,7 @@ func New(deps Deps) *UI {
 		deps.Edits = service.NewPolicy(deps.Policy)
 	}
 	tm, _ := deps.Tokens.(service.TokenStore)
-	am, _ := deps.Approvals.(service.ApprovalManager)
-	return &UI{deps: deps, pol: deps.Edits, tokens: service.NewTokens(tm), approvals: service.NewApprovals(am), sessions: deps.Sessions,
+	return &UI{deps: deps, pol: deps.Edits, tokens: service.NewTokens(tm), approvals: service.NewApprovals(deps.Approvals), sessions: deps.Sessions,
 		csrf: http.NewCrossOriginProtection()}
 }
 
