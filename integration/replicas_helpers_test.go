@@ -68,7 +68,8 @@ type replicaSet struct {
 // operator hands each replica). Replica 1 reads the database URL from
 // $TOOLGATE_DATABASE_URL, the others from --database-url. dsnOf, if not
 // nil, may give a replica another URL to the same database (a proxy).
-func startReplicas(t *testing.T, pg *pgtest.Cluster, n int, dsnOf func(i int, dsn string) string) *replicaSet {
+// args are extra flags for every replica.
+func startReplicas(t *testing.T, pg *pgtest.Cluster, n int, dsnOf func(i int, dsn string) string, args ...string) *replicaSet {
 	t.Helper()
 	requireDatabaseURL(t)
 	rs := &replicaSet{t: t, pg: pg, dsn: pg.NewDatabase(t)}
@@ -77,15 +78,15 @@ func startReplicas(t *testing.T, pg *pgtest.Cluster, n int, dsnOf func(i int, ds
 		if dsnOf != nil {
 			dsn = dsnOf(i, dsn)
 		}
-		rs.r = append(rs.r, rs.start(i, dsn))
+		rs.r = append(rs.r, rs.start(i, dsn, args))
 	}
 	return rs
 }
 
-func (rs *replicaSet) start(i int, dsn string) *Server {
+func (rs *replicaSet) start(i int, dsn string, args []string) *Server {
 	t := rs.t
 	t.Helper()
-	o := ServerOptions{ConfigDir: t.TempDir()}
+	o := ServerOptions{ConfigDir: t.TempDir(), Args: args}
 	if i == 0 {
 		o.ConfigYAML = replicaConfig
 	} else {
@@ -95,7 +96,7 @@ func (rs *replicaSet) start(i int, dsn string) *Server {
 		os.Setenv("TOOLGATE_DATABASE_URL", dsn)
 		defer os.Unsetenv("TOOLGATE_DATABASE_URL")
 	} else {
-		o.Args = []string{"--database-url", dsn}
+		o.Args = append([]string{"--database-url", dsn}, args...)
 	}
 	s := StartServer(t, o)
 	if i > 0 && s.Token != rs.r[0].Token {

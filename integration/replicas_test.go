@@ -196,6 +196,27 @@ func TestReplicasJoinAcrossReplicas(t *testing.T) {
 	}
 }
 
+// TestReplicasExpiryOutlivesItsReplica: an ask opened through a replica
+// that is then SIGKILLed still expires as deny, by another replica:
+// browsers on the others see it resolved, and it reads as expired through
+// any replica.
+func TestReplicasExpiryOutlivesItsReplica(t *testing.T) {
+	rs := startReplicas(t, pgtest.Shared(t), 3, nil, "--approval-timeout", "2s")
+	tok := rs.r[0].Token
+	ws1, _ := connectWS(t, rs.r[1], tok)
+	_ = checkAsync(rs.r[0], tok, askBody("make orphan", "cli", "s-orphan", 30))
+	id := ws1.next("approval.requested", "", 10*time.Second).Approval.ID
+	rs.r[0].Kill()
+	m := ws1.next("approval.resolved", id, 20*time.Second)
+	if m.Approval.Status != "expired" {
+		t.Errorf("approval.resolved on replica 1: status %q, want expired", m.Approval.Status)
+	}
+	st, body, err := relDo(rs.r[2], tok, "GET", "/api/v1/approvals/"+id, nil)
+	if a := DecodeJSON[wsApproval](t, body); err != nil || st != 200 || a.Status != "expired" {
+		t.Errorf("GET the approval through replica 2: %d %s %v, want expired", st, body, err)
+	}
+}
+
 func hasApproval(list []wsApproval, id string) bool {
 	for _, a := range list {
 		if a.ID == id {
