@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"sync/atomic"
@@ -9,7 +10,6 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
-	"net/http/httptest"
 
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
