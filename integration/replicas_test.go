@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -270,6 +271,21 @@ func TestReplicasTokensAndSessions(t *testing.T) {
 		if st != 200 || strings.Contains(page, `data-testid="login-form"`) {
 			t.Errorf("replica %d: the session signed in on replica 0 is not known (status %d, login form shown: %v)", i+1, st, strings.Contains(page, "login-form"))
 		}
+	}
+
+	// Signed out through replica 1 (a form with its CSRF token), the
+	// session is gone on every replica.
+	out := cookieOn(t, web, rs.r[1])
+	_, page := out.get("/tools")
+	if st, _ := out.post("/logout", url.Values{"csrf_token": {fields(page)["csrf_token"]}}, rs.r[1].URL); st != 200 {
+		t.Fatalf("sign out through replica 1: status %d", st)
+	}
+	for i, s := range rs.r {
+		c := cookieOn(t, web, s)
+		WaitFor(t, 2*time.Second, fmt.Sprintf("replica %d to forget the session signed out on replica 1", i), func() bool {
+			_, page := c.get("/tools")
+			return strings.Contains(page, `data-testid="login-form"`)
+		})
 	}
 }
 
