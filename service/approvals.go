@@ -102,7 +102,13 @@ func (s *Approvals) Decide(ctx context.Context, p auth.Principal, id string, cho
 	if len(comment) > approval.MaxCommentLen {
 		return approval.Approval{}, BadRequest("comment", "comment is longer than %d bytes", approval.MaxCommentLen)
 	}
-	if a, err := s.m.Get(id); err == nil && !p.ApprovalFilter().Allows(a) {
+	// The channel and session check needs the approval: when it cannot be
+	// looked up, nothing is answered (fail closed), whatever the reason.
+	a, err := s.m.Get(id)
+	if err != nil {
+		return approval.Approval{}, err
+	}
+	if !p.ApprovalFilter().Allows(a) {
 		return approval.Approval{}, approval.ErrNotFound
 	}
 	return s.m.Decide(ctx, id, choice, p.Name, comment)
