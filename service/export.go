@@ -15,9 +15,10 @@ import (
 // Export returns the permissions section as a config.yaml document whose
 // only top-level key is `permissions`, with the comments it has where it is
 // stored: the section's node of config.yaml rendered alone, or the stored
-// document of a database (already that shape). src nil reads the config
-// dir of a docs that has one (store.Store's Dir); without either, the
-// section in force is encoded (no comments).
+// document of a database (already that shape). src is the store's backend
+// (store.Store.Backend); nil reads config.yaml of the store's config dir
+// (store.Store.Dir), and without one the section in force is encoded (no
+// comments).
 func (p *Policy) Export(ctx context.Context, src DocumentSource) ([]byte, error) {
 	var text []byte
 	switch {
@@ -32,7 +33,7 @@ func (p *Policy) Export(ctx context.Context, src DocumentSource) ([]byte, error)
 		text = doc.Config
 	default:
 		d, ok := p.docs.(interface{ Dir() string })
-		if !ok {
+		if !ok || d.Dir() == "" { // no config dir (a database backend given no src)
 			sec, _, err := p.Section()
 			if err != nil {
 				return nil, err
