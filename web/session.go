@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"sync"
 	"time"
@@ -45,6 +46,10 @@ type Sessions struct {
 	// ended, when set, is told after a session is signed out (the hub then
 	// closes that session's websockets at once), through any replica.
 	ended func()
+	// unsaved are sign-outs the store has not taken yet, with when their
+	// session would end; retrying says a goroutine is deleting them.
+	unsaved  map[string]time.Time
+	retrying bool
 }
 
 // OnSignOut makes f be called after each sign-out (a Delete, here or, with
@@ -87,6 +92,7 @@ func (s *Sessions) init(store auth.SessionStore, ttl time.Duration, log *slog.Lo
 		log = slog.Default()
 	}
 	s.ttl, s.store, s.log = ttl, store, log
+	s.unsaved = map[string]time.Time{}
 	store.OnDelete(s.signedOut)
 }
 
@@ -120,10 +126,65 @@ func (s *Sessions) CreateSession(p auth.Principal) (string, error) {
 }
 
 // Delete ends a session; the OnSignOut hook runs after (through the store).
+//
+// A sign-out the store does not take (the database away, a lock, a
+// timeout) must not leave the cookie working: the id is refused here at
+// once and its delete retried in the background until the store takes it.
 func (s *Sessions) Delete(id string) {
-	if err := s.store.Delete(context.Background(), id); err != nil {
-		s.log.Warn("web session not deleted", "err", err)
+	err := s.store.Delete(context.Background(), id)
+	if err == nil {
+		return
 	}
+	s.log.Warn("web session not deleted yet; refused here and retried", "err", err)
+	s.mu.Lock()
+	s.unsaved[id] = s.now().Add(s.ttl)
+	start := !s.retrying
+	s.retrying = true
+	s.mu.Unlock()
+	s.signedOut()
+	if start {
+		go s.retryDeletes()
+	}
+}
+
+// Backoff of the retried deletes.
+const (
+	deleteRetryMin = 100 * time.Millisecond
+	deleteRetryMax = 5 * time.Second
+)
+
+// retryDeletes deletes the unsaved sign-outs until none is left; an id
+// whose session would have expired by now is dropped.
+func (s *Sessions) retryDeletes() {
+	for wait := deleteRetryMin; ; wait = min(2*wait, deleteRetryMax) {
+		time.Sleep(wait)
+		s.mu.Lock()
+		ids := make(map[string]time.Time, len(s.unsaved))
+		maps.Copy(ids, s.unsaved)
+		s.mu.Unlock()
+		for id, until := range ids {
+			if s.now().After(until) || s.store.Delete(context.Background(), id) == nil {
+				s.mu.Lock()
+				delete(s.unsaved, id)
+				s.mu.Unlock()
+			}
+		}
+		s.mu.Lock()
+		if len(s.unsaved) == 0 {
+			s.retrying = false
+			s.mu.Unlock()
+			return
+		}
+		s.mu.Unlock()
+	}
+}
+
+// signedOutHere reports whether id is a sign-out the store has not taken.
+func (s *Sessions) signedOutHere(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.unsaved[id]
+	return ok
 }
 
 // lookup returns the live session of a request and its id.
@@ -139,6 +200,9 @@ func (s *Sessions) lookup(r *http.Request) (session, string, bool) {
 // live returns session id if it exists, has not expired and its token is
 // still active, ending it otherwise. A store error counts as absent.
 func (s *Sessions) live(id string) (session, bool) {
+	if s.signedOutHere(id) {
+		return session{}, false
+	}
 	stored, err := s.store.Get(context.Background(), id)
 	if err != nil {
 		if !errors.Is(err, auth.ErrNoSession) {
@@ -171,7 +235,7 @@ func (s *Sessions) SessionPrincipal(r *http.Request) (auth.Principal, bool) {
 
 // CheckCSRF reports whether token is the CSRF token of session id.
 func (s *Sessions) CheckCSRF(id, token string) bool {
-	if token == "" {
+	if token == "" || s.signedOutHere(id) {
 		return false
 	}
 	se, err := s.store.Get(context.Background(), id)
