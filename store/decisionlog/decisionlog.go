@@ -9,12 +9,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/toolgate/toolgate/engine"
@@ -123,27 +120,20 @@ func (o *Options) Fill() {
 	}
 }
 
-// Log is the decision log in SQLite. Enqueue never blocks: entries
-// go through a buffered channel to one writer goroutine that inserts them
-// in batches, one transaction each, so a slow disk never slows a decision.
+// Log is the decision log in SQLite. Its Writer (Enqueue, Flush,
+// Dropped, Failed, Written, QueueLen) never blocks a decision: one writer
+// goroutine inserts the entries in batches, one transaction each, so a
+// slow disk never slows a decision.
 type Log struct {
-	db      *sql.DB
-	opts    Options
-	queue   chan Entry
-	flushes chan chan struct{}
-	stop    chan struct{}
-	done    chan struct{}
-	once    sync.Once
+	*Writer
+	db   *sql.DB
+	opts Options
 	// owned is the database Open opened, closed by Close.
 	owned *sqlite.DB
 
 	// fullInsert is the prepared INSERT of insertRows entries; only the
 	// writer goroutine uses it.
 	fullInsert *sql.Stmt
-
-	dropped atomic.Uint64
-	failed  atomic.Uint64
-	written atomic.Uint64
 }
 
 // decisionSchema is the decisions table: migration 2.
@@ -198,154 +188,25 @@ func Open(path string, opts Options) (*Log, error) {
 // made the table). Close stops it.
 func newLog(db *sqlite.DB, opts Options) *Log {
 	opts.Fill()
-	l := &Log{
-		db: db.SQL(), opts: opts,
-		queue:   make(chan Entry, opts.QueueSize),
-		flushes: make(chan chan struct{}),
-		stop:    make(chan struct{}),
-		done:    make(chan struct{}),
-	}
-	go l.run()
+	l := &Log{db: db.SQL(), opts: opts}
+	l.Writer = NewWriter(opts, WriterSteps{Write: l.insert, Prune: l.Prune, Stopped: l.closeInsert})
 	return l
-}
-
-// Enqueue hands an entry to the writer without waiting. When the queue is
-// full the entry is dropped, counted by Dropped, and false is returned.
-func (l *Log) Enqueue(e Entry) bool {
-	select {
-	case l.queue <- e:
-		return true
-	default:
-		l.dropped.Add(1)
-		return false
-	}
-}
-
-// Dropped is the number of entries dropped because the queue was full.
-func (l *Log) Dropped() uint64 { return l.dropped.Load() }
-
-// Failed is the number of entries lost to write errors.
-func (l *Log) Failed() uint64 { return l.failed.Load() }
-
-// Written is the number of entries written.
-func (l *Log) Written() uint64 { return l.written.Load() }
-
-// QueueLen is the number of entries waiting for the writer.
-func (l *Log) QueueLen() int { return len(l.queue) }
-
-// Flush waits until every entry enqueued before the call is written (or
-// lost to an error), or ctx ends.
-func (l *Log) Flush(ctx context.Context) error {
-	ack := make(chan struct{})
-	select {
-	case l.flushes <- ack:
-	case <-l.done:
-		return errors.New("decision log is closed")
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	select {
-	case <-ack:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // Close writes what is queued, stops the writer and closes the database.
 func (l *Log) Close() error {
-	l.once.Do(func() { close(l.stop) })
-	<-l.done
+	_ = l.Writer.Close()
 	if l.owned != nil {
 		return l.owned.Close()
 	}
 	return nil
 }
 
-// run is the writer goroutine: batches inserts and prunes periodically.
-func (l *Log) run() {
-	defer close(l.done)
-	defer func() {
-		if l.fullInsert != nil {
-			_ = l.fullInsert.Close()
-		}
-	}()
-	prune := time.NewTicker(l.opts.PruneEvery)
-	defer prune.Stop()
-	batch := make([]Entry, 0, l.opts.BatchSize)
-	for {
-		select {
-		case e := <-l.queue:
-			batch = l.linger(l.fillBatch(append(batch[:0], e)))
-			l.write(batch)
-		case ack := <-l.flushes:
-			l.drain(batch)
-			close(ack)
-		case <-prune.C:
-			if _, err := l.Prune(context.Background()); err != nil {
-				l.opts.Logger.Warn("decision log prune failed", "err", err)
-			}
-		case <-l.stop:
-			l.drain(batch)
-			return
-		}
+// closeInsert releases the prepared INSERT when the writer stops.
+func (l *Log) closeInsert() {
+	if l.fullInsert != nil {
+		_ = l.fullInsert.Close()
 	}
-}
-
-// fillBatch adds what is already queued, up to BatchSize, without waiting.
-func (l *Log) fillBatch(batch []Entry) []Entry {
-	for len(batch) < l.opts.BatchSize {
-		select {
-		case e := <-l.queue:
-			batch = append(batch, e)
-		default:
-			return batch
-		}
-	}
-	return batch
-}
-
-// linger waits up to Linger for more entries, until the batch is full or
-// the log is closing.
-func (l *Log) linger(batch []Entry) []Entry {
-	if l.opts.Linger < 0 || len(batch) >= l.opts.BatchSize {
-		return batch
-	}
-	timer := time.NewTimer(l.opts.Linger)
-	defer timer.Stop()
-	for len(batch) < l.opts.BatchSize {
-		select {
-		case e := <-l.queue:
-			batch = append(batch, e)
-		case <-timer.C:
-			return batch
-		case <-l.stop:
-			return batch
-		}
-	}
-	return batch
-}
-
-// drain writes everything queued now.
-func (l *Log) drain(batch []Entry) {
-	for len(l.queue) > 0 {
-		batch = l.fillBatch(batch[:0])
-		l.write(batch)
-	}
-}
-
-// write inserts a batch in one transaction; on error the batch is counted
-// as failed and logged (without its contents).
-func (l *Log) write(batch []Entry) {
-	if len(batch) == 0 {
-		return
-	}
-	if err := l.insert(batch); err != nil {
-		l.failed.Add(uint64(len(batch)))
-		l.opts.Logger.Warn("decision log write failed", "entries", len(batch), "err", err)
-		return
-	}
-	l.written.Add(uint64(len(batch)))
 }
 
 // insertRows is how many entries one INSERT statement writes: one statement
@@ -359,8 +220,8 @@ const insertColumns = 11
 
 // insert writes a batch of entries in one transaction, insertRows to a
 // statement.
-func (l *Log) insert(batch []Entry) error {
-	tx, err := l.db.Begin()
+func (l *Log) insert(ctx context.Context, batch []Entry) error {
+	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}

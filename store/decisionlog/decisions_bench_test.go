@@ -1,6 +1,7 @@
 package decisionlog
 
 import (
+	"context"
 	"testing"
 
 	"github.com/toolgate/toolgate/engine"
@@ -20,7 +21,7 @@ func BenchmarkDecisionLogInsert(b *testing.B) {
 		for i := range batch {
 			batch[i] = Entry{Source: "evaluate", Call: call, Level: "deny", MatchedRule: "builtin:git-force-push"}
 		}
-		if err := l.insert(batch); err != nil {
+		if err := l.insert(context.Background(), batch); err != nil {
 			b.Fatal(err)
 		}
 	}

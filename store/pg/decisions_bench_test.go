@@ -48,7 +48,7 @@ func BenchmarkDecisionLogInsert(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := l.copyRows(rows); err != nil {
+		if err := l.copyRows(context.Background(), rows); err != nil {
 			b.Fatal(err)
 		}
 	}

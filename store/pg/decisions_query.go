@@ -24,8 +24,7 @@ const decisionPruneTimeout = time.Minute
 
 // copyRows writes prepared rows with one COPY, which is atomic: the batch
 // is written whole or not at all.
-func (l *DecisionLog) copyRows(rows [][]any) error {
-	ctx := context.Background()
+func (l *DecisionLog) copyRows(ctx context.Context, rows [][]any) error {
 	octx, cancel := l.db.Op(ctx)
 	defer cancel()
 	_, err := l.db.pool.CopyFrom(octx, pgx.Identifier{"decisions"}, decisionCopyColumns, pgx.CopyFromRows(rows))
