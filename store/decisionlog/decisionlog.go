@@ -344,42 +344,58 @@ type Page struct {
 	NextBefore int64
 }
 
-// where builds the WHERE clause of a query.
-func (q Query) where() (string, []any) {
-	var conds []string
-	var args []any
-	add := func(cond string, arg any) {
-		conds = append(conds, cond)
-		args = append(args, arg)
-	}
-	if q.Tool != "" {
-		add("tool = ?", q.Tool)
-	}
-	if q.Level != "" {
-		add("level = ?", q.Level)
-	}
-	if q.Rule != "" {
-		add("instr(matched_rule, ?) > 0", q.Rule)
-	}
-	if q.Session != "" {
-		add("session = ?", q.Session)
-	}
-	if q.Agent != "" {
-		add("agent = ?", q.Agent)
+// OpContains is the Op of a Cond whose Arg is a substring of the column.
+const OpContains = "contains"
+
+// Cond is one condition of a query: Column Op Arg, with Op one of "=",
+// ">=", "<" and OpContains. Each log writes it in its own SQL.
+type Cond struct {
+	Column string
+	Op     string
+	Arg    any
+}
+
+// Conds are the conditions of q's filters (joined by AND), the same for
+// every log: text columns compare to strings, ts to unix microseconds.
+func (q Query) Conds() []Cond {
+	var conds []Cond
+	add := func(col, op string, arg any) { conds = append(conds, Cond{Column: col, Op: op, Arg: arg}) }
+	for _, f := range []struct{ col, op, v string }{
+		{"tool", "=", q.Tool}, {"level", "=", q.Level}, {"matched_rule", OpContains, q.Rule},
+		{"session", "=", q.Session}, {"agent", "=", q.Agent},
+	} {
+		if f.v != "" {
+			add(f.col, f.op, f.v)
+		}
 	}
 	if !q.Since.IsZero() {
-		add("ts >= ?", q.Since.UnixMicro())
+		add("ts", ">=", q.Since.UnixMicro())
 	}
 	if !q.Until.IsZero() {
-		add("ts < ?", q.Until.UnixMicro())
+		add("ts", "<", q.Until.UnixMicro())
 	}
 	if q.Before > 0 {
-		add("id < ?", q.Before)
+		add("id", "<", q.Before)
 	}
+	return conds
+}
+
+// where builds the WHERE clause of a query.
+func (q Query) where() (string, []any) {
+	conds := q.Conds()
 	if len(conds) == 0 {
 		return "", nil
 	}
-	return " WHERE " + strings.Join(conds, " AND "), args
+	sqls := make([]string, len(conds))
+	args := make([]any, len(conds))
+	for i, c := range conds {
+		sqls[i] = c.Column + " " + c.Op + " ?"
+		if c.Op == OpContains {
+			sqls[i] = "instr(" + c.Column + ", ?) > 0"
+		}
+		args[i] = c.Arg
+	}
+	return " WHERE " + strings.Join(sqls, " AND "), args
 }
 
 const decisionColumns = `id, ts, source, agent, tool, summary, channel, session, level, matched_rule, latency_us, request`
@@ -454,15 +470,7 @@ type LevelBucket struct {
 // LevelSeries counts the entries matching q (its paging ignored) by level
 // in n equal buckets from q.Since to q.Until (defaults: the last 24 hours).
 func (l *Log) LevelSeries(ctx context.Context, q Query, n int) ([]LevelBucket, error) {
-	if q.Until.IsZero() {
-		q.Until = l.opts.Now()
-	}
-	if q.Since.IsZero() || !q.Since.Before(q.Until) {
-		q.Since = q.Until.Add(-24 * time.Hour)
-	}
-	n = max(n, 1)
-	q.Before, q.Limit, q.Offset = 0, 0, 0
-	width := max((q.Until.Sub(q.Since).Microseconds()+int64(n)-1)/int64(n), 1)
+	q, width, buckets := q.Series(n, l.opts.Now)
 	where, args := q.where()
 	rows, err := l.db.QueryContext(ctx, `SELECT (ts - ?) / ?, level, count(*) FROM decisions`+where+
 		` GROUP BY 1, 2`, append([]any{q.Since.UnixMicro(), width}, args...)...)
@@ -470,19 +478,35 @@ func (l *Log) LevelSeries(ctx context.Context, q Query, n int) ([]LevelBucket, e
 		return nil, fmt.Errorf("decision series: %w", err)
 	}
 	defer rows.Close()
-	buckets := make([]LevelBucket, n)
-	for i := range buckets {
-		buckets[i] = LevelBucket{Start: q.Since.Add(time.Duration(int64(i)*width) * time.Microsecond), Counts: map[string]int64{}}
-	}
 	for rows.Next() {
 		var i, c int64
 		var level string
 		if err := rows.Scan(&i, &level, &c); err != nil {
 			return nil, fmt.Errorf("scan series: %w", err)
 		}
-		if i >= 0 && i < int64(n) {
+		if i >= 0 && i < int64(len(buckets)) {
 			buckets[i].Counts[level] += c
 		}
 	}
 	return buckets, rows.Err()
+}
+
+// Series prepares a LevelSeries of n buckets (at least one) over q: q
+// with its defaults (Until now(), Since 24 hours before it) and its paging
+// cleared, the width of a bucket in microseconds, and the buckets, empty.
+func (q Query) Series(n int, now func() time.Time) (Query, int64, []LevelBucket) {
+	if q.Until.IsZero() {
+		q.Until = now()
+	}
+	if q.Since.IsZero() || !q.Since.Before(q.Until) {
+		q.Since = q.Until.Add(-24 * time.Hour)
+	}
+	n = max(n, 1)
+	q.Before, q.Limit, q.Offset = 0, 0, 0
+	width := max((q.Until.Sub(q.Since).Microseconds()+int64(n)-1)/int64(n), 1)
+	buckets := make([]LevelBucket, n)
+	for i := range buckets {
+		buckets[i] = LevelBucket{Start: q.Since.Add(time.Duration(int64(i)*width) * time.Microsecond), Counts: map[string]int64{}}
+	}
+	return q, width, buckets
 }

@@ -68,44 +68,29 @@ func (l *DecisionLog) Prune(ctx context.Context) (int64, error) {
 	return deleted, nil
 }
 
-// decisionWhere builds the WHERE clause of q with placeholders numbered
-// from $first, the same conditions as the SQLite log's. Filter text goes
-// through pgText as stored text does: the server refuses a NUL parameter.
+// decisionWhere builds the WHERE clause of q (decisionlog.Query.Conds,
+// the SQLite log's conditions) with placeholders numbered from $first.
+// Filter text goes through pgText as stored text does: the server refuses
+// a NUL parameter.
 func decisionWhere(q decisionlog.Query, first int) (string, []any) {
-	var conds []string
-	var args []any
-	add := func(cond string, arg any) {
-		args = append(args, arg)
-		conds = append(conds, strings.ReplaceAll(cond, "?", "$"+strconv.Itoa(first+len(args)-1)))
-	}
-	if q.Tool != "" {
-		add("tool = ?", pgText(q.Tool))
-	}
-	if q.Level != "" {
-		add("level = ?", pgText(q.Level))
-	}
-	if q.Rule != "" {
-		add("strpos(matched_rule, ?) > 0", pgText(q.Rule))
-	}
-	if q.Session != "" {
-		add("session = ?", pgText(q.Session))
-	}
-	if q.Agent != "" {
-		add("agent = ?", pgText(q.Agent))
-	}
-	if !q.Since.IsZero() {
-		add("ts >= ?", q.Since.UnixMicro())
-	}
-	if !q.Until.IsZero() {
-		add("ts < ?", q.Until.UnixMicro())
-	}
-	if q.Before > 0 {
-		add("id < ?", q.Before)
-	}
+	conds := q.Conds()
 	if len(conds) == 0 {
 		return "", nil
 	}
-	return " WHERE " + strings.Join(conds, " AND "), args
+	sqls := make([]string, len(conds))
+	args := make([]any, len(conds))
+	for i, c := range conds {
+		p := "$" + strconv.Itoa(first+i)
+		sqls[i] = c.Column + " " + c.Op + " " + p
+		if c.Op == decisionlog.OpContains {
+			sqls[i] = "strpos(" + c.Column + ", " + p + ") > 0"
+		}
+		args[i] = c.Arg
+		if s, ok := c.Arg.(string); ok {
+			args[i] = pgText(s)
+		}
+	}
+	return " WHERE " + strings.Join(sqls, " AND "), args
 }
 
 const pgDecisionColumns = `id, ts, source, agent, tool, summary, channel, session, level, matched_rule, latency_us, request`
@@ -181,15 +166,7 @@ func (l *DecisionLog) scan(ctx context.Context, what string, withRequest bool, s
 // ignored) by level in n equal buckets from q.Since to q.Until (defaults:
 // the last 24 hours), as the SQLite log does.
 func (l *DecisionLog) LevelSeries(ctx context.Context, q decisionlog.Query, n int) ([]decisionlog.LevelBucket, error) {
-	if q.Until.IsZero() {
-		q.Until = l.opts.Now()
-	}
-	if q.Since.IsZero() || !q.Since.Before(q.Until) {
-		q.Since = q.Until.Add(-24 * time.Hour)
-	}
-	n = max(n, 1)
-	q.Before, q.Limit, q.Offset = 0, 0, 0
-	width := max((q.Until.Sub(q.Since).Microseconds()+int64(n)-1)/int64(n), 1)
+	q, width, buckets := q.Series(n, l.opts.Now)
 	where, args := decisionWhere(q, 3)
 	octx, cancel := l.db.Op(ctx)
 	defer cancel()
@@ -198,14 +175,10 @@ func (l *DecisionLog) LevelSeries(ctx context.Context, q decisionlog.Query, n in
 	if err != nil {
 		return nil, l.db.Wrap(ctx, err, "decision series")
 	}
-	buckets := make([]decisionlog.LevelBucket, n)
-	for i := range buckets {
-		buckets[i] = decisionlog.LevelBucket{Start: q.Since.Add(time.Duration(int64(i)*width) * time.Microsecond), Counts: map[string]int64{}}
-	}
 	var i, c int64
 	var level string
 	_, err = pgx.ForEachRow(rows, []any{&i, &level, &c}, func() error {
-		if i >= 0 && i < int64(n) {
+		if i >= 0 && i < int64(len(buckets)) {
 			buckets[i].Counts[level] += c
 		}
 		return nil
