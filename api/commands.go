@@ -84,13 +84,14 @@ func (s *Server) runCommand(cmd Command) (CommandResponse, error) {
 func (s *Server) runRuleCommand(cmd Command) (CommandResponse, error) {
 	id := CLIRuleID(cmd.Tool, cmd.Pattern)
 	rule := map[string]any{"id": id, "tools": []any{cmd.Tool}, "pattern": cmd.Pattern, "action": cmd.Level}
+	typed := ruleOf(rule)
 	methods := []string{"permissions.rules.create"}
 	verb := "created"
-	_, _, err := s.policy.CreateRule("", rule)
+	_, _, err := s.policy.CreateRule("", typed)
 	if errors.Is(err, store.ErrExists) {
 		methods = append(methods, "permissions.rules.update")
 		verb = "updated"
-		_, err = s.policy.UpdateRule("", id, map[string]any{"tools": []any{cmd.Tool}, "pattern": cmd.Pattern, "action": cmd.Level})
+		_, err = s.policy.UpdateRule("", id, service.ReplaceFields(typed, "tools", "pattern", "action"))
 	}
 	if err != nil {
 		return CommandResponse{}, methodError(methods[len(methods)-1], err)

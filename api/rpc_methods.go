@@ -189,7 +189,7 @@ func rpcRulesCreate(s *Server, params json.RawMessage) (any, error) {
 	if err := checkRule("", rule, false); err != nil {
 		return nil, err
 	}
-	if _, _, err := s.policy.CreateRule("", rule); err != nil {
+	if _, _, err := s.policy.CreateRule("", ruleOf(rule)); err != nil {
 		return nil, err
 	}
 	return rule, nil
@@ -212,7 +212,7 @@ func rpcRulesUpdate(s *Server, params json.RawMessage) (any, error) {
 	if err := checkRule("", patch, true); err != nil {
 		return nil, err
 	}
-	if _, err := s.policy.UpdateRule("", id, patch); err != nil {
+	if _, err := s.policy.UpdateRule("", id, service.DecodeRulePatch(patch)); err != nil {
 		return nil, err
 	}
 	sec, _, err := s.section()

@@ -6,6 +6,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 )
 
@@ -59,12 +61,12 @@ func (s *Server) handleGetRule(w http.ResponseWriter, r *http.Request) {
 // handleCreateRule is POST /api/v1/permissions/rules: 201 with the rule;
 // 409 when its id is taken. A rule without an id gets service.NewID's.
 func (s *Server) handleCreateRule(w http.ResponseWriter, r *http.Request) {
-	rule, err := decodeEntry(w, r)
+	entry, err := decodeEntry(w, r)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	id, etag, err := s.policy.CreateRule(ifMatch(r), rule)
+	id, etag, err := s.policy.CreateRule(ifMatch(r), ruleOf(entry))
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -86,6 +88,12 @@ func decodeEntry(w http.ResponseWriter, r *http.Request) (map[string]any, error)
 		return nil, err
 	}
 	return entry, nil
+}
+
+// ruleOf decodes a rule body that checkRule accepted.
+func ruleOf(entry map[string]any) policy.Rule {
+	rule, _, _ := policy.DecodeRule(entry, "rule")
+	return rule
 }
 
 // respondEntry answers with the entry of list now on disk.
@@ -121,12 +129,13 @@ func (s *Server) handlePatchRule(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	etag, err := s.policy.UpdateRule(ifMatch(r), id, patch)
+	change := service.DecodeRulePatch(patch)
+	etag, err := s.policy.UpdateRule(ifMatch(r), id, change)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	if newID, ok := patch["id"].(string); ok {
+	if newID, ok := change.NewID(); ok {
 		id = newID
 	}
 	s.respondEntry(w, r, "rules", id, etag, http.StatusOK)

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store"
 )
 
@@ -100,30 +101,39 @@ func (p *Policy) DeleteTool(ifMatch, tool string) (string, error) {
 	return p.edit(ifMatch, func(d PolicyDocs) (string, error) { return d.DeleteTool(tool) })
 }
 
-// CreateRule appends a rule; one without an id gets NewID's. It returns the
-// rule's id and the new ETag.
-func (p *Policy) CreateRule(ifMatch string, rule map[string]any) (string, string, error) {
-	return p.createEntry(ifMatch, "rules", PrefixRule, rule, PolicyDocs.CreateRule)
-}
-
-// AddOverride appends an approval override; one without an id gets NewID's.
-func (p *Policy) AddOverride(ifMatch string, o map[string]any) (string, string, error) {
-	return p.createEntry(ifMatch, "approval_overrides", PrefixOverride, o, PolicyDocs.AddApprovalOverride)
-}
-
-func (p *Policy) createEntry(ifMatch, list, prefix string, entry map[string]any, add func(PolicyDocs, map[string]any) (string, error)) (string, string, error) {
+// CreateRule appends a rule (decoded and checked by the handler); one
+// without an id gets NewID's. It returns the rule's id and the new ETag.
+// The document store gets the rule in config.yaml's shape (Rule.Map).
+func (p *Policy) CreateRule(ifMatch string, rule policy.Rule) (string, string, error) {
 	var id string
 	etag, err := p.edit(ifMatch, func(d PolicyDocs) (string, error) {
-		if s, _ := entry["id"].(string); strings.TrimSpace(s) == "" {
+		if strings.TrimSpace(rule.ID) == "" {
 			sec, _, err := p.Section()
 			if err != nil {
 				return "", err
 			}
-			pattern, _ := entry["pattern"].(string)
-			entry["id"] = NewID(prefix, toolNames(entry["tools"]), pattern, entryIDs(sec, list))
+			rule.ID = NewID(PrefixRule, rule.Tools, rule.Pattern, entryIDs(sec, "rules"))
 		}
-		id, _ = entry["id"].(string)
-		return add(d, entry)
+		id = rule.ID
+		return d.CreateRule(rule.Map())
+	})
+	return id, etag, err
+}
+
+// AddOverride appends an approval override; one without an id gets NewID's.
+func (p *Policy) AddOverride(ifMatch string, o map[string]any) (string, string, error) {
+	var id string
+	etag, err := p.edit(ifMatch, func(d PolicyDocs) (string, error) {
+		if s, _ := o["id"].(string); strings.TrimSpace(s) == "" {
+			sec, _, err := p.Section()
+			if err != nil {
+				return "", err
+			}
+			pattern, _ := o["pattern"].(string)
+			o["id"] = NewID(PrefixOverride, toolNames(o["tools"]), pattern, entryIDs(sec, "approval_overrides"))
+		}
+		id, _ = o["id"].(string)
+		return d.AddApprovalOverride(o)
 	})
 	return id, etag, err
 }
@@ -136,9 +146,10 @@ func (p *Policy) RuleIDFor(tools []string, pattern, except string) string {
 	return NewID(PrefixRule, tools, pattern, func(id string) bool { return id != except && taken(id) })
 }
 
-// UpdateRule patches a rule (a nil value removes a key; an id renames it).
-func (p *Policy) UpdateRule(ifMatch, id string, patch map[string]any) (string, error) {
-	return p.edit(ifMatch, func(d PolicyDocs) (string, error) { return d.UpdateRule(id, patch) })
+// UpdateRule patches a rule (RulePatch: fields set, fields removed; an id
+// set renames it).
+func (p *Policy) UpdateRule(ifMatch, id string, patch RulePatch) (string, error) {
+	return p.edit(ifMatch, func(d PolicyDocs) (string, error) { return d.UpdateRule(id, patch.Map()) })
 }
 
 // DeleteRule removes a rule.

@@ -56,15 +56,6 @@ func toolsText(v any) string {
 	return str(v)
 }
 
-// splitTools reads a comma- or space-separated tool list.
-func splitTools(s string) []any {
-	var out []any
-	for _, f := range policy.SplitTools(s) {
-		out = append(out, f)
-	}
-	return out
-}
-
 // section reads the permissions section in force and its ETag.
 func (u *UI) section() (map[string]any, string) {
 	sec, etag, err := u.deps.Policy.Section()

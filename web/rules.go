@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/templates"
 )
@@ -91,15 +93,11 @@ func ruleFormFrom(r *http.Request) templates.RuleForm {
 // checkRule says what is wrong with a rule's tools and pattern, or "":
 // engine.CheckRule checks them as compiling the policy will, and its
 // error's kind (errors.Is) picks the words, never its text.
-func checkRule(tools []any, pattern string, t translator) string {
+func checkRule(tools []string, pattern string, t translator) string {
 	if len(tools) == 0 {
 		return t("rules.err.notools")
 	}
-	names := make([]string, len(tools))
-	for i, tl := range tools {
-		names[i] = str(tl)
-	}
-	err := engine.CheckRule(&policy.Rule{Tools: names, Pattern: pattern})
+	err := engine.CheckRule(&policy.Rule{Tools: tools, Pattern: pattern})
 	switch {
 	case err == nil:
 		return ""
@@ -111,33 +109,28 @@ func checkRule(tools []any, pattern string, t translator) string {
 	return t.f("rules.err.skipped", err.Message)
 }
 
-// ruleMap builds a rule from the form; empty fields are left out. A rule
-// without an id gets the service's (service.NewID, as over the API).
-func (u *UI) ruleMap(f templates.RuleForm) map[string]any {
-	tools := splitTools(f.Tools)
-	m := map[string]any{"tools": tools, "pattern": f.Pattern}
-	m["id"] = f.ID
-	if f.ID == "" {
-		names := make([]string, len(tools))
-		for i, t := range tools {
-			names[i] = str(t)
-		}
-		m["id"] = u.pol.RuleIDFor(names, f.Pattern, f.OrigID)
+// ruleFields are the fields of a rule the form edits; a cleared one is
+// removed from the rule.
+var ruleFields = []string{"id", "tools", "pattern", "action", "severity", "match_type", "description"}
+
+// ruleOf decodes the rule of a form as config.yaml's entry would be
+// (policy.FormMap: values trimmed, empty fields left out). A rule without
+// an id gets the service's (service.NewID, as over the API).
+func (u *UI) ruleOf(f templates.RuleForm) policy.Rule {
+	rule, _, _ := policy.DecodeRule(policy.FormMap(url.Values{"id": {f.ID}, "tools": {f.Tools}, "pattern": {f.Pattern},
+		"action": {f.Action}, "severity": {f.Severity}, "match_type": {f.MatchType}, "description": {f.Description}}), "rule")
+	if rule.ID == "" {
+		rule.ID = u.pol.RuleIDFor(rule.Tools, rule.Pattern, f.OrigID)
 	}
-	for k, v := range map[string]string{"action": f.Action, "severity": f.Severity, "match_type": f.MatchType, "description": f.Description} {
-		if v != "" {
-			m[k] = v
-		}
-	}
-	return m
+	return rule
 }
 
 // createRule adds a rule.
 func (u *UI) createRule(w http.ResponseWriter, r *http.Request) {
 	form := ruleFormFrom(r)
-	rule := u.ruleMap(form)
+	rule := u.ruleOf(form)
 	t := translatorFor(r.Context())
-	if msg := checkRule(rule["tools"].([]any), form.Pattern, t); msg != "" && msg != t("rules.err.network") {
+	if msg := checkRule(rule.Tools, form.Pattern, t); msg != "" && msg != t("rules.err.network") {
 		form.Error = t.f("err.notsaved", msg)
 		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
 		return
@@ -148,31 +141,27 @@ func (u *UI) createRule(w http.ResponseWriter, r *http.Request) {
 		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
 		return
 	}
-	u.saved(w, r, "/rules#rule-"+str(rule["id"]), nil, t("flash.added")+" "+str(rule["id"])+".")
+	u.saved(w, r, "/rules#rule-"+rule.ID, nil, t("flash.added")+" "+rule.ID+".")
 }
 
 // updateRule saves the edit form; a cleared field is removed from the rule.
 func (u *UI) updateRule(w http.ResponseWriter, r *http.Request) {
 	form := ruleFormFrom(r)
 	form.Editing = true
-	rule := u.ruleMap(form)
+	rule := u.ruleOf(form)
 	t := translatorFor(r.Context())
-	if msg := checkRule(rule["tools"].([]any), form.Pattern, t); msg != "" && msg != t("rules.err.network") {
+	if msg := checkRule(rule.Tools, form.Pattern, t); msg != "" && msg != t("rules.err.network") {
 		form.Error = t.f("err.notsaved", msg)
 		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
 		return
 	}
-	patch := map[string]any{}
-	for _, k := range []string{"id", "tools", "pattern", "action", "severity", "match_type", "description"} {
-		patch[k] = rule[k] // nil removes the key
-	}
-	_, err := u.pol.UpdateRule(formETag(r), form.OrigID, patch)
+	_, err := u.pol.UpdateRule(formETag(r), form.OrigID, service.ReplaceFields(rule, ruleFields...))
 	if err != nil && !errors.Is(err, store.ErrPreconditionFailed) {
 		form.Error = errorText(err, t)
 		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
 		return
 	}
-	u.saved(w, r, "/rules#rule-"+str(rule["id"]), err, t("flash.savedrule")+" "+str(rule["id"])+".")
+	u.saved(w, r, "/rules#rule-"+rule.ID, err, t("flash.savedrule")+" "+rule.ID+".")
 }
 
 // deleteRule removes a rule.
@@ -195,7 +184,7 @@ func (u *UI) deleteRule(w http.ResponseWriter, r *http.Request) {
 // checkPattern answers the as-you-type check of the rule form with JSON
 // {ok, message}.
 func (u *UI) checkPattern(w http.ResponseWriter, r *http.Request) {
-	tools := splitTools(r.PostFormValue("tools"))
+	tools := policy.SplitTools(r.PostFormValue("tools"))
 	pattern := strings.TrimSpace(r.PostFormValue("pattern"))
 	t := translatorFor(r.Context())
 	msg := checkRule(tools, pattern, t)
@@ -218,13 +207,13 @@ func (u *UI) testRule(w http.ResponseWriter, r *http.Request) {
 // runRuleTest compiles the box's rule alone (tiered, no built-in rules, no
 // defaults) and decides each sample with each of its tools.
 func (u *UI) runRuleTest(box templates.TestBox, t translator) ([]templates.TestResult, string) {
-	rule := u.ruleMap(templates.RuleForm{Tools: box.Tools, Pattern: box.Pattern, Action: box.Action,
+	rule := u.ruleOf(templates.RuleForm{Tools: box.Tools, Pattern: box.Pattern, Action: box.Action,
 		Severity: box.Severity, MatchType: box.MatchType, ID: "tested"})
-	tools := rule["tools"].([]any)
+	tools := rule.Tools
 	if msg := checkRule(tools, box.Pattern, t); msg != "" {
 		return nil, msg
 	}
-	perms := map[string]any{"enabled": true, "schema": "tiered_policy", "rules": []any{rule}}
+	perms := map[string]any{"enabled": true, "schema": "tiered_policy", "rules": []any{rule.Map()}}
 	eng, problems := engine.Compile(perms, nil, u.deps.EngineOptions)
 	if len(problems) > 0 {
 		return nil, problemText(problems[0], t)
@@ -235,8 +224,7 @@ func (u *UI) runRuleTest(box templates.TestBox, t translator) ([]templates.TestR
 		if line == "" {
 			continue
 		}
-		for _, tl := range tools {
-			tool := str(tl)
+		for _, tool := range tools {
 			args, err := sampleArgs(tool, line)
 			if err != nil {
 				return nil, t.f("rules.err.sample", line, err.Error())

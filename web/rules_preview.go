@@ -22,15 +22,15 @@ const previewCalls = 1000
 func (u *UI) previewRule(w http.ResponseWriter, r *http.Request) {
 	form := ruleFormFrom(r)
 	form.Editing = form.OrigID != ""
-	rule := u.ruleMap(form)
+	rule := u.ruleOf(form)
 	t := translatorFor(r.Context())
-	if msg := checkRule(rule["tools"].([]any), form.Pattern, t); msg != "" {
+	if msg := checkRule(rule.Tools, form.Pattern, t); msg != "" {
 		form.Error = t.f("rules.err.nopreview", msg)
 		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
 		return
 	}
 	p := u.rulesProps(r, form, templates.TestBox{})
-	p.Preview = u.replayWithRule(r.Context(), form, rule)
+	p.Preview = u.replayWithRule(r.Context(), form, rule.Map())
 	render(w, r, http.StatusOK, templates.Rules(p))
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
 )
@@ -192,7 +193,7 @@ func TestCheckRule(t *testing.T) {
 		{"no tool", "", "x", "at least one tool"},
 	}
 	for _, c := range cases {
-		got := checkRule(splitTools(c.tools), c.pattern, english)
+		got := checkRule(policy.SplitTools(c.tools), c.pattern, english)
 		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
 			t.Errorf("%s: got %q, want it to say %q", c.note, got, c.want)
 		}

@@ -1,0 +1,77 @@
+package service
+
+import "github.com/toolgate/toolgate/policy"
+
+// RulePatch is a checked change to one rule: the fields named in Set take
+// their values from Rule, the fields named in Remove are removed, the
+// others stay as they are. Handlers build it at the edge
+// (DecodeRulePatch for a request body, ReplaceFields for a form).
+type RulePatch struct {
+	Rule   policy.Rule
+	Set    []string
+	Remove []string
+}
+
+// DecodeRulePatch reads a PATCH body that policy.CheckRuleInput (partial)
+// accepted: a key with null is removed, every other key is set.
+func DecodeRulePatch(m map[string]any) RulePatch {
+	var p RulePatch
+	set := make(map[string]any, len(m))
+	for _, k := range policy.RuleFields {
+		v, ok := m[k]
+		switch {
+		case !ok:
+		case v == nil:
+			p.Remove = append(p.Remove, k)
+		default:
+			p.Set = append(p.Set, k)
+			set[k] = v
+		}
+	}
+	p.Rule, _, _ = policy.DecodeRule(set, "rule")
+	return p
+}
+
+// ReplaceFields is the patch that makes each of fields what r has: a field
+// r leaves empty is removed (a form's cleared field).
+func ReplaceFields(r policy.Rule, fields ...string) RulePatch {
+	p := RulePatch{Rule: r}
+	m := r.Map()
+	for _, k := range fields {
+		if _, ok := m[k]; ok {
+			p.Set = append(p.Set, k)
+		} else {
+			p.Remove = append(p.Remove, k)
+		}
+	}
+	return p
+}
+
+// NewID is the id the patch renames the rule to, if it does.
+func (p RulePatch) NewID() (string, bool) {
+	for _, k := range p.Set {
+		if k == "id" {
+			return p.Rule.ID, true
+		}
+	}
+	return "", false
+}
+
+// Map is the patch as the document store applies it: the set fields in
+// config.yaml's shape (Rule.Map), nil for a removed one. A string field set
+// to "" (which Rule.Map leaves out) is written as "".
+func (p RulePatch) Map() map[string]any {
+	full := p.Rule.Map()
+	out := make(map[string]any, len(p.Set)+len(p.Remove))
+	for _, k := range p.Set {
+		v, ok := full[k]
+		if !ok {
+			v = ""
+		}
+		out[k] = v
+	}
+	for _, k := range p.Remove {
+		out[k] = nil
+	}
+	return out
+}
