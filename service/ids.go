@@ -74,22 +74,3 @@ func entryIDs(sec map[string]any, list string) func(string) bool {
 	}
 	return func(id string) bool { return ids[id] }
 }
-
-// toolNames reads a rule's tools value: a list or one name.
-func toolNames(v any) []string {
-	switch t := v.(type) {
-	case string:
-		return []string{t}
-	case []string:
-		return t
-	case []any:
-		out := make([]string, 0, len(t))
-		for _, x := range t {
-			if s, ok := x.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
-}

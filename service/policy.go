@@ -3,6 +3,7 @@ package service
 import (
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/policy"
@@ -25,6 +26,20 @@ type Policy struct {
 	// mu makes an edit's If-Match check and its write one step among the
 	// edits of this process.
 	mu sync.Mutex
+	// typed is the last section Typed decoded, by its ETag.
+	typed atomic.Pointer[typedSection]
+}
+
+// typedSection is a decoded section and the ETag of the map it came from.
+type typedSection struct {
+	sec  policy.Section
+	etag string
+}
+
+// etagReader is a document store that tells the ETag in force without
+// copying the section; *store.Store is one.
+type etagReader interface {
+	ETag() string
 }
 
 // ifMatchDocs is a document store whose edits can check an ETag under its
@@ -46,6 +61,29 @@ func (p *Policy) Section() (map[string]any, string, error) {
 		sec = map[string]any{}
 	}
 	return sec, etag, err
+}
+
+// Typed returns the section in force as a policy.Section, and its ETag.
+// It is decoded once per policy version (the ETag names the content) and
+// shared by every caller until the policy changes: callers read it and
+// never modify its slices or maps. Over a store that tells its ETag
+// (store.Store.ETag) a read of an unchanged policy copies nothing; over
+// another, the section map is read (copied) and the decoding is skipped.
+func (p *Policy) Typed() (policy.Section, string, error) {
+	c := p.typed.Load()
+	if e, ok := p.docs.(etagReader); ok && c != nil && c.etag == e.ETag() {
+		return c.sec, c.etag, nil
+	}
+	m, etag, err := p.Section()
+	if err != nil {
+		return policy.Section{}, etag, err
+	}
+	if c != nil && c.etag == etag {
+		return c.sec, etag, nil
+	}
+	c = &typedSection{sec: policy.DecodeSection(m), etag: etag}
+	p.typed.Store(c)
+	return c.sec, etag, nil
 }
 
 // CleanETag strips the W/ prefix and the quotes of an If-Match value.
@@ -105,35 +143,27 @@ func (p *Policy) DeleteTool(ifMatch, tool string) (string, error) {
 // without an id gets NewID's. It returns the rule's id and the new ETag.
 // The document store gets the rule in config.yaml's shape (Rule.Map).
 func (p *Policy) CreateRule(ifMatch string, rule policy.Rule) (string, string, error) {
-	var id string
-	etag, err := p.edit(ifMatch, func(d PolicyDocs) (string, error) {
-		if strings.TrimSpace(rule.ID) == "" {
-			sec, _, err := p.Section()
-			if err != nil {
-				return "", err
-			}
-			rule.ID = NewID(PrefixRule, rule.Tools, rule.Pattern, entryIDs(sec, "rules"))
-		}
-		id = rule.ID
-		return d.CreateRule(rule.Map())
-	})
-	return id, etag, err
+	return p.createEntry(ifMatch, "rules", PrefixRule, rule, PolicyDocs.CreateRule)
 }
 
-// AddOverride appends an approval override; one without an id gets NewID's.
-func (p *Policy) AddOverride(ifMatch string, o map[string]any) (string, string, error) {
+// AddOverride appends an approval override (decoded and checked by the
+// handler); one without an id gets NewID's.
+func (p *Policy) AddOverride(ifMatch string, o policy.Override) (string, string, error) {
+	return p.createEntry(ifMatch, "approval_overrides", PrefixOverride, o, PolicyDocs.AddApprovalOverride)
+}
+
+func (p *Policy) createEntry(ifMatch, list, prefix string, entry policy.Rule, add func(PolicyDocs, map[string]any) (string, error)) (string, string, error) {
 	var id string
 	etag, err := p.edit(ifMatch, func(d PolicyDocs) (string, error) {
-		if s, _ := o["id"].(string); strings.TrimSpace(s) == "" {
+		if strings.TrimSpace(entry.ID) == "" {
 			sec, _, err := p.Section()
 			if err != nil {
 				return "", err
 			}
-			pattern, _ := o["pattern"].(string)
-			o["id"] = NewID(PrefixOverride, toolNames(o["tools"]), pattern, entryIDs(sec, "approval_overrides"))
+			entry.ID = NewID(prefix, entry.Tools, entry.Pattern, entryIDs(sec, list))
 		}
-		id, _ = o["id"].(string)
-		return d.AddApprovalOverride(o)
+		id = entry.ID
+		return add(d, entry.Map())
 	})
 	return id, etag, err
 }

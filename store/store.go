@@ -211,6 +211,9 @@ func (s *Store) Section() (map[string]any, string, error) {
 	return deepCopy(st.section).(map[string]any), st.etag, nil
 }
 
+// ETag is the ETag of the section in force (Section's, without a copy).
+func (s *Store) ETag() string { return s.cur.Load().etag }
+
 // BuiltinRules returns the built-in rule list in force and its source:
 // "package" for the embedded default, else the user file's path.
 func (s *Store) BuiltinRules() ([]any, string) {

@@ -5,29 +5,21 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/templates"
 )
 
 // overview shows the state of the policy at a glance.
 func (u *UI) overview(w http.ResponseWriter, r *http.Request) {
-	sec, etag := u.section()
-	render(w, r, http.StatusOK, templates.Overview(u.overviewProps(r, sec, etag)))
+	sec, etag := u.typed()
+	render(w, r, http.StatusOK, templates.Overview(u.overviewProps(r, &sec, etag)))
 }
 
-func (u *UI) overviewProps(r *http.Request, sec map[string]any, etag string) templates.OverviewProps {
-	schema := str(sec["schema"])
-	if schema == "" {
-		schema = str(sec["version"])
-	}
-	mode := engine.ParseMode(str(sec["permission_mode"]))
-	enabled := true
-	if b, ok := sec["enabled"].(bool); ok {
-		enabled = b
-	}
+func (u *UI) overviewProps(r *http.Request, sec *policy.Section, etag string) templates.OverviewProps {
+	mode := sec.Mode
 	p := templates.OverviewProps{
-		Nav: u.nav(r, "/"), ETag: etag, Enabled: enabled, Schema: schema,
-		Tiered: engine.IsTieredSchema(schema), Mode: mode.String(),
-		Defaults: str(asMap(sec["defaults"])["*"]),
+		Nav: u.nav(r, "/"), ETag: etag, Enabled: sec.Enabled, Schema: sec.Schema,
+		Tiered: sec.Tiered, Mode: mode.String(), Defaults: sec.Defaults.String(),
 	}
 	for _, s := range []engine.Severity{engine.SeverityLow, engine.SeverityMedium, engine.SeverityHigh, engine.SeverityCritical} {
 		p.Severity = append(p.Severity, templates.SeverityRow{Severity: s.String(), Level: engine.SeverityLevel(s, mode).String()})
@@ -35,11 +27,11 @@ func (u *UI) overviewProps(r *http.Request, sec map[string]any, etag string) tem
 	builtin, _ := u.deps.Policy.BuiltinRules()
 	t := func(key string) string { return templates.T(r.Context(), key) }
 	p.Counts = []templates.Count{
-		{Label: t("overview.count.tools"), N: len(asMap(sec["tools"])), Link: "/tools"},
-		{Label: t("overview.count.rules"), N: len(asList(sec["rules"])), Link: "/rules"},
+		{Label: t("overview.count.tools"), N: len(sec.Tools), Link: "/tools"},
+		{Label: t("overview.count.rules"), N: len(sec.Rules), Link: "/rules"},
 		{Label: t("overview.count.builtin"), N: len(builtin), Link: "/rules"},
-		{Label: t("overview.count.overrides"), N: len(asList(sec["approval_overrides"])), Link: "/overrides"},
-		{Label: t("overview.count.dirs"), N: len(asMap(sec["external_directory"])), Link: "/directories"},
+		{Label: t("overview.count.overrides"), N: len(sec.Overrides), Link: "/overrides"},
+		{Label: t("overview.count.dirs"), N: dirCount(&sec.External), Link: "/directories"},
 	}
 	for _, pr := range u.deps.Policy.Problems() {
 		p.Problems = append(p.Problems, problemText(pr, t))
@@ -49,6 +41,16 @@ func (u *UI) overviewProps(r *http.Request, sec map[string]any, etag string) tem
 		p.Pending = len(u.deps.Approvals.List(approval.Filter{}, approval.StatusPending))
 	}
 	return p
+}
+
+// dirCount is how many entries external_directory has: its path keys and
+// "*" when written (a plain level for every path counts none).
+func dirCount(x *policy.ExternalDirs) int {
+	n := len(x.Keys)
+	if x.StarSet {
+		n++
+	}
+	return n
 }
 
 // problemText says a validation problem in words.

@@ -23,36 +23,31 @@ func (u *UI) rulesPage(w http.ResponseWriter, r *http.Request) {
 // ruleEditPage is the rules page with one rule in the form.
 func (u *UI) ruleEditPage(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("id")
-	sec, _ := u.section()
-	for _, v := range asList(sec["rules"]) {
-		if m := asMap(v); m != nil && str(m["id"]) == id {
-			row := ruleRow(m)
-			form := templates.RuleForm{Editing: true, OrigID: id, ID: id, Tools: row.Tools, Pattern: row.Pattern,
-				MatchType: row.MatchType, Action: row.Action, Severity: row.Severity, Description: row.Description}
-			render(w, r, http.StatusOK, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
-			return
-		}
+	sec, _ := u.typed()
+	if rule, ok := policy.RuleByID(sec.Rules, id); ok {
+		row := ruleRow(rule)
+		form := templates.RuleForm{Editing: true, OrigID: id, ID: id, Tools: row.Tools, Pattern: row.Pattern,
+			MatchType: row.MatchType, Action: row.Action, Severity: row.Severity, Description: row.Description}
+		render(w, r, http.StatusOK, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
+		return
 	}
 	u.flash(r, "error", translatorFor(r.Context()).f("rules.err.gone", id))
 	redirect(w, r, "/rules")
 }
 
 func (u *UI) rulesProps(r *http.Request, form templates.RuleForm, test templates.TestBox) templates.RulesProps {
-	sec, etag := u.section()
+	sec, etag := u.typed()
 	p := templates.RulesProps{Nav: u.nav(r, "/rules"), ETag: etag, Form: form, Test: test}
-	mode := engine.ParseMode(str(sec["permission_mode"]))
+	mode := sec.Mode
 	p.Mode = mode.String()
-	for _, v := range asList(sec["rules"]) {
-		if m := asMap(v); m != nil {
-			p.Rules = append(p.Rules, withLevel(ruleRow(m), mode))
-		}
+	for i := range sec.Rules {
+		p.Rules = append(p.Rules, withLevel(ruleRow(&sec.Rules[i]), mode))
 	}
-	builtin, source := u.deps.Policy.BuiltinRules()
+	list, source := u.deps.Policy.BuiltinRules()
 	p.BuiltinSource = source
-	for _, v := range builtin {
-		if m := asMap(v); m != nil {
-			p.Builtin = append(p.Builtin, withLevel(ruleRow(m), mode))
-		}
+	builtin := policy.DecodeBuiltin(list)
+	for i := range builtin.Rules {
+		p.Builtin = append(p.Builtin, withLevel(ruleRow(&builtin.Rules[i]), mode))
 	}
 	return p
 }
@@ -72,13 +67,31 @@ func withLevel(row templates.RuleRow, mode engine.Mode) templates.RuleRow {
 	return row
 }
 
-// ruleRow renders a decoded rule.
-func ruleRow(m map[string]any) templates.RuleRow {
-	return templates.RuleRow{
-		ID: str(m["id"]), Tools: toolsText(m["tools"]), Pattern: str(m["pattern"]),
-		MatchType: str(m["match_type"]), Action: strings.ToLower(str(m["action"])),
-		Severity: strings.ToUpper(str(m["severity"])), Description: str(m["description"]), Source: str(m["source"]),
+// ruleRow renders a rule: an action or severity that is not one is shown
+// as written (lower- and upper-cased), so the page says what is wrong.
+func ruleRow(r *policy.Rule) templates.RuleRow {
+	action := strings.ToLower(r.BadAction)
+	if r.Action != policy.LevelNone {
+		action = r.Action.String()
 	}
+	severity := strings.ToUpper(r.BadSeverity)
+	if severity == "" && r.Severity != 0 {
+		severity = r.Severity.String()
+	}
+	return templates.RuleRow{
+		ID: r.ID, Tools: policy.ToolsText(r.Tools), Pattern: r.Pattern, MatchType: r.MatchType,
+		Action: action, Severity: severity, Description: r.Description, Source: r.Source,
+	}
+}
+
+// typed reads the section in force, decoded (service.Policy.Typed), and
+// its ETag.
+func (u *UI) typed() (policy.Section, string) {
+	sec, etag, err := u.pol.Typed()
+	if err != nil {
+		u.deps.Logger.Warn("read policy section", "err", err)
+	}
+	return sec, etag
 }
 
 // ruleFormFrom reads the rule form of a request.

@@ -2,19 +2,20 @@ package web
 
 import (
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/templates"
 )
 
 // toolsPage lists the spec's tools and any configured one with its level.
 func (u *UI) toolsPage(w http.ResponseWriter, r *http.Request) {
-	sec, etag := u.section()
+	sec, etag := u.typed()
 	render(w, r, http.StatusOK, templates.Tools(templates.ToolsProps{
-		Nav: u.nav(r, "/tools"), ETag: etag, Tools: toolRows(asMap(sec["tools"])),
-		Default: orAsk(str(asMap(sec["defaults"])["*"])),
+		Nav: u.nav(r, "/tools"), ETag: etag, Tools: toolRows(sec.Tools),
+		Default: orAsk(sec.Defaults.String()),
 	}))
 }
 
@@ -33,35 +34,26 @@ func knownTools() []string {
 	return append(all, engine.NetworkTools...)
 }
 
-// toolRows lists the known tools, then the other configured ones sorted.
-func toolRows(configured map[string]any) []templates.ToolRow {
-	seen := map[string]bool{}
-	var rows []templates.ToolRow
-	add := func(name string) {
-		seen[name] = true
-		row := templates.ToolRow{Name: name, Category: categoryName(name)}
-		switch v := configured[name].(type) {
-		case string:
-			row.Level = strings.ToLower(v)
-		case nil:
-		default:
-			row.Legacy = true
-			row.Level = str(asMap(v)["*"])
+// toolRows lists the known tools, then the other configured ones sorted
+// (the section's tools are sorted by name). A tool written as a mapping
+// ({"*": level}, legacy patterns) is marked Legacy.
+func toolRows(configured []policy.ToolSetting) []templates.ToolRow {
+	known := knownTools()
+	rows := make([]templates.ToolRow, 0, len(known)+len(configured))
+	row := func(name string) templates.ToolRow {
+		return templates.ToolRow{Name: name, Category: categoryName(name)}
+	}
+	for _, name := range known {
+		rows = append(rows, row(name))
+	}
+	for _, t := range configured {
+		i := slices.Index(known, t.Name)
+		if i < 0 {
+			i = len(rows)
+			rows = append(rows, row(t.Name))
 		}
-		rows = append(rows, row)
-	}
-	for _, t := range knownTools() {
-		add(t)
-	}
-	var extra []string
-	for t := range configured {
-		if !seen[t] {
-			extra = append(extra, t)
-		}
-	}
-	sort.Strings(extra)
-	for _, t := range extra {
-		add(t)
+		rows[i].Level = t.Level.String()
+		rows[i].Legacy = t.Star || t.Patterns != nil
 	}
 	return rows
 }
