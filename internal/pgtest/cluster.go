@@ -35,7 +35,8 @@ type Cluster struct {
 	// Password is the superuser's password (random per cluster).
 	Password string
 
-	dir     string // temp dir owning everything below
+	dir     string   // temp dir owning everything below
+	owner   *os.File // ownerLock, held while the cluster lives
 	dataDir string
 	logPath string
 	bin     string
@@ -88,13 +89,20 @@ func New() (*Cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir, err := os.MkdirTemp(tempRoot(as), "pgtest-")
+	root := tempRoot(as)
+	sweep(root)
+	dir, err := os.MkdirTemp(root, "pgtest-")
 	if err != nil {
 		return nil, fmt.Errorf("pgtest: %w", err)
 	}
-	c := &Cluster{dir: dir, dataDir: filepath.Join(dir, "data"), logPath: filepath.Join(dir, "server.log"), bin: bin, as: as}
-	if err := c.initdb(); err != nil {
+	owner, err := holdOwnerLock(dir)
+	if err != nil {
 		os.RemoveAll(dir)
+		return nil, fmt.Errorf("pgtest: %w", err)
+	}
+	c := &Cluster{dir: dir, dataDir: filepath.Join(dir, "data"), logPath: filepath.Join(dir, "server.log"), bin: bin, as: as, owner: owner}
+	if err := c.initdb(); err != nil {
+		c.removeFiles()
 		return nil, err
 	}
 	// A port picked free can be taken before the server binds it; try a
@@ -109,10 +117,18 @@ func New() (*Cluster, error) {
 		}
 	}
 	if err != nil {
-		os.RemoveAll(dir)
+		c.removeFiles()
 		return nil, err
 	}
 	return c, nil
+}
+
+// removeFiles removes the cluster's temp dir and then lets go of its owner
+// lock.
+func (c *Cluster) removeFiles() error {
+	err := os.RemoveAll(c.dir)
+	c.owner.Close()
+	return err
 }
 
 // initdb creates the data directory. The superuser gets a random password
@@ -297,7 +313,7 @@ func (c *Cluster) Close() error {
 	c.mu.Lock()
 	c.closed = true
 	c.mu.Unlock()
-	return errors.Join(err, os.RemoveAll(c.dir))
+	return errors.Join(err, c.removeFiles())
 }
 
 // Log is what the server logged so far (warnings and worse).

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -221,6 +222,65 @@ func TestTempRootReachable(t *testing.T) {
 		t.Setenv("TMPDIR", tc.tmpdir)
 		if got := tempRoot(tc.as); got != tc.want {
 			t.Errorf("%s: tempRoot = %q, want %q", tc.note, got, tc.want)
+		}
+	}
+}
+
+// TestSweepRemovesOnlyAbandonedDirs checks the sweep of leftovers: a dir
+// whose owner lock is free and whose server is gone goes; one locked by a
+// live owner, one without a lock file and one whose postmaster runs stay.
+func TestSweepRemovesOnlyAbandonedDirs(t *testing.T) {
+	root := t.TempDir()
+	mk := func(name string) string {
+		d := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Join(d, "data"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	abandonedDir := mk("pgtest-abandoned")
+	f, err := holdOwnerLock(abandonedDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close() // the owner died
+	held := mk("pgtest-held")
+	owner, err := holdOwnerLock(held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer owner.Close()
+	noLock := mk("pgtest-nolock")
+	running := mk("pgtest-running")
+	if f, err = holdOwnerLock(running); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	pid := strconv.Itoa(os.Getpid()) + "\n/data\n"
+	if err := os.WriteFile(filepath.Join(running, "data", "postmaster.pid"), []byte(pid), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	other := mk("other-abandoned")
+	if f, err = holdOwnerLock(other); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	sweep(root)
+	tests := []struct {
+		note, dir string
+		want      bool
+	}{
+		{"owner dead, no server: removed", abandonedDir, false},
+		{"owner alive: kept", held, true},
+		{"no lock file: kept", noLock, true},
+		{"postmaster alive: kept", running, true},
+		{"not a pgtest dir: kept", other, true},
+	}
+	for _, tc := range tests {
+		_, err := os.Stat(tc.dir)
+		if got := err == nil; got != tc.want {
+			t.Errorf("%s: exists = %v, want %v", tc.note, got, tc.want)
 		}
 	}
 }
