@@ -19,7 +19,7 @@ var shared struct {
 // call. Tests use NewDatabase on it for a database of their own. Main
 // stops it when the tests end; a package that uses Shared without Main
 // leaves the server to die with the binary (it gets SIGQUIT when the
-// binary exits) and its temp dir behind.
+// binary exits) and its temp dir behind until the next New sweeps it.
 //
 // A test must not Stop the shared cluster: others use it. A test of the
 // database going away uses a cluster of its own (Start).
