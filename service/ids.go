@@ -60,16 +60,12 @@ func CLIRuleID(tool, pattern string) string {
 	return "cli_rule_" + tool + "_" + esc
 }
 
-// entryIDs returns a "taken" function over the ids of a list of the
-// section (rules, approval_overrides).
-func entryIDs(sec map[string]any, list string) func(string) bool {
-	ids := map[string]bool{}
-	l, _ := sec[list].([]any)
-	for _, e := range l {
-		if m, ok := e.(map[string]any); ok {
-			if id, ok := m["id"].(string); ok {
-				ids[id] = true
-			}
+// takenIDs returns a "taken" function over the ids of rules or overrides.
+func takenIDs(list []policy.Rule) func(string) bool {
+	ids := make(map[string]bool, len(list))
+	for i := range list {
+		if list[i].ID != "" {
+			ids[list[i].ID] = true
 		}
 	}
 	return func(id string) bool { return ids[id] }

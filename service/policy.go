@@ -103,7 +103,7 @@ func (p *Policy) edit(ifMatch string, write func(d PolicyDocs) (string, error)) 
 	if tag == "" || tag == "*" {
 		return write(p.docs)
 	}
-	_, etag, err := p.docs.Section()
+	etag, err := p.etag()
 	if err != nil {
 		return "", err
 	}
@@ -114,6 +114,16 @@ func (p *Policy) edit(ifMatch string, write func(d PolicyDocs) (string, error)) 
 		return write(im.IfMatch(tag))
 	}
 	return write(p.docs)
+}
+
+// etag is the ETag in force, without copying the section when the store
+// can tell it alone.
+func (p *Policy) etag() (string, error) {
+	if e, ok := p.docs.(etagReader); ok {
+		return e.ETag(), nil
+	}
+	_, etag, err := p.docs.Section()
+	return etag, err
 }
 
 // ReplaceSection replaces the whole section.
@@ -156,11 +166,15 @@ func (p *Policy) createEntry(ifMatch, list, prefix string, entry policy.Rule, ad
 	var id string
 	etag, err := p.edit(ifMatch, func(d PolicyDocs) (string, error) {
 		if strings.TrimSpace(entry.ID) == "" {
-			sec, _, err := p.Section()
+			sec, _, err := p.Typed()
 			if err != nil {
 				return "", err
 			}
-			entry.ID = NewID(prefix, entry.Tools, entry.Pattern, entryIDs(sec, list))
+			taken := sec.Rules
+			if list == "approval_overrides" {
+				taken = sec.Overrides
+			}
+			entry.ID = NewID(prefix, entry.Tools, entry.Pattern, takenIDs(taken))
 		}
 		id = entry.ID
 		return add(d, entry.Map())
@@ -171,8 +185,8 @@ func (p *Policy) createEntry(ifMatch, list, prefix string, entry policy.Rule, ad
 // RuleIDFor is the id a rule without one gets now (NewID over the rules in
 // force, not counting the rule being renamed, except).
 func (p *Policy) RuleIDFor(tools []string, pattern, except string) string {
-	sec, _, _ := p.Section()
-	taken := entryIDs(sec, "rules")
+	sec, _, _ := p.Typed()
+	taken := takenIDs(sec.Rules)
 	return NewID(PrefixRule, tools, pattern, func(id string) bool { return id != except && taken(id) })
 }
 

@@ -15,8 +15,8 @@ import (
 	"github.com/toolgate/toolgate/store/auth"
 )
 
-// interleavedStore is the real store with one hook: the first Section read
-// after arm is followed by fn, another person's edit arriving right after
+// interleavedStore is the real store with one hook: the first Section or
+// ETag read after arm is followed by fn, another person's edit arriving right after
 // the page's ETag was read and before its write.
 type interleavedStore struct {
 	*store.Store
@@ -30,6 +30,16 @@ func (s *interleavedStore) Section() (map[string]any, string, error) {
 		s.fn()
 	}
 	return sec, etag, err
+}
+
+// ETag is hooked the same way: service.Policy reads the ETag in force
+// through it when the store has it.
+func (s *interleavedStore) ETag() string {
+	etag := s.Store.ETag()
+	if s.armed.CompareAndSwap(true, false) {
+		s.fn()
+	}
+	return etag
 }
 
 var etagField = regexp.MustCompile(`name="etag" value="([^"]*)"`)
