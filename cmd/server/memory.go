@@ -23,10 +23,11 @@ func (m *memoryConfig) register(fs *flag.FlagSet) {
 	fs.IntVar(&m.headroomMB, "heap-headroom-mb", defaultHeadroomMB, "the most the heap may grow beyond the live heap before a collection, in MiB: with a large policy the collector runs sooner than -gc-percent says, so the resident size stays near the live heap plus this (0: only -gc-percent)")
 }
 
-// defaultHeadroomMB keeps a server with 100,000 rules (about 100 MB live)
-// under 300 MB resident, while a usual policy (a few MB live) keeps the
-// full -gc-percent: 400% of 5 MB is far below 128 MiB.
-const defaultHeadroomMB = 128
+// defaultHeadroomMB keeps a server with 100,000 rules (about 150 MB live)
+// near 300 MB resident under requests (BENCHMARKS.md, issue 17: 318-322 MB,
+// 347-371 MB at 128), while a usual policy (a few MB live) keeps the full
+// -gc-percent: 400% of 5 MB is far below 64 MiB.
+const defaultHeadroomMB = 64
 
 // minGCPercent is the lowest target the headroom sets: with a live heap
 // far beyond the headroom a lower one would collect nearly all the time.
