@@ -370,7 +370,19 @@ func TestReplicasKillDuringWriteStorm(t *testing.T) {
 		wg.Wait()
 		victim.start()
 		for i, s := range rs.r {
-			ids := ruleIDs(t, s)
+			// A write acknowledged by one replica just before the storm
+			// ended reaches the others' memory by notification: give that
+			// the contract's second (and some), then everything must be
+			// there.
+			var ids map[string]bool
+			deadline := time.Now().Add(3 * time.Second)
+			for {
+				ids = ruleIDs(t, s)
+				if hasAll(ids, acked) || time.Now().After(deadline) {
+					break
+				}
+				time.Sleep(20 * time.Millisecond)
+			}
 			missing := 0
 			for id, by := range acked {
 				if !ids[id] {
@@ -389,6 +401,16 @@ func TestReplicasKillDuringWriteStorm(t *testing.T) {
 		}
 		t.Logf("round %d: %d acknowledged writes through 3 replicas, all present on all (statuses %v)", round, len(acked), statuses)
 	}
+}
+
+// hasAll reports whether ids holds every key of want.
+func hasAll(ids map[string]bool, want map[string]int) bool {
+	for id := range want {
+		if !ids[id] {
+			return false
+		}
+	}
+	return true
 }
 
 // TestReplicasDatabaseRestart: the database stopped: every replica keeps
