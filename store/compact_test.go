@@ -10,7 +10,7 @@ import (
 
 // TestCompactSection: the compacted section equals the decoded one, and
 // every string of it (keys and values, at any depth) lies in one backing
-// array, repeated strings at one place.
+// array, repeated short strings at one place.
 func TestCompactSection(t *testing.T) {
 	const text = `
 enabled: true
