@@ -35,6 +35,10 @@ type Shared interface {
 	// holds the ask, so that no other Resolve or expiry can finish in the
 	// meantime, and only when it is still pending; the rule it returns is
 	// stored as PersistedRule, and its error is returned with nothing changed.
+	// Once prepare succeeded its rule may be in force, so its outcome must
+	// win even when storing it fails: the store tries again, and until it
+	// has stored it, it answers an error wrapping store.ErrUnavailable and
+	// lets no other outcome of that ask be stored through it.
 	// An outcome whose DecidedAt is at or after the ask's ExpiresAt does not
 	// count (unless it is itself an expiry): the ask is stored as expired
 	// instead, and Resolve returns that with ErrAlreadyDecided.

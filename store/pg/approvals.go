@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -67,6 +68,12 @@ type Approvals struct {
 	// another connection of the same pool, and several such answers at once
 	// could otherwise take every connection and wait on each other.
 	preparing chan struct{}
+	// owedMu guards owed: the outcomes of always-allow answers whose rule
+	// the Persister wrote but whose own storing failed, by ask id (see
+	// approvals_owed.go). Every later Resolve of such an ask, and each
+	// expiry round, stores that outcome first.
+	owedMu sync.Mutex
+	owed   map[string]approval.Approval
 }
 
 var _ approval.Shared = (*Approvals)(nil)
@@ -81,7 +88,7 @@ func OpenApprovals(ctx context.Context, db *DB) (*Approvals, error) {
 	if err := Migrate(ctx, db, PartHistory, historyMigrations); err != nil {
 		return nil, err
 	}
-	return &Approvals{db: db, log: db.log, preparing: make(chan struct{}, 1)}, nil
+	return &Approvals{db: db, log: db.log, preparing: make(chan struct{}, 1), owed: make(map[string]approval.Approval)}, nil
 }
 
 // asked is what the request column holds: what was asked and why.
@@ -131,6 +138,13 @@ func (s *Approvals) Insert(ctx context.Context, a approval.Approval, key string)
 // stores the outcome, in one transaction that also notifies. An answer that
 // comes at or after the ask's deadline does not count: the ask is stored as
 // expired instead, and Resolve returns that with ErrAlreadyDecided.
+//
+// The Persister that prepare runs commits the rule through another
+// connection, so the rule can be in force while this transaction fails:
+// Resolve then stores the outcome again in fresh transactions (settleLost),
+// and when that fails too it keeps the outcome as owed, returns an error
+// wrapping store.ErrUnavailable, and stores the owed outcome before any
+// later answer to the ask (which then gets ErrAlreadyDecided) or expiry.
 func (s *Approvals) Resolve(ctx context.Context, id string, out approval.Outcome, prepare func(approval.Approval) (map[string]any, error)) (approval.Approval, error) {
 	if pgText(id) != id {
 		return approval.Approval{}, approval.ErrNotFound // no id has a NUL or bad UTF-8
@@ -146,8 +160,12 @@ func (s *Approvals) Resolve(ctx context.Context, id string, out approval.Outcome
 			return approval.Approval{}, ctx.Err()
 		}
 	}
+	if owed, ok := s.owedOf(id); ok {
+		return s.payOwed(ctx, owed)
+	}
 	var next approval.Approval
 	var verdict, prepErr error
+	prepared := false
 	limit := s.db.opTimeout
 	if prepare != nil {
 		limit *= 3 // the Persister writes the policy meanwhile
@@ -175,6 +193,7 @@ func (s *Approvals) Resolve(ctx context.Context, id string, out approval.Outcome
 			if rule, prepErr = prepare(cur); prepErr != nil {
 				return prepErr
 			}
+			prepared = true
 		}
 		next = out.Apply(cur, rule)
 		if err := storeOutcome(octx, tx, next); err != nil {
@@ -188,6 +207,8 @@ func (s *Approvals) Resolve(ctx context.Context, id string, out approval.Outcome
 	switch {
 	case prepErr != nil:
 		return next, prepErr
+	case err != nil && prepared:
+		return s.settleLost(ctx, next, err)
 	case err != nil:
 		return next, s.db.Wrap(ctx, err, "resolve ask "+id)
 	}
@@ -243,6 +264,7 @@ func (s *Approvals) Pending(ctx context.Context) ([]approval.Approval, error) {
 // its deadline, each is notified, and resolved asks older than keep are
 // deleted.
 func (s *Approvals) ExpireDue(ctx context.Context, now time.Time, keep time.Duration) ([]approval.Approval, error) {
+	still := s.payAllOwed(ctx) // never expire an ask whose always-allow rule is in force
 	var expired []approval.Approval
 	err := s.inTx(ctx, s.db.opTimeout, func(octx context.Context, tx pgx.Tx) error {
 		var lease bool
@@ -251,7 +273,8 @@ func (s *Approvals) ExpireDue(ctx context.Context, now time.Time, keep time.Dura
 		}
 		rows, err := tx.Query(octx, `UPDATE approval_asks SET status = 'expired', decided_by = $2,
 			comment = 'no answer before the timeout', decided_at = $1
-			WHERE status = 'pending' AND expires_at <= $1 RETURNING `+approvalCols, now, approval.PrincipalSystem)
+			WHERE status = 'pending' AND expires_at <= $1 AND NOT (id = ANY($3))
+			RETURNING `+approvalCols, now, approval.PrincipalSystem, still)
 		if err != nil {
 			return err
 		}
