@@ -215,7 +215,10 @@ func (m *Manager) resync() {
 }
 
 // refresh mirrors the stored state of one ask; one the store no longer has
-// at all ends here as cancelled.
+// at all ends here as cancelled. When the store cannot tell (any other
+// error), the next sweep resyncs again: the ask was answered or ended
+// elsewhere while this replica was not listening, and its waiters would
+// otherwise hear of it only one sweep past its deadline.
 func (m *Manager) refresh(ctx context.Context, id string) {
 	a, err := m.opts.Shared.Get(ctx, id)
 	m.mu.Lock()
@@ -225,7 +228,12 @@ func (m *Manager) refresh(ctx context.Context, id string) {
 	case e == nil:
 	case err == nil:
 		m.applyLocked(a)
-	case errors.Is(err, ErrNotFound) && e.a.Pending():
+	case !errors.Is(err, ErrNotFound):
+		if e.a.Pending() && !m.closed {
+			m.needResync.Store(true)
+			m.log.Warn("approval: refreshing an ask from the shared store failed; retrying at the next sweep", "id", id, "err", err)
+		}
+	case e.a.Pending():
 		out := Outcome{Status: StatusCancelled, DecidedBy: PrincipalSystem, Comment: "the shared store no longer holds this ask", DecidedAt: m.sharedNow()}
 		m.finishLocked(e, out.Apply(e.a, nil))
 	}
