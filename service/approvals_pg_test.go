@@ -15,6 +15,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/store/pg"
@@ -71,7 +72,7 @@ func TestCheckDeniesWhenAsksCannotBeStored(t *testing.T) {
 		Reason   string `json:"reason"`
 	}
 	_ = json.Unmarshal(body, &got)
-	if status != http.StatusOK || got.Decision != "deny" || got.Reason != "the approval service is unavailable" {
-		t.Errorf("check while the database is down: got %d %s, want 200 deny with reason %q", status, body, "the approval service is unavailable")
+	if status != http.StatusOK || got.Decision != "deny" || got.Reason != service.MsgApprovalsUnavailable {
+		t.Errorf("check while the database is down: got %d %s, want 200 deny with reason %q", status, body, service.MsgApprovalsUnavailable)
 	}
 }

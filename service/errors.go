@@ -83,7 +83,7 @@ const (
 	MsgUnavailable = "the storage cannot be reached right now; nothing was changed, try again shortly"
 	// MsgApprovalsUnavailable is the reason of a /check denied because the
 	// ask could not be stored (contract 5: new asks answer deny).
-	MsgApprovalsUnavailable = "the approval service is unavailable"
+	MsgApprovalsUnavailable = "denied: the approval service is unavailable (its database cannot be reached), so no one can be asked"
 )
 
 // Classify turns any error into an Error. It is the one classification of
