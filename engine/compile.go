@@ -84,6 +84,9 @@ type compiler struct {
 	problems []Problem
 	opts     Options
 	mode     Mode
+	// workers bounds the goroutines compiling one rule list; 0 means
+	// GOMAXPROCS (compile_parallel.go).
+	workers int
 }
 
 func (c *compiler) problem(path, format string, args ...any) {
@@ -102,8 +105,16 @@ func IsTieredSchema(v any) bool { return policy.IsTieredSchema(v) }
 // entry is left out and the rest of the policy still decides (contract D4).
 // It decodes both through the policy package and calls CompileSection.
 func Compile(perms map[string]any, builtin []any, opts Options) (*Engine, []Problem) {
+	// The two decodes share nothing: the built-in list decodes beside the
+	// section (issue 17: start time).
+	var b policy.Builtin
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b = policy.DecodeBuiltin(builtin)
+	}()
 	sec := policy.DecodeSection(perms)
-	b := policy.DecodeBuiltin(builtin)
+	<-done
 	return CompileSection(&sec, &b, opts)
 }
 
@@ -132,9 +143,7 @@ func CompileSection(sec *policy.Section, builtin *policy.Builtin, opts Options) 
 			p.defaults.rule = "tiered_policy:defaults.*"
 		}
 	}
-	p.builtin = c.compileRules(builtinRules, policy.PathBuiltin, setBuiltin)
-	p.user = c.compileRules(sec.Rules, policy.PathRules, setUser)
-	p.overrides = c.compileRules(sec.Overrides, policy.PathOverrides, setOverride)
+	p.builtin, p.user, p.overrides = c.compileRuleSets(builtinRules, sec.Rules, sec.Overrides)
 	p.ext = c.compileExternal(&sec.External)
 	p.owners = c.compileOwners(&sec.Owners)
 	p.reasons = buildReasonCache(p)
@@ -202,32 +211,43 @@ type ruleIndex struct {
 	byTool map[string]*toolRules
 }
 
+// compileRules compiles a list of rules (compileChunks, possibly in
+// parallel), then, in file order, appends each rule's problems, checks its
+// id for duplicates and indexes the rules that take part: the problems come
+// out as a rule-by-rule compile appends them.
 func (c *compiler) compileRules(list []policy.Rule, path string, set ruleSet) ruleIndex {
 	rules := make([]*rule, 0, len(list))
 	seen := make(map[string]int, len(list))
-	for i := range list {
-		pr := &list[i]
-		// The path of a rule is only needed for a problem, so it is built
-		// then (100,000 Sprintf calls were a visible share of compiling).
-		rpath := func() string { return policy.ItemPath(path, pr.Index) }
-		r := c.compileRule(pr, rpath, set)
-		if r == nil {
-			continue
-		}
-		r.order = pr.Index
-		if r.id != "" {
-			if first, dup := seen[r.id]; dup {
-				c.problem(rpath()+".id", "duplicate id %q (also %s[%d])", r.id, path, first)
-			} else {
-				seen[r.id] = pr.Index
+	i := 0
+	for _, ch := range c.compileChunks(list, path, set) { // compile_parallel.go
+		prev := 0
+		for j, r := range ch.rules {
+			c.problems = append(c.problems, ch.problems[prev:ch.ends[j]]...)
+			prev = ch.ends[j]
+			if r != nil && c.keepRule(r, seen, &list[i], path, set) {
+				rules = append(rules, r)
 			}
+			i++
 		}
-		if set == setOverride && r.level != Allow {
-			continue // only action: allow overrides take part (spec 2.3 step 4)
-		}
-		rules = append(rules, r)
 	}
 	return newRuleIndex(rules)
+}
+
+// keepRule is the sequential part of compiling a rule: its order and the
+// duplicate-id check; it reports whether r takes part.
+func (c *compiler) keepRule(r *rule, seen map[string]int, pr *policy.Rule, path string, set ruleSet) bool {
+	r.order = pr.Index
+	if r.id != "" {
+		if first, dup := seen[r.id]; dup {
+			// The path of a rule is only needed for a problem, so it is
+			// built then (100,000 Sprintf calls were a visible share).
+			c.problem(policy.ItemPath(path, pr.Index)+".id", "duplicate id %q (also %s[%d])", r.id, path, first)
+		} else {
+			seen[r.id] = pr.Index
+		}
+	}
+	// Only action: allow overrides take part (spec 2.3 step 4).
+	return set != setOverride || r.level == Allow
 }
 
 // compileRule compiles one decoded rule, or returns nil (with problems)

@@ -317,8 +317,12 @@ func (s *Store) load(prev *state, doc Document) (*state, bool) {
 		}
 	}
 	st.section = section
-	st.etag = sectionETag(section)
+	// The ETag's encoding only reads the section, as compiling does: the
+	// two run side by side (issue 17: start time).
+	etag := make(chan string, 1)
+	go func() { etag <- sectionETag(section) }()
 	eng, problems := engine.Compile(section, st.builtin, s.EngineOptions())
+	st.etag = <-etag
 	st.engine = eng
 	st.problems = append(append(fileProblems, sectionProblems...), problems...)
 	return st, true

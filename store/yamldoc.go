@@ -102,7 +102,7 @@ func (d *configDoc) decodedPermissions() (any, error) {
 	if err := v.Decode(&out); err != nil {
 		return nil, err
 	}
-	return compactSection(normalize(out)), nil
+	return compactSection(normalizeOwned(out)), nil
 }
 
 // render produces the new file text. The original `permissions` entry is
