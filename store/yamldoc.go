@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"runtime"
+	"slices"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 )
@@ -98,11 +101,113 @@ func (d *configDoc) decodedPermissions() (any, error) {
 	if v == nil {
 		return nil, nil
 	}
+	if out, ok := decodeSectionParallel(v); ok {
+		return out, nil
+	}
 	var out any
 	if err := v.Decode(&out); err != nil {
 		return nil, err
 	}
 	return compactSection(normalizeOwned(out)), nil
+}
+
+// parallelItems is the fewest entries of a list in permissions (rules,
+// approval_overrides) for decodeSectionParallel to split it.
+const parallelItems = 4096
+
+// decodeSectionParallel decodes a permissions mapping as Decode does, but
+// its long lists entry by entry in chunks on GOMAXPROCS goroutines (issue
+// 17: start time at 100,000 rules). Decoding an entry into `any` depends on
+// that entry's nodes only, unless an alias refers elsewhere, so a section
+// with an alias (or anything unusual: a non-mapping, a decode error) is
+// left to the whole-node Decode (ok false), which also keeps yaml.v3's
+// excessive-aliasing check and its exact error messages.
+func decodeSectionParallel(v *yaml.Node) (any, bool) {
+	workers := runtime.GOMAXPROCS(0)
+	if workers < 2 || v.Kind != yaml.MappingNode || hasAlias(v) {
+		return nil, false
+	}
+	shallow := *v
+	shallow.Content = append([]*yaml.Node(nil), v.Content...)
+	var long []int // indexes of the key nodes of long lists
+	for i := 0; i+1 < len(shallow.Content); i += 2 {
+		k, e := shallow.Content[i], shallow.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!str" && e.Kind == yaml.SequenceNode &&
+			e.ShortTag() == "!!seq" && len(e.Content) >= parallelItems {
+			long = append(long, i)
+			shallow.Content[i+1] = &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+		}
+	}
+	if len(long) == 0 {
+		return nil, false
+	}
+	var out any
+	if err := shallow.Decode(&out); err != nil {
+		return nil, false
+	}
+	m, ok := out.(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	lists := make([][]any, len(long))
+	for j, i := range long {
+		list, ok := decodeItems(v.Content[i+1].Content, workers)
+		if !ok {
+			return nil, false
+		}
+		lists[j] = list
+	}
+	compactSection(normalizeOwned(m))
+	for j, i := range long {
+		name := v.Content[i].Value
+		for k := range m { // assign under the compacted key, not the parser's
+			if k == name {
+				m[k] = lists[j]
+			}
+		}
+	}
+	return m, true
+}
+
+// decodeItems decodes list entries into normalized, compacted values, in
+// chunks on up to workers goroutines; ok is false if any entry fails.
+func decodeItems(items []*yaml.Node, workers int) ([]any, bool) {
+	out := make([]any, len(items))
+	size := (len(items) + workers - 1) / workers
+	failed := make([]bool, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		start, end := min(w*size, len(items)), min((w+1)*size, len(items))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := start; i < end; i++ {
+				var e any
+				if err := items[i].Decode(&e); err != nil {
+					failed[w] = true
+					return
+				}
+				out[i] = normalizeOwned(e)
+			}
+			compactSection(out[start:end])
+		}()
+	}
+	wg.Wait()
+	return out, !slices.Contains(failed, true)
+}
+
+// hasAlias reports whether an alias node is in n's tree.
+func hasAlias(n *yaml.Node) bool {
+	stack := []*yaml.Node{n}
+	for len(stack) > 0 {
+		n = stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n.Kind == yaml.AliasNode {
+			return true
+		}
+		stack = append(stack, n.Content...)
+	}
+	return false
 }
 
 // render produces the new file text. The original `permissions` entry is
