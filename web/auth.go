@@ -130,7 +130,14 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 	if _, old, ok := u.sessions.lookup(r); ok {
 		u.sessions.Delete(old) // a new id at every sign-in: no session fixation
 	}
-	id := u.sessions.Create(p)
+	id, err := u.sessions.CreateSession(p)
+	if err != nil {
+		// A sign-in the session store did not take (the shared database is
+		// away) is said, not answered with a cookie that no replica knows.
+		u.deps.Logger.Warn("web login: session not stored", "name", p.Name, "err", err)
+		u.renderLogin(w, r, http.StatusServiceUnavailable, "login.err.unavailable")
+		return
+	}
 	u.sessions.setCookie(w, r, id)
 	http.SetCookie(w, &http.Cookie{Name: loginCookie, Value: "", Path: "/login", MaxAge: -1})
 	u.deps.Logger.Info("web login", "name", p.Name, "role", p.Role)

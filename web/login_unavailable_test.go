@@ -1,0 +1,69 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/auth"
+	"github.com/toolgate/toolgate/store/pg"
+)
+
+// TestSignInThatCannotBeStoredIsRefused: with the sessions in the shared
+// database and the database away, a sign-in used to set a cookie for a
+// session no replica had stored (the browser then bounced back to /login
+// with no reason). It must answer 503 saying so, and set no session cookie.
+func TestSignInThatCannotBeStoredIsRefused(t *testing.T) {
+	cluster := pgtest.Start(t)
+	dsn := cluster.NewDatabase(t)
+	ctx := context.Background()
+	db, err := pg.Open(ctx, dsn, pg.Options{OpTimeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	shared, err := pg.OpenSessions(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	st, err := store.Open(dir, store.Options{Workspace: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	tokens, _, err := auth.OpenTokens(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := chi.NewRouter()
+	New(Deps{Policy: st, Tokens: tokens, Sessions: NewSessionsOn(shared, 0, nil)}).Mount(r)
+	srv := httptest.NewServer(r)
+	t.Cleanup(srv.Close)
+	admin, _ := tokens.AdminToken()
+
+	cluster.Stop()
+	c, status, body := login(t, srv, admin)
+	if status != http.StatusServiceUnavailable || !strings.Contains(body, "could not be stored") {
+		t.Errorf("sign-in with the database away: got %d, want 503 saying the session could not be stored; body:\n%.400s", status, body)
+	}
+	u, _ := url.Parse(srv.URL)
+	for _, ck := range c.Jar.Cookies(u) {
+		if ck.Name == SessionCookie {
+			t.Errorf("sign-in that was not stored set the session cookie %q", ck.Value)
+		}
+	}
+
+	cluster.Start()
+	if _, status, _ := login(t, srv, admin); status != http.StatusOK && status != http.StatusSeeOther {
+		t.Errorf("sign-in after the database returned: got %d, want it to work", status)
+	}
+}
