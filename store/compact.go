@@ -90,28 +90,3 @@ func (c *compactor) rewrite(v any) {
 		}
 	}
 }
-
-// normalizeOwned is normalize for a value the caller owns outright (one
-// just decoded): a map[string]any or []any is normalized in place instead
-// of copied, which at 100,000 rules saved copying every rule's map once
-// more at start (issue 17). Other kinds are converted as normalize does.
-func normalizeOwned(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, e := range t {
-			switch e.(type) {
-			case map[string]any, map[any]any, []any, []string:
-				t[k] = normalizeOwned(e)
-			}
-		}
-		return t
-	case []any:
-		for i, e := range t {
-			t[i] = normalizeOwned(e)
-		}
-		return t
-	case map[any]any, []string:
-		return normalize(t)
-	}
-	return v
-}

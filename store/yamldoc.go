@@ -108,7 +108,7 @@ func (d *configDoc) decodedPermissions() (any, error) {
 	if err := v.Decode(&out); err != nil {
 		return nil, err
 	}
-	return compactSection(normalizeOwned(out)), nil
+	return compactSection(normalize(out)), nil
 }
 
 // parallelItems is the fewest entries of a list in permissions (rules,
@@ -157,7 +157,8 @@ func decodeSectionParallel(v *yaml.Node) (any, bool) {
 		}
 		lists[j] = list
 	}
-	compactSection(normalizeOwned(m))
+	m = normalize(m).(map[string]any)
+	compactSection(m)
 	for j, i := range long {
 		name := v.Content[i].Value
 		for k := range m { // assign under the compacted key, not the parser's
@@ -182,12 +183,16 @@ func decodeItems(items []*yaml.Node, workers int) ([]any, bool) {
 		go func() {
 			defer wg.Done()
 			for i := start; i < end; i++ {
-				var e any
-				if err := items[i].Decode(&e); err != nil {
+				if err := items[i].Decode(&out[i]); err != nil {
 					failed[w] = true
 					return
 				}
-				out[i] = normalizeOwned(e)
+			}
+			// Copy only after the whole chunk decoded: the copies, which
+			// stay, then fill pages of their own instead of sitting among
+			// the decoder's garbage and keeping its pages resident.
+			for i := start; i < end; i++ {
+				out[i] = normalize(out[i])
 			}
 			compactSection(out[start:end])
 		}()
