@@ -33,6 +33,7 @@ func (s *Server) mountPermissions(r chi.Router) {
 	read.Get("/permissions/owner-scopes", s.handleGetOwners)
 	write.Put("/permissions/owner-scopes", s.handlePutOwners)
 	read.Get("/permissions/builtin-rules", s.handleBuiltinRules)
+	write.Put("/permissions/builtin-rules", s.handlePutBuiltinRules)
 	read.Post("/permissions/validate", s.handleValidate)
 	write.Get("/tokens", s.handleListTokens)
 	write.Post("/tokens", s.handleCreateToken)

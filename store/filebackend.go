@@ -203,3 +203,24 @@ func fileMode(path string) fs.FileMode {
 	}
 	return 0o600
 }
+
+// SetBuiltin writes the user's built-in rule list text to
+// builtin_rules.yaml atomically under the config dir lock (nil removes the
+// file, so that the package's rules are in force); the watchers of every
+// process on the dir reload. The caller validates the text first.
+func (b *FileBackend) SetBuiltin(_ context.Context, text []byte) (Document, error) {
+	var out Document
+	err := lockDir(b.dir, func() error {
+		path := b.builtinPath()
+		if text == nil {
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("store: remove %s: %w", path, err)
+			}
+		} else if err := writeAtomic(path, text, fileMode(path)); err != nil {
+			return err
+		}
+		out = b.read()
+		return nil
+	})
+	return out, err
+}

@@ -1,0 +1,117 @@
+package service
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/store"
+)
+
+// BuiltinWriter stores the user's built-in rule list text (what
+// builtin_rules.yaml holds) and makes every replica load it: the file
+// backend writes builtin_rules.yaml atomically under the config dir lock
+// (the watchers reload), the PostgreSQL policy updates its row and notifies.
+// store.FileBackend and pg.Policy are ones.
+type BuiltinWriter interface {
+	SetBuiltin(ctx context.Context, text []byte) (store.Document, error)
+}
+
+// reloader is a document store that can load the stored document at once;
+// *store.Store is one.
+type reloader interface {
+	Reload() error
+}
+
+// SetBuiltin replaces the built-in rule list with text (YAML or JSON, the
+// shape of builtin_rules.yaml: a mapping with a `rules` list). The list is
+// checked first as the store checks the file (it must parse, and its rules
+// must compile without problems beside the section in force); a list with
+// problems is refused with a *store.ValidationError naming each field, and
+// nothing is written. Then w stores it and this process reloads at once, so
+// that the next decision here uses the new list.
+func (p *Policy) SetBuiltin(ctx context.Context, w BuiltinWriter, text []byte) error {
+	if w == nil {
+		return fmt.Errorf("service: the built-in rules cannot be written here: %w", store.ErrUnavailable)
+	}
+	if err := p.checkBuiltin(text); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, err := w.SetBuiltin(ctx, text); err != nil {
+		return err
+	}
+	// The list is stored: a reload that fails here (a database blip) is
+	// not the write's failure; the watcher or NOTIFY loads it, and the
+	// store's Health says why meanwhile.
+	if r, ok := p.docs.(reloader); ok {
+		_ = r.Reload()
+	}
+	return nil
+}
+
+// checkBuiltin decodes text as the store decodes builtin_rules.yaml and
+// compiles it with the section in force; any problem of the list refuses it.
+func (p *Policy) checkBuiltin(text []byte) error {
+	rules, err := decodeBuiltinText(text)
+	if err != nil {
+		return &store.ValidationError{Problems: []engine.Problem{{Path: policy.PathBuiltin, Message: err.Error()}}}
+	}
+	sec, _, err := p.docs.Section()
+	if err != nil {
+		return err
+	}
+	_, problems := engine.Compile(sec, rules, p.docs.EngineOptions())
+	var own []engine.Problem
+	for _, pr := range problems {
+		if pr.Path == policy.PathBuiltin || strings.HasPrefix(pr.Path, policy.PathBuiltin+"[") {
+			own = append(own, pr)
+		}
+	}
+	if len(own) > 0 {
+		return &store.ValidationError{Problems: own}
+	}
+	return nil
+}
+
+// decodeBuiltinText reads a builtin_rules.yaml text: a mapping whose
+// `rules` is a list (JSON is YAML too). Unlike a hand-edited file, an empty
+// text or a missing list is refused: an empty list is written as rules: [].
+func decodeBuiltinText(text []byte) ([]any, error) {
+	var top any
+	if err := yaml.Unmarshal(text, &top); err != nil {
+		return nil, fmt.Errorf("does not parse: %w", err)
+	}
+	m, ok := top.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("the body must be a mapping with a rules list (as builtin_rules.yaml holds), not %s", kindOf(top))
+	}
+	list, ok := m["rules"].([]any)
+	if !ok {
+		if _, present := m["rules"]; present && m["rules"] != nil {
+			return nil, fmt.Errorf("rules must be a list, not %s", kindOf(m["rules"]))
+		}
+		return nil, fmt.Errorf("the body has no rules list (write rules: [] for none)")
+	}
+	return list, nil
+}
+
+// kindOf names a decoded YAML value's kind for messages.
+func kindOf(v any) string {
+	switch v.(type) {
+	case nil:
+		return "nothing"
+	case map[string]any:
+		return "a mapping"
+	case []any:
+		return "a list"
+	case string:
+		return "a string"
+	}
+	return "a scalar"
+}
