@@ -1,0 +1,81 @@
+package service_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/service"
+	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/pg"
+)
+
+// openPGReplica opens a store over the policy in the database at dsn, with
+// its own pool and listener, as a replica does.
+func openPGReplica(t *testing.T, dsn string) (*store.Store, *pg.Policy) {
+	t.Helper()
+	ctx := context.Background()
+	db, err := pg.Open(ctx, dsn, pg.Options{Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	pol, err := pg.OpenPolicy(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pol.Import(ctx, t.TempDir()); err != nil {
+		t.Fatalf("Import: %v", err)
+	}
+	st, err := store.OpenBackend(ctx, pol, store.Options{Workspace: "/work/ws", HomeDir: "/home/u",
+		ResolvePath: func(p string) string { return p }, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = st.Close() })
+	return st, pol
+}
+
+// TestSetBuiltinPostgresOtherReplica: a built-in list set through one
+// replica's service decides on a second replica of the same database within
+// a second; a bad list is refused and changes neither.
+func TestSetBuiltinPostgresOtherReplica(t *testing.T) {
+	dsn := pgtest.Shared(t).NewDatabase(t)
+	a, polA := openPGReplica(t, dsn)
+	b, _ := openPGReplica(t, dsn)
+	push := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "git push origin main"}}
+	if got := b.Engine().Evaluate(push).Level; got == engine.Deny {
+		t.Fatalf("before: level %s, want not deny", got)
+	}
+	svc := service.NewPolicy(a)
+	ctx := context.Background()
+
+	bad := []byte("rules:\n  - {id: x, tools: [bash], pattern: 're:(', action: deny}\n")
+	var ve *store.ValidationError
+	if err := svc.SetBuiltin(ctx, polA, bad); !errors.As(err, &ve) || ve.Problems[0].Path != "builtin_rules[0].pattern" {
+		t.Fatalf("bad list: err %v, want a validation error on builtin_rules[0].pattern", err)
+	}
+	if doc, err := polA.Read(ctx); err != nil || doc.Builtin != nil {
+		t.Fatalf("after the bad list: stored %q, %v; want none", doc.Builtin, err)
+	}
+
+	good := []byte("rules:\n  - id: no_push\n    tools: [bash]\n    pattern: 're:^git push'\n    action: deny\n")
+	if err := svc.SetBuiltin(ctx, polA, good); err != nil {
+		t.Fatalf("SetBuiltin: %v", err)
+	}
+	if got := a.Engine().Evaluate(push).Level; got != engine.Deny {
+		t.Errorf("writer: level %s, want deny at once", got)
+	}
+	start := time.Now()
+	for b.Engine().Evaluate(push).Level != engine.Deny {
+		if time.Since(start) > time.Second {
+			t.Fatalf("the other replica still decides %s after 1 s, want deny", b.Engine().Evaluate(push).Level)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Logf("other replica decides with the new list after %v", time.Since(start))
+}

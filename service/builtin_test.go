@@ -1,0 +1,73 @@
+package service_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/service"
+	"github.com/toolgate/toolgate/store"
+)
+
+// TestSetBuiltinFileMode: the list is written to builtin_rules.yaml, the
+// writing store decides with it at once and a second store on the same
+// config dir (another process) within a second, through its watcher; a bad
+// list leaves the file as it was.
+func TestSetBuiltinFileMode(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, store.BuiltinFile)
+	if err := os.WriteFile(path, []byte("rules: []\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	open := func() *store.Store {
+		st, err := store.Open(dir, store.Options{Workspace: "/work/ws", HomeDir: "/home/u",
+			ResolvePath: func(p string) string { return p }, Logger: slog.New(slog.DiscardHandler)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = st.Close() })
+		return st
+	}
+	a, b := open(), open()
+	fb, ok := a.Backend().(service.BuiltinWriter)
+	if !ok {
+		t.Fatalf("the file backend %T is no BuiltinWriter", a.Backend())
+	}
+	svc := service.NewPolicy(a)
+	ctx := context.Background()
+	push := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "git push origin main"}}
+
+	if got := b.Engine().Evaluate(push).Level; got == engine.Deny {
+		t.Fatalf("before: level %s, want not deny", got)
+	}
+	var ve *store.ValidationError
+	if err := svc.SetBuiltin(ctx, fb, []byte("rules:\n  - {id: x, tools: [], pattern: p, action: deny}\n")); !errors.As(err, &ve) {
+		t.Fatalf("bad list: err %v, want a validation error", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != "rules: []\n" {
+		t.Fatalf("after the bad list: file %q, want it unchanged", got)
+	}
+
+	good := "rules:\n  - {id: no_push, tools: [bash], pattern: 're:^git push', action: deny}\n"
+	if err := svc.SetBuiltin(ctx, fb, []byte(good)); err != nil {
+		t.Fatalf("SetBuiltin: %v", err)
+	}
+	if got, _ := os.ReadFile(path); string(got) != good {
+		t.Errorf("file %q, want %q", got, good)
+	}
+	if got := a.Engine().Evaluate(push).Level; got != engine.Deny {
+		t.Errorf("writer: level %s, want deny at once", got)
+	}
+	start := time.Now()
+	for b.Engine().Evaluate(push).Level != engine.Deny {
+		if time.Since(start) > time.Second {
+			t.Fatalf("the other store still decides %s after 1 s, want deny", b.Engine().Evaluate(push).Level)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
