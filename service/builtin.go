@@ -87,6 +87,13 @@ func decodeBuiltinText(text []byte) ([]any, error) {
 	if err := yaml.Unmarshal(text, &top); err != nil {
 		return nil, fmt.Errorf("does not parse: %w", err)
 	}
+	if mm, ok := top.(map[any]any); ok { // a key that is not a string
+		m := make(map[string]any, len(mm))
+		for k, v := range mm {
+			m[fmt.Sprint(k)] = v
+		}
+		top = m
+	}
 	m, ok := top.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("the body must be a mapping with a rules list (as builtin_rules.yaml holds), not %s", kindOf(top))
