@@ -30,7 +30,7 @@ type reloader interface {
 // SetBuiltin replaces the built-in rule list with text (YAML or JSON, the
 // shape of builtin_rules.yaml: a mapping with a `rules` list). The list is
 // checked first as the store checks the file (it must parse, and its rules
-// must compile without problems beside the section in force); a list with
+// must compile without problems in the section's mode); a list with
 // problems is refused with a *store.ValidationError naming each field, and
 // nothing is written. Then w stores it and this process reloads at once, so
 // that the next decision here uses the new list.
@@ -56,17 +56,22 @@ func (p *Policy) SetBuiltin(ctx context.Context, w BuiltinWriter, text []byte) e
 }
 
 // checkBuiltin decodes text as the store decodes builtin_rules.yaml and
-// compiles it with the section in force; any problem of the list refuses it.
+// compiles it in the section's mode; any problem of the list refuses it.
 func (p *Policy) checkBuiltin(text []byte) error {
 	rules, err := decodeBuiltinText(text)
 	if err != nil {
 		return &store.ValidationError{Problems: []engine.Problem{{Path: policy.PathBuiltin, Message: err.Error()}}}
 	}
-	sec, _, err := p.docs.Section()
+	// The built-in set compiles on its own (engine's compileRuleSets): only
+	// the section's mode and schema reach it, so the user's rules (maybe
+	// 100k) are neither copied nor compiled for this check.
+	cur, _, err := p.Typed()
 	if err != nil {
 		return err
 	}
-	_, problems := engine.Compile(sec, rules, p.docs.EngineOptions())
+	sec := policy.Section{Enabled: true, Tiered: cur.Tiered, Mode: cur.Mode, External: policy.ExternalDirs{Star: engine.Ask}}
+	b := policy.DecodeBuiltin(rules)
+	_, problems := engine.CompileSection(&sec, &b, p.docs.EngineOptions())
 	var own []engine.Problem
 	for _, pr := range problems {
 		if pr.Path == policy.PathBuiltin || strings.HasPrefix(pr.Path, policy.PathBuiltin+"[") {
