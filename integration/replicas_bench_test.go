@@ -126,7 +126,6 @@ func BenchmarkReplicasEditFanout(b *testing.B) {
 // does (benchmarks have no *testing.T).
 func benchReplicas(b *testing.B) []*Server {
 	b.Helper()
-	requireDatabaseURL(b)
 	dsn := pgtest.Shared(b).NewDatabase(b)
 	var rs []*Server
 	for i := range 3 {

@@ -5,11 +5,8 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -33,25 +30,6 @@ const replicaConfig = `permissions:
     - {id: ls_ok, tools: [bash], pattern: "ls *", action: allow}
 `
 
-var databaseFlag struct {
-	once sync.Once
-	ok   bool
-}
-
-// requireDatabaseURL skips a test while the server has no --database-url
-// flag (issue 20 lands in parts). The skip cannot trigger once the flag is
-// there: `toolgate -h` lists it.
-func requireDatabaseURL(t testing.TB) {
-	t.Helper()
-	databaseFlag.once.Do(func() {
-		out, _ := exec.Command(binary, "-h").CombinedOutput()
-		databaseFlag.ok = strings.Contains(string(out), "-database-url")
-	})
-	if !databaseFlag.ok {
-		t.Skip("skipped: the server has no --database-url flag yet (toolgate -h does not list it)")
-	}
-}
-
 // replicaSet is several toolgate processes on one PostgreSQL database,
 // each with its own config dir and port, as replicas behind a load
 // balancer would be.
@@ -71,7 +49,6 @@ type replicaSet struct {
 // args are extra flags for every replica.
 func startReplicas(t *testing.T, pg *pgtest.Cluster, n int, dsnOf func(i int, dsn string) string, args ...string) *replicaSet {
 	t.Helper()
-	requireDatabaseURL(t)
 	rs := &replicaSet{t: t, pg: pg, dsn: pg.NewDatabase(t)}
 	for i := range n {
 		dsn := rs.dsn

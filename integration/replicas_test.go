@@ -418,7 +418,6 @@ func hasAll(ids map[string]bool, want map[string]int) bool {
 // writes answer 503 and /readyz fails; started again: all recover by
 // themselves, edits fan out and asks cross replicas again.
 func TestReplicasDatabaseRestart(t *testing.T) {
-	requireDatabaseURL(t)
 	pg := pgtest.Start(t) // its own cluster: this test stops it
 	rs := startReplicas(t, pg, 3, nil)
 	tok := rs.r[0].Token
@@ -516,7 +515,6 @@ func TestReplicasCutOffFailsClosed(t *testing.T) {
 		{"silent", proxySilence},
 	} {
 		t.Run(tc.note, func(t *testing.T) {
-			requireDatabaseURL(t)
 			pg := pgtest.Shared(t)
 			proxy := startDBProxy(t, "127.0.0.1:"+fmt.Sprint(pg.Port))
 			rs := startReplicas(t, pg, 2, func(i int, dsn string) string {
@@ -566,7 +564,6 @@ func TestReplicasCutOffFailsClosed(t *testing.T) {
 // browsers' websocket gets approval.resolved, so no stale pending card
 // stays on screen.
 func TestReplicasMissedAnswerResyncs(t *testing.T) {
-	requireDatabaseURL(t)
 	pg := pgtest.Shared(t)
 	proxy := startDBProxy(t, "127.0.0.1:"+fmt.Sprint(pg.Port))
 	rs := startReplicas(t, pg, 2, func(i int, dsn string) string {
@@ -633,7 +630,6 @@ func TestReplicasMissedAnswerResyncs(t *testing.T) {
 // lock), one config.yaml is imported whole, exactly one of them writes the
 // first admin token, and that token works on all three.
 func TestReplicasStartTogether(t *testing.T) {
-	requireDatabaseURL(t)
 	dsn := pgtest.Shared(t).NewDatabase(t)
 	type proc struct {
 		dir, url string
