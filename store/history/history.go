@@ -167,14 +167,10 @@ func (s *Store) RecordApproval(ctx context.Context, a approval.Approval) error {
 	return nil
 }
 
-const approvalColumns = `id, status, created_at, expires_at, decided_at, tool_name, tool_args, channel_id,
-	session_id, workspace, matched_rule, reason, external_paths, choice, decided_by, comment, decision,
-	persisted_rule, joins`
-
 // PendingApprovals returns every approval recorded as pending, oldest
 // first. It satisfies approval.History.
 func (s *Store) PendingApprovals(ctx context.Context) ([]approval.Approval, error) {
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT `+approvalColumns+` FROM approvals
+	rows, err := s.db.SQL().QueryContext(ctx, `SELECT `+Columns+` FROM approvals
 		WHERE status = 'pending' ORDER BY created_at, id`)
 	if err != nil {
 		return nil, fmt.Errorf("history: pending approvals: %w", err)
@@ -185,7 +181,7 @@ func (s *Store) PendingApprovals(ctx context.Context) ([]approval.Approval, erro
 // GetApproval returns the recorded state of one approval, or
 // approval.ErrNotFound.
 func (s *Store) GetApproval(ctx context.Context, id string) (approval.Approval, error) {
-	rows, err := s.db.SQL().QueryContext(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE id = ?`, id)
+	rows, err := s.db.SQL().QueryContext(ctx, `SELECT `+Columns+` FROM approvals WHERE id = ?`, id)
 	if err != nil {
 		return approval.Approval{}, fmt.Errorf("history: get approval: %w", err)
 	}
@@ -222,7 +218,7 @@ func (s *Store) ListApprovals(ctx context.Context, q Query) (Page, error) {
 		where = append(where, "(created_at < ? OR (created_at = ? AND id < ?))")
 		args = append(args, ts, ts, id)
 	}
-	query := `SELECT ` + approvalColumns + ` FROM approvals`
+	query := `SELECT ` + Columns + ` FROM approvals`
 	if len(where) > 0 {
 		query += ` WHERE ` + strings.Join(where, " AND ")
 	}
@@ -279,47 +275,13 @@ func scanApprovals(rows *sql.Rows) ([]approval.Approval, error) {
 	defer rows.Close()
 	var out []approval.Approval
 	for rows.Next() {
-		a, err := scanApproval(rows)
+		a, err := ScanApproval(rows)
 		if err != nil {
 			return nil, fmt.Errorf("history: read approval: %w", err)
 		}
 		out = append(out, a)
 	}
 	return out, rows.Err()
-}
-
-func scanApproval(rows *sql.Rows) (approval.Approval, error) {
-	var a approval.Approval
-	var created, expires int64
-	var decided sql.NullInt64
-	var status, choice, args, paths, rule string
-	err := rows.Scan(&a.ID, &status, &created, &expires, &decided, &a.Request.ToolName, &args,
-		&a.Request.ChannelID, &a.Request.SessionID, &a.Request.Workspace, &a.Asked.MatchedRule,
-		&a.Asked.Reason, &paths, &choice, &a.DecidedBy, &a.Comment, &a.Decision, &rule, &a.Joins)
-	if err != nil {
-		return a, err
-	}
-	a.Status, a.Choice = approval.Status(status), approval.Choice(choice)
-	a.CreatedAt, a.ExpiresAt = time.Unix(0, created).UTC(), time.Unix(0, expires).UTC()
-	if decided.Valid {
-		t := time.Unix(0, decided.Int64).UTC()
-		a.DecidedAt = &t
-	}
-	if err := json.Unmarshal([]byte(args), &a.Request.ToolArgs); err != nil {
-		return a, fmt.Errorf("tool_args of %s: %w", a.ID, err)
-	}
-	if err := json.Unmarshal([]byte(paths), &a.Asked.ExternalPaths); err != nil {
-		return a, fmt.Errorf("external_paths of %s: %w", a.ID, err)
-	}
-	if len(a.Asked.ExternalPaths) == 0 {
-		a.Asked.ExternalPaths = nil
-	}
-	if rule != "" {
-		if err := json.Unmarshal([]byte(rule), &a.PersistedRule); err != nil {
-			return a, fmt.Errorf("persisted_rule of %s: %w", a.ID, err)
-		}
-	}
-	return a, nil
 }
 
 func nanosOrNil(t *time.Time) any {

@@ -141,21 +141,17 @@ func recordApprovalTx(ctx context.Context, tx pgx.Tx, a approval.Approval) error
 	return err
 }
 
-const historyColumns = `id, status, created_at, expires_at, decided_at, tool_name, tool_args, channel_id,
-	session_id, workspace, matched_rule, reason, external_paths, choice, decided_by, comment, decision,
-	persisted_rule, joins`
-
 // PendingApprovals returns every approval recorded as pending, oldest
 // first. It satisfies approval.History.
 func (h *History) PendingApprovals(ctx context.Context) ([]approval.Approval, error) {
-	return h.list(ctx, "pending approvals", `SELECT `+historyColumns+` FROM approval_history
+	return h.list(ctx, "pending approvals", `SELECT `+history.Columns+` FROM approval_history
 		WHERE status = 'pending' ORDER BY created_at, id`)
 }
 
 // GetApproval returns the recorded state of one approval, or
 // approval.ErrNotFound.
 func (h *History) GetApproval(ctx context.Context, id string) (approval.Approval, error) {
-	list, err := h.list(ctx, "get approval", `SELECT `+historyColumns+` FROM approval_history WHERE id = $1`, pgText(id))
+	list, err := h.list(ctx, "get approval", `SELECT `+history.Columns+` FROM approval_history WHERE id = $1`, pgText(id))
 	if err != nil {
 		return approval.Approval{}, err
 	}
@@ -192,7 +188,7 @@ func (h *History) ListApprovals(ctx context.Context, q history.Query) (history.P
 		}
 		where = append(where, "(created_at, id) < ("+arg(ts)+"::bigint, "+arg(pgText(id))+"::text)")
 	}
-	sql := `SELECT ` + historyColumns + ` FROM approval_history`
+	sql := `SELECT ` + history.Columns + ` FROM approval_history`
 	if len(where) > 0 {
 		sql += ` WHERE ` + strings.Join(where, " AND ")
 	}
@@ -245,7 +241,7 @@ func parseHistoryCursor(c string) (int64, string, error) {
 	return n, id, nil
 }
 
-// list runs a SELECT of historyColumns and reads its approvals.
+// list runs a SELECT of history.Columns and reads its approvals.
 func (h *History) list(ctx context.Context, what, sql string, args ...any) ([]approval.Approval, error) {
 	octx, cancel := h.db.Op(ctx)
 	defer cancel()
@@ -256,7 +252,7 @@ func (h *History) list(ctx context.Context, what, sql string, args ...any) ([]ap
 	defer rows.Close()
 	var out []approval.Approval
 	for rows.Next() {
-		a, err := scanHistoryRow(rows)
+		a, err := history.ScanApproval(rows)
 		if err != nil {
 			return nil, h.db.Wrap(ctx, err, what)
 		}
@@ -266,41 +262,6 @@ func (h *History) list(ctx context.Context, what, sql string, args ...any) ([]ap
 		return nil, h.db.Wrap(ctx, err, what)
 	}
 	return out, nil
-}
-
-// scanHistoryRow reads one row of historyColumns.
-func scanHistoryRow(row pgx.Row) (approval.Approval, error) {
-	var a approval.Approval
-	var created, expires int64
-	var decided *int64
-	var status, choice, args, paths, rule string
-	err := row.Scan(&a.ID, &status, &created, &expires, &decided, &a.Request.ToolName, &args,
-		&a.Request.ChannelID, &a.Request.SessionID, &a.Request.Workspace, &a.Asked.MatchedRule,
-		&a.Asked.Reason, &paths, &choice, &a.DecidedBy, &a.Comment, &a.Decision, &rule, &a.Joins)
-	if err != nil {
-		return a, err
-	}
-	a.Status, a.Choice = approval.Status(status), approval.Choice(choice)
-	a.CreatedAt, a.ExpiresAt = time.Unix(0, created).UTC(), time.Unix(0, expires).UTC()
-	if decided != nil {
-		t := time.Unix(0, *decided).UTC()
-		a.DecidedAt = &t
-	}
-	if err := json.Unmarshal([]byte(args), &a.Request.ToolArgs); err != nil {
-		return a, fmt.Errorf("tool_args of %s: %w", a.ID, err)
-	}
-	if err := json.Unmarshal([]byte(paths), &a.Asked.ExternalPaths); err != nil {
-		return a, fmt.Errorf("external_paths of %s: %w", a.ID, err)
-	}
-	if len(a.Asked.ExternalPaths) == 0 {
-		a.Asked.ExternalPaths = nil
-	}
-	if rule != "" {
-		if err := json.Unmarshal([]byte(rule), &a.PersistedRule); err != nil {
-			return a, fmt.Errorf("persisted_rule of %s: %w", a.ID, err)
-		}
-	}
-	return a, nil
 }
 
 func unixNanoOrNil(t *time.Time) *int64 {
