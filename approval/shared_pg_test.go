@@ -64,6 +64,52 @@ func openReplicas(t *testing.T, n int, opts approval.Options) ([]replica, string
 }
 
 // eventually polls cond every 10 ms until it holds or 15 s pass (a listener's reconnect backoff reaches 5 s).
+// cuttablePair is two replicas on one database: A as the cluster's owner,
+// B under a login role of its own, so B's connections (its notification
+// listener among them) can be cut while A works on.
+type cuttablePair struct {
+	a, b    replica
+	cluster *pgtest.Cluster
+	dsn     string
+	role    string
+}
+
+// openCuttablePair creates the login role and opens both replicas.
+func openCuttablePair(t *testing.T, role string) cuttablePair {
+	t.Helper()
+	cluster := pgtest.Shared(t)
+	dsn := cluster.NewDatabase(t)
+	cluster.Psql(t, dsn, `CREATE ROLE `+role+` LOGIN SUPERUSER PASSWORD '`+role+`-secret'`)
+	t.Cleanup(func() { cluster.Psql(t, cluster.DSN, `DROP ROLE IF EXISTS `+role) })
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = url.UserPassword(role, role+"-secret")
+	return cuttablePair{
+		a:       openReplica(t, dsn, "replica-a", approval.Options{Timeout: time.Minute}),
+		b:       openReplica(t, u.String(), "replica-b", approval.Options{Timeout: time.Minute}),
+		cluster: cluster, dsn: dsn, role: role,
+	}
+}
+
+// cut keeps B from logging in and terminates its connections; it fails
+// the test when B had none (then nothing was cut and the test proves nothing).
+func (p cuttablePair) cut(t *testing.T) {
+	t.Helper()
+	p.cluster.Psql(t, p.dsn, `ALTER ROLE `+p.role+` NOLOGIN`)
+	killed := p.cluster.Psql(t, p.dsn, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE usename = '`+p.role+`'`)
+	if killed == "0" {
+		t.Fatal("no connection of replica B to terminate")
+	}
+}
+
+// letBack lets B log in again.
+func (p cuttablePair) letBack(t *testing.T) {
+	t.Helper()
+	p.cluster.Psql(t, p.dsn, `ALTER ROLE `+p.role+` LOGIN`)
+}
+
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
@@ -360,17 +406,8 @@ func TestSharedExpiryOnce(t *testing.T) {
 // again), an ask is made and another answered through A; once B is back,
 // its resync delivers both, to its list, its subscribers and its waiter.
 func TestSharedResyncAfterListenerLoss(t *testing.T) {
-	cluster := pgtest.Shared(t)
-	dsn := cluster.NewDatabase(t)
-	cluster.Psql(t, dsn, `CREATE ROLE replica_b LOGIN SUPERUSER PASSWORD 'replica-b-secret'`)
-	t.Cleanup(func() { cluster.Psql(t, cluster.DSN, `DROP ROLE IF EXISTS replica_b`) })
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.User = url.UserPassword("replica_b", "replica-b-secret")
-	a := openReplica(t, dsn, "replica-a", approval.Options{Timeout: time.Minute})
-	b := openReplica(t, u.String(), "replica-b", approval.Options{Timeout: time.Minute})
+	p := openCuttablePair(t, "replica_b")
+	a, b := p.a, p.b
 
 	before := mustCreate(t, a.m, bashReq("before the cut"), "s1")
 	visible(t, b, before.ID)
@@ -382,11 +419,7 @@ func TestSharedResyncAfterListenerLoss(t *testing.T) {
 		waited <- got
 	}()
 
-	cluster.Psql(t, dsn, `ALTER ROLE replica_b NOLOGIN`)
-	killed := cluster.Psql(t, dsn, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE usename = 'replica_b'`)
-	if killed == "0" {
-		t.Fatal("no connection of replica B to terminate")
-	}
+	p.cut(t)
 	during := mustCreate(t, a.m, bashReq("during the cut"), "s1")
 	if _, err := a.m.Decide(context.Background(), before.ID, approval.ChoiceDeny, "alice", "no"); err != nil {
 		t.Fatalf("Decide on A: %v", err)
@@ -395,7 +428,7 @@ func TestSharedResyncAfterListenerLoss(t *testing.T) {
 	if _, err := b.m.Get(during.ID); err == nil {
 		t.Fatal("B knew of the new ask while cut off: the test proves nothing")
 	}
-	cluster.Psql(t, dsn, `ALTER ROLE replica_b LOGIN`)
+	p.letBack(t)
 
 	visible(t, b, during.ID)
 	select {

@@ -2,12 +2,10 @@ package approval_test
 
 import (
 	"context"
-	"net/url"
 	"testing"
 	"time"
 
 	"github.com/toolgate/toolgate/approval"
-	"github.com/toolgate/toolgate/internal/pgtest"
 )
 
 // TestSharedResyncRetriesFailedRefresh: B's waiter is on an ask that A
@@ -17,17 +15,8 @@ import (
 // at its next sweeps, so the waiter gets A's answer soon after the ask can
 // be read, not one sweep past the ask's deadline a minute later.
 func TestSharedResyncRetriesFailedRefresh(t *testing.T) {
-	cluster := pgtest.Shared(t)
-	dsn := cluster.NewDatabase(t)
-	cluster.Psql(t, dsn, `CREATE ROLE replica_r LOGIN SUPERUSER PASSWORD 'replica-r-secret'`)
-	t.Cleanup(func() { cluster.Psql(t, cluster.DSN, `DROP ROLE IF EXISTS replica_r`) })
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	u.User = url.UserPassword("replica_r", "replica-r-secret")
-	a := openReplica(t, dsn, "replica-a", approval.Options{Timeout: time.Minute})
-	b := openReplica(t, u.String(), "replica-b", approval.Options{Timeout: time.Minute})
+	p := openCuttablePair(t, "replica_r")
+	a, b, cluster, dsn := p.a, p.b, p.cluster, p.dsn
 
 	asked := mustCreate(t, a.m, bashReq("answered while B is deaf"), "s1")
 	visible(t, b, asked.ID)
@@ -37,10 +26,7 @@ func TestSharedResyncRetriesFailedRefresh(t *testing.T) {
 		waited <- got
 	}()
 
-	cluster.Psql(t, dsn, `ALTER ROLE replica_r NOLOGIN`)
-	if killed := cluster.Psql(t, dsn, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE usename = 'replica_r'`); killed == "0" {
-		t.Fatal("no connection of replica B to terminate")
-	}
+	p.cut(t)
 	if _, err := a.m.Decide(context.Background(), asked.ID, approval.ChoiceDeny, "alice", "no"); err != nil {
 		t.Fatalf("Decide on A: %v", err)
 	}
@@ -48,7 +34,7 @@ func TestSharedResyncRetriesFailedRefresh(t *testing.T) {
 	// column no longer decodes); the pending list still reads fine.
 	cluster.Psql(t, dsn, `UPDATE approval_asks SET request = json_build_object('request', 5, 'kept', request) WHERE id = '`+asked.ID+`'`)
 	marker := mustCreate(t, a.m, bashReq("made while B is deaf"), "s1")
-	cluster.Psql(t, dsn, `ALTER ROLE replica_r LOGIN`)
+	p.letBack(t)
 
 	visible(t, b, marker.ID) // B's resync has run, and its refresh of asked failed
 	time.Sleep(300 * time.Millisecond)
