@@ -34,7 +34,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		if tok, ok := auth.BearerToken(r.Header.Get("Authorization")); ok {
 			p, valid := s.deps.Tokens.Verify(tok)
 			if !valid {
-				writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "invalid token"})
+				writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: service.CodeUnauthorized, Message: "invalid token"})
 				return
 			}
 			next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
@@ -43,7 +43,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		if s.deps.Sessions != nil {
 			if p, ok := s.deps.Sessions.SessionPrincipal(r); ok {
 				if err := s.csrf.Check(r); err != nil {
-					writeError(w, r, &Error{Status: http.StatusForbidden, Code: CodeForbidden, Message: "cross-origin request refused", Cause: err})
+					writeError(w, r, &Error{Status: http.StatusForbidden, Code: service.CodeForbidden, Message: "cross-origin request refused", Cause: err})
 					return
 				}
 				next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
@@ -51,7 +51,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			}
 		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="toolgate"`)
-		writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "missing bearer token"})
+		writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: service.CodeUnauthorized, Message: "missing bearer token"})
 	})
 }
 

@@ -15,23 +15,6 @@ type Error = service.Error
 // Detail names one problem, by field or place.
 type Detail = service.Detail
 
-// Codes of the errors the API returns (service.Code*).
-const (
-	CodeBadRequest         = service.CodeBadRequest
-	CodeInvalid            = service.CodeInvalid
-	CodeUnauthorized       = service.CodeUnauthorized
-	CodeForbidden          = service.CodeForbidden
-	CodeNotFound           = service.CodeNotFound
-	CodeConflict           = service.CodeConflict
-	CodePreconditionFailed = service.CodePreconditionFailed
-	CodeTooLarge           = service.CodeTooLarge
-	CodeInternal           = service.CodeInternal
-	CodeUnavailable        = service.CodeUnavailable
-	CodeMethodNotAllowed   = service.CodeMethodNotAllowed
-	CodeStorageFull        = service.CodeStorageFull
-	CodeStorageReadOnly    = service.CodeStorageReadOnly
-)
-
 func badRequest(field, format string, args ...any) *Error {
 	return service.BadRequest(field, format, args...)
 }

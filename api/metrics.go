@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/service"
 )
 
 // MetricsOptions feed the gauges the metrics read at scrape time; a nil
@@ -144,7 +145,7 @@ func (m *Metrics) ConfigReloaded() { m.reloads.Inc() }
 // handleMetrics is GET /metrics.
 func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	if s.deps.Metrics == nil {
-		writeError(w, r, &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: "metrics are not wired"})
+		writeError(w, r, &Error{Status: http.StatusServiceUnavailable, Code: service.CodeUnavailable, Message: "metrics are not wired"})
 		return
 	}
 	s.deps.Metrics.ServeHTTP(w, r)
