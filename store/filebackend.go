@@ -73,7 +73,7 @@ func (b *FileBackend) createDefaults() error {
 		return fmt.Errorf("store: create config dir: %w", err)
 	}
 	return lockDir(b.dir, func() error {
-		removeStaleTemps(b.dir)
+		atomicfile.RemoveStaleTemps(b.dir)
 		if _, err := os.Stat(b.configPath()); err == nil {
 			return nil
 		} else if !errors.Is(err, fs.ErrNotExist) {
@@ -193,8 +193,6 @@ func writeAtomic(path string, data []byte, mode fs.FileMode) error {
 	}
 	return nil
 }
-
-func removeStaleTemps(dir string) { atomicfile.RemoveStaleTemps(dir) }
 
 // fileMode keeps the mode of an existing config.yaml; a new one is 0600.
 func fileMode(path string) fs.FileMode {
