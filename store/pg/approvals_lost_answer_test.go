@@ -31,12 +31,7 @@ func TestAlwaysAllowPersistedThenLostAnswer(t *testing.T) {
 	prepare := func(approval.Approval) (map[string]any, error) {
 		persisted = true // the Persister's policy write has committed
 		// The connection holding the ask's row lock drops now.
-		var n int
-		err := killer.Pool().QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-			WHERE datname = current_database() AND query LIKE '%FROM approval_asks WHERE id = $1 FOR UPDATE'`).Scan(&n)
-		if err != nil || n != 1 {
-			t.Errorf("ending the resolving connection: n=%d err=%v", n, err)
-		}
+		endResolvingConnection(ctx, t, killer)
 		return map[string]any{"id": "aao_make_deploy", "tools": []any{"bash"}, "pattern": "make deploy"}, nil
 	}
 	now := time.Now().Truncate(time.Microsecond).UTC()
@@ -93,12 +88,7 @@ func TestAlwaysAllowOwedWhileStoreUnavailable(t *testing.T) {
 				break
 			}
 		}
-		var n int
-		err := other.Pool().QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-			WHERE datname = current_database() AND query LIKE '%FROM approval_asks WHERE id = $1 FOR UPDATE'`).Scan(&n)
-		if err != nil || n != 1 {
-			t.Errorf("ending the resolving connection: n=%d err=%v", n, err)
-		}
+		endResolvingConnection(ctx, t, other)
 		return map[string]any{"id": "aao_make_deploy", "tools": []any{"bash"}, "pattern": "make deploy"}, nil
 	}
 	now := time.Now().Truncate(time.Microsecond).UTC()
@@ -126,5 +116,17 @@ func TestAlwaysAllowOwedWhileStoreUnavailable(t *testing.T) {
 	got, err := s.Resolve(ctx, "a1", deny, nil)
 	if !errors.Is(err, approval.ErrAlreadyDecided) || got.Status != approval.StatusAllowed || got.DecidedBy != "alice" || got.PersistedRule == nil {
 		t.Errorf("deny after the owed always-allow: got %s by %q rule %v (err %v); want ErrAlreadyDecided, allowed by alice with the rule", got.Status, got.DecidedBy, got.PersistedRule, err)
+	}
+}
+
+// endResolvingConnection terminates the connection that holds the ask's row
+// lock (the one running Resolve's SELECT ... FOR UPDATE), through db.
+func endResolvingConnection(ctx context.Context, t *testing.T, db *DB) {
+	t.Helper()
+	var n int
+	err := db.Pool().QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+		WHERE datname = current_database() AND query LIKE '%FROM approval_asks WHERE id = $1 FOR UPDATE'`).Scan(&n)
+	if err != nil || n != 1 {
+		t.Errorf("ending the resolving connection: n=%d err=%v", n, err)
 	}
 }
