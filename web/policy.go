@@ -71,7 +71,7 @@ func (u *UI) section() (map[string]any, string) {
 // stale refuses a form rendered from an older version of the policy: it
 // answers 409 with a reload link and reports true. Nothing is changed.
 func (u *UI) stale(w http.ResponseWriter, r *http.Request, back string) bool {
-	if _, etag := u.section(); r.PostFormValue("etag") == etag {
+	if _, etag := u.typed(); r.PostFormValue("etag") == etag {
 		return false
 	}
 	u.conflict(w, r, back)
@@ -82,7 +82,7 @@ func (u *UI) stale(w http.ResponseWriter, r *http.Request, back string) bool {
 // service's If-Match at write time) with 409, the typed values beside the
 // current ones and a reload link. Nothing is changed.
 func (u *UI) conflict(w http.ResponseWriter, r *http.Request, back string) {
-	sec, _ := u.section()
+	sec, _ := u.typed()
 	render(w, r, http.StatusConflict, templates.Message(templates.MessageProps{
 		Nav: u.nav(r, back), Title: templates.T(r.Context(), "conflict.title"), TestID: "conflict",
 		Text: templates.T(r.Context(), "conflict.text"),
@@ -92,9 +92,8 @@ func (u *UI) conflict(w http.ResponseWriter, r *http.Request, back string) {
 
 // typedValues lists what a refused form carried, beside the value each
 // field has in the policy now (for the rule, tool or directory it names).
-func typedValues(r *http.Request, sec map[string]any) []templates.TypedValue {
+func typedValues(r *http.Request, typed policy.Section) []templates.TypedValue {
 	current := map[string]string{}
-	typed := policy.DecodeSection(sec)
 	switch {
 	case r.PostFormValue("orig_id") != "" || r.PostFormValue("id") != "":
 		id := cmp.Or(r.PostFormValue("orig_id"), r.PostFormValue("id"))

@@ -52,7 +52,7 @@ type ruleWords struct {
 // rulesByRef indexes the user and built-in rules in force by the
 // set[id] names the engine uses, read through the typed policy model.
 func (u *UI) rulesByRef() map[string]ruleMeta {
-	sec, _ := u.section()
+	sec, _ := u.typed()
 	out := map[string]ruleMeta{}
 	add := func(set string, list []policy.Rule, builtin bool) {
 		for i := range list {
@@ -64,7 +64,7 @@ func (u *UI) rulesByRef() map[string]ruleMeta {
 				Action: actionText(r), Builtin: builtin}
 		}
 	}
-	add("rules", policy.DecodeSection(sec).Rules, false)
+	add("rules", sec.Rules, false)
 	builtin, _ := u.deps.Policy.BuiltinRules()
 	add("builtin", policy.DecodeBuiltin(builtin).Rules, true)
 	return out
