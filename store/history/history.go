@@ -197,11 +197,7 @@ func (s *Store) GetApproval(ctx context.Context, id string) (approval.Approval, 
 
 // ListApprovals returns one page of history, newest first.
 func (s *Store) ListApprovals(ctx context.Context, q Query) (Page, error) {
-	limit := q.Limit
-	if limit <= 0 {
-		limit = 50
-	}
-	limit = min(limit, 500)
+	limit := q.PageSize()
 	var where []string
 	var args []any
 	if q.Status != "" {
@@ -231,13 +227,7 @@ func (s *Store) ListApprovals(ctx context.Context, q Query) (Page, error) {
 	if err != nil {
 		return Page{}, err
 	}
-	page := Page{Approvals: list}
-	if len(list) > limit {
-		page.Approvals = list[:limit]
-		last := list[limit-1]
-		page.NextCursor = strconv.FormatInt(last.CreatedAt.UnixNano(), 10) + "." + last.ID
-	}
-	return page, nil
+	return NewPage(list, limit), nil
 }
 
 // ApprovalEvents returns the recorded state changes of one approval, in order.

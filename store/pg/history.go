@@ -164,11 +164,7 @@ func (h *History) GetApproval(ctx context.Context, id string) (approval.Approval
 // ListApprovals returns one page of history, newest first; its cursors are
 // those of history.Store.
 func (h *History) ListApprovals(ctx context.Context, q history.Query) (history.Page, error) {
-	limit := q.Limit
-	if limit <= 0 {
-		limit = 50
-	}
-	limit = min(limit, 500)
+	limit := q.PageSize()
 	var where []string
 	var args []any
 	arg := func(v any) string {
@@ -197,13 +193,7 @@ func (h *History) ListApprovals(ctx context.Context, q history.Query) (history.P
 	if err != nil {
 		return history.Page{}, err
 	}
-	page := history.Page{Approvals: list}
-	if len(list) > limit {
-		page.Approvals = list[:limit]
-		last := list[limit-1]
-		page.NextCursor = strconv.FormatInt(last.CreatedAt.UnixNano(), 10) + "." + last.ID
-	}
-	return page, nil
+	return history.NewPage(list, limit), nil
 }
 
 // ApprovalEvents returns the recorded state changes of one approval, in
