@@ -22,6 +22,41 @@ import (
 // session no replica had stored (the browser then bounced back to /login
 // with no reason). It must answer 503 saying so, and set no session cookie.
 func TestSignInThatCannotBeStoredIsRefused(t *testing.T) {
+	env := newPGSessionsUI(t)
+	cluster, srv, admin := env.cluster, env.srv, env.admin
+
+	cluster.Stop()
+	c, status, body := login(t, srv, admin)
+	if status != http.StatusServiceUnavailable || !strings.Contains(body, "could not be stored") {
+		t.Errorf("sign-in with the database away: got %d, want 503 saying the session could not be stored; body:\n%.400s", status, body)
+	}
+	u, _ := url.Parse(srv.URL)
+	for _, ck := range c.Jar.Cookies(u) {
+		if ck.Name == SessionCookie {
+			t.Errorf("sign-in that was not stored set the session cookie %q", ck.Value)
+		}
+	}
+
+	cluster.Start()
+	if _, status, _ := login(t, srv, admin); status != http.StatusOK && status != http.StatusSeeOther {
+		t.Errorf("sign-in after the database returned: got %d, want it to work", status)
+	}
+}
+
+// pgSessionsUI is the pages over a temp config dir with their sessions in
+// a fresh database of the shared test cluster.
+type pgSessionsUI struct {
+	cluster *pgtest.Cluster
+	dsn     string
+	shared  *pg.Sessions
+	srv     *httptest.Server
+	admin   string
+}
+
+// newPGSessionsUI serves the pages with the sessions in a new database
+// (operations time out after 300 ms, so a stopped cluster is seen soon).
+func newPGSessionsUI(t *testing.T) pgSessionsUI {
+	t.Helper()
 	cluster := pgtest.Start(t)
 	dsn := cluster.NewDatabase(t)
 	ctx := context.Background()
@@ -49,21 +84,5 @@ func TestSignInThatCannotBeStoredIsRefused(t *testing.T) {
 	srv := httptest.NewServer(r)
 	t.Cleanup(srv.Close)
 	admin, _ := tokens.AdminToken()
-
-	cluster.Stop()
-	c, status, body := login(t, srv, admin)
-	if status != http.StatusServiceUnavailable || !strings.Contains(body, "could not be stored") {
-		t.Errorf("sign-in with the database away: got %d, want 503 saying the session could not be stored; body:\n%.400s", status, body)
-	}
-	u, _ := url.Parse(srv.URL)
-	for _, ck := range c.Jar.Cookies(u) {
-		if ck.Name == SessionCookie {
-			t.Errorf("sign-in that was not stored set the session cookie %q", ck.Value)
-		}
-	}
-
-	cluster.Start()
-	if _, status, _ := login(t, srv, admin); status != http.StatusOK && status != http.StatusSeeOther {
-		t.Errorf("sign-in after the database returned: got %d, want it to work", status)
-	}
+	return pgSessionsUI{cluster: cluster, dsn: dsn, shared: shared, srv: srv, admin: admin}
 }

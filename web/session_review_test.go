@@ -4,15 +4,10 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"testing"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-
-	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/store/pg"
 )
@@ -25,34 +20,9 @@ import (
 // every replica. A sign-out the store did not take must say so (or be
 // retried until it is); it must never look done while the session lives.
 func TestSignOutThatFailedIsNotReportedAsDone(t *testing.T) {
-	cluster := pgtest.Start(t)
-	dsn := cluster.NewDatabase(t)
+	env := newPGSessionsUI(t)
+	dsn, shared, srv, admin := env.dsn, env.shared, env.srv, env.admin
 	ctx := context.Background()
-	db, err := pg.Open(ctx, dsn, pg.Options{OpTimeout: 300 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close)
-	shared, err := pg.OpenSessions(ctx, db)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	st, err := store.Open(dir, store.Options{Workspace: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	tokens, _, err := auth.OpenTokens(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := chi.NewRouter()
-	New(Deps{Policy: st, Tokens: tokens, Sessions: NewSessionsOn(shared, 0, nil)}).Mount(r)
-	srv := httptest.NewServer(r)
-	t.Cleanup(srv.Close)
-
-	admin, _ := tokens.AdminToken()
 	c, _, _ := login(t, srv, admin)
 	u, _ := url.Parse(srv.URL)
 	var cookie *http.Cookie
