@@ -254,7 +254,6 @@ func (c *compiler) keepRule(r *rule, seen map[string]int, pr *policy.Rule, path 
 // when it cannot take part; path gives the rule's path for problems.
 func (c *compiler) compileRule(pr *policy.Rule, path func() string, set ruleSet) *rule {
 	r := &rule{set: set, id: pr.ID}
-	r.name = ruleName(set, r.id)
 	r.tools = c.ruleTools(pr.Tools, path)
 	mt, partial, err := compilePattern(pr.Pattern)
 	if err != nil {
@@ -281,7 +280,7 @@ func (c *compiler) compileRule(pr *policy.Rule, path func() string, set ruleSet)
 	case r.level == Deny:
 		base += "deny:"
 	}
-	r.single = base + r.name
+	r.single = ruleName(base, set, r.id) // one allocation for both strings
 	r.name = r.single[len(base):]
 	return r
 }
@@ -325,17 +324,19 @@ func knownToolList() string {
 	return strings.Join(all, ", ")
 }
 
-func ruleName(set ruleSet, id string) string {
+// ruleName is prefix followed by the rule's name: builtin[<id>],
+// rules[<id>] or approval_overrides[<id>] (? for a rule without an id).
+func ruleName(prefix string, set ruleSet, id string) string {
 	if id == "" {
 		id = "?"
 	}
 	switch set {
 	case setBuiltin:
-		return "builtin[" + id + "]"
+		return prefix + "builtin[" + id + "]"
 	case setOverride:
-		return "approval_overrides[" + id + "]"
+		return prefix + "approval_overrides[" + id + "]"
 	}
-	return "rules[" + id + "]"
+	return prefix + "rules[" + id + "]"
 }
 
 func ruleBase(set ruleSet) string {

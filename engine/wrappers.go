@@ -129,13 +129,6 @@ func programName(word string) string {
 	return word
 }
 
-// isWrapperName reports whether a command name (as written) is in the
-// wrapper table; the fast path sends such commands to the full analysis.
-func isWrapperName(word string) bool {
-	_, ok := wrappers[programName(word)]
-	return ok
-}
-
 // isAssignWord reports whether a word is NAME=VALUE.
 func isAssignWord(w string) bool {
 	i := strings.IndexByte(w, '=')
