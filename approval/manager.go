@@ -493,16 +493,22 @@ func (m *Manager) Shutdown() {
 		m.cancelForShutdown(e)
 	}
 	m.mu.Lock()
+	m.endSubscribersLocked()
+	m.mu.Unlock()
+	if m.hist != nil {
+		m.hist.wait(5 * time.Second)
+	}
+}
+
+// endSubscribersLocked closes every subscriber's channel and tells the
+// history recorder to stop, at shutdown (local and shared alike). m.mu held.
+func (m *Manager) endSubscribersLocked() {
 	for s := range m.subs {
 		delete(m.subs, s)
 		close(s.ch)
 	}
 	if m.hist != nil {
 		m.hist.stop()
-	}
-	m.mu.Unlock()
-	if m.hist != nil {
-		m.hist.wait(5 * time.Second)
 	}
 }
 

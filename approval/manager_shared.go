@@ -312,13 +312,7 @@ func (m *Manager) shutdownShared() {
 			m.finishLocked(e, out.Apply(e.a, nil))
 		}
 	}
-	for s := range m.subs {
-		delete(m.subs, s)
-		close(s.ch)
-	}
-	if m.hist != nil {
-		m.hist.stop()
-	}
+	m.endSubscribersLocked()
 	m.mu.Unlock()
 	select {
 	case <-m.listenDone:
