@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store"
@@ -84,46 +82,16 @@ func (p *Policy) checkBuiltin(text []byte) error {
 	return nil
 }
 
-// decodeBuiltinText reads a builtin_rules.yaml text: a mapping whose
-// `rules` is a list (JSON is YAML too). Unlike a hand-edited file, an empty
-// text or a missing list is refused: an empty list is written as rules: [].
+// decodeBuiltinText reads a builtin_rules.yaml text as the store does
+// (store.DecodeRuleList), but refuses an empty text or one without a rules
+// list: over the API an empty list is written as rules: [].
 func decodeBuiltinText(text []byte) ([]any, error) {
-	var top any
-	if err := yaml.Unmarshal(text, &top); err != nil {
-		return nil, fmt.Errorf("does not parse: %w", err)
-	}
-	if mm, ok := top.(map[any]any); ok { // a key that is not a string
-		m := make(map[string]any, len(mm))
-		for k, v := range mm {
-			m[fmt.Sprint(k)] = v
-		}
-		top = m
-	}
-	m, ok := top.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("the body must be a mapping with a rules list (as builtin_rules.yaml holds), not %s", kindOf(top))
-	}
-	list, ok := m["rules"].([]any)
-	if !ok {
-		if _, present := m["rules"]; present && m["rules"] != nil {
-			return nil, fmt.Errorf("rules must be a list, not %s", kindOf(m["rules"]))
-		}
+	rules, listed, err := store.DecodeRuleList(text)
+	switch {
+	case err != nil:
+		return nil, err
+	case !listed:
 		return nil, fmt.Errorf("the body has no rules list (write rules: [] for none)")
 	}
-	return list, nil
-}
-
-// kindOf names a decoded YAML value's kind for messages.
-func kindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "nothing"
-	case map[string]any:
-		return "a mapping"
-	case []any:
-		return "a list"
-	case string:
-		return "a string"
-	}
-	return "a scalar"
+	return rules, nil
 }

@@ -394,27 +394,37 @@ func (s *Store) builtinSource() string {
 	return s.backend.Name() + ":" + BuiltinFile
 }
 
-// decodeRuleList decodes a file with a top-level `rules:` list.
+// decodeRuleList decodes a file with a top-level `rules:` list; an empty
+// file or one without the key is an empty list (a hand-edited file).
 func decodeRuleList(raw []byte) ([]any, error) {
+	rules, _, err := DecodeRuleList(raw)
+	return rules, err
+}
+
+// DecodeRuleList reads a builtin_rules.yaml text: a mapping whose `rules`
+// is a list (JSON is YAML too). listed says whether the text holds a
+// `rules` list at all, for callers that refuse a text without one (the
+// REST route, where "no list" is more likely a mistake than a wish).
+func DecodeRuleList(raw []byte) (rules []any, listed bool, err error) {
 	var top any
 	if err := yaml.Unmarshal(raw, &top); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	top = normalize(top)
 	if top == nil {
-		return []any{}, nil
+		return []any{}, false, nil
 	}
 	m, ok := top.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("the top level must be a mapping with a rules list, not %s", kindName(top))
+		return nil, false, fmt.Errorf("the top level must be a mapping with a rules list, not %s", kindName(top))
 	}
 	switch r := m["rules"].(type) {
 	case nil:
-		return []any{}, nil
+		return []any{}, false, nil
 	case []any:
-		return r, nil
+		return r, true, nil
 	default:
-		return nil, fmt.Errorf("rules must be a list, not %s", kindName(r))
+		return nil, false, fmt.Errorf("rules must be a list, not %s", kindName(r))
 	}
 }
 
