@@ -186,7 +186,7 @@ func hashHex(secret string) string {
 // ends that token here at once, from the payload alone, so that a reload
 // that fails cannot keep a revoked token working; then everything reloads.
 func (t *Tokens) notified(payload string) {
-	if id, ok := strings.CutPrefix(payload, "revoke "); ok && id != adminID && t.Active(id) {
+	if id, ok := strings.CutPrefix(payload, "revoke "); ok && id != adminID {
 		t.writeMu.Lock()
 		hooks := t.forget(id)
 		t.writeMu.Unlock()
@@ -422,10 +422,16 @@ func (t *Tokens) Revoke(id string) error {
 	return nil
 }
 
-// forget drops token id from memory and returns the hooks to call.
+// forget drops token id from memory and returns the hooks to call (none
+// when it was not there, so a revocation runs them once per replica).
 func (t *Tokens) forget(id string) []func() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if !slices.ContainsFunc(t.list, func(ti auth.TokenInfo) bool { return ti.ID == id }) {
+		// Already gone: the revoking replica hears its own notification
+		// after Revoke forgot the token, and its hooks ran then.
+		return nil
+	}
 	t.list = slices.DeleteFunc(slices.Clone(t.list), func(ti auth.TokenInfo) bool { return ti.ID == id })
 	maps.DeleteFunc(t.byHash, func(_ [32]byte, ti auth.TokenInfo) bool { return ti.ID == id })
 	return slices.Clone(t.revoked)
