@@ -353,6 +353,9 @@ func keepSection(prev *state) (map[string]any, []engine.Problem) {
 // decodeSection parses config.yaml text and returns its permissions
 // mapping. A non-mapping permissions value is a problem and counts as absent.
 func decodeSection(raw []byte) (map[string]any, []engine.Problem, error) {
+	if m, ok := decodeSectionSplit(raw); ok {
+		return m, nil, nil
+	}
 	doc, err := parseConfig(raw)
 	if err != nil {
 		return nil, nil, err

@@ -1,0 +1,318 @@
+package store
+
+import (
+	"bytes"
+	"strings"
+)
+
+// Simple entries (issue 17: start time). Most entries of a long rules list
+// are written by the store itself or by a generator, one `key: value` to a
+// line:
+//
+//   - id: gen_0
+//     tools: [bash, grep]
+//     pattern: "re:^git (status|log)\\b"
+//     action: allow
+//
+// simpleEntry reads such an entry without yaml.v3, several times faster,
+// and answers exactly what yaml.v3 would decode it to. It takes only a
+// small shape, and any entry outside it (a nested mapping, a block list,
+// a multi-line or flow mapping value, a tag, an anchor, an escape other
+// than \\ and \", a byte outside printable ASCII, a plain scalar that
+// might not be a string, a repeated key, ...) goes to yaml.v3 instead:
+//
+//   - the dash line is `- key: value`, every other line `key: value` at the
+//     column of the first key, or blank, or a comment line; a comment is
+//     printable ASCII (yaml.v3 refuses control bytes even there);
+//   - a key is [A-Za-z_][A-Za-z0-9_]*, followed by ": ";
+//   - a value is a double-quoted scalar (escapes \\ and \" only), a
+//     single-quoted one (” for '), a plain scalar, or a flow list of
+//     such scalars written `[a, b]` or `[]`, with only blanks after it,
+//     or blanks and a comment;
+//   - a plain scalar starts with a letter or '/', holds printable ASCII
+//     but '#', no ": " and no ':' at its end (blanks at its end are not
+//     part of it, as in YAML), and is none of
+//     yaml.v3's words for true, false and null: so yaml.v3 resolves it to
+//     the string it spells (resolve.go: a first byte that is not a sign,
+//     digit, '.' or '~' can only be one of those words or a string).
+//
+// FuzzSimpleEntry holds it to yaml.v3 on generated and mutated entries.
+func simpleEntry(lines [][]byte, dashCol int, a *arena) (map[string]any, bool) {
+	keyCol := dashCol + 2
+	var keys [16][]byte
+	var vals [16]any
+	n := 0
+	for i, l := range lines {
+		l = bytes.TrimSuffix(l, []byte("\n"))
+		var content []byte
+		if i == 0 {
+			content = l[keyCol:] // isEntryDash checked "- " at dashCol
+		} else {
+			s := shapeOf(l)
+			switch {
+			case s.bad:
+				return nil, false
+			case s.blank:
+				continue
+			case s.comment:
+				if !isPrintableASCII(l[s.indent:]) {
+					return nil, false // yaml.v3 refuses control bytes, in comments too
+				}
+				continue
+			case s.indent != keyCol:
+				return nil, false
+			}
+			content = l[keyCol:]
+		}
+		if n == len(keys) {
+			return nil, false
+		}
+		key, rest, ok := simpleKey(content)
+		if !ok {
+			return nil, false
+		}
+		for _, k := range keys[:n] {
+			if bytes.Equal(k, key) {
+				return nil, false // yaml.v3 refuses a repeated key: it says how
+			}
+		}
+		v, ok := simpleValue(rest, a)
+		if !ok {
+			return nil, false
+		}
+		keys[n], vals[n] = key, v
+		n++
+	}
+	if n == 0 {
+		return nil, false
+	}
+	m := make(map[string]any, n)
+	for i := range n {
+		m[a.str(keys[i])] = vals[i]
+	}
+	return m, true
+}
+
+// simpleKey splits `key: rest`.
+func simpleKey(l []byte) (key, rest []byte, ok bool) {
+	i := 0
+	for i < len(l) && (l[i] == '_' || isLetter(l[i]) || i > 0 && isDigit(l[i])) {
+		i++
+	}
+	if i == 0 || i+2 > len(l) || l[i] != ':' || l[i+1] != ' ' || isYAMLWord(l[:i]) {
+		return nil, nil, false
+	}
+	return l[:i], l[i+2:], true
+}
+
+// simpleValue reads a value and checks that only blanks, or blanks and a
+// comment, follow it.
+func simpleValue(l []byte, a *arena) (any, bool) {
+	if len(l) == 0 {
+		return nil, false
+	}
+	if l[0] == '[' {
+		return simpleFlowList(l, a)
+	}
+	if l[0] == '"' || l[0] == '\'' {
+		s, rest, ok := quoted(l, a)
+		if !ok || !isLineEnd(rest) {
+			return nil, false
+		}
+		return s, true
+	}
+	// A plain scalar ends at " #", and its trailing blanks are not part
+	// of it.
+	if i := bytes.IndexByte(l, '#'); i >= 0 {
+		if i == 0 || l[i-1] != ' ' || !isPrintableASCII(l[i:]) {
+			return nil, false
+		}
+		l = l[:i]
+	}
+	l = bytes.TrimRight(l, " ")
+	if len(l) == 0 || !isPlainBlock(l) {
+		return nil, false
+	}
+	return a.str(l), true
+}
+
+// isLineEnd reports what may follow a complete value on its line: nothing,
+// blanks, or at least one blank and a comment.
+func isLineEnd(rest []byte) bool {
+	trimmed := bytes.TrimLeft(rest, " ")
+	if len(trimmed) == 0 {
+		return true
+	}
+	return trimmed[0] == '#' && len(trimmed) < len(rest) && isPrintableASCII(trimmed)
+}
+
+// isPrintableASCII reports bytes from ' ' to '~' only.
+func isPrintableASCII(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// simpleFlowList reads `[a, b]` (or `[]`) of quoted and simple plain scalars.
+func simpleFlowList(l []byte, a *arena) (any, bool) {
+	l = l[1:]
+	out := []any{}
+	if len(l) > 0 && l[0] == ']' {
+		l = l[1:]
+	} else {
+		for {
+			var s string
+			var ok bool
+			if len(l) > 0 && (l[0] == '"' || l[0] == '\'') {
+				s, l, ok = quoted(l, a)
+			} else {
+				i := 0
+				for i < len(l) && isFlowPlainByte(l[i]) {
+					i++
+				}
+				ok = i > 0 && isPlainStart(l[0]) && !isYAMLWord(l[:i])
+				if ok {
+					s, l = a.str(l[:i]), l[i:]
+				}
+			}
+			if !ok {
+				return nil, false
+			}
+			out = append(out, s)
+			if bytes.HasPrefix(l, []byte(", ")) {
+				l = l[2:]
+				continue
+			}
+			if len(l) > 0 && l[0] == ']' {
+				l = l[1:]
+				break
+			}
+			return nil, false
+		}
+	}
+	if !isLineEnd(l) {
+		return nil, false
+	}
+	return out, true
+}
+
+// quoted reads a single- or double-quoted scalar at the start of l and
+// returns its value and what follows the closing quote.
+func quoted(l []byte, a *arena) (string, []byte, bool) {
+	q := l[0]
+	escaped := false
+	i := 1
+	for ; i < len(l); i++ {
+		c := l[i]
+		if c < 0x20 || c > 0x7e {
+			return "", nil, false
+		}
+		if q == '"' && c == '\\' {
+			if i+1 >= len(l) || l[i+1] != '\\' && l[i+1] != '"' {
+				return "", nil, false
+			}
+			escaped = true
+			i++
+			continue
+		}
+		if c != q {
+			continue
+		}
+		if q == '\'' && i+1 < len(l) && l[i+1] == '\'' {
+			escaped = true
+			i++
+			continue
+		}
+		break
+	}
+	if i >= len(l) {
+		return "", nil, false // not closed on this line
+	}
+	body, rest := l[1:i], l[i+1:]
+	if !escaped {
+		return a.str(body), rest, true
+	}
+	var b []byte
+	for j := 0; j < len(body); j++ {
+		if q == '"' && body[j] == '\\' || q == '\'' && body[j] == '\'' {
+			j++
+		}
+		b = append(b, body[j])
+	}
+	return a.str(b), rest, true
+}
+
+// isPlainBlock reports a plain scalar (block context, one line) that
+// yaml.v3 reads as exactly these bytes and resolves to a string.
+func isPlainBlock(l []byte) bool {
+	if !isPlainStart(l[0]) || l[len(l)-1] == ':' || isYAMLWord(l) {
+		return false
+	}
+	for i, c := range l {
+		if c < 0x20 || c > 0x7e || c == '#' || c == ':' && l[i+1] == ' ' {
+			return false
+		}
+	}
+	return true
+}
+
+// isPlainStart: a letter or '/' starts a plain scalar that resolve.go
+// takes for a string unless it is one of isYAMLWord's.
+func isPlainStart(c byte) bool { return isLetter(c) || c == '/' }
+
+func isFlowPlainByte(c byte) bool {
+	return isLetter(c) || isDigit(c) || strings.IndexByte("_./*+=@-", c) >= 0
+}
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+func isDigit(c byte) bool  { return '0' <= c && c <= '9' }
+
+// isYAMLWord reports the plain scalars starting with a letter that yaml.v3
+// resolves to something other than a string (resolve.go's resolveMap).
+func isYAMLWord(b []byte) bool {
+	switch string(b) {
+	case "true", "True", "TRUE", "false", "False", "FALSE", "null", "Null", "NULL":
+		return true
+	}
+	return false
+}
+
+// arena hands out strings that are views of large shared blocks, so that
+// the decoded section's strings fill pages of their own (see compactSection)
+// without one allocation each; strings up to maxShared bytes are stored once.
+type arena struct {
+	block strings.Builder
+	short map[string]string
+}
+
+// arenaBlock is the size of one block of an arena.
+const arenaBlock = 64 << 10
+
+func newArena() *arena { return &arena{short: map[string]string{}} }
+
+func (a *arena) str(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) <= maxShared {
+		if s, ok := a.short[string(b)]; ok {
+			return s
+		}
+	}
+	if a.block.Cap()-a.block.Len() < len(b) {
+		// A fresh builder, never a grown one: strings already handed out
+		// stay views of the old block, which no one writes again.
+		a.block = strings.Builder{}
+		a.block.Grow(max(arenaBlock, len(b)))
+	}
+	start := a.block.Len()
+	a.block.Write(b)
+	s := a.block.String()[start:]
+	if len(b) <= maxShared {
+		a.short[s] = s
+	}
+	return s
+}

@@ -1,0 +1,480 @@
+package store
+
+import (
+	"bytes"
+	"runtime"
+	"sync"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Split parsing (issue 17: start time at 100,000 rules). yaml.v3 parses a
+// file on one goroutine and builds its whole node tree first: at 100,000
+// rules that is most of the start. decodeSectionSplit instead cuts each
+// long block list of `permissions` (rules, approval_overrides) at its
+// entries' dash lines and parses the pieces on all cores, beside a
+// "skeleton": the file with each long list cut down to its first entry.
+//
+// It only answers when it can show that the pieces mean what they mean in
+// the whole file; anything else (ok false) goes to the whole-file parse,
+// which also gives every error its usual text. What it checks, and why
+// that is enough:
+//
+//   - The file has no character that yaml.v3 counts as a line break other
+//     than "\n" (so lines here are lines there), no tab before a line's
+//     first character, and its `permissions:` key is a plain key alone on
+//     a line at column 0, with a block mapping under it.
+//   - A list region starts at the first dash line after a key line of
+//     that mapping and runs over lines indented deeper than the dash,
+//     dash lines at the dash's column ("- " and more on the line), blank
+//     lines and comment lines; it must end at a line no deeper than the
+//     mapping's keys (or at the end of the file).
+//   - Every piece parses alone as a block sequence at the dash's column
+//     whose entries start exactly on the piece's dash lines, with no
+//     alias. A piece that ends inside a quoted scalar or a flow collection
+//     does not parse; block and plain scalars end at the next dash line
+//     in both readings, since they end at the first line not indented
+//     deeper than the block they are in.
+//   - The skeleton parses, and in it the key's value is a sequence whose
+//     only entry starts on the first dash line. So the prefix reads the
+//     same in both, the dash lines really start entries, and the suffix
+//     follows a finished list.
+//
+// FuzzDecodeSectionSplit holds the result to the whole-file decode.
+func decodeSectionSplit(raw []byte) (map[string]any, bool) {
+	return defaultSplit.decode(raw, runtime.GOMAXPROCS(0))
+}
+
+// splitLimits are decodeSectionSplit's thresholds; tests lower them so
+// that small texts take every path.
+type splitLimits struct {
+	// minBytes is the smallest file tried: below it one parse is quick,
+	// and the long lists it looks for cannot fit.
+	minBytes int
+	// minEntries is the fewest entries of a list for it to be cut.
+	minEntries int
+	// pieceEntries is the entries of one piece: small enough that the
+	// cores share the work evenly, large enough that a piece's setup is
+	// nothing beside its work.
+	pieceEntries int
+}
+
+var defaultSplit = splitLimits{minBytes: 256 << 10, minEntries: parallelItems, pieceEntries: 2048}
+
+func (lim splitLimits) decode(raw []byte, workers int) (map[string]any, bool) {
+	if workers < 1 || len(raw) < lim.minBytes || hasOtherLineBreaks(raw) {
+		return nil, false
+	}
+	lines := splitKeepLines(raw)
+	regions, ok := findListRegions(lines, lim.minEntries)
+	if !ok || len(regions) == 0 {
+		return nil, false
+	}
+	skeleton, skelLines := buildSkeleton(lines, regions)
+
+	type task struct {
+		region, piece int
+	}
+	var tasks []task
+	pieces := make([][]listPiece, len(regions))
+	for r := range regions {
+		pieces[r] = regions[r].pieces(lim.pieceEntries)
+		for p := range pieces[r] {
+			tasks = append(tasks, task{r, p})
+		}
+	}
+	var (
+		skelSection map[string]any
+		skelOK      bool
+		failed      bool
+		mu          sync.Mutex
+		wg          sync.WaitGroup
+	)
+	next := make(chan task, len(tasks))
+	for _, t := range tasks {
+		next <- t
+	}
+	close(next)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		skelSection, skelOK = decodeSkeleton(skeleton, regions, skelLines)
+	}()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range next {
+				mu.Lock()
+				stop := failed
+				mu.Unlock()
+				if stop {
+					return
+				}
+				pc := &pieces[t.region][t.piece]
+				if !pc.decode(lines, regions[t.region].dashCol) {
+					mu.Lock()
+					failed = true
+					mu.Unlock()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if failed || !skelOK {
+		return nil, false
+	}
+	for r, reg := range regions {
+		list := make([]any, 0, reg.entries())
+		for _, pc := range pieces[r] {
+			list = append(list, pc.values...)
+		}
+		for k := range skelSection { // assign under the compacted key
+			if k == reg.key {
+				skelSection[k] = list
+			}
+		}
+	}
+	return skelSection, true
+}
+
+// hasOtherLineBreaks reports a byte sequence that yaml.v3 reads as a line
+// break besides "\n": CR, NEL (U+0085), LS (U+2028) and PS (U+2029).
+func hasOtherLineBreaks(raw []byte) bool {
+	return bytes.IndexByte(raw, '\r') >= 0 || bytes.Contains(raw, []byte("\u0085")) ||
+		bytes.Contains(raw, []byte("\u2028")) || bytes.Contains(raw, []byte("\u2029"))
+}
+
+// splitKeepLines cuts raw after each "\n"; the last line may lack one.
+func splitKeepLines(raw []byte) [][]byte {
+	lines := make([][]byte, 0, bytes.Count(raw, []byte("\n"))+1)
+	for len(raw) > 0 {
+		i := bytes.IndexByte(raw, '\n')
+		if i < 0 {
+			lines = append(lines, raw)
+			break
+		}
+		lines = append(lines, raw[:i+1])
+		raw = raw[i+1:]
+	}
+	return lines
+}
+
+// lineShape is what decodeSectionSplit needs of a line: its indentation in
+// spaces and whether it holds only blanks or a comment. bad is set for a
+// tab before the first other character (yaml.v3 then judges indentation
+// its own way).
+type lineShape struct {
+	indent     int
+	blank, bad bool
+	comment    bool
+}
+
+func shapeOf(l []byte) lineShape {
+	i := 0
+	for i < len(l) && l[i] == ' ' {
+		i++
+	}
+	s := lineShape{indent: i}
+	switch {
+	case i == len(l) || l[i] == '\n':
+		s.blank = true
+	case l[i] == '\t':
+		s.bad = true
+	case l[i] == '#':
+		s.comment = true
+	}
+	return s
+}
+
+// listRegion is one long block list found in the text: the key it is the
+// value of, the column of its dashes, and the line numbers (0-based) of its
+// entries' dash lines; end is the first line after the region.
+type listRegion struct {
+	key     string
+	dashCol int
+	dashes  []int
+	end     int
+}
+
+func (r *listRegion) entries() int { return len(r.dashes) }
+
+// listPiece is a run of a region's entries, parsed and decoded apart.
+type listPiece struct {
+	dashes []int // line numbers of its entries' dash lines
+	end    int   // the first line after the piece
+	values []any
+}
+
+// pieces cuts the region into runs of pieceEntries entries.
+func (r *listRegion) pieces(pieceEntries int) []listPiece {
+	var out []listPiece
+	for i := 0; i < len(r.dashes); i += pieceEntries {
+		j := min(i+pieceEntries, len(r.dashes))
+		end := r.end
+		if j < len(r.dashes) {
+			end = r.dashes[j]
+		}
+		out = append(out, listPiece{dashes: r.dashes[i:j], end: end})
+	}
+	return out
+}
+
+// decode reads the piece's entries: each simple one (simpleEntry) on its
+// own, each run of others parsed by yaml.v3 as a document of its own,
+// which must be a block sequence at dashCol whose entries start on the
+// run's dash lines and hold no alias.
+func (pc *listPiece) decode(lines [][]byte, dashCol int) bool {
+	a := newArena()
+	pc.values = make([]any, len(pc.dashes))
+	slow := -1 // first entry of the current run of others
+	for i, dash := range pc.dashes {
+		if v, ok := simpleEntry(lines[dash:pc.entryEnd(i)], dashCol, a); ok {
+			if slow >= 0 && !pc.decodeYAML(lines, dashCol, slow, i) {
+				return false
+			}
+			slow = -1
+			pc.values[i] = v
+			continue
+		}
+		if slow < 0 {
+			slow = i
+		}
+	}
+	return slow < 0 || pc.decodeYAML(lines, dashCol, slow, len(pc.dashes))
+}
+
+// entryEnd is the first line after the piece's entry i.
+func (pc *listPiece) entryEnd(i int) int {
+	if i+1 < len(pc.dashes) {
+		return pc.dashes[i+1]
+	}
+	return pc.end
+}
+
+// decodeYAML parses the piece's entries from..to-1 with yaml.v3.
+func (pc *listPiece) decodeYAML(lines [][]byte, dashCol, from, to int) bool {
+	first := pc.dashes[from]
+	text := joinLines(lines[first:pc.entryEnd(to-1)])
+	var doc yaml.Node
+	if err := yaml.Unmarshal(text, &doc); err != nil || len(doc.Content) != 1 {
+		return false
+	}
+	seq := doc.Content[0]
+	if seq.Kind != yaml.SequenceNode || seq.Style&yaml.FlowStyle != 0 || seq.Tag != "!!seq" ||
+		seq.Anchor != "" || seq.Line != 1 || seq.Column != dashCol+1 || len(seq.Content) != to-from {
+		return false
+	}
+	for i, e := range seq.Content {
+		if e.Line != pc.dashes[from+i]-first+1 || hasAlias(e) {
+			return false
+		}
+	}
+	values, ok := decodeItems(seq.Content, 1)
+	if !ok {
+		return false
+	}
+	copy(pc.values[from:to], values)
+	return true
+}
+
+func joinLines(lines [][]byte) []byte {
+	n := 0
+	for _, l := range lines {
+		n += len(l)
+	}
+	out := make([]byte, 0, n)
+	for _, l := range lines {
+		out = append(out, l...)
+	}
+	return out
+}
+
+// findListRegions finds the long block lists of the `permissions` mapping;
+// ok is false when the text has a shape decodeSectionSplit does not take.
+func findListRegions(lines [][]byte, minEntries int) ([]listRegion, bool) {
+	start := -1
+	for i, l := range lines {
+		if isPermissionsKeyLine(l) {
+			if start >= 0 {
+				return nil, false // twice: the whole parse says why
+			}
+			start = i + 1
+		}
+	}
+	if start < 0 {
+		return nil, false
+	}
+	keyCol := -1
+	var regions []listRegion
+	for i := start; i < len(lines); i++ {
+		s := shapeOf(lines[i])
+		switch {
+		case s.bad:
+			return nil, false
+		case s.blank || s.comment:
+			continue
+		case s.indent == 0:
+			return regions, true // the next top-level key
+		case keyCol < 0:
+			keyCol = s.indent
+		}
+		if s.indent != keyCol {
+			continue
+		}
+		key, ok := listKey(lines[i], keyCol)
+		if !ok {
+			continue
+		}
+		r := scanRegion(lines, i+1, keyCol)
+		if r == nil {
+			continue // not a list of a shape taken here: it stays in the skeleton
+		}
+		r.key = key
+		if r.entries() >= minEntries {
+			regions = append(regions, *r)
+		}
+		i = r.end - 1
+	}
+	return regions, true
+}
+
+// isPermissionsKeyLine reports `permissions:` alone at column 0 (trailing
+// blanks or a comment allowed).
+func isPermissionsKeyLine(l []byte) bool {
+	rest, ok := bytes.CutPrefix(l, []byte("permissions:"))
+	if !ok {
+		return false
+	}
+	rest = bytes.TrimLeft(rest, " ")
+	return len(rest) == 0 || rest[0] == '\n' || rest[0] == '#'
+}
+
+// listKey returns the key of a line `<keyCol spaces>name:` with nothing
+// after the colon but blanks; name is letters, digits and underscores.
+func listKey(l []byte, keyCol int) (string, bool) {
+	l = bytes.TrimRight(l[keyCol:], " \n")
+	name, ok := bytes.CutSuffix(l, []byte(":"))
+	if !ok || len(name) == 0 {
+		return "", false
+	}
+	for i, c := range name {
+		letter := c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return "", false
+		}
+	}
+	return string(name), true
+}
+
+// scanRegion reads the list that follows a key line at keyCol (from line
+// from). It returns nil when the next content line is no dash line (the
+// key holds something else) or the list has a shape not taken here: a dash
+// line with nothing after "- ", a tab in the indentation, or an end on a
+// line deeper than keyCol.
+func scanRegion(lines [][]byte, from, keyCol int) *listRegion {
+	r := &listRegion{dashCol: -1, end: len(lines)}
+	for i := from; i < len(lines); i++ {
+		l, s := lines[i], shapeOf(lines[i])
+		switch {
+		case s.bad:
+			return nil
+		case s.blank || s.comment:
+			continue
+		case r.dashCol < 0:
+			if s.indent < keyCol || l[s.indent] != '-' {
+				return nil
+			}
+			r.dashCol = s.indent
+		}
+		switch {
+		case s.indent > r.dashCol:
+			continue
+		case s.indent == r.dashCol && l[s.indent] == '-':
+			if !isEntryDash(l[s.indent:]) {
+				return nil
+			}
+			r.dashes = append(r.dashes, i)
+			continue
+		case s.indent > keyCol:
+			return nil
+		}
+		r.end = i
+		return r
+	}
+	return r
+}
+
+// isEntryDash reports "- " followed, on the same line, by a character that
+// starts a node (not a blank, not a comment), so the entry's node starts on
+// the dash line.
+func isEntryDash(l []byte) bool {
+	if len(l) < 3 || l[1] != ' ' {
+		return false
+	}
+	rest := bytes.TrimLeft(l[2:], " ")
+	return len(rest) > 0 && rest[0] != '\n' && rest[0] != '#'
+}
+
+// buildSkeleton is the text with every region cut to its first entry. It
+// returns, for each region, the skeleton line (1-based) of that entry's dash.
+func buildSkeleton(lines [][]byte, regions []listRegion) ([]byte, []int) {
+	var b bytes.Buffer
+	at := make([]int, len(regions))
+	line, written := 0, 1
+	for r, reg := range regions {
+		keep := reg.end
+		if len(reg.dashes) > 1 {
+			keep = reg.dashes[1]
+		}
+		for ; line < keep; line++ {
+			if line == reg.dashes[0] {
+				at[r] = written
+			}
+			b.Write(lines[line])
+			written++
+		}
+		line = reg.end
+	}
+	for ; line < len(lines); line++ {
+		b.Write(lines[line])
+	}
+	return b.Bytes(), at
+}
+
+// decodeSkeleton parses the skeleton and decodes its permissions mapping,
+// checking that each region's key holds a block sequence whose one entry
+// starts on the line where the skeleton kept the region's first entry.
+func decodeSkeleton(text []byte, regions []listRegion, at []int) (map[string]any, bool) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(text, &doc); err != nil || len(doc.Content) != 1 {
+		return nil, false
+	}
+	top := doc.Content[0]
+	if top.Kind != yaml.MappingNode || top.Style&yaml.FlowStyle != 0 {
+		return nil, false
+	}
+	_, perms := mapGet(top, "permissions")
+	if perms == nil || perms.Kind != yaml.MappingNode || perms.Style&yaml.FlowStyle != 0 || hasAlias(perms) {
+		return nil, false
+	}
+	for r, reg := range regions {
+		k, v := mapGet(perms, reg.key)
+		if k == nil || k.Kind != yaml.ScalarNode || k.Style != 0 || k.Tag != "!!str" ||
+			v.Kind != yaml.SequenceNode || v.Style&yaml.FlowStyle != 0 || v.Tag != "!!seq" ||
+			len(v.Content) != 1 || v.Content[0].Line != at[r] || v.Column != reg.dashCol+1 {
+			return nil, false
+		}
+	}
+	var out any
+	if err := perms.Decode(&out); err != nil {
+		return nil, false
+	}
+	m, ok := normalize(out).(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	compactSection(m)
+	return m, true
+}
