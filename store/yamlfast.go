@@ -46,7 +46,10 @@ func simpleEntry(lines [][]byte, dashCol int, a *arena) (map[string]any, bool) {
 		l = bytes.TrimSuffix(l, []byte("\n"))
 		var content []byte
 		if i == 0 {
-			content = l[keyCol:] // isEntryDash checked "- " at dashCol
+			if !isEntryDash(l[min(dashCol, len(l)):]) {
+				return nil, false
+			}
+			content = l[keyCol:]
 		} else {
 			s := shapeOf(l)
 			switch {

@@ -410,7 +410,7 @@ func scanRegion(lines [][]byte, from, keyCol int) *listRegion {
 // starts a node (not a blank, not a comment), so the entry's node starts on
 // the dash line.
 func isEntryDash(l []byte) bool {
-	if len(l) < 3 || l[1] != ' ' {
+	if len(l) < 3 || l[0] != '-' || l[1] != ' ' {
 		return false
 	}
 	rest := bytes.TrimLeft(l[2:], " ")
