@@ -24,7 +24,8 @@ import (
 //   - the dash line is `- key: value`, every other line `key: value` at the
 //     column of the first key, or blank, or a comment line; a comment is
 //     printable ASCII (yaml.v3 refuses control bytes even there);
-//   - a key is [A-Za-z_][A-Za-z0-9_]*, followed by ": ";
+//   - a key is [A-Za-z_][A-Za-z0-9_]*, at most 64 bytes (YAML's plain keys
+//     end within 1,024 characters), followed by ": ";
 //   - a value is a double-quoted scalar (escapes \\ and \" only), a
 //     single-quoted one (” for '), a plain scalar, or a flow list of
 //     such scalars written `[a, b]` or `[]`, with only blanks after it,
@@ -96,13 +97,18 @@ func simpleEntry(lines [][]byte, dashCol int, a *arena) (map[string]any, bool) {
 	return m, true
 }
 
+// maxSimpleKey is the longest key simpleEntry reads: YAML allows a plain
+// key of at most 1,024 characters (yaml.v3 refuses a longer one), and a
+// policy's keys are short.
+const maxSimpleKey = 64
+
 // simpleKey splits `key: rest`.
 func simpleKey(l []byte) (key, rest []byte, ok bool) {
 	i := 0
 	for i < len(l) && (l[i] == '_' || isLetter(l[i]) || i > 0 && isDigit(l[i])) {
 		i++
 	}
-	if i == 0 || i+2 > len(l) || l[i] != ':' || l[i+1] != ' ' || isYAMLWord(l[:i]) {
+	if i == 0 || i > maxSimpleKey || i+2 > len(l) || l[i] != ':' || l[i+1] != ' ' || isYAMLWord(l[:i]) {
 		return nil, nil, false
 	}
 	return l[:i], l[i+2:], true

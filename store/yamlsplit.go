@@ -22,8 +22,10 @@ import (
 //
 //   - The file has no character that yaml.v3 counts as a line break other
 //     than "\n" (so lines here are lines there), no tab before a line's
-//     first character, and its `permissions:` key is a plain key alone on
-//     a line at column 0, with a block mapping under it.
+//     first character, no directive (%TAG changes tags in the whole file
+//     only), no line long enough to nest near yaml.v3's depth limit, and
+//     its `permissions:` key is a plain key alone on a line at column 0,
+//     with a block mapping under it whose keys are all plain strings.
 //   - A list region starts at the first dash line after a key line of
 //     that mapping and runs over lines indented deeper than the dash,
 //     dash lines at the dash's column ("- " and more on the line), blank
@@ -66,6 +68,9 @@ func (lim splitLimits) decode(raw []byte, workers int) (map[string]any, bool) {
 		return nil, false
 	}
 	lines := splitKeepLines(raw)
+	if !plainDocument(lines) {
+		return nil, false
+	}
 	regions, ok := findListRegions(lines, lim.minEntries)
 	if !ok || len(regions) == 0 {
 		return nil, false
@@ -144,6 +149,25 @@ func (lim splitLimits) decode(raw []byte, workers int) (map[string]any, bool) {
 func hasOtherLineBreaks(raw []byte) bool {
 	return bytes.IndexByte(raw, '\r') >= 0 || bytes.Contains(raw, []byte("\u0085")) ||
 		bytes.Contains(raw, []byte("\u2028")) || bytes.Contains(raw, []byte("\u2029"))
+}
+
+// maxSplitLine is the longest line decodeSectionSplit takes. yaml.v3
+// refuses a document nested more than 10,000 blocks deep, and the whole
+// file is a few blocks deeper than a piece: with every line shorter than
+// this, neither comes near the limit (each block is at least one column
+// deeper than the one it is in).
+const maxSplitLine = 8192
+
+// plainDocument reports a text without directives (a %TAG line changes
+// what tags mean in the whole file, not in a piece parsed alone) and
+// without a line long enough to nest near yaml.v3's depth limit.
+func plainDocument(lines [][]byte) bool {
+	for _, l := range lines {
+		if len(l) > maxSplitLine || len(l) > 0 && l[0] == '%' {
+			return false
+		}
+	}
+	return true
 }
 
 // splitKeepLines cuts raw after each "\n"; the last line may lack one.
@@ -458,6 +482,15 @@ func decodeSkeleton(text []byte, regions []listRegion, at []int) (map[string]any
 	_, perms := mapGet(top, "permissions")
 	if perms == nil || perms.Kind != yaml.MappingNode || perms.Style&yaml.FlowStyle != 0 || hasAlias(perms) {
 		return nil, false
+	}
+	// Every key a string as written: a key that decodes to a list's name
+	// some other way (!!binary cnVsZXM= is "rules", a merge key can bring
+	// one) would replace the list in the whole decode, and the split would
+	// put the list back.
+	for i := 0; i < len(perms.Content); i += 2 {
+		if k := perms.Content[i]; k.Kind != yaml.ScalarNode || k.Tag != "!!str" {
+			return nil, false
+		}
 	}
 	for r, reg := range regions {
 		k, v := mapGet(perms, reg.key)

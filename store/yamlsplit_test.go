@@ -178,6 +178,15 @@ func TestDecodeSectionSplitSameAsWhole(t *testing.T) {
 		// inside of a string; the real key is quoted. Only the skeleton's
 		// line check tells.
 		{note: "a list in a quoted scalar", text: "note: \"\npermissions:\n  rules:\n    - a: 1\n    - a: 2\n\"\n\"permissions\":\n  rules:\n    - b: 1\n", ok: false},
+		// Found by a red-team pass: each answered, and differed from the
+		// whole decode, before the check that now refuses it.
+		{note: "a %TAG directive", text: "%TAG !! tag:x,2000:\n---\npermissions:\n  rules:\n  - a\n  - action: !!binary YWxsb3c=\n", ok: false},
+		{note: "a %TAG directive for !", text: "%TAG ! tag:yaml.org,2002:\n---\npermissions:\n  rules:\n  - a\n  - action: !binary YWxsb3c=\n", ok: false},
+		{note: "a binary key naming the list", text: "permissions:\n  rules:\n  - a\n  - b\n  !!binary cnVsZXM=: []\n", ok: false},
+		{note: "a float key naming the list", text: "permissions:\n  NaN:\n  - a\n  - b\n  .nan: []\n", ok: false},
+		{note: "a merge key", text: "permissions:\n  rules:\n  - a\n  - b\n  <<: {x: 1}\n", ok: false},
+		{note: "a key of 1,025 bytes", text: "permissions:\n  rules:\n  - a\n  - " + strings.Repeat("k", 1025) + ": v\n", ok: false},
+		{note: "nesting near the depth limit", text: "permissions:\n  rules:\n  - a\n  - " + strings.Repeat("- ", 9999) + "x\n", ok: false},
 		{note: "permissions in a quoted scalar", text: "note: \"\npermissions:\n  rules:\n    - a: 1\n    - a: 2\n\"\n", ok: false},
 	} {
 		t.Run(tc.note, func(t *testing.T) {
