@@ -182,9 +182,29 @@ func normalize(v any) any {
 		}
 		return out
 	case map[any]any:
+		// Keys that print alike (1 and "1", .nan and NaN) would leave the
+		// value to map order: the later key in one fixed order wins, so a
+		// file always reads the same.
+		type pair struct {
+			name, kind string
+			v          any
+		}
+		pairs := make([]pair, 0, len(t))
+		for k, e := range t { // a NaN key is found by ranging only
+			pairs = append(pairs, pair{fmt.Sprint(k), fmt.Sprintf("%T", k), e})
+		}
+		sort.Slice(pairs, func(i, j int) bool {
+			if pairs[i].name != pairs[j].name {
+				return pairs[i].name < pairs[j].name
+			}
+			if pairs[i].kind != pairs[j].kind {
+				return pairs[i].kind < pairs[j].kind
+			}
+			return fmt.Sprint(pairs[i].v) < fmt.Sprint(pairs[j].v) // two NaN keys
+		})
 		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[fmt.Sprint(k)] = normalize(e)
+		for _, p := range pairs {
+			out[p.name] = normalize(p.v)
 		}
 		return out
 	case []any:
