@@ -419,3 +419,64 @@ func TestSplitPiecesSameAsOneParse(t *testing.T) {
 		t.Fatal("the split decode refused a long list")
 	}
 }
+
+// BenchmarkDecodeSection compares the split decode with the whole-file
+// parse on 100,000 rules (and N/10 overrides) in the store's own layout
+// (every entry simple) and as flow mappings (every entry parsed by yaml.v3,
+// in pieces on all cores):
+//
+//	go test ./store -run '^$' -bench DecodeSection -benchmem
+func BenchmarkDecodeSection(b *testing.B) {
+	for _, layout := range []string{"block", "flow"} {
+		raw := []byte(benchConfig(100000, layout))
+		b.Run(layout+"/split", func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			for b.Loop() {
+				if _, ok := decodeSectionSplit(raw); !ok {
+					b.Fatal("the split decode refused")
+				}
+			}
+		})
+		b.Run(layout+"/whole", func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			for b.Loop() {
+				doc, err := parseConfig(raw)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := doc.decodedPermissions(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// benchConfig writes n rules and n/10 overrides, each entry as a block
+// mapping (one key a line, as the store writes) or a flow mapping.
+func benchConfig(n int, layout string) string {
+	var b strings.Builder
+	b.WriteString("permissions:\n  enabled: true\n  tools: {bash: ask}\n  rules:\n")
+	entry := func(id, tools, pattern, action string) {
+		if layout == "flow" {
+			fmt.Fprintf(&b, "    - {id: %s, tools: %s, pattern: %q, action: %s}\n", id, tools, pattern, action)
+			return
+		}
+		fmt.Fprintf(&b, "    - id: %s\n      tools: %s\n      pattern: %q\n      action: %s\n", id, tools, pattern, action)
+	}
+	for i := range n {
+		switch i % 4 {
+		case 0, 1:
+			entry(fmt.Sprintf("gen_%d", i), "[bash]", fmt.Sprintf("make task%d *", i), "ask")
+		case 2:
+			entry(fmt.Sprintf("gen_%d", i), "[bash]", fmt.Sprintf(`re:^(task%d|task%d-ci)\s+--target=\w+`, i, i), "deny")
+		default:
+			entry(fmt.Sprintf("gen_%d", i), "[read_file, write_file]", fmt.Sprintf("/srv/proj%d/**", i), "allow")
+		}
+	}
+	b.WriteString("  approval_overrides:\n")
+	for i := range n / 10 {
+		entry(fmt.Sprintf("user_allow_%d", i), "[bash]", fmt.Sprintf("go test ./pkg%d/...", i), "allow")
+	}
+	return b.String()
+}
