@@ -43,8 +43,32 @@ import (
 //     follows a finished list.
 //
 // FuzzDecodeSectionSplit holds the result to the whole-file decode.
-func decodeSectionSplit(raw []byte) (map[string]any, bool) {
+func decodeSectionSplit(raw []byte) (m map[string]any, ok bool) {
+	defer refuseOnPanic(&ok)
 	return defaultSplit.decode(raw, runtime.GOMAXPROCS(0))
+}
+
+// refuseOnPanic turns a panic of the split decode into a refusal: a bug
+// in it must cost the whole-file parse, not the server (a load runs at
+// start and on every edit).
+func refuseOnPanic(ok *bool) {
+	if !splitRecovers {
+		return
+	}
+	if recover() != nil {
+		*ok = false
+	}
+}
+
+// splitRecovers is false in this package's tests, so that a panic of the
+// split decode fails them (and the fuzzers find it) instead of passing as
+// a refusal.
+var splitRecovers = true
+
+// decodeSafely is decode with a panic as a refusal.
+func (pc *listPiece) decodeSafely(lines [][]byte, dashCol int) (ok bool) {
+	defer refuseOnPanic(&ok)
+	return pc.decode(lines, dashCol)
 }
 
 // splitLimits are decodeSectionSplit's thresholds; tests lower them so
@@ -103,6 +127,7 @@ func (lim splitLimits) decode(raw []byte, workers int) (map[string]any, bool) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
+		defer refuseOnPanic(&skelOK)
 		skelSection, skelOK = decodeSkeleton(skeleton, regions, skelLines)
 	}()
 	for range workers {
@@ -117,7 +142,7 @@ func (lim splitLimits) decode(raw []byte, workers int) (map[string]any, bool) {
 					return
 				}
 				pc := &pieces[t.region][t.piece]
-				if !pc.decode(lines, regions[t.region].dashCol) {
+				if !pc.decodeSafely(lines, regions[t.region].dashCol) {
 					mu.Lock()
 					failed = true
 					mu.Unlock()

@@ -13,6 +13,8 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+func init() { splitRecovers = false }
+
 // smallSplit lowers decodeSectionSplit's thresholds so that small texts
 // are cut into pieces of a few entries.
 var smallSplit = splitLimits{minBytes: 0, minEntries: 2, pieceEntries: 3}
@@ -148,6 +150,17 @@ func splitText(entries []string, indent, dash string) string {
 	}
 	b.WriteString(indent + "defaults: {\"*\": ask}\nlast: 2\n")
 	return b.String()
+}
+
+// TestSplitPanicIsARefusal: with recovery on (as outside tests), a panic
+// in a piece costs the split decode, not the process.
+func TestSplitPanicIsARefusal(t *testing.T) {
+	splitRecovers = true
+	defer func() { splitRecovers = false }()
+	pc := &listPiece{dashes: []int{5}, end: 3} // a range no piece has: lines[5:3] panics
+	if pc.decodeSafely(make([][]byte, 6), 0) {
+		t.Fatal("decodeSafely answered ok after a panic")
+	}
 }
 
 func TestDecodeSectionSplitSameAsWhole(t *testing.T) {
