@@ -105,6 +105,8 @@ func (d *decoder) ownerScope(ch, pid string, v any) OwnerScope {
 				sc.Broken = true
 				continue
 			}
+			// Non-nil even when empty, so Map writes tools: {} back as read.
+			sc.Tools = make([]OwnerTool, 0, len(tm))
 			for _, t := range sortedKeys(tm) {
 				sc.Tools = append(sc.Tools, d.ownerTool(ch, pid, t, tm[t]))
 			}
@@ -155,6 +157,7 @@ func (d *decoder) ownerTool(ch, pid, tool string, v any) OwnerTool {
 				t.Broken = true
 				continue
 			}
+			t.Patterns = make([]LegacyPattern, 0, len(pm))
 			for _, pat := range sortedKeys(pm) {
 				lvl := d.ownerLevel(OwnerPatternPath(ch, pid, tool, pat), pm[pat])
 				t.Patterns = append(t.Patterns, LegacyPattern{Pattern: pat, Level: lvl})
@@ -169,16 +172,24 @@ func (d *decoder) ownerTool(ch, pid, tool string, v any) OwnerTool {
 // ownerLevel reads an owner-scope level: exactly allow, ask or deny. Any
 // other value is reported and reads as deny.
 func (d *decoder) ownerLevel(path string, v any) Level {
-	if s, ok := v.(string); ok {
-		switch s {
-		case "allow":
-			return Allow
-		case "ask":
-			return Ask
-		case "deny":
-			return Deny
-		}
+	if lvl, ok := ownerLevelOf(v); ok {
+		return lvl
 	}
 	d.problem(path, "invalid owner-scope level %s; allowed: allow, ask, deny (lower case). The entry denies until it is fixed", Describe(v))
 	return Deny
+}
+
+// ownerLevelOf reads an owner-scope level, exactly allow, ask or deny: the
+// reference compares the raw string, so no other spelling (not even
+// "Allow") is a level here. Both the lenient and the strict decoding use it.
+func ownerLevelOf(v any) (Level, bool) {
+	switch v {
+	case "allow":
+		return Allow, true
+	case "ask":
+		return Ask, true
+	case "deny":
+		return Deny, true
+	}
+	return LevelNone, false
 }

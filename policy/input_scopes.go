@@ -1,0 +1,186 @@
+package policy
+
+import "fmt"
+
+// The strict decoding of owner_scopes in a request (REST PUT
+// /permissions/owner-scopes, JSON-RPC permissions.owner_scopes.set, the
+// owner_scopes of a whole section): where DecodeSection reads a stored
+// file leniently (a bad entry is reported and denies), a request with a bad
+// entry is refused before anything is written, as a *FieldError naming the
+// field as the request wrote it (owner_scopes.<channel>.<principal>...).
+// The shape itself (channel, then principal; the earlier shape; the exact
+// levels) is shared with decode_scopes.go.
+
+// OwnerScopesField is the key of owner scopes in a request body.
+const OwnerScopesField = "owner_scopes"
+
+// DecodeOwnerScopesInput strictly decodes the owner_scopes object of a
+// request, in JiuwenSwarm's shape keyed by channel, then by principal
+// (contract 3 "Digital persona"): {<channel>: {<principal_user_id>:
+// {tools: {<tool>: level | {patterns: {<pattern>: level}, "*": level}},
+// defaults: {"*": level}}}}. A scope in toolgate's earlier shape
+// ({<principal>: {tools, defaults}}) is refused with the fix. Pattern keys
+// are checked with pattern (engine.ValidatePattern): policy sits below the
+// engine and cannot import it, so the caller passes it; nil skips the
+// check. An empty or nil object decodes to OwnerScopes{} (none configured).
+func DecodeOwnerScopesInput(scopes map[string]any, pattern PatternCheck) (OwnerScopes, *FieldError) {
+	out := OwnerScopes{Configured: len(scopes) > 0}
+	for _, ch := range sortedKeys(scopes) {
+		oc, err := ownerChannelInput(ch, scopes[ch], pattern)
+		if err != nil {
+			return OwnerScopes{}, err
+		}
+		out.Channels = append(out.Channels, oc)
+	}
+	return out, nil
+}
+
+// ownerChannelInput decodes owner_scopes.<channel>.
+func ownerChannelInput(ch string, v any, pattern PatternCheck) (OwnerChannel, *FieldError) {
+	field := OwnerScopesField + "." + ch
+	principals, ok := v.(map[string]any)
+	if !ok {
+		return OwnerChannel{}, fieldErr(field, "a channel must be an object of principal user id to scope (owner_scopes.<channel>.<principal>)")
+	}
+	if isEarlierShape(principals) {
+		return OwnerChannel{}, fieldErr(field, "owner scopes are keyed by channel, then principal: %q is a scope in toolgate's earlier shape owner_scopes.<principal>.tools; move it under a channel, e.g. owner_scopes.feishu.%s", ch, ch)
+	}
+	oc := OwnerChannel{Channel: ch, Principals: make([]OwnerScope, 0, len(principals))}
+	for _, pid := range sortedKeys(principals) {
+		sc, err := ownerScopeInput(field+"."+pid, pid, principals[pid], pattern)
+		if err != nil {
+			return OwnerChannel{}, err
+		}
+		oc.Principals = append(oc.Principals, sc)
+	}
+	return oc, nil
+}
+
+// ownerScopeInput decodes the scope of one principal on one channel.
+func ownerScopeInput(field, pid string, v any, pattern PatternCheck) (OwnerScope, *FieldError) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return OwnerScope{}, fieldErr(field, "a scope must be an object with tools and defaults")
+	}
+	sc := OwnerScope{Principal: pid}
+	for _, k := range sortedKeys(m) {
+		var err *FieldError
+		switch k {
+		case "tools":
+			sc.Tools, err = ownerToolsInput(field+".tools", m[k], pattern)
+		case "defaults":
+			sc.Defaults, err = ownerDefaultsInput(field+".defaults", m[k])
+		default:
+			err = fieldErr(field+"."+k, "unknown field %q (allowed: tools, defaults)", k)
+		}
+		if err != nil {
+			return OwnerScope{}, err
+		}
+	}
+	return sc, nil
+}
+
+// ownerToolsInput decodes tools: {<tool>: level | {patterns, "*"}}. The
+// list is non-nil even when empty, so Map writes tools: {} as sent.
+func ownerToolsInput(field string, v any, pattern PatternCheck) ([]OwnerTool, *FieldError) {
+	tools, ok := v.(map[string]any)
+	if !ok {
+		return nil, fieldErr(field, "tools must be an object of tool name to level or {patterns, \"*\"}")
+	}
+	out := make([]OwnerTool, 0, len(tools))
+	for _, name := range sortedKeys(tools) {
+		t, err := ownerToolInput(field+"."+name, name, tools[name], pattern)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// ownerToolInput decodes one tool entry: a level, or {patterns, "*"}.
+func ownerToolInput(field, name string, v any, pattern PatternCheck) (OwnerTool, *FieldError) {
+	t := OwnerTool{Tool: name}
+	entry, isObj := v.(map[string]any)
+	if !isObj {
+		lvl, err := ownerLevelInput(field, v)
+		t.Level = lvl
+		return t, err
+	}
+	for _, k := range sortedKeys(entry) {
+		var err *FieldError
+		switch k {
+		case "*":
+			t.Level, err = ownerLevelInput(field+".*", entry[k])
+			t.Star = true
+		case "patterns":
+			t.Patterns, err = ownerPatternsInput(field+".patterns", entry[k], pattern)
+		default:
+			err = fieldErr(field+"."+k, "unknown field %q (allowed: patterns, \"*\")", k)
+		}
+		if err != nil {
+			return OwnerTool{}, err
+		}
+	}
+	return t, nil
+}
+
+// ownerPatternsInput decodes patterns: {<pattern>: level}, each pattern
+// named as field['<pattern>'] (a pattern may hold dots and spaces) and
+// checked with pattern. The list is non-nil even when empty.
+func ownerPatternsInput(field string, v any, pattern PatternCheck) ([]LegacyPattern, *FieldError) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, levelsObjectErr(field)
+	}
+	out := make([]LegacyPattern, 0, len(m))
+	for _, p := range sortedKeys(m) {
+		pf := field + "['" + p + "']"
+		if pattern != nil {
+			if err := pattern(p); err != nil {
+				return nil, &FieldError{Field: pf, Message: err.Error(), Err: ErrBadPattern}
+			}
+		}
+		lvl, err := ownerLevelInput(pf, m[p])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, LegacyPattern{Pattern: p, Level: lvl})
+	}
+	return out, nil
+}
+
+// ownerDefaultsInput decodes defaults: {"*": level}; LevelNone when "*" is
+// absent.
+func ownerDefaultsInput(field string, v any) (Level, *FieldError) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return LevelNone, levelsObjectErr(field)
+	}
+	lvl := LevelNone
+	for _, k := range sortedKeys(m) {
+		if k != "*" {
+			return LevelNone, fieldErr(field+"."+k, "unknown key %q (only \"*\")", k)
+		}
+		var err *FieldError
+		if lvl, err = ownerLevelInput(field+"."+k, m[k]); err != nil {
+			return LevelNone, err
+		}
+	}
+	return lvl, nil
+}
+
+// levelsObjectErr refuses defaults or patterns that are not an object.
+func levelsObjectErr(field string) *FieldError {
+	return fieldErr(field, "%s must be an object of levels such as {\"*\": \"deny\"}", field)
+}
+
+// ownerLevelInput decodes an owner-scope level: exactly allow, ask or deny,
+// as the reference compares it (the engine denies any other spelling, so a
+// request may not write one).
+func ownerLevelInput(field string, v any) (Level, *FieldError) {
+	if lvl, ok := ownerLevelOf(v); ok {
+		return lvl, nil
+	}
+	return LevelNone, fieldErr(field, "无效级别 %q，仅允许：allow、ask、deny (field %s; owner-scope levels are lower case)", fmt.Sprint(v), field)
+}
