@@ -1,10 +1,8 @@
 package store
 
-import "strings"
-
 // compactSection rewrites, in place, every string of a normalized decoded
-// section (map keys and values) as a substring of one string, and returns
-// v. Short strings (keys like "id", values like "bash" or "allow", repeated
+// section (map keys and values) as a view of an arena's large blocks, and
+// returns v. Short strings (keys like "id", values like "bash" or "allow", repeated
 // in every rule) are stored once.
 //
 // Why (issue 17): yaml.v3 allocates each scalar's string among the garbage
@@ -17,9 +15,7 @@ import "strings"
 // A map's key is replaced by assigning to the equal key, which Go's maps
 // do for string keys; the maps and lists themselves stay.
 func compactSection(v any) any {
-	c := compactor{short: map[string]string{}}
-	c.b.Grow(textSize(v))
-	c.rewrite(v)
+	newArena().rewrite(v)
 	return v
 }
 
@@ -28,65 +24,25 @@ func compactSection(v any) any {
 // for each would cost more than the bytes.
 const maxShared = 16
 
-// textSize is the length of every string of v, keys included.
-func textSize(v any) int {
-	n := 0
-	switch t := v.(type) {
-	case map[string]any:
-		for k, e := range t {
-			n += len(k) + textSize(e)
-		}
-	case []any:
-		for _, e := range t {
-			n += textSize(e)
-		}
-	case string:
-		n = len(t)
-	}
-	return n
-}
-
-// compactor is one compactSection. b was grown to the section's text size
-// first, so it never reallocates: every string taken from b.String() stays
-// a view of the same array, which strings.Builder never writes over.
-type compactor struct {
-	b     strings.Builder
-	short map[string]string
-}
-
-func (c *compactor) str(s string) string {
-	if len(s) <= maxShared {
-		if t, ok := c.short[s]; ok {
-			return t
-		}
-	}
-	start := c.b.Len()
-	c.b.WriteString(s)
-	t := c.b.String()[start:]
-	if len(s) <= maxShared {
-		c.short[s] = t
-	}
-	return t
-}
-
-func (c *compactor) rewrite(v any) {
+// rewrite replaces every string of v (keys and values) by the arena's copy.
+func (a *arena) rewrite(v any) {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, e := range t {
 			if s, ok := e.(string); ok {
-				t[c.str(k)] = c.str(s)
+				t[a.strString(k)] = a.strString(s)
 				continue
 			}
-			t[c.str(k)] = e
-			c.rewrite(e)
+			t[a.strString(k)] = e
+			a.rewrite(e)
 		}
 	case []any:
 		for i, e := range t {
 			if s, ok := e.(string); ok {
-				t[i] = c.str(s)
+				t[i] = a.strString(s)
 				continue
 			}
-			c.rewrite(e)
+			a.rewrite(e)
 		}
 	}
 }

@@ -302,25 +302,47 @@ const arenaBlock = 64 << 10
 
 func newArena() *arena { return &arena{short: map[string]string{}} }
 
+// str returns the arena's copy of b.
 func (a *arena) str(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
 	if len(b) <= maxShared {
-		if s, ok := a.short[string(b)]; ok {
+		if s, ok := a.short[string(b)]; ok { // no allocation for the lookup
 			return s
 		}
 	}
-	if a.block.Cap()-a.block.Len() < len(b) {
-		// A fresh builder, never a grown one: strings already handed out
-		// stay views of the old block, which no one writes again.
-		a.block = strings.Builder{}
-		a.block.Grow(max(arenaBlock, len(b)))
-	}
+	a.reserve(len(b))
 	start := a.block.Len()
 	a.block.Write(b)
-	s := a.block.String()[start:]
-	if len(b) <= maxShared {
+	return a.keep(start, len(b))
+}
+
+// strString returns the arena's copy of s.
+func (a *arena) strString(s string) string {
+	if len(s) <= maxShared {
+		if t, ok := a.short[s]; ok {
+			return t
+		}
+	}
+	a.reserve(len(s))
+	start := a.block.Len()
+	a.block.WriteString(s)
+	return a.keep(start, len(s))
+}
+
+// reserve makes room for n bytes in the current block. A full block is
+// replaced by a fresh builder, never grown: strings already handed out
+// stay views of the old block, which no one writes again.
+func (a *arena) reserve(n int) {
+	if a.block.Cap()-a.block.Len() < n {
+		a.block = strings.Builder{}
+		a.block.Grow(max(arenaBlock, n))
+	}
+}
+
+// keep returns the n bytes written at start as a string, remembered when
+// short.
+func (a *arena) keep(start, n int) string {
+	s := a.block.String()[start : start+n]
+	if n <= maxShared {
 		a.short[s] = s
 	}
 	return s
