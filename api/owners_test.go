@@ -37,7 +37,7 @@ func TestCheckOwnerScopes(t *testing.T) {
 			if err := json.Unmarshal([]byte(c.body), &scopes); err != nil {
 				t.Fatal(err)
 			}
-			err := checkOwnerScopes(scopes)
+			_, err := decodeOwnerScopes(scopes)
 			if c.field == "" {
 				if err != nil {
 					t.Fatalf("got %v, want valid", err)

@@ -42,7 +42,7 @@ func checkSection(sec map[string]any) *Error {
 		return fieldError(err)
 	}
 	if scopes, ok := sec["owner_scopes"].(map[string]any); ok {
-		if err := checkOwnerScopes(scopes); err != nil {
+		if _, err := decodeOwnerScopes(scopes); err != nil {
 			return err
 		}
 	}

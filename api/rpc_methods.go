@@ -254,13 +254,12 @@ func rpcOverridesDelete(s *Server, params json.RawMessage) (any, error) {
 }
 
 func rpcOwnersGet(s *Server, params json.RawMessage) (any, error) {
-	sec, err := rpcSection(s, params)
-	if err != nil {
+	if err := rpcParams(params, &noParams{}); err != nil {
 		return nil, err
 	}
-	scopes, _ := sec["owner_scopes"].(map[string]any)
-	if scopes == nil {
-		scopes = map[string]any{}
+	scopes, _, err := s.policy.OwnerScopes()
+	if err != nil {
+		return nil, err
 	}
 	return map[string]any{"owner_scopes": scopes}, nil
 }

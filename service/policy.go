@@ -216,11 +216,6 @@ func (p *Policy) DeleteExternal(ifMatch, key string) (string, error) {
 	return p.edit(ifMatch, func(d PolicyDocs) (string, error) { return d.DeleteExternalDirectory(key) })
 }
 
-// SetOwnerScopes replaces owner_scopes (nil removes them).
-func (p *Policy) SetOwnerScopes(ifMatch string, scopes map[string]any) (string, error) {
-	return p.edit(ifMatch, func(d PolicyDocs) (string, error) { return d.SetOwnerScopes(scopes) })
-}
-
 // AddDir is /add-dir: trust a directory (external_directory, and the two
 // overrides of a tiered policy).
 func (p *Policy) AddDir(ifMatch, path string) (store.AddDirResult, error) {
