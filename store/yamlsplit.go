@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"runtime"
 	"sync"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -20,8 +21,9 @@ import (
 // which also gives every error its usual text. What it checks, and why
 // that is enough:
 //
-//   - The file has no character that yaml.v3 counts as a line break other
-//     than "\n" (so lines here are lines there), no tab before a line's
+//   - The file is UTF-8 without U+FEFF (see readAlike), has no character
+//     that yaml.v3 counts as a line break other than "\n" (so lines here
+//     are lines there), no tab before a line's
 //     first character, no directive (%TAG changes tags in the whole file
 //     only), no line long enough to nest near yaml.v3's depth limit, and
 //     its `permissions:` key is a plain key alone on a line at column 0,
@@ -88,7 +90,7 @@ type splitLimits struct {
 var defaultSplit = splitLimits{minBytes: 256 << 10, minEntries: parallelItems, pieceEntries: 2048}
 
 func (lim splitLimits) decode(raw []byte, workers int) (map[string]any, bool) {
-	if workers < 1 || len(raw) < lim.minBytes || hasOtherLineBreaks(raw) {
+	if workers < 1 || len(raw) < lim.minBytes || hasOtherLineBreaks(raw) || !readAlike(raw) {
 		return nil, false
 	}
 	lines := splitKeepLines(raw)
@@ -167,6 +169,17 @@ func (lim splitLimits) decode(raw []byte, workers int) (map[string]any, bool) {
 		}
 	}
 	return skelSection, true
+}
+
+// readAlike reports a text that yaml.v3 reads the same wherever a parse of
+// it starts. Not so: a text that is not UTF-8 (yaml.v3 reads one starting
+// with a UTF-16 byte order mark as UTF-16, and a piece cut from it as
+// UTF-8), and one with U+FEFF anywhere (yaml.v3's reader tests for it at
+// the start of each 512-byte refill of its buffer, not where it reads, and
+// then drops the first character of lines at column 0: where its refills
+// fall depends on where the parse began). Both found by a red-team pass.
+func readAlike(raw []byte) bool {
+	return utf8.Valid(raw) && !bytes.Contains(raw, []byte("\ufeff"))
 }
 
 // hasOtherLineBreaks reports a byte sequence that yaml.v3 reads as a line

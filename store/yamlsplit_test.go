@@ -200,6 +200,14 @@ func TestDecodeSectionSplitSameAsWhole(t *testing.T) {
 		{note: "a merge key", text: "permissions:\n  rules:\n  - a\n  - b\n  <<: {x: 1}\n", ok: false},
 		{note: "a key of 1,025 bytes", text: "permissions:\n  rules:\n  - a\n  - " + strings.Repeat("k", 1025) + ": v\n", ok: false},
 		{note: "nesting near the depth limit", text: "permissions:\n  rules:\n  - a\n  - " + strings.Repeat("- ", 9999) + "x\n", ok: false},
+		// From the second red-team pass: a UTF-16 byte order mark makes
+		// yaml.v3 read the whole file (and the skeleton) as UTF-16 and a
+		// piece as UTF-8; a U+FEFF where one of yaml.v3's buffer refills
+		// starts makes it drop the '#' of a comment line at column 0, and
+		// refills fall elsewhere in a piece than in the whole file.
+		{note: "a UTF-16 byte order mark", text: "\xfe\xff\x00# \npermissions: \n  rules:\n    - a: 1\n    - a: 22\n\x00\n\x00p\x00e\x00r\x00m\x00i\x00s\x00s\x00i\x00o\x00n\x00s\x00:\x00\n\x00 \x00 \x00r\x00u\x00l\x00e\x00s\x00:\x00\n\x00 \x00 \x00 \x00 \x00-\x00 \x00a\x00c\x00t\x00i\x00o\x00n\x00:\x00 \x00d\x00e\x00n\x00y\x00\n", ok: false},
+		{note: "U+FEFF at a refill, whole file reads the comment", text: "permissions:\n  rules:\n  - a\n  - b: \"" + strings.Repeat("x", 473) + "\ufeff\"\n#   c: d\n", ok: false},
+		{note: "U+FEFF at a refill, a piece reads the comment", text: "permissions:\n  rules:\n  - a\n  - b: \"" + strings.Repeat("x", 495) + "\ufeff\"\n#   c: allow\n", ok: false},
 		{note: "permissions in a quoted scalar", text: "note: \"\npermissions:\n  rules:\n    - a: 1\n    - a: 2\n\"\n", ok: false},
 	} {
 		t.Run(tc.note, func(t *testing.T) {
