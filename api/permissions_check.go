@@ -41,10 +41,5 @@ func checkSection(sec map[string]any) *Error {
 	if err := policy.CheckSectionInput(sec, engine.ValidatePattern); err != nil {
 		return fieldError(err)
 	}
-	if scopes, ok := sec["owner_scopes"].(map[string]any); ok {
-		if _, err := decodeOwnerScopes(scopes); err != nil {
-			return err
-		}
-	}
 	return fieldError(policy.CheckExternalInput(sec["external_directory"]))
 }

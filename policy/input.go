@@ -149,9 +149,23 @@ func CheckToolsInput(field string, v any) *FieldError {
 
 // CheckSectionInput checks the levels and entries of a whole section in a
 // request the way the single-resource routes do, so PUT /permissions and
-// validate name fields. Owner scopes are checked by the caller's owner
-// check (they have their own route).
+// validate name fields. Owner scopes in an object are decoded as their own
+// route does (DecodeOwnerScopesInput); owner scopes of another type are
+// left to the lenient validation, as before.
 func CheckSectionInput(sec map[string]any, pattern PatternCheck) *FieldError {
+	if err := checkSectionEntries(sec, pattern); err != nil {
+		return err
+	}
+	if scopes, ok := sec[OwnerScopesField].(map[string]any); ok {
+		if _, err := DecodeOwnerScopesInput(scopes, pattern); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkSectionEntries checks defaults, tools, rules and approval_overrides.
+func checkSectionEntries(sec map[string]any, pattern PatternCheck) *FieldError {
 	if v, ok := sec["defaults"]; ok && v != nil {
 		if err := CheckLevelMap("defaults", v); err != nil {
 			return err

@@ -161,3 +161,32 @@ func jsonObject(t *testing.T, body string) map[string]any {
 	}
 	return m
 }
+
+// TestCheckSectionInputOwnerScopes: a whole section's owner_scopes object
+// is decoded as the owner-scopes route does, after the other entries;
+// owner_scopes of another type are left to the lenient validation.
+func TestCheckSectionInputOwnerScopes(t *testing.T) {
+	cases := []struct {
+		note  string
+		sec   string
+		field string // "" when the section passes
+	}{
+		{"valid owner scopes", `{"owner_scopes":{"feishu":{"ou_1":{"tools":{"bash":"deny"}}}}}`, ""},
+		{"the earlier shape", `{"owner_scopes":{"ou_1":{"tools":{"bash":"deny"}}}}`, "owner_scopes.ou_1"},
+		{"a pattern that does not compile", `{"owner_scopes":{"f":{"u":{"tools":{"bash":{"patterns":{"re:(":"deny"}}}}}}}`, "owner_scopes.f.u.tools.bash.patterns['re:(']"},
+		{"rules are checked first", `{"rules":["x"],"owner_scopes":{"ou_1":{"tools":{}}}}`, "rules[0]"},
+		{"owner_scopes that are not an object", `{"owner_scopes":"deny"}`, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.note, func(t *testing.T) {
+			err := CheckSectionInput(jsonObject(t, c.sec), testPattern)
+			got := ""
+			if err != nil {
+				got = err.Field
+			}
+			if got != c.field {
+				t.Errorf("got %q (%v), want %q", got, err, c.field)
+			}
+		})
+	}
+}
