@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -114,7 +115,7 @@ var splitEntries = []string{
 }
 
 // validShapes is splitEntries without the entries yaml.v3 refuses.
-func validShapes() []string {
+var validShapes = sync.OnceValue(func() []string {
 	var out []string
 	for _, e := range splitEntries {
 		if _, err := wholeDecode([]byte("permissions:\n  rules:\n" + indentLines(e, "    "))); err == nil {
@@ -122,7 +123,7 @@ func validShapes() []string {
 		}
 	}
 	return out
-}
+})
 
 func indentLines(text, pad string) string {
 	var b strings.Builder
@@ -500,4 +501,74 @@ func benchConfig(n int, layout string) string {
 		entry(fmt.Sprintf("user_allow_%d", i), "[bash]", fmt.Sprintf("go test ./pkg%d/...", i), "allow")
 	}
 	return b.String()
+}
+
+// TestDecodeSectionSplitGenerated builds whole files from entries of every
+// shape (the table's and generated ones), laid out in varying ways
+// (columns, indentless lists, comments and blank lines at odd columns,
+// keys before and after the lists), and holds the split decode to the
+// whole-file decode on each; enough of them must take the split path.
+func TestDecodeSectionSplitGenerated(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 17))
+	split := 0
+	const files = 1500
+	for range files {
+		if checkSplit(t, []byte(randomConfig(rng)), splitLimits{minEntries: 2, pieceEntries: 1 + rng.IntN(3)}, 1+rng.IntN(3)) {
+			split++
+		}
+	}
+	t.Logf("%d of %d files took the split path", split, files)
+	if split < files/5 {
+		t.Fatalf("only %d of %d files took the split path: the generator misses its shape", split, files)
+	}
+}
+
+// randomConfig is one generated config.yaml text.
+func randomConfig(rng *rand.Rand) string {
+	keyCol := 1 + rng.IntN(4)
+	pad := strings.Repeat(" ", keyCol)
+	var b strings.Builder
+	b.WriteString([]string{"", "# head\n", "other: [1, 2]\n", "---\n", "a: |\n  text\n"}[rng.IntN(5)])
+	b.WriteString("permissions:\n" + pad + "enabled: true\n")
+	for _, key := range []string{"rules", "approval_overrides"} {
+		b.WriteString(pad + key + ":\n")
+		dash := pad
+		if rng.IntN(3) > 0 {
+			dash += strings.Repeat(" ", 1+rng.IntN(3))
+		}
+		for range 2 + rng.IntN(8) {
+			e := randomValidEntry(rng)
+			if rng.IntN(40) == 0 { // now and then one yaml.v3 refuses
+				e = splitEntries[rng.IntN(len(splitEntries))]
+			}
+			b.WriteString(indentLines(e, dash))
+			switch rng.IntN(8) {
+			case 0:
+				b.WriteString(strings.Repeat(" ", rng.IntN(8)) + "# between\n")
+			case 1:
+				b.WriteString("\n")
+			}
+		}
+	}
+	b.WriteString([]string{"", pad + "defaults: {\"*\": ask}\n", "last: 1\n", "...\n", pad + "- stray\n", pad + "rules: []\n"}[rng.IntN(6)])
+	return b.String()
+}
+
+// randomValidEntry is a table entry or a generated one that yaml.v3 reads.
+func randomValidEntry(rng *rand.Rand) string {
+	shapes := validShapes()
+	for {
+		if rng.IntN(3) == 0 {
+			return shapes[rng.IntN(len(shapes))]
+		}
+		e, _ := randomEntry(rng)
+		e = strings.TrimLeft(e, " ")
+		if !strings.HasSuffix(e, "\n") {
+			e += "\n"
+		}
+		var v any
+		if yaml.Unmarshal([]byte(e), &v) == nil {
+			return e
+		}
+	}
 }
