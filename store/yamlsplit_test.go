@@ -423,6 +423,10 @@ func FuzzDecodeSectionSplit(f *testing.F) {
 	f.Add(splitText(splitEntries[14:], "  ", "    "))
 	f.Add("permissions:\n  rules:\n    - a: 1\n    - a: \"2\n    - a: 3\"\n    - a: 4\n")
 	f.Add("permissions:\n  rules:\n    - a: |+\n        x\n\n    - b: 2\n    - c: 3\n")
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 20 {
+		f.Add(randomConfig(rng))
+	}
 	f.Fuzz(func(t *testing.T, text string) {
 		checkSplit(t, []byte(text), splitLimits{minEntries: 2, pieceEntries: 2}, 2)
 	})
