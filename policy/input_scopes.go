@@ -23,6 +23,9 @@ const OwnerScopesField = "owner_scopes"
 // are checked with pattern (engine.ValidatePattern): policy sits below the
 // engine and cannot import it, so the caller passes it; nil skips the
 // check. An empty or nil object decodes to OwnerScopes{} (none configured).
+// Empty tools and patterns objects are kept (Map writes them back), but an
+// empty defaults object reads as no defaults: OwnerScope has no place for
+// it, so it is not written back (the engine reads both alike).
 func DecodeOwnerScopesInput(scopes map[string]any, pattern PatternCheck) (OwnerScopes, *FieldError) {
 	out := OwnerScopes{Configured: len(scopes) > 0}
 	for _, ch := range sortedKeys(scopes) {
