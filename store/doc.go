@@ -4,7 +4,9 @@
 // document changes; it edits the section through yaml.v3 nodes inside the
 // backend's Update, which re-reads the document under the backend's lock,
 // so that every other key, every comment and the key order survive and no
-// concurrent edit is lost.
+// concurrent edit is lost. A large document's long lists load in pieces
+// on all cores (yamlsplit.go), only where that provably reads as one
+// yaml.v3 parse of the whole file.
 //
 // FileBackend is the embedded default (Open): config.yaml and
 // builtin_rules.yaml in the config dir, a lock file, atomic writes and an
