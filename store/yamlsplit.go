@@ -21,7 +21,9 @@ import (
 // which also gives every error its usual text. What it checks, and why
 // that is enough:
 //
-//   - The file is UTF-8 without U+FEFF (see readAlike), has no character
+//   - The file is UTF-8 of characters yaml.v3's reader takes, without
+//     U+FEFF (see readAlike), has no document marker after the
+//     permissions key, has no character
 //     that yaml.v3 counts as a line break other than "\n" (so lines here
 //     are lines there), no tab before a line's
 //     first character, no directive (%TAG changes tags in the whole file
@@ -172,14 +174,40 @@ func (lim splitLimits) decode(raw []byte, workers int) (map[string]any, bool) {
 }
 
 // readAlike reports a text that yaml.v3 reads the same wherever a parse of
-// it starts. Not so: a text that is not UTF-8 (yaml.v3 reads one starting
-// with a UTF-16 byte order mark as UTF-16, and a piece cut from it as
-// UTF-8), and one with U+FEFF anywhere (yaml.v3's reader tests for it at
-// the start of each 512-byte refill of its buffer, not where it reads, and
-// then drops the first character of lines at column 0: where its refills
-// fall depends on where the parse began). Both found by a red-team pass.
+// it starts: UTF-8 holding only characters its reader takes, and no U+FEFF.
+// Found by red-team passes:
+//   - yaml.v3 reads a text starting with a UTF-16 byte order mark as
+//     UTF-16, and a piece cut from it as UTF-8;
+//   - its reader tests for U+FEFF at the start of each 512-byte refill of
+//     its buffer, not where it reads, and then drops the first character
+//     of lines at column 0: where refills fall depends on where the parse
+//     began;
+//   - it checks characters a refill at a time, and stops reading after the
+//     first document: a control character after it fails the whole parse
+//     or not depending on which 512-byte block it shares with what was read.
 func readAlike(raw []byte) bool {
-	return utf8.Valid(raw) && !bytes.Contains(raw, []byte("\ufeff"))
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\t' && c != '\n' || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(raw[i:])
+		if !yamlReadable(r) || n == 1 {
+			return false // n == 1: not UTF-8
+		}
+		i += n
+	}
+	return true
+}
+
+// yamlReadable reports a non-ASCII character yaml.v3's reader takes
+// (readerc.go's allowed ranges), U+FEFF and NEL aside.
+func yamlReadable(r rune) bool {
+	return r >= 0xa0 && r <= 0xd7ff || r >= 0xe000 && r <= 0xfffd && r != 0xfeff || r >= 0x10000 && r <= 0x10ffff
 }
 
 // hasOtherLineBreaks reports a byte sequence that yaml.v3 reads as a line
@@ -365,7 +393,7 @@ func findListRegions(lines [][]byte, minEntries int) ([]listRegion, bool) {
 			start = i + 1
 		}
 	}
-	if start < 0 {
+	if start < 0 || hasDocumentMarker(lines[start:]) {
 		return nil, false
 	}
 	keyCol := -1
@@ -400,6 +428,21 @@ func findListRegions(lines [][]byte, minEntries int) ([]listRegion, bool) {
 		i = r.end - 1
 	}
 	return regions, true
+}
+
+// hasDocumentMarker reports a line that starts or ends a document. After
+// the permissions key it ends the document yaml.v3 decodes, and what
+// yaml.v3 does with the text after that end (it reads a little of it, as
+// far as its lookahead and buffer go) is the kind of reading that depends
+// on where a parse started.
+func hasDocumentMarker(lines [][]byte) bool {
+	for _, l := range lines {
+		if (bytes.HasPrefix(l, []byte("---")) || bytes.HasPrefix(l, []byte("..."))) &&
+			(len(l) == 3 || l[3] == ' ' || l[3] == '\n' || l[3] == '\t') {
+			return true
+		}
+	}
+	return false
 }
 
 // isPermissionsKeyLine reports `permissions:` alone at column 0 (trailing

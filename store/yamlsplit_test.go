@@ -209,6 +209,14 @@ func TestDecodeSectionSplitSameAsWhole(t *testing.T) {
 		{note: "a UTF-16 byte order mark", text: "\xfe\xff\x00# \npermissions: \n  rules:\n    - a: 1\n    - a: 22\n\x00\n\x00p\x00e\x00r\x00m\x00i\x00s\x00s\x00i\x00o\x00n\x00s\x00:\x00\n\x00 \x00 \x00r\x00u\x00l\x00e\x00s\x00:\x00\n\x00 \x00 \x00 \x00 \x00-\x00 \x00a\x00c\x00t\x00i\x00o\x00n\x00:\x00 \x00d\x00e\x00n\x00y\x00\n", ok: false},
 		{note: "U+FEFF at a refill, whole file reads the comment", text: "permissions:\n  rules:\n  - a\n  - b: \"" + strings.Repeat("x", 473) + "\ufeff\"\n#   c: d\n", ok: false},
 		{note: "U+FEFF at a refill, a piece reads the comment", text: "permissions:\n  rules:\n  - a\n  - b: \"" + strings.Repeat("x", 495) + "\ufeff\"\n#   c: allow\n", ok: false},
+		// From the third pass: yaml.v3 checks characters a 512-byte block
+		// at a time and stops after the first document, so a control
+		// character after it failed the whole parse and not the skeleton's.
+		{note: "a control character after the document", text: "#" + strings.Repeat("y", 466) + "\npermissions:\n  rules:\n  - a\n  - b\n...\n---\nk: v\n#c\n\x01\n", ok: false},
+		{note: "a control character in a comment", text: "# \x7f\npermissions:\n  rules:\n  - a\n  - b\n", ok: false},
+		{note: "a second document", text: "permissions:\n  rules:\n  - a\n  - b\n---\nother: 1\n", ok: false},
+		{note: "a document end", text: "permissions:\n  rules:\n  - a\n  - b\n...\n", ok: false},
+		{note: "a document start before permissions", text: "---\npermissions:\n  rules:\n  - a\n  - b\n", ok: true},
 		{note: "permissions in a quoted scalar", text: "note: \"\npermissions:\n  rules:\n    - a: 1\n    - a: 2\n\"\n", ok: false},
 	} {
 		t.Run(tc.note, func(t *testing.T) {
