@@ -21,15 +21,16 @@ import (
 // which also gives every error its usual text. What it checks, and why
 // that is enough:
 //
-//   - The file is UTF-8 of characters yaml.v3's reader takes, without
-//     U+FEFF (see readAlike), has no document marker after the
-//     permissions key, has no character
-//     that yaml.v3 counts as a line break other than "\n" (so lines here
-//     are lines there), no tab before a line's
-//     first character, no directive (%TAG changes tags in the whole file
-//     only), no line long enough to nest near yaml.v3's depth limit, and
-//     its `permissions:` key is a plain key alone on a line at column 0,
-//     with a block mapping under it whose keys are all plain strings.
+//   - The file reads alike wherever a parse starts: UTF-8 of characters
+//     yaml.v3's reader takes, without U+FEFF (readAlike), without a line
+//     break other than "\n" (so lines here are lines there), without a
+//     document marker after the permissions key (yaml.v3 reads a varying
+//     amount past the end of the document it decodes), without a
+//     directive (%TAG changes tags in the whole file only) and without a
+//     line long enough to nest near yaml.v3's depth limit.
+//   - No tab comes before a line's first character, and the
+//     `permissions:` key is a plain key alone on a line at column 0, with
+//     a block mapping under it whose keys are all plain strings.
 //   - A list region starts at the first dash line after a key line of
 //     that mapping and runs over lines indented deeper than the dash,
 //     dash lines at the dash's column ("- " and more on the line), blank
