@@ -1,5 +1,7 @@
 package policy
 
+import "strings"
+
 // external reads permissions.external_directory: a level, or a mapping of
 // path prefix to level with "*" (Ask when absent). Whether a key is a
 // usable path is the engine's to check.
@@ -183,13 +185,9 @@ func (d *decoder) ownerLevel(path string, v any) Level {
 // reference compares the raw string, so no other spelling (not even
 // "Allow") is a level here. Both the lenient and the strict decoding use it.
 func ownerLevelOf(v any) (Level, bool) {
-	switch v {
-	case "allow":
-		return Allow, true
-	case "ask":
-		return Ask, true
-	case "deny":
-		return Deny, true
+	s, ok := v.(string)
+	if !ok || s != strings.ToLower(strings.TrimSpace(s)) {
+		return LevelNone, false // ParseLevel would forgive the spelling
 	}
-	return LevelNone, false
+	return ParseLevel(s)
 }
