@@ -1,12 +1,9 @@
 package engine_test
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
-	"strings"
 	"testing"
 
 	"github.com/toolgate/toolgate/engine"
@@ -64,39 +61,12 @@ func TestLenientDecisionsGolden(t *testing.T) {
 		}
 		got[i] = fmt.Sprintf("%d %s", i, hex.EncodeToString(h.Sum(nil))[:16])
 	}
-	if *updateLenient {
-		if err := os.WriteFile(lenientDecisionsGolden, []byte(strings.Join(got, "\n")+"\n"), 0o644); err != nil {
-			t.Fatal(err)
+	checkLenientGolden(t, lenientDecisionsGolden, got, func(i int, got, want string) {
+		e, _ := engine.Compile(cases[i], lenientBuiltin, opts)
+		for j := range calls {
+			d := e.Evaluate(&calls[j])
+			t.Logf("case %d call %v: %v %q", i, calls[j].ToolArgs, d.Level, d.MatchedRule)
 		}
-		return
-	}
-	f, err := os.Open(lenientDecisionsGolden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var want []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		want = append(want, sc.Text())
-	}
-	if len(want) != len(got) {
-		t.Fatalf("got %d cases, the golden file has %d", len(got), len(want))
-	}
-	bad := 0
-	for i := range got {
-		if got[i] != want[i] {
-			if bad++; bad <= 5 {
-				e, _ := engine.Compile(cases[i], lenientBuiltin, opts)
-				for j := range calls {
-					d := e.Evaluate(&calls[j])
-					t.Logf("case %d call %v: %v %q", i, calls[j].ToolArgs, d.Level, d.MatchedRule)
-				}
-				t.Errorf("case %d: got %s, want %s; policy %v", i, got[i], want[i], cases[i])
-			}
-		}
-	}
-	if bad > 0 {
-		t.Errorf("%d of %d cases changed", bad, len(got))
-	}
+		t.Errorf("case %d: got %s, want %s; policy %v", i, got, want, cases[i])
+	})
 }
