@@ -2,14 +2,11 @@ package web
 
 import (
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"regexp"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/go-chi/chi/v5"
 
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
@@ -50,21 +47,11 @@ var etagField = regexp.MustCompile(`name="etag" value="([^"]*)"`)
 // both a success with one edit silently lost. (Before the pages wrote with
 // If-Match, both answered 303 and the first's write erased the second's.)
 func TestEditBetweenCheckAndWriteIsNotLost(t *testing.T) {
-	dir := t.TempDir()
-	st, err := store.Open(dir, store.Options{Workspace: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	tokens, _, err := auth.OpenTokens(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	is := &interleavedStore{Store: st}
-	r := chi.NewRouter()
-	New(Deps{Policy: is, Tokens: tokens}).Mount(r)
-	srv := httptest.NewServer(r)
-	t.Cleanup(srv.Close)
+	var is *interleavedStore
+	srv, st, tokens := testServerWith(t, func(st *store.Store, tokens *auth.Tokens) Deps {
+		is = &interleavedStore{Store: st}
+		return Deps{Policy: is, Tokens: tokens}
+	})
 	admin, _ := tokens.AdminToken()
 	noRedirect := func(c *http.Client) *http.Client {
 		c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }

@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
@@ -69,20 +67,9 @@ func newPGSessionsUI(t *testing.T) pgSessionsUI {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	st, err := store.Open(dir, store.Options{Workspace: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	tokens, _, err := auth.OpenTokens(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := chi.NewRouter()
-	New(Deps{Policy: st, Tokens: tokens, Sessions: NewSessionsOn(shared, 0, nil)}).Mount(r)
-	srv := httptest.NewServer(r)
-	t.Cleanup(srv.Close)
+	srv, _, tokens := testServerWith(t, func(st *store.Store, tokens *auth.Tokens) Deps {
+		return Deps{Policy: st, Tokens: tokens, Sessions: NewSessionsOn(shared, 0, nil)}
+	})
 	admin, _ := tokens.AdminToken()
 	return pgSessionsUI{cluster: cluster, dsn: dsn, shared: shared, srv: srv, admin: admin}
 }

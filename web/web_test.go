@@ -21,6 +21,14 @@ import (
 // testServer serves the pages over a real store and token set in a temp dir.
 func testServer(t *testing.T) (*httptest.Server, *store.Store, *auth.Tokens) {
 	t.Helper()
+	return testServerWith(t, nil)
+}
+
+// testServerWith is testServer with the pages' Deps made by deps from the
+// store and tokens (nil: the store as the policy and the tokens, as
+// testServer does).
+func testServerWith(t *testing.T, deps func(*store.Store, *auth.Tokens) Deps) (*httptest.Server, *store.Store, *auth.Tokens) {
+	t.Helper()
 	dir := t.TempDir()
 	st, err := store.Open(dir, store.Options{Workspace: t.TempDir()})
 	if err != nil {
@@ -31,8 +39,12 @@ func testServer(t *testing.T) (*httptest.Server, *store.Store, *auth.Tokens) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	d := Deps{Policy: st, Tokens: tokens}
+	if deps != nil {
+		d = deps(st, tokens)
+	}
 	r := chi.NewRouter()
-	New(Deps{Policy: st, Tokens: tokens}).Mount(r)
+	New(d).Mount(r)
 	srv := httptest.NewServer(r)
 	t.Cleanup(srv.Close)
 	return srv, st, tokens
