@@ -46,3 +46,15 @@ func (a *arena) rewrite(v any) {
 		}
 	}
 }
+
+// setKeepingKey sets m[key] = v for a key m holds, keeping the map's own
+// key string (compacted) rather than key, which may pin the parser's
+// garbage: a Go map stores the key of an assignment.
+func setKeepingKey(m map[string]any, key string, v any) {
+	for k := range m {
+		if k == key {
+			m[k] = v
+			return
+		}
+	}
+}

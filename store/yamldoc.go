@@ -161,11 +161,7 @@ func decodeSectionParallel(v *yaml.Node) (any, bool) {
 	compactSection(m)
 	for j, i := range long {
 		name := v.Content[i].Value
-		for k := range m { // assign under the compacted key, not the parser's
-			if k == name {
-				m[k] = lists[j]
-			}
-		}
+		setKeepingKey(m, name, lists[j])
 	}
 	return m, true
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -93,7 +94,7 @@ type splitLimits struct {
 var defaultSplit = splitLimits{minBytes: 256 << 10, minEntries: parallelItems, pieceEntries: 2048}
 
 func (lim splitLimits) decode(raw []byte, workers int) (map[string]any, bool) {
-	if workers < 1 || len(raw) < lim.minBytes || hasOtherLineBreaks(raw) || !readAlike(raw) {
+	if workers < 1 || len(raw) < lim.minBytes || !readAlike(raw) {
 		return nil, false
 	}
 	lines := splitKeepLines(raw)
@@ -106,58 +107,21 @@ func (lim splitLimits) decode(raw []byte, workers int) (map[string]any, bool) {
 	}
 	skeleton, skelLines := buildSkeleton(lines, regions)
 
-	type task struct {
-		region, piece int
-	}
-	var tasks []task
 	pieces := make([][]listPiece, len(regions))
 	for r := range regions {
 		pieces[r] = regions[r].pieces(lim.pieceEntries)
-		for p := range pieces[r] {
-			tasks = append(tasks, task{r, p})
-		}
 	}
-	var (
-		skelSection map[string]any
-		skelOK      bool
-		failed      bool
-		mu          sync.Mutex
-		wg          sync.WaitGroup
-	)
-	next := make(chan task, len(tasks))
-	for _, t := range tasks {
-		next <- t
-	}
-	close(next)
-	wg.Add(1)
+	var skelSection map[string]any
+	skelOK := false
+	done := make(chan struct{})
 	go func() {
-		defer wg.Done()
+		defer close(done)
 		defer refuseOnPanic(&skelOK)
 		skelSection, skelOK = decodeSkeleton(skeleton, regions, skelLines)
 	}()
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for t := range next {
-				mu.Lock()
-				stop := failed
-				mu.Unlock()
-				if stop {
-					return
-				}
-				pc := &pieces[t.region][t.piece]
-				if !pc.decodeSafely(lines, regions[t.region].dashCol) {
-					mu.Lock()
-					failed = true
-					mu.Unlock()
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if failed || !skelOK {
+	piecesOK := decodePieces(lines, regions, pieces, workers)
+	<-done
+	if !piecesOK || !skelOK {
 		return nil, false
 	}
 	for r, reg := range regions {
@@ -165,18 +129,44 @@ func (lim splitLimits) decode(raw []byte, workers int) (map[string]any, bool) {
 		for _, pc := range pieces[r] {
 			list = append(list, pc.values...)
 		}
-		for k := range skelSection { // assign under the compacted key
-			if k == reg.key {
-				skelSection[k] = list
-			}
-		}
+		setKeepingKey(skelSection, reg.key, list)
 	}
 	return skelSection, true
 }
 
+// decodePieces decodes every piece on workers goroutines, each taking the
+// next piece; it stops early and reports false when a piece refuses.
+func decodePieces(lines [][]byte, regions []listRegion, pieces [][]listPiece, workers int) bool {
+	type task struct{ region, piece int }
+	next := make(chan task, 64)
+	var failed atomic.Bool
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for t := range next {
+				if failed.Load() {
+					continue // drain
+				}
+				if !pieces[t.region][t.piece].decodeSafely(lines, regions[t.region].dashCol) {
+					failed.Store(true)
+				}
+			}
+		})
+	}
+	for r := range pieces {
+		for p := range pieces[r] {
+			next <- task{r, p}
+		}
+	}
+	close(next)
+	wg.Wait()
+	return !failed.Load()
+}
+
 // readAlike reports a text that yaml.v3 reads the same wherever a parse of
-// it starts: UTF-8 holding only characters its reader takes, and no U+FEFF.
-// Found by red-team passes:
+// it starts, and whose lines are its lines: UTF-8 holding only characters
+// its reader takes, no U+FEFF, and no line break but "\n" (yaml.v3 also
+// breaks lines at CR, NEL, LS and PS). Found by red-team passes:
 //   - yaml.v3 reads a text starting with a UTF-16 byte order mark as
 //     UTF-16, and a piece cut from it as UTF-8;
 //   - its reader tests for U+FEFF at the start of each 512-byte refill of
@@ -206,16 +196,14 @@ func readAlike(raw []byte) bool {
 }
 
 // yamlReadable reports a non-ASCII character yaml.v3's reader takes
-// (readerc.go's allowed ranges), U+FEFF and NEL aside.
+// (readerc.go's allowed ranges), U+FEFF and the line breaks NEL, LS and PS
+// aside.
 func yamlReadable(r rune) bool {
-	return r >= 0xa0 && r <= 0xd7ff || r >= 0xe000 && r <= 0xfffd && r != 0xfeff || r >= 0x10000 && r <= 0x10ffff
-}
-
-// hasOtherLineBreaks reports a byte sequence that yaml.v3 reads as a line
-// break besides "\n": CR, NEL (U+0085), LS (U+2028) and PS (U+2029).
-func hasOtherLineBreaks(raw []byte) bool {
-	return bytes.IndexByte(raw, '\r') >= 0 || bytes.Contains(raw, []byte("\u0085")) ||
-		bytes.Contains(raw, []byte("\u2028")) || bytes.Contains(raw, []byte("\u2029"))
+	switch r {
+	case 0xfeff, 0x2028, 0x2029:
+		return false
+	}
+	return r >= 0xa0 && r <= 0xd7ff || r >= 0xe000 && r <= 0xfffd || r >= 0x10000 && r <= 0x10ffff
 }
 
 // maxSplitLine is the longest line decodeSectionSplit takes. yaml.v3

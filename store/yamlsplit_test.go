@@ -179,6 +179,8 @@ func TestDecodeSectionSplitSameAsWhole(t *testing.T) {
 		{note: "a broken entry", text: splitText(append([]string{"- id: m\n  pattern: a: b\n"}, good...), "  ", "    "), ok: false},
 		{note: "a control byte in a comment", text: splitText(append([]string{"- id: m # \x01\n"}, good...), "  ", "    "), ok: false},
 		{note: "four-space indent", text: splitText(good, "    ", "      "), ok: true},
+		{note: "a line separator", text: "permissions:\n  rules:\n  - a: \"x\u2028  - b: 1\"\n  - c\n", ok: false},
+		{note: "a next line", text: "permissions:\n  rules:\n  - a: x\u0085y\n  - c\n", ok: false},
 		{note: "CRLF", text: strings.ReplaceAll(splitText(good, "  ", "    "), "\n", "\r\n"), ok: false},
 		{note: "a quoted scalar across dash lines", text: splitText([]string{good[0], "- id: x\n  pattern: \"open\n", good[1], "- id: y\n  close: \"\n", good[2]}, "  ", "    "), ok: false},
 		{note: "an alias", text: "x: &a {k: v}\n" + splitText(append([]string{"- *a\n"}, good...), "  ", "    "), ok: false},
