@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"testing"
-	"time"
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/internal/pgtest"
@@ -67,15 +66,6 @@ func TestSetBuiltinPostgresOtherReplica(t *testing.T) {
 	if err := svc.SetBuiltin(ctx, polA, good); err != nil {
 		t.Fatalf("SetBuiltin: %v", err)
 	}
-	if got := a.Engine().Evaluate(push).Level; got != engine.Deny {
-		t.Errorf("writer: level %s, want deny at once", got)
-	}
-	start := time.Now()
-	for b.Engine().Evaluate(push).Level != engine.Deny {
-		if time.Since(start) > time.Second {
-			t.Fatalf("the other replica still decides %s after 1 s, want deny", b.Engine().Evaluate(push).Level)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Logf("other replica decides with the new list after %v", time.Since(start))
+	took := waitDeny(t, a, b, push, "other replica")
+	t.Logf("other replica decides with the new list after %v", took)
 }

@@ -60,14 +60,23 @@ func TestSetBuiltinFileMode(t *testing.T) {
 	if got, _ := os.ReadFile(path); string(got) != good {
 		t.Errorf("file %q, want %q", got, good)
 	}
-	if got := a.Engine().Evaluate(push).Level; got != engine.Deny {
+	waitDeny(t, a, b, push, "other store")
+}
+
+// waitDeny checks that the writing store a denies req at once and the
+// other store b (called other in the failure) within a second, and returns
+// how long b took.
+func waitDeny(t *testing.T, a, b *store.Store, req *engine.Request, other string) time.Duration {
+	t.Helper()
+	if got := a.Engine().Evaluate(req).Level; got != engine.Deny {
 		t.Errorf("writer: level %s, want deny at once", got)
 	}
 	start := time.Now()
-	for b.Engine().Evaluate(push).Level != engine.Deny {
+	for b.Engine().Evaluate(req).Level != engine.Deny {
 		if time.Since(start) > time.Second {
-			t.Fatalf("the other store still decides %s after 1 s, want deny", b.Engine().Evaluate(push).Level)
+			t.Fatalf("the %s still decides %s after 1 s, want deny", other, b.Engine().Evaluate(req).Level)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+	return time.Since(start)
 }
