@@ -44,6 +44,19 @@ func newBuiltinServer(t *testing.T) *builtinServer {
 	if err := os.WriteFile(filepath.Join(bs.dir, "builtin_rules.yaml"), []byte("rules: []\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	tokens := serveConfigDir(t, bs)
+	var err error
+	if _, bs.approver, err = tokens.Create("phone", auth.RoleApprover, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	return bs
+}
+
+// serveConfigDir serves the API over the config dir bs.dir (its files
+// written) and bs.workspace in file mode, sets bs.admin and bs.url, and
+// returns the token set.
+func serveConfigDir(t *testing.T, bs *builtinServer) *auth.Tokens {
+	t.Helper()
 	st, err := store.Open(bs.dir, store.Options{Workspace: bs.workspace})
 	if err != nil {
 		t.Fatal(err)
@@ -56,16 +69,13 @@ func newBuiltinServer(t *testing.T) *builtinServer {
 	if bs.admin, err = tokens.AdminToken(); err != nil {
 		t.Fatal(err)
 	}
-	if _, bs.approver, err = tokens.Create("phone", auth.RoleApprover, nil, nil); err != nil {
-		t.Fatal(err)
-	}
 	srv := api.New(api.Deps{Policy: st, Tokens: tokens, Documents: st.Backend(), Logger: discardLogger()})
 	r := chi.NewRouter()
 	srv.Mount(r)
 	ts := httptest.NewServer(r)
 	t.Cleanup(ts.Close)
 	bs.url = ts.URL
-	return bs
+	return tokens
 }
 
 func (bs *builtinServer) do(t *testing.T, method, token, path, body string) (int, []byte) {

@@ -3,18 +3,13 @@ package api_test
 import (
 	"encoding/json"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/toolgate/toolgate/api"
-	"github.com/toolgate/toolgate/store"
-	"github.com/toolgate/toolgate/store/auth"
 )
 
 // ownersServer is an API server over a config.yaml whose permissions
@@ -26,23 +21,7 @@ func ownersServer(t *testing.T, owners string) *builtinServer {
 	if err := os.WriteFile(filepath.Join(bs.dir, "config.yaml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(bs.dir, store.Options{Workspace: bs.workspace})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = st.Close() })
-	tokens, _, err := auth.OpenTokens(bs.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if bs.admin, err = tokens.AdminToken(); err != nil {
-		t.Fatal(err)
-	}
-	r := chi.NewRouter()
-	api.New(api.Deps{Policy: st, Tokens: tokens, Documents: st.Backend(), Logger: discardLogger()}).Mount(r)
-	ts := httptest.NewServer(r)
-	t.Cleanup(ts.Close)
-	bs.url = ts.URL
+	serveConfigDir(t, bs)
 	return bs
 }
 
