@@ -39,34 +39,16 @@ import (
 //
 // FuzzSimpleEntry holds it to yaml.v3 on generated and mutated entries.
 func simpleEntry(lines [][]byte, dashCol int, a *arena) (map[string]any, bool) {
-	keyCol := dashCol + 2
 	var keys [16][]byte
 	var vals [16]any
 	n := 0
 	for i, l := range lines {
-		l = bytes.TrimSuffix(l, []byte("\n"))
-		var content []byte
-		if i == 0 {
-			if !isEntryDash(l[min(dashCol, len(l)):]) {
-				return nil, false
-			}
-			content = l[keyCol:]
-		} else {
-			s := shapeOf(l)
-			switch {
-			case s.bad:
-				return nil, false
-			case s.blank:
-				continue
-			case s.comment:
-				if !isPrintableASCII(l[s.indent:]) {
-					return nil, false // yaml.v3 refuses control bytes, in comments too
-				}
-				continue
-			case s.indent != keyCol:
-				return nil, false
-			}
-			content = l[keyCol:]
+		content, skip, ok := entryLine(bytes.TrimSuffix(l, []byte("\n")), i == 0, dashCol)
+		if !ok {
+			return nil, false
+		}
+		if skip {
+			continue
 		}
 		if n == len(keys) {
 			return nil, false
@@ -95,6 +77,31 @@ func simpleEntry(lines [][]byte, dashCol int, a *arena) (map[string]any, bool) {
 		m[a.str(keys[i])] = vals[i]
 	}
 	return m, true
+}
+
+// entryLine returns the `key: value` text of an entry's line (its dash
+// line when first), skip for a blank or comment line, and ok false for a
+// line outside simpleEntry's shape.
+func entryLine(l []byte, first bool, dashCol int) (content []byte, skip, ok bool) {
+	keyCol := dashCol + 2
+	if first {
+		if !isEntryDash(l[min(dashCol, len(l)):]) {
+			return nil, false, false
+		}
+		return l[keyCol:], false, true
+	}
+	switch s := shapeOf(l); {
+	case s.bad:
+		return nil, false, false
+	case s.blank:
+		return nil, true, true
+	case s.comment:
+		// yaml.v3 refuses control bytes, in comments too.
+		return nil, true, isPrintableASCII(l[s.indent:])
+	case s.indent != keyCol:
+		return nil, false, false
+	}
+	return l[keyCol:], false, true
 }
 
 // maxSimpleKey is the longest key simpleEntry reads: YAML allows a plain
