@@ -174,45 +174,39 @@ func isPrintableASCII(b []byte) bool {
 
 // simpleFlowList reads `[a, b]` (or `[]`) of quoted and simple plain scalars.
 func simpleFlowList(l []byte, a *arena) (any, bool) {
-	l = l[1:]
 	out := []any{}
-	if len(l) > 0 && l[0] == ']' {
-		l = l[1:]
-	} else {
-		for {
-			var s string
-			var ok bool
-			if len(l) > 0 && (l[0] == '"' || l[0] == '\'') {
-				s, l, ok = quoted(l, a)
-			} else {
-				i := 0
-				for i < len(l) && isFlowPlainByte(l[i]) {
-					i++
-				}
-				ok = i > 0 && isPlainStart(l[0]) && !isYAMLWord(l[:i])
-				if ok {
-					s, l = a.str(l[:i]), l[i:]
-				}
-			}
-			if !ok {
-				return nil, false
-			}
-			out = append(out, s)
-			if bytes.HasPrefix(l, []byte(", ")) {
-				l = l[2:]
-				continue
-			}
-			if len(l) > 0 && l[0] == ']' {
-				l = l[1:]
-				break
-			}
+	l = l[1:]
+	for len(l) == 0 || l[0] != ']' { // an item, then ", " or the end
+		s, rest, ok := flowItem(l, a)
+		if !ok {
 			return nil, false
 		}
+		out = append(out, s)
+		var more bool
+		if l, more = bytes.CutPrefix(rest, []byte(", ")); !more {
+			break
+		}
 	}
-	if !isLineEnd(l) {
+	if len(l) == 0 || l[0] != ']' || !isLineEnd(l[1:]) {
 		return nil, false
 	}
 	return out, true
+}
+
+// flowItem reads one item of a flow list: a quoted scalar, or a plain one
+// of isFlowPlainByte's bytes that resolves to a string.
+func flowItem(l []byte, a *arena) (string, []byte, bool) {
+	if len(l) > 0 && (l[0] == '"' || l[0] == '\'') {
+		return quoted(l, a)
+	}
+	i := 0
+	for i < len(l) && isFlowPlainByte(l[i]) {
+		i++
+	}
+	if i == 0 || !isPlainStart(l[0]) || isYAMLWord(l[:i]) {
+		return "", nil, false
+	}
+	return a.str(l[:i]), l[i:], true
 }
 
 // quoted reads a single- or double-quoted scalar at the start of l and
