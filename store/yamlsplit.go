@@ -97,7 +97,7 @@ func (lim splitLimits) decode(raw []byte, workers int) (map[string]any, bool) {
 	if workers < 1 || len(raw) < lim.minBytes || !readAlike(raw) {
 		return nil, false
 	}
-	lines := splitKeepLines(raw)
+	lines := bytes.SplitAfter(raw, []byte("\n")) // each line keeps its "\n"
 	if !plainDocument(lines) {
 		return nil, false
 	}
@@ -225,21 +225,6 @@ func plainDocument(lines [][]byte) bool {
 	return true
 }
 
-// splitKeepLines cuts raw after each "\n"; the last line may lack one.
-func splitKeepLines(raw []byte) [][]byte {
-	lines := make([][]byte, 0, bytes.Count(raw, []byte("\n"))+1)
-	for len(raw) > 0 {
-		i := bytes.IndexByte(raw, '\n')
-		if i < 0 {
-			lines = append(lines, raw)
-			break
-		}
-		lines = append(lines, raw[:i+1])
-		raw = raw[i+1:]
-	}
-	return lines
-}
-
 // lineShape is what decodeSectionSplit needs of a line: its indentation in
 // spaces and whether it holds only blanks or a comment. bad is set for a
 // tab before the first other character (yaml.v3 then judges indentation
@@ -335,7 +320,7 @@ func (pc *listPiece) entryEnd(i int) int {
 // decodeYAML parses the piece's entries from..to-1 with yaml.v3.
 func (pc *listPiece) decodeYAML(lines [][]byte, dashCol, from, to int) bool {
 	first := pc.dashes[from]
-	text := joinLines(lines[first:pc.entryEnd(to-1)])
+	text := bytes.Join(lines[first:pc.entryEnd(to-1)], nil)
 	var doc yaml.Node
 	if err := yaml.Unmarshal(text, &doc); err != nil || len(doc.Content) != 1 {
 		return false
@@ -356,18 +341,6 @@ func (pc *listPiece) decodeYAML(lines [][]byte, dashCol, from, to int) bool {
 	}
 	copy(pc.values[from:to], values)
 	return true
-}
-
-func joinLines(lines [][]byte) []byte {
-	n := 0
-	for _, l := range lines {
-		n += len(l)
-	}
-	out := make([]byte, 0, n)
-	for _, l := range lines {
-		out = append(out, l...)
-	}
-	return out
 }
 
 // findListRegions finds the long block lists of the `permissions` mapping;

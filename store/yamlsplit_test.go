@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -245,7 +246,7 @@ func TestStoreWritesAreSimpleEntries(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lines := splitKeepLines(raw)
+		lines := bytes.SplitAfter(raw, []byte("\n"))
 		regions, ok := findListRegions(lines, 1)
 		if !ok {
 			t.Fatalf("%s: findListRegions refused", f)
@@ -255,7 +256,7 @@ func TestStoreWritesAreSimpleEntries(t *testing.T) {
 			for i, dash := range pc.dashes {
 				seen++
 				if _, ok := simpleEntry(lines[dash:pc.entryEnd(i)], r.dashCol, newArena()); !ok {
-					t.Errorf("%s:%d: not a simple entry:\n%s", f, dash+1, joinLines(lines[dash:pc.entryEnd(i)]))
+					t.Errorf("%s:%d: not a simple entry:\n%s", f, dash+1, bytes.Join(lines[dash:pc.entryEnd(i)], nil))
 				}
 			}
 		}
@@ -289,7 +290,7 @@ func TestSimpleEntryAgainstYAML(t *testing.T) {
 // it or decodes another value.
 func checkSimpleEntry(t *testing.T, text string, dashCol int) bool {
 	t.Helper()
-	got, ok := simpleEntry(splitKeepLines([]byte(text)), dashCol, newArena())
+	got, ok := simpleEntry(bytes.SplitAfter([]byte(text), []byte("\n")), dashCol, newArena())
 	if !ok {
 		return false
 	}
