@@ -98,6 +98,8 @@ func (s *Server) Mount(r chi.Router) {
 		r.With(require(service.RightRead)).Get("/metrics", s.handleMetrics)
 		r.With(require(service.RightRead)).Post("/rpc", s.handleRPC)
 		r.Route("/api/v1", func(r chi.Router) {
+			r.NotFound(NotFound)
+			r.MethodNotAllowed(MethodNotAllowed)
 			r.With(require(service.RightEvaluate)).Post("/evaluate", s.handleEvaluate)
 			r.With(require(service.RightEvaluate)).Post("/evaluate/batch", s.handleEvaluateBatch)
 			r.With(require(service.RightRead)).Get("/decisions", s.handleListDecisions)

@@ -3,19 +3,19 @@ package web
 import (
 	"context"
 	"net/http"
-	"strings"
 
 	"github.com/toolgate/toolgate/templates"
 )
 
-// notFound answers a path no route has: a page in the layout for a
-// signed-in browser, a plain page otherwise, and plain text under /api/
-// (API clients read the status). It leaves the session's flash alone.
-func (u *UI) notFound(w http.ResponseWriter, r *http.Request) {
-	if strings.HasPrefix(r.URL.Path, "/api/") || r.URL.Path == "/rpc" {
-		http.NotFound(w, r)
-		return
-	}
+// NotFound answers a path no route has: a page in the layout for a
+// signed-in browser, a plain page otherwise. It leaves the session's flash
+// alone. The wiring routes API paths to the API's JSON answer instead.
+func (u *UI) NotFound(w http.ResponseWriter, r *http.Request) {
+	withLang(http.HandlerFunc(u.notFoundPage)).ServeHTTP(w, r)
+}
+
+// notFoundPage is NotFound once the page language is known.
+func (u *UI) notFoundPage(w http.ResponseWriter, r *http.Request) {
 	securityHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		se, id, ok := u.sessions.lookup(r)
 		if !ok {

@@ -91,7 +91,7 @@ func (u *UI) Sessions() *Sessions { return u.sessions }
 // /tools, /rules..., /directories..., /overrides..., /playground,
 // /approvals... and /static/*.
 func (u *UI) Mount(r chi.Router) {
-	r.NotFound(withLang(http.HandlerFunc(u.notFound)).ServeHTTP)
+	r.NotFound(u.NotFound)
 	r.Group(func(r chi.Router) {
 		r.Use(securityHeaders, u.crossOrigin, withLang)
 		r.Get("/lang", setLang)

@@ -144,6 +144,10 @@ func routes(apiServer *api.Server, hub *web.Hub, ui *web.UI, dl *decisionParts, 
 	r.Get("/ws", hub.ServeHTTP)
 	ui.Mount(r)
 	dl.mountPage(ui, r)
+	// API clients read JSON, so a path or method no API route has answers
+	// in the API's error shape; every other path gets the pages' answer.
+	r.NotFound(api.Fallback(api.NotFound, ui.NotFound))
+	r.MethodNotAllowed(api.Fallback(api.MethodNotAllowed, pageMethodNotAllowed))
 	return r
 }
 
@@ -236,4 +240,10 @@ func (p *decisionParts) mountPage(ui *web.UI, r chi.Router) {
 		log = p.log
 	}
 	ui.MountDecisions(r, log)
+}
+
+// pageMethodNotAllowed answers a page path that exists but not for this
+// method, as a plain 405.
+func pageMethodNotAllowed(w http.ResponseWriter, _ *http.Request) {
+	http.Error(w, http.StatusText(http.StatusMethodNotAllowed), http.StatusMethodNotAllowed)
 }
