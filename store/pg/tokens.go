@@ -67,6 +67,8 @@ type Tokens struct {
 	revoked []func()
 	// retrying is set while a reload that failed waits to run again.
 	retrying atomic.Bool
+	// lookups holds a slot per database look-up of an unknown token.
+	lookups chan struct{}
 }
 
 // OpenTokens migrates PartAuth and loads the tokens. When the database has
@@ -79,7 +81,7 @@ func OpenTokens(ctx context.Context, db *DB, dir string) (t *Tokens, created boo
 	if err := Migrate(ctx, db, PartAuth, authMigrations); err != nil {
 		return nil, false, err
 	}
-	t = &Tokens{db: db, dir: dir}
+	t = &Tokens{db: db, dir: dir, lookups: make(chan struct{}, maxTokenLookups)}
 	if created, err = t.ensureAdmin(ctx); err != nil {
 		return nil, false, err
 	}
@@ -312,17 +314,46 @@ func (t *Tokens) Verify(token string) (auth.Principal, bool) {
 	}
 	h := sha256.Sum256([]byte(token))
 	t.mu.RLock()
-	defer t.mu.RUnlock()
 	if t.admin != ([32]byte{}) && subtle.ConstantTimeCompare(h[:], t.admin[:]) == 1 {
+		t.mu.RUnlock()
 		return auth.Principal{TokenID: adminID, Name: adminID, Role: auth.RoleAdmin}, true
 	}
 	// A map keyed by the hash: its timing tells about the hash of the
 	// caller's own guess only, which does not help find a token.
 	ti, ok := t.byHash[h]
+	t.mu.RUnlock()
 	if !ok {
-		return auth.Principal{}, false
+		// A token made on another replica a moment ago is in the table
+		// before its notification reaches this one's memory.
+		if ti, ok = t.lookup(h); !ok {
+			return auth.Principal{}, false
+		}
 	}
 	return auth.Principal{TokenID: ti.ID, Name: ti.Name, Role: ti.Role, Channels: ti.Channels, Sessions: ti.Sessions}, true
+}
+
+// maxTokenLookups bounds the database look-ups of unknown tokens running
+// at once, so that a flood of wrong tokens cannot take the pool: beyond it
+// an unknown token is refused without asking (it fails closed).
+const maxTokenLookups = 4
+
+// lookup reads the token whose hash is h from the table: the read-through
+// of a miss in memory. The answer is not kept: the memory changes only by
+// reloads, so a look-up racing a revocation cannot bring a revoked token
+// back. A database that does not answer in time is a miss.
+func (t *Tokens) lookup(h [32]byte) (auth.TokenInfo, bool) {
+	select {
+	case t.lookups <- struct{}{}:
+		defer func() { <-t.lookups }()
+	default:
+		return auth.TokenInfo{}, false
+	}
+	ctx, cancel := t.db.Op(context.Background())
+	defer cancel()
+	var ti auth.TokenInfo
+	err := t.db.pool.QueryRow(ctx, "SELECT id, name, role, channels, sessions FROM auth_tokens WHERE hash = $1 AND id <> $2",
+		hex.EncodeToString(h[:]), adminID).Scan(&ti.ID, &ti.Name, &ti.Role, &ti.Channels, &ti.Sessions)
+	return ti, err == nil
 }
 
 // Active reports whether a token id still exists (the admin token always).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -63,7 +64,8 @@ func TestTokensAcrossReplicas(t *testing.T) {
 	}
 	waitFor(t, time.Second, "token verifies on the other replica", func() bool {
 		p, ok := b.Verify(tok)
-		return ok && p.TokenID == info.ID && p.Role == auth.RoleApprover && slices.Equal(p.Channels, []string{"web"})
+		return ok && p.TokenID == info.ID && p.Role == auth.RoleApprover && slices.Equal(p.Channels, []string{"web"}) &&
+			b.Active(info.ID) // verified from memory, not only through the table
 	})
 	if got := b.List(); len(got) != 1 || got[0].ID != info.ID || !got[0].Created.Equal(info.Created) {
 		t.Errorf("List on the other replica = %+v, want just %+v", got, info)
@@ -170,5 +172,37 @@ func TestTokensImportFileMode(t *testing.T) {
 	writeFile(t, dir, auth.AdminTokenFile, "ffffffffffffffffffffffff\n")
 	if _, err := tk.AdminToken(); err == nil {
 		t.Error("AdminToken with a file that is not the database's token: no error")
+	}
+}
+
+// TestTokensReadThroughOnMiss: a token made on one replica verifies on
+// another at once, before the notification reaches it (the miss reads the
+// table), and a revoked or unknown token still does not.
+func TestTokensReadThroughOnMiss(t *testing.T) {
+	dsn := newDSN(t)
+	a, _ := openTokens(t, openDB(t, dsn), t.TempDir())
+	b, _ := openTokens(t, openDB(t, dsn), t.TempDir())
+	for i := range 20 {
+		info, tok, err := a.Create(fmt.Sprintf("fresh-%d", i), auth.RoleAgent, []string{"cli"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, ok := b.Verify(tok)
+		if !ok || p.TokenID != info.ID || p.Role != auth.RoleAgent || !slices.Equal(p.Channels, []string{"cli"}) {
+			t.Fatalf("token %d verified on the other replica right after it was made: %+v, %v", i, p, ok)
+		}
+		if err := a.Revoke(info.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := a.Verify(tok); ok {
+			t.Fatalf("token %d verifies on the revoking replica after its revocation", i)
+		}
+		waitFor(t, time.Second, "revocation seen on the other replica", func() bool {
+			_, ok := b.Verify(tok)
+			return !ok
+		})
+	}
+	if _, ok := b.Verify("tg_not_a_token"); ok {
+		t.Error("an unknown token verified")
 	}
 }
