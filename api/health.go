@@ -30,11 +30,18 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 	}
 	if s.deps.Ready != nil {
 		if err := s.deps.Ready(r.Context()); err != nil {
-			// Decisions go on from memory; edits and new asks cannot.
-			problems = append(problems, engine.Problem{Path: "storage", Message: err.Error()})
+			// Decisions go on from memory; edits and new asks cannot. The
+			// cause names the database's user, host and port, which are
+			// the operator's: it goes to the log, the reader gets the kind.
+			s.deps.Logger.WarnContext(r.Context(), "readyz: storage unavailable", "err", err)
+			problems = append(problems, engine.Problem{Path: "storage", Message: storageProblem})
 			writeJSON(w, http.StatusServiceUnavailable, ReadyResponse{Status: "storage_unavailable", Problems: problems})
 			return
 		}
 	}
 	writeJSON(w, http.StatusOK, ReadyResponse{Status: status, Problems: problems})
 }
+
+// storageProblem is what /readyz says of storage it cannot use; the
+// server log has the cause.
+const storageProblem = "the storage cannot be used (the server log says why): decisions go on with the policy in force, edits and new asks cannot"

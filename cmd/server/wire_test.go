@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -362,6 +364,7 @@ func TestWirePostgresGone(t *testing.T) {
 	if st, out := r.do(t, "GET", "/readyz", nil); st != 503 || out["status"] != "storage_unavailable" {
 		t.Errorf("/readyz with the database stopped: %d %v, want 503 storage_unavailable", st, out)
 	}
+	readyzHidesConnection(t, r, cfg.databaseURL)
 	if got := r.level(t, "git status"); got == "" {
 		t.Error("evaluate with the database stopped gave no level")
 	}
@@ -387,6 +390,27 @@ func TestWirePostgresGone(t *testing.T) {
 	}
 	if st := r.page(t, "/tools", cookie); st != 200 {
 		t.Errorf("the session after the database came back: GET /tools %d, want 200", st)
+	}
+}
+
+// readyzHidesConnection polls /readyz for a while with the database gone
+// (its error changes as the pool tries to reconnect) and fails when a body
+// shows the connection's user, host or port: they are the operator's, and
+// /readyz answers any reader.
+func readyzHidesConnection(t *testing.T, r *replica, dsn string) {
+	t.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for end := time.Now().Add(3 * time.Second); time.Now().Before(end); time.Sleep(200 * time.Millisecond) {
+		_, out := r.do(t, "GET", "/readyz", nil)
+		body := fmt.Sprint(out)
+		for _, secret := range []string{u.User.Username(), u.Hostname() + ":" + u.Port(), "host=", "user="} {
+			if strings.Contains(body, secret) {
+				t.Fatalf("/readyz shows %q of the database connection: %s", secret, body)
+			}
+		}
 	}
 }
 
