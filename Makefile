@@ -70,11 +70,16 @@ check-generated:
 vet:
 	$(GO) vet ./...
 
+# unit and integration run through gotestsum (a tool of go.mod): a line per
+# package, or per test in the long integration package, as each finishes, so
+# no step is silent for minutes, and a failure's whole output.
+GOTESTSUM = $(GO) tool gotestsum
+
 unit:
-	$(GO) test -count=1 $$($(GO) list ./... | grep -v /integration)
+	$(GOTESTSUM) --format pkgname-and-test-fails -- -count=1 $$($(GO) list ./... | grep -v /integration)
 
 integration:
-	$(GO) test -count=1 -timeout 15m ./integration/...
+	$(GOTESTSUM) --format testname -- -count=1 -timeout 15m ./integration/...
 
 # python runs clients/python's unittest suite against a real server (also
 # part of integration).
