@@ -196,21 +196,21 @@ func clipArgs(args map[string]any) string {
 	return s
 }
 
-// readmeRow matches a row of README's D6 table: instance, policy, the call
+// readmeRow matches a row of docs/decisions.md's obfuscation table: instance, policy, the call
 // as `tool` `tool_args JSON`, the level before issue 15 and the level now.
 var readmeRow = regexp.MustCompile("^\\| (.+?) \\| (careful|developer|path-only) \\| `([a-z_]+)` `(.+)` \\| (allow|ask|deny) \\| (allow|ask|deny) \\|$")
 
-// TestReadmeStricterExamples decides each row of README's "Contract D6:
-// decisions stricter than the reference" table under its policy and checks
-// the level the README says it gets now, so the README stays true.
-func TestReadmeStricterExamples(t *testing.T) {
-	raw, err := os.ReadFile("../README.md")
+// TestDocsStricterExamples decides each row of docs/decisions.md's
+// "Obfuscation: calls that were allowed, by example" table under its policy
+// and checks the level the page says it gets now, so the page stays true.
+func TestDocsStricterExamples(t *testing.T) {
+	raw, err := os.ReadFile("../docs/decisions.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(raw), "\n### Contract D6: decisions stricter than the reference")
+	_, section, ok := strings.Cut(string(raw), "\n### Obfuscation: calls that were allowed, by example")
 	if !ok {
-		t.Fatal("README.md has no D6 section")
+		t.Fatal("docs/decisions.md has no obfuscation table")
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	f := newIssueFixture(t)
