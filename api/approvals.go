@@ -13,7 +13,7 @@ import (
 	"github.com/toolgate/toolgate/service"
 )
 
-// MaxWaitSeconds bounds every long poll (contract 5: 0-600).
+// MaxWaitSeconds bounds every long poll (openapi.yaml: 0-600).
 const MaxWaitSeconds = 600
 
 // mountApprovals adds /api/v1/check and the approvals routes.

@@ -25,7 +25,7 @@ type CheckResponse struct {
 	Approval *approval.Approval `json:"approval,omitempty"`
 }
 
-// handleCheck is POST /api/v1/check (contract 5). allow and deny answer at
+// handleCheck is POST /api/v1/check (openapi.yaml). allow and deny answer at
 // once; ask opens (or joins) an approval, pushes it to browsers, and waits up
 // to wait_seconds for the answer.
 func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {

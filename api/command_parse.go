@@ -12,7 +12,7 @@ import (
 // CommandKind is what a command line asks for.
 type CommandKind int
 
-// The kinds of command of spec 6 and 7.
+// The kinds of command of docs/agents.md#editing-the-policy-over-the-api and 7.
 const (
 	CommandView      CommandKind = iota + 1 // /permissions
 	CommandToolLevel                        // /permissions <level> <tool>
@@ -24,12 +24,12 @@ const (
 type Command struct {
 	Kind    CommandKind
 	Level   string // allow, ask or deny
-	Tool    string // lower-cased (spec 6.2)
+	Tool    string // lower-cased (docs/agents.md#editing-the-policy-over-the-api)
 	Pattern string // kept exactly as written
 	Path    string // of /add-dir
 }
 
-// The messages of spec 6.4 and the others of the parser.
+// The messages of docs/agents.md#editing-the-policy-over-the-api and the others of the parser.
 const (
 	msgEmptyTool = "工具名不能为空。"
 	msgUsage     = "用法：/permissions [<allow|ask|deny> <tool_name>[(<pattern>)]] (usage)"
@@ -52,7 +52,7 @@ func cmdErr(format string, args ...any) error {
 }
 
 // ParseCommand parses one `/permissions ...` or `/add-dir <path>` line
-// (spec 6 and 7). It is pure and never panics.
+// (docs/agents.md#editing-the-policy-over-the-api and 7). It is pure and never panics.
 func ParseCommand(text string) (Command, error) {
 	line := strings.TrimSpace(text)
 	if strings.ContainsFunc(line, func(r rune) bool { return r == '\n' || r == '\r' || r == 0 }) {
@@ -104,6 +104,6 @@ func parsePermissions(rest string) (Command, error) {
 	return Command{Kind: CommandRule, Level: level, Tool: tool, Pattern: pattern}, nil
 }
 
-// CLIRuleID is the id of a rule made by /permissions (spec 6.3); the ids
+// CLIRuleID is the id of a rule made by /permissions (docs/agents.md#editing-the-policy-over-the-api); the ids
 // live together in service (service.CLIRuleID).
 func CLIRuleID(tool, pattern string) string { return service.CLIRuleID(tool, pattern) }

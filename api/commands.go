@@ -79,7 +79,7 @@ func (s *Server) runCommand(cmd Command) (CommandResponse, error) {
 	return CommandResponse{}, fmt.Errorf("command kind %d", cmd.Kind)
 }
 
-// runRuleCommand creates the rule of spec 6.3, or updates it when its id
+// runRuleCommand creates the rule of docs/agents.md#editing-the-policy-over-the-api, or updates it when its id
 // exists (the same command run again, or a changed level).
 func (s *Server) runRuleCommand(cmd Command) (CommandResponse, error) {
 	id := CLIRuleID(cmd.Tool, cmd.Pattern)
@@ -100,7 +100,7 @@ func (s *Server) runRuleCommand(cmd Command) (CommandResponse, error) {
 	return CommandResponse{OK: true, Output: out, Methods: methods}, nil
 }
 
-// methodError names the RPC method that failed (spec 6.4), keeping the
+// methodError names the RPC method that failed (docs/agents.md#editing-the-policy-over-the-api), keeping the
 // status of the underlying error.
 func methodError(method string, err error) error {
 	e := *toAPIError(err)
@@ -109,7 +109,7 @@ func methodError(method string, err error) error {
 	return &e
 }
 
-// viewText renders the two sections of spec 6.1.
+// viewText renders the two sections of docs/agents.md#editing-the-policy-over-the-api.
 func (s *Server) viewText() (string, error) {
 	sec, _, err := s.section()
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 )
 
 // Error is an API error: an HTTP status, a stable code, a message and
-// optional details, written as {"error": {...}} (contract 5). It is the
+// optional details, written as {"error": {...}} (openapi.yaml). It is the
 // service's classified error.
 type Error = service.Error
 

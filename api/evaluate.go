@@ -73,7 +73,7 @@ func (w *EvaluateRequest) fill(req *engine.Request) error {
 
 // checkShellArgs refuses a shell call whose command (or cmd) is neither a
 // string nor an array of strings: the engine could not read it, and a tool
-// might run it anyway (contract D6). The error names tool_args.<field>.
+// might run it anyway (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm). The error names tool_args.<field>.
 func checkShellArgs(tool string, args map[string]any) error {
 	if engine.ToolCategory(tool) != engine.CategoryShell {
 		return nil

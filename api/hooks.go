@@ -22,7 +22,7 @@ import (
 	"github.com/toolgate/toolgate/service"
 )
 
-// The agent hooks (contract 5, "Agent hooks"): Claude Code, Codex CLI and
+// The agent hooks (openapi.yaml, "Agent hooks"): Claude Code, Codex CLI and
 // Gemini CLI post one event per tool call; each route maps the agent's tool
 // name and arguments onto ours, decides, and answers in the agent's own
 // output fields. This file holds what the three share: the input fields,

@@ -22,7 +22,7 @@ const (
 	eventPermissionRequest = "PermissionRequest"
 )
 
-// claudeCodeTools maps Claude Code's tool names onto ours (contract 5);
+// claudeCodeTools maps Claude Code's tool names onto ours (openapi.yaml);
 // any other name, mcp__server__tool included, is kept.
 var claudeCodeTools = map[string]string{
 	"Bash":         "bash",

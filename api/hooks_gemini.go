@@ -25,7 +25,7 @@ import (
 // The Gemini CLI hook event the route takes.
 const eventBeforeTool = "BeforeTool"
 
-// geminiTools maps Gemini CLI's built-in tool names onto ours (contract 5);
+// geminiTools maps Gemini CLI's built-in tool names onto ours (openapi.yaml);
 // read_file, write_file and glob are ours already, and any other name,
 // mcp__server__tool included, is kept.
 var geminiTools = map[string]string{

@@ -8,7 +8,7 @@ import (
 	"github.com/toolgate/toolgate/service"
 )
 
-// mountPermissions adds the policy routes under /api/v1 (contract 5).
+// mountPermissions adds the policy routes under /api/v1 (openapi.yaml).
 func (s *Server) mountPermissions(r chi.Router) {
 	read, write := r.With(require(service.RightRead)), r.With(require(service.RightWrite))
 	read.Get("/permissions", s.handleGetSection)

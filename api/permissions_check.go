@@ -7,7 +7,7 @@ import (
 
 // The checks here run before any store call so that a bad level, action,
 // severity, match type or pattern in a request is a 400 naming the field
-// (contract D4); the store then validates the policy as a whole. The
+// (docs/configuration.md#validation); the store then validates the policy as a whole. The
 // checks themselves are policy's (policy.CheckRuleInput and friends); this
 // file turns their *policy.FieldError into the API's error.
 

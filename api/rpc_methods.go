@@ -15,7 +15,7 @@ type rpcMethod struct {
 	run   func(s *Server, params json.RawMessage) (any, error)
 }
 
-// rpcMethodTable lists the methods of spec 6.5 and contract 5; New builds
+// rpcMethodTable lists the methods of docs/agents.md#editing-the-policy-over-the-api and openapi.yaml; New builds
 // it once for the server (a function, not a package variable set in init,
 // since the methods refer to each other).
 func rpcMethodTable() map[string]rpcMethod {

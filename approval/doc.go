@@ -23,7 +23,7 @@
 // and applying it twice changes nothing.
 //
 // Digital-persona (owner-scope) calls never reach this package: for them the
-// engine already turns ask into deny (contract D3), because there is no owner
+// engine already turns ask into deny (docs/decisions.md#digital-persona-and-owner-scopes), because there is no owner
 // present to answer. Create refuses a request whose Scope is in avatar mode,
 // so a wiring mistake fails closed instead of prompting the wrong person.
 package approval

@@ -6,7 +6,7 @@ import (
 	"github.com/toolgate/toolgate/engine"
 )
 
-// Persister writes an "always allow" answer into the policy (contract 3,
+// Persister writes an "always allow" answer into the policy (docs/decisions.md,
 // "Always allow"). store.Store satisfies it. by names the person who
 // answered, so the override says who approved it. It returns the approval
 // override it appended, and whether it was added (false when one was

@@ -14,7 +14,7 @@ const (
 )
 
 // Shared is where pending asks live when several replicas of toolgate act as
-// one service (contract 5, "Shared state for several replicas"): a table
+// one service (openapi.yaml, "Shared state for several replicas"): a table
 // every replica reads and writes, and a notification channel that tells
 // every replica of each change. store/pg implements it on PostgreSQL.
 //

@@ -99,7 +99,7 @@ func (o *WebhookOptions) fill() {
 	}
 }
 
-// Notifier posts every new ask to the approval webhooks (contract 5,
+// Notifier posts every new ask to the approval webhooks (openapi.yaml,
 // "Approval notifications"). Notify never blocks: each URL has a bounded
 // queue and one worker that posts, retrying with backoff; what does not fit
 // is dropped, counted and logged. Nothing it does delays or changes a

@@ -8,7 +8,7 @@ import (
 	"github.com/toolgate/toolgate/policy"
 )
 
-// shellValue is the command of a shell tool call (contract 3, D6):
+// shellValue is the command of a shell tool call (docs/decisions.md, D6):
 // tool_args.command, else tool_args.cmd, stripped. A command given as an
 // array of strings is that argv, joined with shell quoting so that the
 // analysis sees the same words. Any other value (a number, an object, an
@@ -52,7 +52,7 @@ const MaxArgDepth = 16
 const tooDeepValue = UnknownMark + "(tool_args nested too deep)"
 
 // eachPathValue calls fn with every path value of the arguments, at any
-// depth of nested objects and arrays (contract D6): a string is a path
+// depth of nested objects and arrays (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm): a string is a path
 // value under the key of the object that holds it (strings in arrays count
 // under the array's key). Order does not matter to matching, so map order
 // is used. It stops when fn returns false.
@@ -159,7 +159,7 @@ func appendPathValue(buf []string, k, s, home string) []string {
 }
 
 // FirstPathValue returns the first path value of the arguments, as "always
-// allow" records it (contract 3): the path keys in the contract's order,
+// allow" records it (docs/decisions.md): the path keys in the contract's order,
 // then the other keys in sorted order, each value looked into as
 // eachPathValue does (lists, nested objects in the same order); the first
 // string of a list comes first.
@@ -264,7 +264,7 @@ type ArgError struct {
 func (e *ArgError) Error() string { return e.Field + ": " + e.Message }
 
 // CheckShellArgs reports, for the arguments of a shell tool, a command or
-// cmd that is neither a string nor an array of strings (contract D6): the
+// cmd that is neither a string nor an array of strings (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm): the
 // API refuses such a call with a 400 naming the field, where the engine
 // alone would count it as an unknown command.
 func CheckShellArgs(args map[string]any) error {

@@ -13,7 +13,7 @@ import (
 	"github.com/toolgate/toolgate/store"
 )
 
-// Benchmarks of issue 9: the indexed engine against the plain in-order scan
+// Benchmarks: the indexed engine against the plain in-order scan
 // (PlainEngine) in the same run, on the default config that store writes
 // plus generated user rules. Run:
 //
@@ -132,7 +132,7 @@ func BenchmarkCompile(b *testing.B) {
 	}
 }
 
-// BenchmarkDefaultPolicyShell is issue 5's speed check: with the default
+// BenchmarkDefaultPolicyShell is the default policy's speed check: with the default
 // config, the package built-in rules and the external-directory check (the
 // server's store.ResolvePath on a real filesystem), a benign simple command
 // takes the fast path (no full shell parse), and a compound command of five
@@ -147,7 +147,7 @@ func BenchmarkDefaultPolicyShell(b *testing.B) {
 		{"git_force_push", "git push --force origin main"},
 		{"npm_build", "npm run build --silent"},
 		{"compound_5", "cd src && go vet ./... | tee vet.log; echo done > status.txt || true"},
-		// Issue 15: a wrapped command goes through the full analysis and
+		// a wrapped command goes through the full analysis and
 		// its normalized forms meet the rules too.
 		{"wrapped", "nice -n 5 timeout 60 npm run build --silent"},
 	} {

@@ -24,7 +24,7 @@ func benignPath(note, tool string, args map[string]any) benignRow {
 
 // benignRows are everyday developer commands and file calls inside the
 // workspace. None chains commands or redirects (`;`, `&`, `|`, `<`, `>`,
-// `$(`, `${`, newlines): contract 3 escalates an allowed shell command with
+// `$(`, `${`, newlines): docs/decisions.md escalates an allowed shell command with
 // those to ask, so a pipe or `git commit -m "a; b"` is ask by the contract.
 func benignRows() []benignRow {
 	return []benignRow{
@@ -142,7 +142,7 @@ func benignRows() []benignRow {
 
 // TestBenignStaysAllowed: ordinary workspace calls stay allow under the
 // policies meant to allow them; a design that asks about everything is not
-// a fix for issue 15.
+// a fix for an obfuscation bypass.
 func TestBenignStaysAllowed(t *testing.T) {
 	f := newIssueFixture(t)
 	rows := benignRows()

@@ -89,7 +89,7 @@ func permissivePolicy(t *testing.T, f bypassFixture) map[string]any {
 }
 
 // addDirPolicy is the default policy after `/add-dir <trusted>`: the
-// external_directory key and the two approval overrides of contract 3.
+// external_directory key and the two approval overrides of docs/decisions.md.
 func addDirPolicy(t *testing.T, f bypassFixture) map[string]any {
 	p := defaultPermissions(t)
 	dir := filepath.ToSlash(f.trusted)

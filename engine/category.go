@@ -3,7 +3,7 @@ package engine
 // Category is the kind of tool, which decides how a rule's pattern is matched.
 type Category uint8
 
-// The tool categories of contract 3.
+// The tool categories of docs/decisions.md.
 const (
 	CategoryUnknown Category = iota
 	CategoryShell

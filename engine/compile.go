@@ -32,7 +32,7 @@ type rule struct {
 	// its level, precomputed so one hit costs no allocation: deny:<name>
 	// after the set's prefix for a deny rule (finalize reports a deny rule
 	// so), else <name>. One string per rule, not three: a policy of
-	// 100,000 rules keeps 100,000 of them (issue 17).
+	// 100,000 rules keeps 100,000 of them.
 	single   string
 	set      ruleSet
 	category Category
@@ -102,11 +102,11 @@ func IsTieredSchema(v any) bool { return policy.IsTieredSchema(v) }
 // builtin_rules.yaml. Maps may be map[string]any or map[any]any, as JSON and
 // YAML decoders produce them. Every problem is returned, each naming its place
 // (permissions.rules[3].pattern, builtin_rules[1].severity, ...); a broken
-// entry is left out and the rest of the policy still decides (contract D4).
+// entry is left out and the rest of the policy still decides (docs/configuration.md#validation).
 // It decodes both through the policy package and calls CompileSection.
 func Compile(perms map[string]any, builtin []any, opts Options) (*Engine, []Problem) {
 	// The two decodes share nothing: the built-in list decodes beside the
-	// section (issue 17: start time).
+	// section (start time).
 	var b policy.Builtin
 	done := make(chan struct{})
 	go func() {
@@ -246,7 +246,7 @@ func (c *compiler) keepRule(r *rule, seen map[string]int, pr *policy.Rule, path 
 			seen[r.id] = pr.Index
 		}
 	}
-	// Only action: allow overrides take part (spec 2.3 step 4).
+	// Only action: allow overrides take part (docs/decisions.md#the-order-of-the-steps step 4).
 	return set != setOverride || r.level == Allow
 }
 
@@ -268,7 +268,7 @@ func (c *compiler) compileRule(pr *policy.Rule, path func() string, set ruleSet)
 	}
 	r.category = ToolCategory(r.tools[0])
 	if r.category == CategoryNetwork {
-		c.problem(path()+".tools", "rules for network tools never match (spec 2.2)")
+		c.problem(path()+".tools", "rules for network tools never match (docs/decisions.md#patterns)")
 		return nil
 	}
 	r.m = mt
@@ -398,7 +398,7 @@ func CheckRule(r *policy.Rule) *policy.FieldError {
 		return &policy.FieldError{Field: "pattern", Message: err.Error(), Err: policy.ErrBadPattern}
 	}
 	if ToolCategory(r.Tools[0]) == CategoryNetwork {
-		return &policy.FieldError{Field: "tools", Message: "rules for network tools never match (spec 2.2)", Err: policy.ErrNetworkTools}
+		return &policy.FieldError{Field: "tools", Message: "rules for network tools never match (docs/decisions.md#patterns)", Err: policy.ErrNetworkTools}
 	}
 	return nil
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/toolgate/toolgate/policy"
 )
 
-// Compiling a large policy in parallel (issue 17: 100,000 rules must start
+// Compiling a large policy in parallel (100,000 rules must start
 // in under 2 s). Compiling one rule reads only the rule and the compiler's
 // options and mode; the only shared state is the problem list and the
 // duplicate-id check, which are kept out of the parallel part: each chunk

@@ -102,7 +102,7 @@ func builtinOnlyEngine(t *testing.T) *Engine {
 
 // builtinHit reports whether an ask or deny built-in rule matches the call:
 // the raw command or path values, or a normalized command of the shell
-// analysis (contract D6), exactly as Evaluate collects them. It measures the
+// analysis (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm), exactly as Evaluate collects them. It measures the
 // rules themselves: a hit that does not change a decision already made ask
 // by the shell-operator escalation still counts, and the escalation alone
 // does not.
@@ -174,7 +174,7 @@ func TestBuiltinRulesCorpus(t *testing.T) {
 	for _, half := range corpusHalves {
 		// decided counts the calls whose whole decision under this policy
 		// (bash and every tool allow) is not allow: built-in hits, plus the
-		// shell-operator escalation of contract 3, which asks about any
+		// shell-operator escalation of docs/decisions.md, which asks about any
 		// allowed command with ; & | ` < > $( ${ or a newline.
 		decided := map[string][2]int{}
 		score := func(name string) map[string]*categoryScore {

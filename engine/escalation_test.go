@@ -3,7 +3,7 @@ package engine
 import "testing"
 
 // TestShellOperatorEscalation: for shell tools an allow that did not come
-// from an approval override becomes ask on each risky character (spec 2.4).
+// from an approval override becomes ask on each risky character (docs/decisions.md#the-order-of-the-steps).
 func TestShellOperatorEscalation(t *testing.T) {
 	e, _ := compileYAML(t, `schema: tiered_policy
 defaults: {"*": allow}
@@ -34,7 +34,7 @@ external_directory: allow`, "")
 }
 
 // TestGlobD1: an anchored glob matches the whole value, so a trailing
-// newline is not hidden (contract D1), and * never spans operators.
+// newline is not hidden (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm), and * never spans operators.
 func TestGlobD1(t *testing.T) {
 	cases := []struct {
 		pattern, value string

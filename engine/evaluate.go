@@ -21,9 +21,9 @@ type outcome struct {
 }
 
 // Evaluate decides one tool call: the master switch, the channel set, the
-// tiered policy (spec 2.3) or the legacy checker, shell-operator escalation
-// and the external-directory merge (spec 2.4). A digital-persona call is
-// decided under owner scopes instead (evaluatePersona, contract 3 and D3).
+// tiered policy (docs/decisions.md#the-order-of-the-steps) or the legacy checker, shell-operator escalation
+// and the external-directory merge (docs/decisions.md#the-order-of-the-steps). A digital-persona call is
+// decided under owner scopes instead (evaluatePersona, docs/decisions.md and D3).
 func (e *Engine) Evaluate(req *Request) Decision {
 	p := e.policy
 	var tr *tracer
@@ -100,7 +100,7 @@ func (e *Engine) ruleDecision(tool string, v *callValues, sh *ShellAnalysis, tr 
 }
 
 // normalizedDecision decides a shell call that has normalized commands
-// (contract D6): ask and deny rules also match them, and their hits are
+// (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm): ask and deny rules also match them, and their hits are
 // taken only when they make the decision stricter than the reference's
 // matching of the raw text, so that a call the reference already decides at
 // that level keeps the reference's matched_rule.
@@ -161,7 +161,7 @@ func (e *Engine) fillValues(v *callValues, args map[string]any, buf []string) {
 	}
 }
 
-// evalTiered is evaluate_tiered_policy (spec 2.3).
+// evalTiered is evaluate_tiered_policy (docs/decisions.md#the-order-of-the-steps).
 func (p *compiledPolicy) evalTiered(tool string, v *callValues, tr *tracer) outcome {
 	bl := p.tools[tool]
 	if tr != nil { // the Detail concatenation would allocate on every call
@@ -257,7 +257,7 @@ func finalize(hits []*rule, base string) outcome {
 	return outcome{level: win, rule: prefix + strings.Join(names, "+"), byRule: true}
 }
 
-// evalLegacy is the tool-level checker of the legacy schema (contract 3):
+// evalLegacy is the tool-level checker of the legacy schema (docs/decisions.md):
 // tools.<t>.patterns (strictest match), then tools.<t>.* or tools.<t>, then
 // defaults.*; any deny among these wins, else the first that applies.
 func (p *compiledPolicy) evalLegacy(tool string, v *callValues, tr *tracer) outcome {
@@ -319,7 +319,7 @@ func legacyMatch(lp *legacyPattern, v *callValues) bool {
 }
 
 // legacyMatchNormalized reports whether a legacy shell pattern matches a
-// normalized command of the call (contract D6; only for ask and deny).
+// normalized command of the call (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm; only for ask and deny).
 func legacyMatchNormalized(lp *legacyPattern, v *callValues) bool {
 	if v.category != CategoryShell {
 		return false
@@ -333,7 +333,7 @@ func legacyMatchNormalized(lp *legacyPattern, v *callValues) bool {
 }
 
 // escalationRisk reports whether a command holds chaining or injection
-// characters: [;&|`<>], $( or ${, or a newline (contract 3).
+// characters: [;&|`<>], $( or ${, or a newline (docs/decisions.md).
 func escalationRisk(cmd string) bool {
 	if strings.ContainsAny(cmd, ";&|`<>\n") {
 		return true
@@ -355,9 +355,9 @@ func escalationRisk(cmd string) bool {
 // escalate turns an allow into ask when the command is risky. An allow from
 // an allow rule or an override never stands for an opaque command: one whose
 // command name is not known statically, or whose script text is nested
-// beyond MaxReparseDepth (contract D6). Otherwise: operator characters, or a
-// script that does not parse (contract D2). An allow from an approval
-// override is exempt from those (spec 2.4), unless the override is a regex
+// beyond MaxReparseDepth (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm). Otherwise: operator characters, or a
+// script that does not parse (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm). An allow from an approval
+// override is exempt from those (docs/decisions.md#the-order-of-the-steps), unless the override is a regex
 // (such as /add-dir's re:.*<dir>.*), which can match a command chained onto
 // the one the person approved: toolgate escalates those too.
 func (e *Engine) escalate(d *Decision, cmd string, sh *ShellAnalysis, out outcome, tr *tracer) {
@@ -424,7 +424,7 @@ func (e *Engine) shellEnv(req *Request) ShellEnv {
 	return env
 }
 
-// reason formats the reason of a decision (contract 3).
+// reason formats the reason of a decision (docs/decisions.md).
 func (p *compiledPolicy) reason(l Level, tool, rule string) string {
 	key := reasonKey{level: l, rule: rule}
 	if l == Ask {

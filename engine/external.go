@@ -61,7 +61,7 @@ func (x *extDir) levelFor(p string) (Level, string) {
 
 // levelForUnknown is the level of an external path that cannot be known:
 // it may lie under any key, so it gets the strictest of "*" and every key
-// (an unknown path is under no allow key, contract D6).
+// (an unknown path is under no allow key, docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm).
 func (x *extDir) levelForUnknown() (Level, string) {
 	if x.fixed {
 		return x.level, "*"
@@ -90,11 +90,11 @@ func (e *Engine) workspace(req *Request) string {
 	return e.absolute(ws, "/")
 }
 
-// mergeExternal is the external-directory check of spec 2.4 and contract 3:
+// mergeExternal is the external-directory check of docs/decisions.md#the-order-of-the-steps and docs/decisions.md:
 // paths outside the workspace get the external_directory level, merged
 // strictest with the decision, and matched_rule gets |external_directory.*.
 // For a shell tool the working directory (workdir or cwd) is itself a path,
-// and bare words that are symlinks are followed (contract D6).
+// and bare words that are symlinks are followed (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm).
 func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, command string, sh *ShellAnalysis, memo *resolveMemo, tr *tracer) {
 	if category != CategoryShell && category != CategoryPath {
 		return

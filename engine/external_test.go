@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// TestExternalDirectory covers the external-directory merge (spec 4,
-// contract 3, D2, D5): keys, .. escapes, Windows separators, workdir.
+// TestExternalDirectory covers the external-directory merge (docs/decisions.md#paths-outside-the-workspace,
+// docs/decisions.md, D2, D5): keys, .. escapes, Windows separators, workdir.
 func TestExternalDirectory(t *testing.T) {
 	e, problems := compileYAML(t, `schema: tiered_policy
 defaults: {"*": allow}
@@ -43,7 +43,7 @@ external_directory:
 	})
 	wd := shellCall("bash", "cat ./a.txt")
 	wd.ToolArgs["workdir"] = "/etc"
-	// The working directory is a path itself (contract D6), listed first.
+	// The working directory is a path itself (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm), listed first.
 	if got := e.Evaluate(wd); got.Level != Ask || !reflect.DeepEqual(got.ExternalPaths, []string{"/etc", "/etc/a.txt"}) {
 		t.Errorf("workdir: got %s %v, want ask [/etc /etc/a.txt]", got.Level, got.ExternalPaths)
 	}

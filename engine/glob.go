@@ -18,7 +18,7 @@ const (
 	tokStar
 )
 
-// globProgram is a compiled glob (contract 3): anchored at both ends, with
+// globProgram is a compiled glob (docs/decisions.md): anchored at both ends, with
 // * and ? limited to the class of classTable, and a trailing " *" that also
 // matches nothing. It runs as an NFA whose states are the token boundaries, kept as
 // a bit set (one uint64 for globs of up to 63 tokens, the common case, which
@@ -29,7 +29,7 @@ type globProgram struct {
 	final []uint64 // accepting states; its length is the words of every state set
 }
 
-// classTable marks the bytes a glob * or ? may match (contract 3):
+// classTable marks the bytes a glob * or ? may match (docs/decisions.md):
 // [-a-zA-Z0-9 ._/:"'], never ; & | $ \ ` < > ( ) or a newline.
 var classTable = func() (t [256]bool) {
 	for c := 'a'; c <= 'z'; c++ {
@@ -178,7 +178,7 @@ func (g *globProgram) match(v string) bool {
 }
 
 // matchPathOrParent reports whether the glob matches v, or any parent p of v
-// as p or p/ (contract 3), in one pass: the parents of v are its prefixes
+// as p or p/ (docs/decisions.md), in one pass: the parents of v are its prefixes
 // that end before a /, and p/ is the prefix one byte longer. Trying each
 // parent from scratch would be quadratic in the length of the path.
 func (g *globProgram) matchPathOrParent(v string) bool {

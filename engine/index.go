@@ -66,7 +66,7 @@ type callValues struct {
 	slashed  string   // shell: the command with \ as / (for literal lookups)
 	paths    []string // path: every path value, plus ~ / $HOME expansions
 	// norms are the normalized commands of a shell call that needed the
-	// full analysis (contract D6); ask and deny rules match them too.
+	// full analysis (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm); ask and deny rules match them too.
 	norms []string
 	// normAdded is set when a normalized command added a hit.
 	normAdded bool
@@ -146,7 +146,7 @@ func (idx *ruleIndex) collect(tool string, v *callValues, hits []*rule) []*rule 
 // collectNormalized appends to hits every ask or deny rule of idx for tool
 // that matches a normalized command of the call and is not a hit yet, then
 // keeps the hits in file order. A normalized form only ever adds a stricter
-// hit: allow rules keep matching the raw command alone (contract D6).
+// hit: allow rules keep matching the raw command alone (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm).
 func (idx *ruleIndex) collectNormalized(tool string, v *callValues, hits []*rule) []*rule {
 	if len(v.norms) == 0 || idx.byTool[tool] == nil {
 		return hits

@@ -3,7 +3,7 @@ package engine
 import "testing"
 
 // TestLegacyChecker is the tool-level checker of a policy that is not tiered
-// (contract 3): patterns, then the tool level, then defaults; any deny wins.
+// (docs/decisions.md): patterns, then the tool level, then defaults; any deny wins.
 func TestLegacyChecker(t *testing.T) {
 	e, _ := compileYAML(t, `defaults: {"*": ask}
 tools:

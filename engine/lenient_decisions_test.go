@@ -11,12 +11,12 @@ import (
 
 // lenientDecisionsGolden holds, for every mutated policy of lenientCases, a
 // hash of the decisions (level, matched_rule, reason) for lenientCalls. It
-// was written by the compiler of issue 17 after a reviewer compared the
+// was written by the compiler of the fast start after a reviewer compared the
 // same decisions (and the same with no built-in rules) against the
 // map-walking compiler of 43bea64: 131,250 decisions, none different. The
 // problems golden (lenient-problems.golden) does not see a decoding change
 // that keeps the problems but reads a value of another type more loosely
-// (contract D6); this one does. -update-lenient rewrites it too.
+// (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm); this one does. -update-lenient rewrites it too.
 const lenientDecisionsGolden = "testdata/lenient-decisions.golden"
 
 // lenientCalls are calls the base policy's rules, tools, overrides,
@@ -45,7 +45,7 @@ func lenientCalls() []engine.Request {
 
 // TestLenientDecisionsGolden: the decisions of 3,000 broken policies stay
 // as they are: a value of another type anywhere in the policy is read as
-// before (contract D4, D6). Run with -update-lenient after a deliberate
+// before (docs/configuration.md#validation, D6). Run with -update-lenient after a deliberate
 // change, and say why in the commit.
 func TestLenientDecisionsGolden(t *testing.T) {
 	cases := lenientCases(t)

@@ -19,7 +19,7 @@ var updateLenient = flag.Bool("update-lenient", false, "rewrite testdata/lenient
 
 // lenientGolden holds, for every mutated policy of lenientCases, a hash of
 // the problems Compile reports (in order). It was written by the compiler
-// of issue 17 after checking that its ordered problems and decisions for
+// of the fast start after checking that its ordered problems and decisions for
 // these policies equal those of the map-walking compiler before it
 // (78773a0), so a change to what is a problem, its path, message or order
 // shows here.
@@ -143,7 +143,7 @@ func problemsHash(ps []engine.Problem) string {
 }
 
 // TestLenientDecodingGolden: the problems of 3,000 broken policies (paths,
-// messages, order) stay as they are (contract D4; issue 17 moved decoding
+// messages, order) stay as they are (docs/configuration.md#validation; the typed decoder moved decoding
 // into package policy without changing them). Run with -update-lenient
 // after a deliberate change, and say why in the commit.
 func TestLenientDecodingGolden(t *testing.T) {

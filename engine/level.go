@@ -30,10 +30,10 @@ const (
 )
 
 // ParseMode reads permission_mode: "strict" in any case is strict, anything
-// else is normal (contract 2).
+// else is normal (docs/configuration.md#permissions-keys).
 func ParseMode(s string) Mode { return policy.ParseMode(s) }
 
-// Severity is a rule's severity, mapped to a level by the mode (spec 2.1).
+// Severity is a rule's severity, mapped to a level by the mode (docs/decisions.md#severity-and-permission_mode).
 type Severity = policy.Severity
 
 // The severities. Unknown and missing severities count as High.
@@ -47,5 +47,5 @@ const (
 // ParseSeverity reads LOW, MEDIUM, HIGH or CRITICAL in any case.
 func ParseSeverity(s string) (Severity, bool) { return policy.ParseSeverity(s) }
 
-// SeverityLevel is the severity table of spec 2.1.
+// SeverityLevel is the severity table of docs/decisions.md#severity-and-permission_mode.
 func SeverityLevel(s Severity, m Mode) Level { return policy.SeverityLevel(s, m) }

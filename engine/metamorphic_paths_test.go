@@ -9,7 +9,7 @@ import (
 	"github.com/toolgate/toolgate/engine"
 )
 
-// The path half of the metamorphic property of issue 15 (contract D6): a
+// The path half of the metamorphic property (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm): a
 // path named another way, a file named relative to a workdir, a command as
 // an argv array, and a call with a second path never decide looser.
 
@@ -96,7 +96,7 @@ func afterSlash(p string, ch chooser) (int, bool) {
 // pathShapes put a path value into tool_args in another shape: its own
 // key, file_path, a nested object, a list under its key, an edit list, or
 // beside a workspace path. (A bare name under a key that is not a path key
-// is not a path value by contract 3, so no shape uses one.)
+// is not a path value by docs/decisions.md, so no shape uses one.)
 var pathShapes = []func(key, p string) map[string]any{
 	func(key, p string) map[string]any { return map[string]any{key: p} },
 	func(_, p string) map[string]any { return map[string]any{"file_path": p} },
@@ -222,7 +222,7 @@ func soleAbsolutePath(words []string) (int, bool) {
 }
 
 // TestMetamorphicArgv: a seed whose words need no shell expansion runs the
-// same as the argv array of those words (contract D6: a command array is
+// same as the argv array of those words (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm: a command array is
 // that argv), under command and under cmd; neither decides looser.
 func TestMetamorphicArgv(t *testing.T) {
 	f := newIssueFixture(t)

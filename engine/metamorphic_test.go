@@ -16,7 +16,7 @@ import (
 	"github.com/toolgate/toolgate/engine"
 )
 
-// The metamorphic property of issue 15 (contract D6): a command that bash
+// The metamorphic property (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm): a command that bash
 // runs the same way as another never gets a looser decision. Each seed is
 // one simple command; an obfuscation chain rewrites it into a command bash
 // treats as the same (or as the same command behind a wrapper), and the

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// The rewrites of the metamorphic test and FuzzObfuscation (issue 15): each
+// The rewrites of the metamorphic test and FuzzObfuscation: each
 // turns a simple command into one bash runs the same way.
 
 // chooser picks among n choices: a seeded random source for the property

@@ -21,8 +21,8 @@ type overrideCtx struct {
 
 // collectWithin appends to buf the overrides of idx for tool, in file order,
 // that match the call as the reference matches it and that keep the call
-// inside what was approved (contract D6, last point; issue 15 cause 7).
-// Every such override is named in matched_rule (contract 3).
+// inside what was approved (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm, last point).
+// Every such override is named in matched_rule (docs/decisions.md).
 func (idx *ruleIndex) collectWithin(tool string, v *callValues, buf []*rule) []*rule {
 	if idx.byTool[tool] == nil {
 		return buf
@@ -214,7 +214,7 @@ func (c *overrideCtx) shellWithin(dir string) bool {
 }
 
 // addDirOf returns the directory of a shell override that /add-dir wrote
-// (contract 3: id cli_trusted_shell_<hash> or source cli_add_dir, pattern
+// (docs/decisions.md: id cli_trusted_shell_<hash> or source cli_add_dir, pattern
 // re:.*<escaped dir>.*), or "" for any other override. An /add-dir override
 // whose pattern is not of that form gets UnknownMark, which nothing lies
 // under, so it never allows.

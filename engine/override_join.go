@@ -7,7 +7,7 @@ import (
 
 // overrideOutcome is step 4 of the tiered policy: the call is allowed by
 // every approval override that matches it. matched_rule names them all,
-// sorted and joined with +, as for rules (contract 3):
+// sorted and joined with +, as for rules (docs/decisions.md):
 // tiered_policy:approval_overrides:approval_overrides[a]+approval_overrides[b].
 // When any of them is a regex, the allow is still escalated (see escalate):
 // the stricter reading when a regex and a glob both match.

@@ -1,6 +1,6 @@
 package engine
 
-// ownerScopes is the compiled permissions.owner_scopes of contract 3
+// ownerScopes is the compiled permissions.owner_scopes of docs/decisions.md
 // "Digital persona": keyed by channel, then by principal user id, as
 // JiuwenSwarm writes it:
 //
@@ -12,7 +12,7 @@ package engine
 type ownerScopes struct {
 	// configured is false when owner_scopes is absent, empty or not a
 	// mapping: a persona call then gets the global level with ask turned
-	// into deny (contract D3).
+	// into deny (docs/decisions.md#digital-persona-and-owner-scopes).
 	configured bool
 	scopes     map[ownerKey]*ownerScope
 	// earlier maps a principal to the matched_rule of an entry written in

@@ -6,7 +6,7 @@ import (
 )
 
 // personaPolicy is a tiered policy with JiuwenSwarm-shaped owner scopes
-// (contract 3 "Digital persona").
+// (docs/decisions.md#digital-persona-and-owner-scopes).
 const personaPolicy = `schema: tiered_policy
 defaults: {"*": ask}
 tools: {read_file: allow, bash: allow, write_file: ask, edit_file: allow, mcp_fetch_webpage: allow}
@@ -40,7 +40,7 @@ func urlCall(u string) *Request {
 	return &Request{ToolName: "mcp_fetch_webpage", ToolArgs: map[string]any{"url": u}}
 }
 
-// TestPersonaRules covers each rule of contract 3 "Digital persona" on a
+// TestPersonaRules covers each rule of docs/decisions.md#digital-persona-and-owner-scopes on a
 // JiuwenSwarm-shaped owner scope.
 func TestPersonaRules(t *testing.T) {
 	e, problems := compileYAML(t, personaPolicy, "")
@@ -238,7 +238,7 @@ func TestPersonaTrace(t *testing.T) {
 }
 
 // TestApprovalOverrideJoin: every matching approval override is named,
-// sorted and joined with + (contract 3).
+// sorted and joined with + (docs/decisions.md).
 func TestApprovalOverrideJoin(t *testing.T) {
 	e, _ := compileYAML(t, `schema: tiered_policy
 defaults: {"*": ask}
@@ -332,7 +332,7 @@ owner_scopes:
 }
 
 // TestOwnerDenyPatternForms: a deny pattern matches what the call touches,
-// however it is written (contract D6): a path word of the command resolved
+// however it is written (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm): a path word of the command resolved
 // against workdir, a home-relative path, a nested value.
 func TestOwnerDenyPatternForms(t *testing.T) {
 	e, _ := compileYAML(t, `schema: tiered_policy

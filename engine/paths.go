@@ -8,7 +8,7 @@ import (
 
 // networkSchemes are the URL schemes whose URLs name something on another
 // host, not a local file: a word or value starting with one of them and
-// :// is not a path (contract D6). The list is closed on purpose: any other
+// :// is not a path (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm). The list is closed on purpose: any other
 // scheme (file:, an unknown ab://, a drive letter C://) is read as a path,
 // since a tool may open it as one and a word judged as a path can only be
 // stricter.
@@ -72,7 +72,7 @@ func isUNC(p string) bool {
 }
 
 // resolveWord makes a path word or value absolute against dir and resolves
-// it as the kernel would (contract D6): a file: URL is its path; a UNC path
+// it as the kernel would (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm): a file: URL is its path; a UNC path
 // (//host/share) and a drive-letter path are absolute (D5) and stay as
 // written, cleaned; any other path is joined to dir and given to
 // Options.ResolvePath, which applies each .. after the symlinks before it.

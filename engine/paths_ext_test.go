@@ -12,7 +12,7 @@ import (
 	"github.com/toolgate/toolgate/store"
 )
 
-// pathsFixture is a real tree for the path tests of issue 15 (causes 5
+// pathsFixture is a real tree for the path tests (symlinks, dot-dot, links
 // and 7): a home with a workspace, a directory trusted by /add-dir and one
 // outside both, and symlinks in the workspace that lead out of it.
 type pathsFixture struct {
@@ -114,7 +114,7 @@ func runPathsCases(t *testing.T, f pathsFixture, e *engine.Engine, cases []paths
 func shellArgs(cmd string) map[string]any { return map[string]any{"command": cmd} }
 
 // TestPathsResolvedAsKernel: paths are judged where the kernel would open
-// them (contract D6, issue 15 cause 5): symlinks before .., the working
+// them (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm): symlinks before .., the working
 // directory as a path, bare words that are links, unknown parts external.
 func TestPathsResolvedAsKernel(t *testing.T) {
 	f := newPathsFixture(t)
@@ -161,7 +161,7 @@ var kernelCases = []pathsCase{
 }
 
 // TestUnknownPathLevel: an unknown path is under no allow key: with a map it
-// gets the strictest of "*" and every key (contract D6).
+// gets the strictest of "*" and every key (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm).
 func TestUnknownPathLevel(t *testing.T) {
 	f := newPathsFixture(t)
 	perms := map[string]any{"schema": "tiered_policy", "defaults": map[string]any{"*": "allow"},
@@ -176,7 +176,7 @@ func TestUnknownPathLevel(t *testing.T) {
 }
 
 // pathsOverrides are the approval overrides of TestOverridesStayInside:
-// /add-dir's two for the trusted dir (contract 3), and two "always allow"
+// /add-dir's two for the trusted dir (docs/decisions.md), and two "always allow"
 // ones, a relative path and an exact command.
 func pathsOverrides(f pathsFixture) []any {
 	q := regexp.QuoteMeta(f.trusted)
@@ -193,7 +193,7 @@ func pathsOverrides(f pathsFixture) []any {
 }
 
 // TestOverridesStayInside: an approval override allows a call only when
-// the call stays inside what was approved (contract D6, issue 15 cause 7).
+// the call stays inside what was approved (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm).
 func TestOverridesStayInside(t *testing.T) {
 	f := newPathsFixture(t)
 	perms := map[string]any{"schema": "tiered_policy", "defaults": map[string]any{"*": "ask"},
@@ -245,7 +245,7 @@ func TestAddDirOverrideForm(t *testing.T) {
 
 // TestResolvedNormsMeetDenyRules: a deny rule that names an absolute place
 // also meets a command that names it relative to an outside workdir or
-// through a link (contract D6: the normalized form with resolved paths),
+// through a link (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm: the normalized form with resolved paths),
 // and a word that resolves inside the workspace is left as written.
 func TestResolvedNormsMeetDenyRules(t *testing.T) {
 	f := newPathsFixture(t)

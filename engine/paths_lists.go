@@ -5,7 +5,7 @@ import "strings"
 // listFileOption is an option whose value names a file that lists paths
 // the program then opens (xargs -a list cat, tar -T list): the paths in
 // that file cannot be known statically, so the call counts as having an
-// unknown, external path (contract D6).
+// unknown, external path (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm).
 type listFileOption struct {
 	short byte   // the one-letter form, 0 for none
 	long  string // the --long form, "" for none

@@ -4,7 +4,7 @@ package engine
 // the resolved forms of a path tool's values that lie outside the
 // workspace and differ from the value as written (through a symlink or
 // ..): read_file rootlink/etc/shadow meets a deny rule for /etc/shadow, as
-// the call reads that file (contract D6). Like a normalized shell command,
+// the call reads that file (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm). Like a normalized shell command,
 // a resolved form only adds an ask or deny: a deny always stands, an ask
 // only over an allow that no approval override gave. It returns whether
 // the decision changed.

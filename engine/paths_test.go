@@ -8,7 +8,7 @@ import (
 )
 
 // d6Stricter names the reference cases where toolgate is stricter than the
-// reference through the external-directory merge because of contract D6,
+// reference through the external-directory merge because of docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm,
 // with the reason (README, "stricter than the contract").
 var d6Stricter = map[string]string{
 	"s11-c17-104": "D6: the shell's workdir (..) is judged as a path itself and lies outside the workspace",
@@ -16,7 +16,7 @@ var d6Stricter = map[string]string{
 
 // TestPathValuesAtAnyDepth: path values are found in nested objects and
 // arrays with the same key rules, and a value nested past MaxArgDepth is an
-// unknown path (contract D6, issue 15 cause 6).
+// unknown path (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm).
 func TestPathValuesAtAnyDepth(t *testing.T) {
 	deep := map[string]any{"path": "/deep"}
 	for range MaxArgDepth + 1 {
@@ -56,7 +56,7 @@ func TestPathValuesAtAnyDepth(t *testing.T) {
 
 // TestFirstPathValue: "always allow" takes the first path value by the
 // contract's key order, then sorted keys, looking into lists and nested
-// objects (store.AlwaysAllow uses it; issue 15 cause 6).
+// objects (store.AlwaysAllow uses it).
 func TestFirstPathValue(t *testing.T) {
 	cases := []struct {
 		note string
@@ -84,7 +84,7 @@ func TestFirstPathValue(t *testing.T) {
 
 // TestShellValueShapes: a command array is its argv, quoted so the analysis
 // reads the same words; any other non-string command is unknown to the
-// engine and an ArgError for the API (contract D6, issue 15 cause 6).
+// engine and an ArgError for the API (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm).
 func TestShellValueShapes(t *testing.T) {
 	cases := []struct {
 		note     string
@@ -123,8 +123,8 @@ func TestShellValueShapes(t *testing.T) {
 }
 
 // TestPathForms: drive-letter and UNC forms are paths before they could be
-// URLs; file: URLs are paths; only network schemes are not (contract D5,
-// D6, issue 15 cause 5).
+// URLs; file: URLs are paths; only network schemes are not (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm,
+// D6).
 func TestPathForms(t *testing.T) {
 	e, _ := compileYAML(t, "schema: tiered_policy\ndefaults: {\"*\": allow}\nexternal_directory: {\"*\": ask}", "")
 	cases := []struct {
@@ -162,7 +162,7 @@ func TestPathForms(t *testing.T) {
 }
 
 // TestReadsPathList: options that name a file listing paths are found in
-// their long, short and clustered forms (issue 15 cause 5).
+// their long, short and clustered forms.
 func TestReadsPathList(t *testing.T) {
 	cases := []struct {
 		note  string

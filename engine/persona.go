@@ -3,7 +3,7 @@ package engine
 import "strings"
 
 // DefaultDenyGuidance is the deny_guidance_message used when the policy
-// sets none (contract 3 "Digital persona").
+// sets none (docs/decisions.md#digital-persona-and-owner-scopes).
 const DefaultDenyGuidance = "该工具未被授权使用。请在 Web 管理页面配置工具权限。"
 
 // PermissionDeniedPrefix starts the reason of every persona denial.
@@ -16,7 +16,7 @@ const NoPrincipalReason = PermissionDeniedPrefix + "数字分身未配置 my_use
 const RuleNoPrincipal = "owner_scopes:no_principal"
 
 // Persona reports whether the scope marks a digital-persona call: both
-// avatar_mode and group_digital_avatar are true (contract 3). Every other
+// avatar_mode and group_digital_avatar are true (docs/decisions.md). Every other
 // call, with or without a scope, takes the ordinary path.
 func (s *Scope) Persona() bool { return s != nil && s.AvatarMode && s.GroupDigitalAvatar }
 
@@ -29,7 +29,7 @@ func (e *Engine) GuidanceMessage() string {
 	return DefaultDenyGuidance
 }
 
-// evaluatePersona decides a digital-persona call (contract 3, D3). Channel
+// evaluatePersona decides a digital-persona call (docs/decisions.md, D3). Channel
 // gating and the master switch do not apply: personas live in IM group
 // chats such as feishu or dingtalk. The owner level of
 // owner_scopes.<channel>.<principal> and the global level (the ordinary
@@ -93,7 +93,7 @@ func (e *Engine) evaluatePersona(req *Request, tr *tracer) Decision {
 const ruleNoConfig = "default"
 
 // combinePersona is the stricter of the owner and global levels that exist
-// (contract 3); with neither, the call is denied under rule "default".
+// (docs/decisions.md); with neither, the call is denied under rule "default".
 func combinePersona(owner, global toolLevel) (toolLevel, string) {
 	switch {
 	case !owner.set() && !global.set():
@@ -106,13 +106,13 @@ func combinePersona(owner, global toolLevel) (toolLevel, string) {
 	return global, "the global level decides"
 }
 
-// lookup finds the owner level of a call (contract 3), first match wins: a
+// lookup finds the owner level of a call (docs/decisions.md), first match wins: a
 // matching patterns entry of the tool, then the tool's "*" or plain level,
 // then defaults."*". The zero toolLevel means none. why says, for the
 // explain trace, where the level came from.
 func (o *ownerScopes) lookup(channel, principal string, c *ownerCall) (lvl toolLevel, why string) {
 	if !o.configured {
-		return toolLevel{}, "no owner_scopes are configured: the global level decides, with ask turned into deny (contract D3)"
+		return toolLevel{}, "no owner_scopes are configured: the global level decides, with ask turned into deny (docs/decisions.md#digital-persona-and-owner-scopes)"
 	}
 	if rule, ok := o.earlier[principal]; ok {
 		return toolLevel{Deny, rule}, rule + " is written in toolgate's earlier shape (owner_scopes.<principal>.tools): denied until it is moved under a channel"

@@ -14,7 +14,7 @@ type ownerCall struct {
 	ready bool
 	// plain are the extra plain values deny and ask patterns also match:
 	// every string at any depth of tool_args, a command given as an argv
-	// array, and every normalized simple command of a command (contract D6).
+	// array, and every normalized simple command of a command (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm).
 	plain []string
 	// paths are the extra path values deny and ask patterns also match:
 	// every path value at any depth, with ~ expanded and made absolute
@@ -28,7 +28,7 @@ type ownerCall struct {
 // file_path as a path, and any string as a plain pattern. A deny or ask
 // pattern also matches every form that hides the same value (nested
 // values, argv arrays, normalized commands, resolved paths), so that
-// obfuscation cannot escape it (contract D6); an allow pattern keeps the
+// obfuscation cannot escape it (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm); an allow pattern keeps the
 // reference's matching, so it never grants more than the reference would.
 func (c *ownerCall) matches(p *ownerPattern) bool {
 	strict := p.level == Allow

@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestPersonaNeverLooser is the property of issue 16: for random policies,
+// TestPersonaNeverLooser is the persona property: for random policies,
 // owner scopes and calls, a persona call is never looser than the same call
 // without a scope on a checked channel (with the master switch on) with ask
 // turned into deny; it is never ask; and its reason says why. The one
@@ -40,7 +40,7 @@ func TestPersonaNeverLooser(t *testing.T) {
 				want = Deny
 			}
 			if od.MatchedRule == ruleNoConfig {
-				// No global level (contract 3): the owner level alone
+				// No global level (docs/decisions.md): the owner level alone
 				// decides, and without one the call is denied.
 				want = Deny
 				if owner, _ := e.policy.owners.lookup(strings.TrimSpace(req.ChannelID), strings.TrimSpace(req.Scope.PrincipalUserID), &ownerCall{e: e, req: req}); owner.set() {

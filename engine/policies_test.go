@@ -15,7 +15,7 @@ import (
 	"github.com/toolgate/toolgate/store"
 )
 
-// The three policies of issue 15, shared by the red-team, metamorphic,
+// The three red-team policies, shared by the red-team, metamorphic,
 // benign, fuzz and built-in corpus tests. Each is compiled against a real
 // directory tree (t.TempDir) with the options store gives the engine: the
 // workspace, the home directory and the symlink resolver of a real
@@ -242,7 +242,7 @@ func basePolicy() map[string]any {
 }
 
 // addDirOverrides are the two approval overrides `/add-dir dir` appends
-// (contract 3): a path override re:^<dir>(?:$|/) for the path tools and a
+// (docs/decisions.md): a path override re:^<dir>(?:$|/) for the path tools and a
 // shell override re:.*<dir>.* for the shell tools, ids from sha256(dir).
 func addDirOverrides(dir string) []any {
 	sum := sha256.Sum256([]byte(dir))

@@ -14,7 +14,7 @@ import (
 	"github.com/toolgate/toolgate/engine"
 )
 
-// redteamFile is the red-team table of issue 15: attempts to get a call
+// redteamFile is the obfuscation red-team table: attempts to get a call
 // allowed that one of the three policies means to ask about or deny, in the
 // shapes of public bypass reports against other agents' permission systems.
 const redteamFile = "testdata/redteam/cases.jsonl"
@@ -197,7 +197,7 @@ func clipArgs(args map[string]any) string {
 }
 
 // readmeRow matches a row of docs/decisions.md's obfuscation table: instance, policy, the call
-// as `tool` `tool_args JSON`, the level before issue 15 and the level now.
+// as `tool` `tool_args JSON`, the level before the obfuscation fixes and the level now.
 var readmeRow = regexp.MustCompile("^\\| (.+?) \\| (careful|developer|path-only) \\| `([a-z_]+)` `(.+)` \\| (allow|ask|deny) \\| (allow|ask|deny) \\|$")
 
 // TestDocsStricterExamples decides each row of docs/decisions.md's

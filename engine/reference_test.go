@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// referenceCase is one line of testdata/reference-cases.jsonl (contract 7).
+// referenceCase is one line of testdata/reference-cases.jsonl (testdata/reference-cases.jsonl).
 type referenceCase struct {
 	Name            string         `json:"name"`
 	Permissions     map[string]any `json:"permissions"`
@@ -47,7 +47,7 @@ func loadReferenceCases(t testing.TB) []referenceCase {
 
 // TestReferenceCases runs all 240 decisions of the reference engine. Where
 // stricter_allowed is set, toolgate may instead be stricter through the
-// external-directory merge only (contract D2, D5).
+// external-directory merge only (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm).
 func TestReferenceCases(t *testing.T) {
 	for _, c := range loadReferenceCases(t) {
 		t.Run(c.Name, func(t *testing.T) {

@@ -18,7 +18,7 @@ type RiskyUse struct {
 // that writes files or runs programs: `git log --output=f`, `find -delete`,
 // `sort -o f`, `sed -i`, `less -o f`, `tar --to-command=...`. Such options
 // turn a command an allow rule treats as read-only (`git log *`, `sort *`)
-// into one that is not (issue 15, cause 8). Abbreviated long options, which
+// into one that is not. Abbreviated long options, which
 // GNU getopt and git accept, count as the option they abbreviate.
 func RiskyOption(argv []string) (RiskyUse, bool) {
 	for len(argv) > 0 {

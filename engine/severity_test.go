@@ -2,7 +2,7 @@ package engine
 
 import "testing"
 
-// TestSeverityTable covers every row of the table of spec 2.1, both modes.
+// TestSeverityTable covers every row of the table of docs/decisions.md#severity-and-permission_mode, both modes.
 func TestSeverityTable(t *testing.T) {
 	cases := []struct {
 		severity       string
@@ -37,8 +37,8 @@ func TestSeverityTable(t *testing.T) {
 	}
 }
 
-// TestExplicitActionBypassesSeverity: an action is used directly (spec 2.1,
-// 6.3), and an action that is not a level makes the rule inert (contract D4).
+// TestExplicitActionBypassesSeverity: an action is used directly (docs/decisions.md#severity-and-permission_mode,
+// 6.3), and an action that is not a level makes the rule inert (docs/configuration.md#validation).
 func TestExplicitActionBypassesSeverity(t *testing.T) {
 	e, problems := compileYAML(t, `schema: tiered_policy
 permission_mode: normal

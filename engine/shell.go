@@ -17,7 +17,7 @@ type ShellAnalysis struct {
 	// Commands are the simple commands, each as its expanded words, as
 	// written (wrappers kept).
 	Commands [][]string
-	// Normalized are the normalized commands (contract D6): for every
+	// Normalized are the normalized commands (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm): for every
 	// simple command and every wrapper it runs through, the program by its
 	// base name and the expanded words joined by single spaces, so that
 	// `nice -n 5 sudo /bin/rm -rf '/'` gives "nice -n 5 sudo /bin/rm -rf /",
@@ -45,7 +45,7 @@ type ShellAnalysis struct {
 
 // Opaque reports whether the analysis cannot vouch for what the command
 // runs: an unknown command name or text beyond the re-parse depth. No allow
-// rule or override allows such a command (contract D6).
+// rule or override allows such a command (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm).
 func (a *ShellAnalysis) Opaque() bool { return a.UnknownCommand || a.TooDeep }
 
 const (

@@ -20,7 +20,7 @@ func BenchmarkAnalyzeShellWindows(b *testing.B) {
 	}
 }
 
-// BenchmarkAnalyzeShellObfuscated measures the analysis of issue 15's
+// BenchmarkAnalyzeShellObfuscated measures the analysis of the obfuscation red team's
 // forms: wrappers, expansions and script text read again.
 func BenchmarkAnalyzeShellObfuscated(b *testing.B) {
 	for _, c := range []struct{ name, cmd string }{

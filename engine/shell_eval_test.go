@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestNormalizedMatching checks contract D6's matching: ask and deny rules
+// TestNormalizedMatching checks docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm's matching: ask and deny rules
 // also match the normalized commands, which only ever add an ask or deny
 // hit; allow rules keep matching the command as written.
 func TestNormalizedMatching(t *testing.T) {
@@ -63,7 +63,7 @@ external_directory: allow`, "")
 	}
 }
 
-// TestOpaqueCommandNotAllowedByRule checks contract D6: an allow rule or an
+// TestOpaqueCommandNotAllowedByRule checks docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm: an allow rule or an
 // override does not allow a command whose name is not known statically, or
 // whose script text is nested too deep; the tool level is not a rule and
 // stands; the trace says why.

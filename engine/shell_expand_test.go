@@ -30,7 +30,7 @@ func shown(v any) string {
 }
 
 // TestShellExpansion checks that each word is expanded as bash expands it
-// statically (issue 15, causes 1 and 2): the first normalized command is
+// statically: the first normalized command is
 // the expanded words, and the paths are what the expansion names.
 func TestShellExpansion(t *testing.T) {
 	const u = UnknownMark
@@ -118,7 +118,7 @@ func TestShellExpansion(t *testing.T) {
 }
 
 // TestShellUnknownCommand checks which commands have a name that cannot be
-// known statically (issue 15 cause 2, contract D6).
+// known statically (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm).
 func TestShellUnknownCommand(t *testing.T) {
 	tests := []struct {
 		note string
@@ -238,7 +238,7 @@ func quoteForTest(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// TestShellNormalized checks the normalized commands of contract D6: the
+// TestShellNormalized checks the normalized commands of docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm: the
 // program by its base name, words joined by single spaces, one form per
 // wrapper layer, the home as ~ and unknown parts as empty.
 func TestShellNormalized(t *testing.T) {

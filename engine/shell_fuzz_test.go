@@ -20,7 +20,7 @@ func FuzzAnalyzeShell(f *testing.F) {
 		`type C:\Users\me\a.txt && dir D:\`,
 		"cat <<EOF\n$(id)\nEOF",
 		`echo "${HOME:-~}" '$(x)' \"`,
-		// Issue 15: expansions, wrappers and script text read again.
+		// expansions, wrappers and script text read again.
 		`cat $X/etc/shadow {/a,/b}/c ~-/x $'\x2f' ${Y:-/d} $((1+2))`,
 		`nice -n 5 sudo /bin/rm -rf '/'; X=/etc; cat $X/p`,
 		`eval "sh -c 'bash -c \"eval rm -rf ~\"'"`,

@@ -8,7 +8,7 @@ import (
 
 const testHome = "/home/u"
 
-// TestAnalyzeShellPaths checks contract D2: paths are found in every simple
+// TestAnalyzeShellPaths checks docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm: paths are found in every simple
 // command, substitution and redirect, with ~ and $HOME expanded and URLs left
 // out.
 func TestAnalyzeShellPaths(t *testing.T) {
@@ -23,7 +23,7 @@ func TestAnalyzeShellPaths(t *testing.T) {
 		{note: "${HOME} in double quotes", cmd: `cat "${HOME}/.netrc"`, want: []string{"/home/u/.netrc"}},
 		{note: "bare ~", cmd: "ls ~", want: []string{"/home/u"}},
 		{note: "bare ${HOME} is no path (reference s11-c3-20)", cmd: `echo ${HOME} "$HOME"`, want: nil},
-		// Another user's home is not known statically (issue 15): unknown.
+		// Another user's home is not known statically : unknown.
 		{note: "other user's home", cmd: "cat ~root/.bashrc", want: []string{"\x00//.bashrc"}},
 		{note: "command substitution", cmd: "ls $(cat /etc/shadow)", want: []string{"/etc/shadow"}},
 		{note: "backticks", cmd: "echo `cat /etc/shadow`", want: []string{"/etc/shadow"}},
@@ -48,7 +48,7 @@ func TestAnalyzeShellPaths(t *testing.T) {
 		{note: "subshell and braces", cmd: "(cd /opt && ls) ; { cat /srv/a; }", want: []string{"/opt", "/srv/a"}},
 		{note: "if and for", cmd: "if [ -f /etc/x ]; then for f in /var/*; do echo $f; done; fi", want: []string{"/etc/x", "/var/*"}},
 		{note: "here-document body is data", cmd: "cat <<EOF > ./notes\n/etc/passwd\nEOF", want: []string{"./notes"}},
-		// CONF comes from the environment: an unknown path too (issue 15).
+		// CONF comes from the environment: an unknown path too.
 		{note: "parameter default", cmd: "cat ${CONF:-/etc/app.conf}", want: []string{"/etc/app.conf", "\x00"}},
 		{note: "sudo", cmd: "sudo tee /etc/sudoers.d/x", want: []string{"/etc/sudoers.d/x"}},
 	}
@@ -76,7 +76,7 @@ func TestAnalyzeShellCommands(t *testing.T) {
 		{note: "one command", cmd: "git status", want: [][]string{{"git", "status"}}},
 		{note: "and list", cmd: "echo hi && cat /etc/passwd", want: [][]string{{"echo", "hi"}, {"cat", "/etc/passwd"}}},
 		{note: "quotes removed", cmd: `git commit -m "fix: it's done"`, want: [][]string{{"git", "commit", "-m", "fix: it's done"}}},
-		// The substitution runs first; its output is unknown (issue 15).
+		// The substitution runs first; its output is unknown.
 		{note: "substitution inside", cmd: "ls $(cat /etc/shadow)", want: [][]string{{"cat", "/etc/shadow"}, {"ls", "\x00"}}},
 		{note: "five parts", cmd: "cd /tmp; make && ./run | tee log || echo fail",
 			want: [][]string{{"cd", "/tmp"}, {"make"}, {"./run"}, {"tee", "log"}, {"echo", "fail"}}},
@@ -102,7 +102,7 @@ func TestAnalyzeShellWindows(t *testing.T) {
 		cmd  string
 		want []string
 	}{
-		// Both readings are kept whenever they differ (issue 15, cause 5).
+		// Both readings are kept whenever they differ.
 		{note: "drive letter path", cmd: `type C:\Users\me\a.txt`, want: []string{"C:/Users/me/a.txt", "C:Usersmea.txt"}},
 		{note: "quoted with spaces", cmd: `Get-Content "C:\Program Files\app\config.ini"`, want: []string{"C:/Program Files/app/config.ini", `C:\Program Files\app\config.ini`}},
 		{note: "relative dot backslash", cmd: `.\scripts\build.ps1 -Out ..\dist`, want: []string{"./scripts/build.ps1", "../dist"}},
@@ -216,7 +216,7 @@ func TestNeedsFullParse(t *testing.T) {
 		{note: "tab", cmd: "ls\t-la", want: true},
 		{note: "hash", cmd: "ls # comment", want: true},
 		{note: "empty", cmd: "", want: false},
-		// Issue 15: plain text whose normalized form differs, or whose
+		// plain text whose normalized form differs, or whose
 		// first word is a wrapper, is analysed in full.
 		{note: "plain ls stays fast", cmd: "ls -la src", want: false},
 		{note: "wrapper", cmd: "nice -n 5 rm -rf /", want: true},

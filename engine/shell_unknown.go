@@ -8,7 +8,7 @@ import "strings"
 // It is a NUL byte because no real argument can hold one (the kernel takes
 // argv as C strings), so it never collides with text a command could mean.
 // A path word holding it counts as external, and a command name holding it
-// is never allowed by an allow rule or an override (contract D6).
+// is never allowed by an allow rule or an override (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm).
 const UnknownMark = "\x00"
 
 // unknownByte is UnknownMark as a byte.

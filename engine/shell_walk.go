@@ -27,7 +27,7 @@ const unknownName = "__toolgate_unknown__"
 // UnreadPath is the path an analysis holds when script text was not read:
 // nested past MaxReparseDepth or the work budget, or text with an unknown
 // part (eval "$X", curl ... | sh) given to a shell. Such text may name any
-// path, so it counts as an unknown, external path (contract D6): the
+// path, so it counts as an unknown, external path (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm): the
 // external-directory level applies as for a word with an unknown part.
 const UnreadPath = UnknownMark + "/(script text not read)"
 
@@ -641,7 +641,7 @@ const altReadingCost = 512
 // fi; $B -rf /): each reading is a normalized command, so that deny and ask
 // rules see it, and its path words are judged. The command's own reading,
 // with those variables unknown, stays what allow rules and overrides see
-// (contract D6); these only add. At most maxAltReadings readings.
+// (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm); these only add. At most maxAltReadings readings.
 func (w *walker) altReadings(args []*syntax.Word, main []string, values [][]altChoice, env []string) {
 	if len(values) == 0 {
 		return

@@ -2,7 +2,7 @@ package engine
 
 import "testing"
 
-// tieredPolicy exercises every step of evaluate_tiered_policy (spec 2.3).
+// tieredPolicy exercises every step of evaluate_tiered_policy (docs/decisions.md#the-order-of-the-steps).
 const tieredPolicy = `schema: tiered_policy
 permission_mode: normal
 defaults: {"*": ask}
@@ -36,7 +36,7 @@ const tieredBuiltin = `
 - {id: b_curl2, tools: [bash], pattern: 're:\|\s*bash', severity: HIGH}
 `
 
-// TestTieredSteps covers the nine steps of spec 2.3 and the finalize rule.
+// TestTieredSteps covers the nine steps of docs/decisions.md#the-order-of-the-steps and the finalize rule.
 func TestTieredSteps(t *testing.T) {
 	e, problems := compileYAML(t, tieredPolicy, tieredBuiltin)
 	if len(problems) != 0 {
@@ -146,7 +146,7 @@ rules:
 	}
 }
 
-// TestMatchedRuleFormats lists every matched_rule format of contract 3.
+// TestMatchedRuleFormats lists every matched_rule format of docs/decisions.md.
 func TestMatchedRuleFormats(t *testing.T) {
 	e, _ := compileYAML(t, `schema: tiered_policy
 defaults: {"*": allow}

@@ -15,7 +15,7 @@ type Request struct {
 
 // Scope marks a digital-persona (avatar) call: with both AvatarMode and
 // GroupDigitalAvatar true it is decided under the owner scopes of its
-// channel and principal (contract 3 "Digital persona", D3; see Persona).
+// channel and principal (docs/decisions.md#digital-persona-and-owner-scopes, D3; see Persona).
 type Scope struct {
 	AvatarMode         bool   `json:"avatar_mode"`
 	GroupDigitalAvatar bool   `json:"group_digital_avatar"`
@@ -58,17 +58,17 @@ type Step struct {
 
 // Problem is one validation problem of a policy, naming its place, such as
 // "permissions.rules[3].pattern" (policy.Problem). A broken entry is inert
-// (contract D4).
+// (docs/configuration.md#validation).
 type Problem = policy.Problem
 
 // Options are the facts the engine needs from outside, fixed at compile time.
 type Options struct {
 	// Workspace is the server's --workspace, used when a request names none.
 	Workspace string
-	// HomeDir is the server user's home, for ~ and $HOME (contract D2).
+	// HomeDir is the server user's home, for ~ and $HOME (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm).
 	HomeDir string
 	// ResolvePath resolves an absolute, forward-slash path as the kernel
-	// would (contract D6): the path may hold . and .. components, and each
+	// would (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm): the path may hold . and .. components, and each
 	// .. must be applied after the symlinks before it are followed (a link
 	// to / plus link/../.. is /); a missing tail is appended as written. It
 	// returns "" when the answer cannot be known (a .. after a part that

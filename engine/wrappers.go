@@ -51,7 +51,7 @@ type wrapper struct {
 }
 
 // wrappers is the one table of command wrappers the shell analysis looks
-// through (contract D6). Options not listed are flags without a value.
+// through (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm). Options not listed are flags without a value.
 var wrappers = map[string]wrapper{
 	"env": {valueOpts: []string{"-u", "--unset", "-C", "--chdir"},
 		scriptOpts: []string{"-S", "--split-string"}, assigns: true},

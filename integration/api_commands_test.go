@@ -29,7 +29,7 @@ type commandResp struct {
 	Methods []string `json:"methods"`
 }
 
-// TestAPICommandsSpecExamples runs each example of spec 6.2, 6.3 and 7
+// TestAPICommandsSpecExamples runs each example of docs/agents.md#editing-the-policy-over-the-api, 6.3 and 7
 // through POST /api/v1/commands and compares config.yaml on disk.
 func TestAPICommandsSpecExamples(t *testing.T) {
 	s := StartServer(t, ServerOptions{})
@@ -85,7 +85,7 @@ func TestAPICommandsSpecExamples(t *testing.T) {
 		t.Errorf("after the collision rules = %#v", rules)
 	}
 
-	// Viewing prints the two sections of spec 6.1.
+	// Viewing prints the two sections of docs/agents.md#editing-the-policy-over-the-api.
 	view := run("/permissions")
 	if !reflect.DeepEqual(view.Methods, []string{"permissions.tools.get", "permissions.rules.get"}) {
 		t.Errorf("view methods %v", view.Methods)
@@ -99,7 +99,7 @@ func TestAPICommandsSpecExamples(t *testing.T) {
 		t.Errorf("view tool line not aligned:\n%s", view.Output)
 	}
 
-	// Spec 7: /add-dir writes external_directory and the two overrides.
+	// docs/decisions.md#approval-overrides-always-allow-and-add-dir: /add-dir writes external_directory and the two overrides.
 	dir := filepath.ToSlash(filepath.Join(s.Workspace, "..", "shared-data"))
 	dir = filepath.ToSlash(filepath.Clean(dir))
 	got = run("/add-dir " + dir)

@@ -499,7 +499,7 @@ func TestApprovalsHistorySurvivesRestart(t *testing.T) {
 }
 
 // TestApprovalsAlwaysAllowRefusals: "always allow" that cannot be honoured
-// is a clear error that leaves the ask pending (issue 17 found both as a
+// is a clear error that leaves the ask pending (a review found both as a
 // 500): a network tool has no command or path to remember (400 naming the
 // choice), and a call the policy no longer asks about (409).
 func TestApprovalsAlwaysAllowRefusals(t *testing.T) {

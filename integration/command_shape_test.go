@@ -17,8 +17,8 @@ const commandShapeConfig = `permissions:
   external_directory: {"*": ask}
 `
 
-// TestCommandShapesOverHTTP: a command array is its argv (issue 15 cause 6,
-// contract D6), path values nested in tool_args are judged, and any other
+// TestCommandShapesOverHTTP: a command array is its argv (
+// docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm), path values nested in tool_args are judged, and any other
 // non-string command is a 400 naming tool_args.command (also inside a
 // batch, as calls[i].tool_args.command).
 func TestCommandShapesOverHTTP(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// evaluateConfig is a policy that exercises each step of spec 2.3.
+// evaluateConfig is a policy that exercises each step of docs/decisions.md#the-order-of-the-steps.
 const evaluateConfig = `# a user's config with other sections
 model:
   name: some-model # kept
@@ -83,7 +83,7 @@ func TestEvaluateOverHTTP(t *testing.T) {
 	}
 }
 
-// TestEvaluateBadInput checks the 400s and 401 of contract 5.
+// TestEvaluateBadInput checks the 400s and 401 of openapi.yaml.
 func TestEvaluateBadInput(t *testing.T) {
 	s := StartServer(t, ServerOptions{})
 	cases := []struct {

@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// The red-team table of issue 15 (engine/testdata/redteam/cases.jsonl) is
+// The obfuscation red-team table (engine/testdata/redteam/cases.jsonl) is
 // run in engine/redteam_test.go against the compiled engine; here a sample
 // of it goes over HTTP to the real binary, with the three policies written
 // as config.yaml and the same directory tree on disk, so decoding,

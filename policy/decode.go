@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// knownKeys are the keys of the permissions section (contract 2).
+// knownKeys are the keys of the permissions section (docs/configuration.md#permissions-keys).
 var knownKeys = map[string]bool{
 	"enabled": true, "schema": true, "version": true, "permission_mode": true, "tools": true,
 	"defaults": true, "rules": true, "approval_overrides": true, "external_directory": true,
@@ -22,7 +22,7 @@ func (d *decoder) problem(path, format string, args ...any) {
 // DecodeSection reads the decoded `permissions` section (nil when absent),
 // as a YAML or JSON decoder produced it (map[string]any or map[any]any
 // inside). It never fails: every problem is in Section.Problems, naming its
-// place, and a broken entry is left out (contract D4).
+// place, and a broken entry is left out (docs/configuration.md#validation).
 func DecodeSection(perms map[string]any) Section {
 	d := &decoder{}
 	s := Section{Enabled: truthy(perms["enabled"], true)}

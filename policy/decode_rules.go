@@ -113,7 +113,7 @@ func (d *decoder) ruleTools(v any, rulePath func() string) []string {
 
 // ruleLevel reads action and severity: a valid action wins and severity is
 // not looked at; an action that is not a level makes the whole rule inert
-// (contract D4); an unknown severity reads as HIGH. An action that is
+// (docs/configuration.md#validation); an unknown severity reads as HIGH. An action that is
 // empty or not a scalar counts as absent.
 func (d *decoder) ruleLevel(r *Rule, v *ruleValues, path func() string) {
 	if s, ok := ScalarString(v.severity); ok {

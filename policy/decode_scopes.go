@@ -39,7 +39,7 @@ func (d *decoder) external(v any) ExternalDirs {
 // owners reads owner_scopes. A level that is not exactly allow, ask or
 // deny makes its entry deny: the reference compares the raw string with
 // "allow" and refuses anything else, so no other spelling may grant a
-// persona a call (contract D4 reports it; fail closed keeps it safe).
+// persona a call (docs/configuration.md#validation reports it; fail closed keeps it safe).
 func (d *decoder) owners(v any) OwnerScopes {
 	out := OwnerScopes{}
 	if v == nil {

@@ -5,7 +5,7 @@
 // It owns what the section means as data: which keys it has, what type each
 // holds, and the problem (naming the field path, such as
 // permissions.rules[3].action) a wrong value causes. Decoding is lenient, as
-// contract D4 asks: a broken entry is reported and left out, the rest
+// docs/configuration.md#validation asks: a broken entry is reported and left out, the rest
 // stands. Decoders sit at the edges: DecodeSection reads the map a YAML or
 // JSON decoder produced, DecodeRules the built-in rules list, RuleFromForm a
 // page's form values; CheckRuleInput and CheckSectionInput are the strict

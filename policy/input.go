@@ -7,12 +7,12 @@ import (
 
 // The strict checks of request bodies (REST, JSON-RPC): before anything is
 // written, a bad level, action, severity, match type, tool list or pattern
-// is a *FieldError naming the field as the request wrote it (contract D4),
+// is a *FieldError naming the field as the request wrote it (docs/configuration.md#validation),
 // with the spec's messages (6.4). The whole policy is then validated
 // leniently (DecodeSection and the engine) as it will be in force.
 
 // RuleFields are the keys a rule or override in a request may have
-// (contract 2).
+// (docs/configuration.md#permissions-keys).
 var RuleFields = [...]string{"id", "tools", "pattern", "action", "severity", "match_type", "description", "source"}
 
 func isRuleField(k string) bool {

@@ -16,7 +16,7 @@ const OwnerScopesField = "owner_scopes"
 
 // DecodeOwnerScopesInput strictly decodes the owner_scopes object of a
 // request, in JiuwenSwarm's shape keyed by channel, then by principal
-// (contract 3 "Digital persona"): {<channel>: {<principal_user_id>:
+// (docs/decisions.md#digital-persona-and-owner-scopes): {<channel>: {<principal_user_id>:
 // {tools: {<tool>: level | {patterns: {<pattern>: level}, "*": level}},
 // defaults: {"*": level}}}}. A scope in toolgate's earlier shape
 // ({<principal>: {tools, defaults}}) is refused with the fix. Pattern keys

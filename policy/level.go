@@ -61,7 +61,7 @@ const (
 )
 
 // ParseMode reads permission_mode: "strict" in any case is strict, anything
-// else is normal (contract 2).
+// else is normal (docs/configuration.md#permissions-keys).
 func ParseMode(s string) Mode {
 	if strings.ToLower(strings.TrimSpace(s)) == "strict" {
 		return ModeStrict
@@ -77,7 +77,7 @@ func (m Mode) String() string {
 	return "normal"
 }
 
-// Severity is a rule's severity, mapped to a level by the mode (spec 2.1).
+// Severity is a rule's severity, mapped to a level by the mode (docs/decisions.md#severity-and-permission_mode).
 type Severity uint8
 
 // The severities. Unknown and missing severities count as High.
@@ -116,7 +116,7 @@ func (s Severity) String() string {
 	return "HIGH"
 }
 
-// SeverityLevel is the severity table of spec 2.1.
+// SeverityLevel is the severity table of docs/decisions.md#severity-and-permission_mode.
 func SeverityLevel(s Severity, m Mode) Level {
 	switch s {
 	case SeverityLow:

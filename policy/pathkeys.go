@@ -3,7 +3,7 @@ package policy
 import "strings"
 
 // PathKeys are the tool-argument names whose string values are always
-// paths, in the order the contract lists them (contract 3). "Always allow"
+// paths, in the order the contract lists them (docs/decisions.md). "Always allow"
 // looks for the first path value in this order, then in the other keys
 // sorted.
 var PathKeys = [...]string{"path", "file_path", "target_file", "file", "old_path", "new_path",

@@ -6,7 +6,7 @@ import (
 )
 
 // Problem is one validation problem of a policy, naming its place, such as
-// "permissions.rules[3].pattern". A broken entry is inert (contract D4).
+// "permissions.rules[3].pattern". A broken entry is inert (docs/configuration.md#validation).
 type Problem struct {
 	Path    string `json:"path"`
 	Message string `json:"message"`
@@ -47,7 +47,7 @@ var (
 	// the rule is skipped.
 	ErrBadTools = errors.New("policy: unusable tools")
 	// ErrNetworkTools is a rule for network tools, which never match
-	// (spec 2.2).
+	// (docs/decisions.md#patterns).
 	ErrNetworkTools = errors.New("policy: rule for network tools")
 	// ErrBadPattern is a pattern that does not compile.
 	ErrBadPattern = errors.New("policy: invalid pattern")

@@ -34,7 +34,7 @@ var (
 )
 
 // AlwaysAllow is the approval override an "always allow" answer writes
-// (contract 3): {id: user_allow_<tool>_<match_type>_<pattern>, tools:
+// (docs/decisions.md): {id: user_allow_<tool>_<match_type>_<pattern>, tools:
 // [<tool>], match_type, pattern, action: allow, source: user_approval}.
 // matchType and pattern are what the engine says the call is
 // (engine.Remembered: the exact command of a shell tool, the first path
@@ -89,7 +89,7 @@ func SameOverride(existing, o *Override) bool {
 }
 
 // TrustedDirOverrides are the two overrides /add-dir appends for a
-// normalized directory (contract 3): cli_trusted_path_<sha256(dir)[:16]>
+// normalized directory (docs/decisions.md): cli_trusted_path_<sha256(dir)[:16]>
 // for the path tools and cli_trusted_shell_<same> for the shell tools.
 func TrustedDirOverrides(dir string, pathTools, shellTools []string) [2]Override {
 	sum := sha256.Sum256([]byte(dir))

@@ -1,8 +1,8 @@
 package policy
 
-// Section is the typed `permissions` section of config.yaml (contract 2).
+// Section is the typed `permissions` section of config.yaml (docs/configuration.md#permissions-keys).
 // DecodeSection builds it leniently: a value of the wrong type is reported
-// in Problems and left out (contract D4), the rest stands.
+// in Problems and left out (docs/configuration.md#validation), the rest stands.
 type Section struct {
 	// Enabled is the master switch; absent means on. A non-boolean value
 	// is read as before (false, "false", "no", "off", "0" disable) and
@@ -59,7 +59,7 @@ type LegacyPattern struct {
 }
 
 // Rule is one parameter-level rule, built-in rule or approval override
-// (contract 2). Override is the same shape.
+// (docs/configuration.md#permissions-keys). Override is the same shape.
 type Rule struct {
 	// Index is the entry's place in its list, which problem paths and
 	// file order use.
@@ -74,7 +74,7 @@ type Rule struct {
 	Action   Level
 	Severity Severity
 	// BadAction is an action that is not a level: the rule is inert
-	// (contract D4). BadSeverity is an unknown severity, which reads as
+	// (docs/configuration.md#validation). BadSeverity is an unknown severity, which reads as
 	// HIGH (Severity is then SeverityHigh).
 	BadAction   string
 	BadSeverity string
@@ -86,7 +86,7 @@ type Rule struct {
 }
 
 // Override is an approval override: a Rule of which only action: allow
-// entries take part (spec 2.3 step 4).
+// entries take part (docs/decisions.md#the-order-of-the-steps step 4).
 type Override = Rule
 
 // Inert reports whether the rule can never match: its action is not a

@@ -41,7 +41,7 @@ type Asked struct {
 // Ask opens (or joins) an approval for an ask and waits up to wait for a
 // person's answer. An ask that cannot be stored because the storage is
 // unavailable is not an error: the call is denied with
-// MsgApprovalsUnavailable (contract 5, fail closed).
+// MsgApprovalsUnavailable (openapi.yaml, fail closed).
 func (s *Approvals) Ask(ctx context.Context, req *engine.Request, d engine.Decision, session string, wait time.Duration) (Asked, error) {
 	a, _, err := s.m.Create(ctx, *req, d, session)
 	if errors.Is(err, store.ErrUnavailable) {

@@ -23,7 +23,7 @@ import (
 
 // TestCheckDeniesWhenAsksCannotBeStored: with the shared database of the
 // pending asks stopped, a /check whose call the policy asks about answers
-// deny at once, saying the approval service is unavailable (contract 5:
+// deny at once, saying the approval service is unavailable (openapi.yaml:
 // new asks fail closed), instead of a 503 that a client might read as
 // "no decision".
 func TestCheckDeniesWhenAsksCannotBeStored(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 
 // Error is a classified error: an HTTP status, a stable code, a message fit
 // to show a person, and details naming fields. REST writes it as
-// {"error": {...}} (contract 5); JSON-RPC, the websocket and the pages read
+// {"error": {...}} (openapi.yaml); JSON-RPC, the websocket and the pages read
 // the same fields.
 type Error struct {
 	Status  int      `json:"-"`
@@ -82,7 +82,7 @@ const (
 	MsgStale       = "the permissions section changed since that ETag; GET it again"
 	MsgUnavailable = "the storage cannot be reached right now; nothing was changed, try again shortly"
 	// MsgApprovalsUnavailable is the reason of a /check denied because the
-	// ask could not be stored (contract 5: new asks answer deny).
+	// ask could not be stored (openapi.yaml: new asks answer deny).
 	MsgApprovalsUnavailable = "denied: the approval service is unavailable (its database cannot be reached), so no one can be asked"
 )
 

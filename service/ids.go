@@ -23,8 +23,8 @@ var idJunk = regexp.MustCompile(`[^a-z0-9]+`)
 // "_", cut to policy.MaxOverrideID bytes; when taken reports the id in use,
 // "_2", "_3", ... is appended. The same rule typed on the page or posted to
 // the API gets the same id. (Two ids are fixed by the spec instead: an
-// "always allow" override's, contract 3, policy.OverrideID, and a
-// /permissions rule's, spec 6.3, CLIRuleID.)
+// "always allow" override's, docs/decisions.md, policy.OverrideID, and a
+// /permissions rule's, docs/agents.md#editing-the-policy-over-the-api, CLIRuleID.)
 func NewID(prefix string, tools []string, pattern string, taken func(id string) bool) string {
 	tool := ""
 	if len(tools) > 0 {
@@ -45,7 +45,7 @@ func NewID(prefix string, tools []string, pattern string, taken func(id string) 
 	return id
 }
 
-// CLIRuleID is the id of a rule made by /permissions (spec 6.3, so fixed
+// CLIRuleID is the id of a rule made by /permissions (docs/agents.md#editing-the-policy-over-the-api, so fixed
 // by the spec rather than NewID): cli_rule_<tool>_<pattern>, the pattern
 // kept as written except that each whitespace character becomes "_", so
 // `ls *` gives cli_rule_bash_ls_*. The same command always yields the same

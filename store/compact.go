@@ -5,7 +5,7 @@ package store
 // returns v. Short strings (keys like "id", values like "bash" or "allow", repeated
 // in every rule) are stored once.
 //
-// Why (issue 17): yaml.v3 allocates each scalar's string among the garbage
+// Why: yaml.v3 allocates each scalar's string among the garbage
 // of its parse (the node tree is about 2.5 KB per rule), so a decoded
 // section of 100,000 rules keeps a few live strings in nearly every page
 // the parse used, and the runtime cannot return those pages to the OS

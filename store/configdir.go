@@ -17,7 +17,7 @@ const (
 	lockFile    = ".config.yaml.lock"
 )
 
-// ResolveConfigDir picks the config dir of contract 2: the flag value, else
+// ResolveConfigDir picks the config dir of docs/configuration.md#permissions-keys: the flag value, else
 // $JIUWENSWARM_CONFIG_DIR, else ~/.jiuwenswarm/config. A leading ~ is
 // expanded and the result is absolute.
 func ResolveConfigDir(flagValue string) (string, error) {

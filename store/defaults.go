@@ -1,6 +1,6 @@
 package store
 
-// DefaultConfig is the config.yaml written on first start (contract 2): a
+// DefaultConfig is the config.yaml written on first start (docs/configuration.md#permissions-keys): a
 // safe policy that asks for anything not known to be read-only.
 const DefaultConfig = `# JiuwenSwarm configuration, written by toolgate on first start.
 # toolgate reads and writes only the "permissions" section below; any other

@@ -405,7 +405,7 @@ func (s *Store) DeleteExternalDirectory(key string) (string, error) {
 }
 
 // SetOwnerScopes replaces permissions.owner_scopes, keyed by channel, then
-// principal (contract 3: {<channel>: {<principal_user_id>: {tools: {<tool>:
+// principal (docs/decisions.md: {<channel>: {<principal_user_id>: {tools: {<tool>:
 // level | {patterns: {<pattern>: level}, "*": level}}, defaults: {"*":
 // level}}}}); nil removes it. Like every edit it is refused when it would
 // add a validation problem, such as a scope in the earlier

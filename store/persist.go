@@ -21,7 +21,7 @@ const (
 	SourceCLIAddDir    = policy.SourceCLIAddDir
 )
 
-// AlwaysAllow persists an "always allow" answer (contract 3): when the policy
+// AlwaysAllow persists an "always allow" answer (docs/decisions.md): when the policy
 // on disk decides ask for req, it appends the approval override
 // {id: user_allow_<tool>_<match_type>_<pattern>, tools: [<tool>], match_type,
 // pattern, action: allow, source: user_approval}. The pattern is the exact
@@ -176,7 +176,7 @@ func trustedOverrides(dir string) []map[string]any {
 	return []map[string]any{pair[0].Map(), pair[1].Map()}
 }
 
-// isTiered applies contract 3 through the engine's own test: schema (or
+// isTiered applies docs/decisions.md through the engine's own test: schema (or
 // version), lower-cased without spaces, is tiered_policy, v_cc or v4.2.
 func isTiered(section map[string]any) bool {
 	v, ok := section["schema"]

@@ -8,7 +8,7 @@ import (
 
 // TestAlwaysAllowPathShapes: "always allow" remembers the first path value
 // as the engine finds it (engine.FirstPathValue: lists and nested objects,
-// issue 15 cause 6) and the command as the engine reads it (an argv array
+// ) and the command as the engine reads it (an argv array
 // joined with quoting); a command the engine cannot read is not remembered.
 func TestAlwaysAllowPathShapes(t *testing.T) {
 	cases := []struct {

@@ -13,7 +13,7 @@ import (
 	"github.com/toolgate/toolgate/engine"
 )
 
-// TestAlwaysAllow: contract 3 "always allow": only on ask, the exact
+// TestAlwaysAllow: docs/decisions.md "always allow": only on ask, the exact
 // command or first path value, never twice; the new override decides.
 func TestAlwaysAllow(t *testing.T) {
 	s, _ := openFixture(t, "config.yaml")
@@ -66,7 +66,7 @@ func TestAlwaysAllowNeverTwice(t *testing.T) {
 	}
 }
 
-// TestAddTrustedDirectory: /add-dir of contract 3 on a tiered policy.
+// TestAddTrustedDirectory: /add-dir of docs/decisions.md on a tiered policy.
 func TestAddTrustedDirectory(t *testing.T) {
 	s, _ := openFixture(t, "config.yaml")
 	res, err := s.AddTrustedDirectory("~/projects/app/")
@@ -117,7 +117,7 @@ func TestAddTrustedDirectoryLegacy(t *testing.T) {
 	}
 }
 
-// TestDefaultConfig: a fresh dir gets the safe default of contract 2.
+// TestDefaultConfig: a fresh dir gets the safe default of docs/configuration.md#permissions-keys.
 func TestDefaultConfig(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "new", "config")
 	s, err := Open(dir, testOptions())
@@ -359,7 +359,7 @@ func TestResolvePathAgreesWithWalk(t *testing.T) {
 }
 
 // TestAlwaysAllowByRecordsWhoAndWhen: an answer given by a person records
-// approved_by and created_at in the override (issue 18: the overrides page
+// approved_by and created_at in the override (the overrides page
 // says who approved), and the override still decides.
 func TestAlwaysAllowByRecordsWhoAndWhen(t *testing.T) {
 	s, dir := openFixture(t, "config.yaml")

@@ -11,7 +11,7 @@ import (
 )
 
 // ResolvePath resolves an absolute, forward-slash path as the kernel would
-// (contract D6) and is the engine's Options.ResolvePath for a real
+// (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm) and is the engine's Options.ResolvePath for a real
 // filesystem. The path may hold . and .. components: each .. is applied to
 // the directory that the components before it resolve to, symlinks
 // followed, so a workspace link to / plus link/../.. leads to the root, as

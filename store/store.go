@@ -318,7 +318,7 @@ func (s *Store) load(prev *state, doc Document) (*state, bool) {
 	}
 	st.section = section
 	// The ETag's encoding only reads the section, as compiling does: the
-	// two run side by side (issue 17: start time).
+	// two run side by side (start time).
 	etag := make(chan string, 1)
 	go func() { etag <- sectionETag(section) }()
 	eng, problems := engine.Compile(section, st.builtin, s.EngineOptions())

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// Simple entries (issue 17: start time). Most entries of a long rules list
+// Simple entries (start time). Most entries of a long rules list
 // are written by the store itself or by a generator, one `key: value` to a
 // line:
 //

@@ -10,7 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Split parsing (issue 17: start time at 100,000 rules). yaml.v3 parses a
+// Split parsing (start time at 100,000 rules). yaml.v3 parses a
 // file on one goroutine and builds its whole node tree first: at 100,000
 // rules that is most of the start. decodeSectionSplit instead cuts each
 // long block list of `permissions` (rules, approval_overrides) at its

@@ -309,7 +309,7 @@ var messagesEN = map[string]string{
 	"conflict.now":                "Now in the policy",
 	"conflict.field":              "Field",
 	"conflict.typed":              "You typed",
-	// Form checks and "Not saved" messages (issue 18); %s is data shown as is.
+	// Form checks and "Not saved" messages; %s is data shown as is.
 	"err.notsaved":             "Not saved: %s",
 	"err.gone":                 "Not saved: that entry is no longer there.",
 	"err.exists":               "Not saved: an entry with that id already exists.",
@@ -682,7 +682,7 @@ var messagesZH = map[string]string{
 	"conflict.now":                "策略中的当前值",
 	"conflict.field":              "字段",
 	"conflict.typed":              "你输入的值",
-	// 表单检查与“未保存”消息（issue 18）；%s 是原样显示的数据。
+	// 表单检查与“未保存”消息；%s 是原样显示的数据。
 	"err.notsaved":             "未保存：%s",
 	"err.gone":                 "未保存：该条目已不存在。",
 	"err.exists":               "未保存：已有相同 id 的条目。",

@@ -13,7 +13,7 @@ import (
 	"github.com/toolgate/toolgate/web"
 )
 
-// TestHubAskReachesClientsWithin100ms: issue 6 "the prompt at once": an ask
+// TestHubAskReachesClientsWithin100ms: "the prompt at once": an ask
 // created through the manager reaches two connected browsers within 100 ms.
 func TestHubAskReachesClientsWithin100ms(t *testing.T) {
 	e := newHubEnv(t, approval.Options{}, web.HubOptions{})

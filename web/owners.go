@@ -9,7 +9,7 @@ import (
 	"github.com/toolgate/toolgate/templates"
 )
 
-// ownersPage lists permissions.owner_scopes, read only (contract 3
+// ownersPage lists permissions.owner_scopes, read only (docs/decisions.md
 // "Digital persona").
 func (u *UI) ownersPage(w http.ResponseWriter, r *http.Request) {
 	render(w, r, http.StatusOK, templates.Owners(u.ownersProps(r)))

@@ -1,5 +1,5 @@
 // Command memstart measures what the real server binary costs to start with
-// a large policy (issue 17): the time from exec to the first answered
+// a large policy: the time from exec to the first answered
 // /readyz, the resident set size (VmRSS) once started, and the RSS after one
 // reload of config.yaml. It writes a fresh config dir per run, so runs do
 // not share state, and prints one line per run and the range per size.

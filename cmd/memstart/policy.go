@@ -58,7 +58,7 @@ func writeConfig(w io.Writer, n int, probeAction string) error {
 	return err
 }
 
-const configHead = `# config.yaml written by cmd/memstart (issue 17 memory figures)
+const configHead = `# config.yaml written by cmd/memstart (memory figures)
 permissions:
   enabled: true
   schema: tiered_policy

@@ -34,22 +34,22 @@ type config struct {
 	configDir       string
 	workspace       string
 	approvalTimeout time.Duration
-	// hookWait is how long an agent hook waits for a person (issue 19).
+	// hookWait is how long an agent hook waits for a person.
 	hookWait  time.Duration
 	logFormat string
 	logLevel  string
-	// The decision log (issue 8).
+	// The decision log.
 	decisionLog  bool
 	logFullArgs  bool
 	logRetention time.Duration
 	logMaxRows   int64
 	// gcPercent is the garbage collector's target (see applyGCPercent).
 	gcPercent int
-	// webhooks are the approval notification flags (issue 19).
+	// webhooks are the approval notification flags.
 	webhooks webhookConfig
-	// memory bounds the heap of a large policy (memory.go, issue 17).
+	// memory bounds the heap of a large policy (memory.go).
 	memory memoryConfig
-	// databaseURL, when set, keeps the shared state in PostgreSQL (issue 20).
+	// databaseURL, when set, keeps the shared state in PostgreSQL.
 	databaseURL string
 }
 

@@ -12,7 +12,7 @@ import (
 	"github.com/toolgate/toolgate/store"
 )
 
-// memoryConfig is the flag that bounds the heap of a large policy (issue 17).
+// memoryConfig is the flag that bounds the heap of a large policy.
 type memoryConfig struct {
 	// headroomMB is the most the heap may grow beyond the live heap before
 	// a collection, in MiB; 0 leaves -gc-percent alone.
@@ -24,7 +24,7 @@ func (m *memoryConfig) register(fs *flag.FlagSet) {
 }
 
 // defaultHeadroomMB keeps a server with 100,000 rules (about 150 MB live)
-// near 300 MB resident under requests (BENCHMARKS.md, issue 17: 318-322 MB,
+// near 300 MB resident under requests (BENCHMARKS.md: 318-322 MB,
 // 347-371 MB at 128), while a usual policy (a few MB live) keeps the full
 // -gc-percent: 400% of 5 MB is far below 64 MiB.
 const defaultHeadroomMB = 64

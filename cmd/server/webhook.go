@@ -15,7 +15,7 @@ import (
 // not given (preferred: a flag shows in the process list).
 const webhookSecretEnv = "TOOLGATE_APPROVAL_WEBHOOK_SECRET"
 
-// webhookConfig are the flags of approval notifications (issue 19).
+// webhookConfig are the flags of approval notifications.
 type webhookConfig struct {
 	urls      urlList
 	secret    string

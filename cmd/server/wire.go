@@ -200,7 +200,7 @@ func observeApprovalLatency(mgr *approval.Manager, m *api.Metrics) {
 }
 
 // decisionParts are the decision log, the metrics and the recorder that
-// feeds them (issue 8).
+// feeds them.
 type decisionParts struct {
 	log      decisionStore // nil when --decision-log=false
 	metrics  *api.Metrics

@@ -14,7 +14,7 @@ import (
 // agents are the hook routes: the name on the command line is the route's.
 var agents = map[string]bool{"claude-code": true, "codex": true, "gemini": true}
 
-// maxWait is the server's longest wait for a person (contract 5: 0-600 s).
+// maxWait is the server's longest wait for a person (openapi.yaml: 0-600 s).
 const maxWait = 600
 
 // hookOptions are the flags of `toolgate hook`.

@@ -1,5 +1,5 @@
 // Package builtin holds the package default builtin_rules.yaml, embedded in
-// the binary. A builtin_rules.yaml in the config dir replaces it (spec 3).
+// the binary. A builtin_rules.yaml in the config dir replaces it (docs/configuration.md#builtin_rulesyaml).
 package builtin
 
 import _ "embed"

@@ -31,7 +31,7 @@ const (
 )
 
 // AdminTokenFile is the first-start admin token, written once with mode 0600
-// (contract 5).
+// (openapi.yaml).
 const AdminTokenFile = "api_token"
 
 // tokensFile holds the other tokens, hashed.

@@ -15,7 +15,7 @@ import (
 // on its own (statement_timeout or lock_timeout set by the DBA on the role,
 // pg_cancel_backend) cannot serve right now, like one that does not answer
 // within the operation timeout: a new ask must fail with store.ErrUnavailable
-// so /check and the hooks answer deny with the database named (contract 5),
+// so /check and the hooks answer deny with the database named (openapi.yaml),
 // not a 500 "internal error". Here the asks table is locked by another
 // session and the role's statement_timeout is 200 ms.
 func TestServerThatCannotServeIsUnavailable(t *testing.T) {

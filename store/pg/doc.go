@@ -1,5 +1,5 @@
 // Package pg keeps toolgate's shared state in PostgreSQL, so that several
-// replicas behind a load balancer act as one service (contract §5, issue 20).
+// replicas behind a load balancer act as one service (docs/operations.md#several-replicas).
 //
 // It owns: the connection pool and the classification of "the server cannot
 // be reached" errors as store.ErrUnavailable (db.go); schema migrations, run
