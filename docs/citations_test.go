@@ -1,0 +1,89 @@
+package docs
+
+import (
+	"bufio"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// citation matches a reference to a numbered section of a document that is
+// not in the repository (the word contract, spec or issue and a number,
+// such as a D-rule or a section). A comment
+// states the rule itself or links a docs/ anchor, which a reader can open.
+var citation = regexp.MustCompile(`(?i)\b(contract|spec|issue)\s+(§\s*)?(D[0-9]|[0-9])`)
+
+// TestCommentsCiteNoOutsideDocuments reads every Go, templ and YAML source
+// file of the module (generated templ output and other modules aside) and
+// fails on each line that cites the contract, the spec or an issue by number.
+func TestCommentsCiteNoOutsideDocuments(t *testing.T) {
+	root := ".."
+	var found []string
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "node_modules" || isOtherModule(path)) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !citable(path) {
+			return nil
+		}
+		found = append(found, citationsIn(t, path)...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range found {
+		t.Errorf("cites a document outside the repository: %s", f)
+	}
+}
+
+// citable says whether a file is source whose comments are checked.
+func citable(path string) bool {
+	if strings.HasSuffix(path, "_templ.go") {
+		return false
+	}
+	switch filepath.Ext(path) {
+	case ".go", ".templ", ".yaml", ".yml", ".sh":
+		return true
+	}
+	return false
+}
+
+// isOtherModule says whether a directory holds a go.mod of its own, like a
+// benchmark harness kept apart from the service's dependencies.
+func isOtherModule(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "go.mod"))
+	return err == nil
+}
+
+// citationsIn lists "path:line: text" for each citing line of one file.
+func citationsIn(t *testing.T, path string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
+	for n := 1; sc.Scan(); n++ {
+		if line := sc.Text(); citation.MatchString(line) {
+			out = append(out, path+":"+strconv.Itoa(n)+": "+strings.TrimSpace(line))
+		}
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
