@@ -163,7 +163,8 @@ func TestDecisionSourceIsTheRoute(t *testing.T) {
 		note, path, payload, want string
 	}{
 		{note: "evaluate", path: "/api/v1/evaluate", payload: `{"tool_name":"bash","tool_args":{"command":"ls"}}`, want: "evaluate"},
-		{note: "claude-code PreToolUse", path: "/api/v1/hooks/claude-code", payload: string(payload(t, "claude-code/pretooluse-bash.json")), want: "evaluate"},
+		{note: "claude-code PreToolUse, whose ask waits for a person", path: "/api/v1/hooks/claude-code?wait_seconds=0", payload: string(payload(t, "claude-code/pretooluse-bash.json")), want: "check"},
+		{note: "claude-code PreToolUse with ask=agent", path: "/api/v1/hooks/claude-code?ask=agent", payload: string(payload(t, "claude-code/pretooluse-bash.json")), want: "evaluate"},
 		{note: "claude-code PermissionRequest", path: "/api/v1/hooks/claude-code", payload: string(payload(t, "claude-code/permissionrequest-bash.json")), want: "check"},
 		{note: "gemini BeforeTool", path: "/api/v1/hooks/gemini?wait_seconds=0", payload: string(payload(t, "gemini/beforetool-read-file.json")), want: "check"},
 	}

@@ -104,9 +104,10 @@ type hookAgent struct {
 }
 
 // engineRequest maps a hook event onto an engine request: our tool name,
-// the arguments with every path under a path key, cwd as the workspace and
-// the cli channel.
-func (a hookAgent) engineRequest(in *HookInput) *engine.Request {
+// the arguments with every path under a path key, the pinned workspace,
+// the agent's home and the cli channel. The event's cwd is the command's
+// working directory (moreArgs), judged as a path, never the workspace.
+func (a hookAgent) engineRequest(in *HookInput, workspace, home string) *engine.Request {
 	tool, ok := a.tools[in.ToolName]
 	if !ok {
 		tool = in.ToolName // mcp__server__tool and anything new: kept
@@ -115,7 +116,7 @@ func (a hookAgent) engineRequest(in *HookInput) *engine.Request {
 	if a.moreArgs != nil {
 		a.moreArgs(in, tool, args)
 	}
-	return &engine.Request{ToolName: tool, ToolArgs: args, ChannelID: HookChannel, Workspace: in.Cwd}
+	return &engine.Request{ToolName: tool, ToolArgs: args, ChannelID: HookChannel, Workspace: workspace, Home: home}
 }
 
 // hookPathAliases are the agents' names for path arguments that are not
@@ -213,9 +214,13 @@ type hookCall struct {
 	in    HookInput
 	req   *engine.Request
 	d     engine.Decision
-	// wait is how long an ask may wait for a person (hookWaitFor).
-	wait time.Duration
+	// params are the request's query parameters (readHookParams).
+	params hookParams
 }
+
+// waits reports whether an ask of this call waits for a person, rather
+// than going back to the agent.
+func (c hookCall) waits() bool { return c.params.ask != HookAskAgent }
 
 // decideHook decodes a hook event, checks its event name against the ones
 // the route takes, decides the call and logs the decision with the agent
@@ -225,7 +230,7 @@ func (s *Server) decideHook(w http.ResponseWriter, r *http.Request, agent hookAg
 	start := time.Now()
 	c := hookCall{agent: agent}
 	var err error
-	if c.wait, err = s.hookWaitFor(r); err != nil {
+	if c.params, err = s.readHookParams(r); err != nil {
 		writeError(w, r, err)
 		return c, false
 	}
@@ -249,18 +254,35 @@ func (s *Server) decideHook(w http.ResponseWriter, r *http.Request, agent hookAg
 			strings.Join(events, " or "), c.in.HookEventName))
 		return c, false
 	}
-	c.req = agent.engineRequest(&c.in)
+	c.req = agent.engineRequest(&c.in, s.hookWorkspace(r, c), c.params.home)
 	c.d = s.deps.Policy.Engine().Evaluate(c.req)
-	s.observe(hookSource(c.in.HookEventName), start, c.req, c.d, Caller{Agent: agent.name, Session: c.in.SessionID})
+	s.observe(c.source(), start, c.req, c.d, Caller{Agent: agent.name, Session: c.in.SessionID})
 	return c, true
 }
 
-// hookSource is the decision log's source of a hook event: check for the
-// events whose ask waits for a person (PermissionRequest, Gemini's
-// BeforeTool), like /api/v1/check; evaluate for PreToolUse, whose ask goes
-// back to the agent, like /api/v1/evaluate.
-func hookSource(event string) string {
-	if event == eventPermissionRequest || event == eventBeforeTool {
+// hookWorkspace is the workspace of a hook call, fixed by configuration the
+// model cannot touch: the hook's workspace parameter (its --workspace in
+// the agent's hook configuration), else the server's --workspace, else the
+// cwd the call's session showed first.
+func (s *Server) hookWorkspace(r *http.Request, c hookCall) string {
+	if c.params.workspace != "" {
+		return c.params.workspace
+	}
+	if s.deps.HookWorkspace != "" {
+		return s.deps.HookWorkspace
+	}
+	if c.in.SessionID == "" {
+		return c.in.Cwd
+	}
+	p, _ := PrincipalFrom(r.Context())
+	return s.sessions.workspace(p.TokenID+"\x00"+c.agent.name+"\x00"+c.in.SessionID, c.in.Cwd)
+}
+
+// source is the decision log's source of a hook event: check when its ask
+// waits for a person, like /api/v1/check; evaluate when the ask goes back
+// to the agent, like /api/v1/evaluate.
+func (c hookCall) source() string {
+	if c.waits() || c.in.HookEventName == eventPermissionRequest {
 		return service.SourceCheck
 	}
 	return service.SourceEvaluate
@@ -311,7 +333,7 @@ func (s *Server) hookAsk(w http.ResponseWriter, r *http.Request, c hookCall) (pe
 	if !s.approvals.Available() {
 		return personAnswer{message: "toolgate: this call needs a person's approval, and this server takes no approvals"}, true
 	}
-	asked, err := s.approvals.Ask(r.Context(), c.req, c.d, c.in.SessionID, c.wait)
+	asked, err := s.approvals.Ask(r.Context(), c.req, c.d, c.in.SessionID, c.params.wait)
 	switch {
 	case err != nil:
 		s.hookError(w, r, c, err)
@@ -321,7 +343,7 @@ func (s *Server) hookAsk(w http.ResponseWriter, r *http.Request, c hookCall) (pe
 	case asked.Refused:
 		return personAnswer{message: "toolgate: " + asked.Reason + ", so this call is denied"}, true
 	}
-	return approvalAnswer(asked.Approval, c.wait), true
+	return approvalAnswer(asked.Approval, c.params.wait), true
 }
 
 // approvalAnswer words the state of an approval for the agent.

@@ -83,20 +83,56 @@ type PermissionAnswer struct {
 	Message  string `json:"message,omitempty"`
 }
 
-// handleClaudeCodeHook is POST /api/v1/hooks/claude-code. PreToolUse is
-// answered from the decision at once. PermissionRequest, which Claude Code
-// sends when it is about to prompt in the terminal, is answered allow or
-// deny at once when the policy decides, and otherwise waits for a person's
-// answer in toolgate (the path /api/v1/check takes).
+// handleClaudeCodeHook is POST /api/v1/hooks/claude-code. Every answer is
+// final (docs/agents.md#every-hook-answer-is-final): PreToolUse answers the
+// policy's allow or deny, and its ask waits for a person's answer in
+// toolgate and answers allow or deny, because Claude Code in
+// bypassPermissions mode runs a call it was told to ask about. Only with
+// ask=agent does the ask go back to Claude Code's own prompt.
+// PermissionRequest, which Claude Code sends when it is about to prompt
+// (its own ask rules, the protection of its settings), goes to a person
+// unless the policy denies: the policy's allow never overrides it.
 func (s *Server) handleClaudeCodeHook(w http.ResponseWriter, r *http.Request) {
 	c, ok := s.decideHook(w, r, claudeCodeAgent, eventPreToolUse, eventPermissionRequest)
 	if !ok {
 		return
 	}
 	if c.in.HookEventName == eventPreToolUse {
-		writeJSON(w, http.StatusOK, ClaudePreToolUseOutput{HookSpecificOutput: ClaudePreToolUseDecision{
-			HookEventName: eventPreToolUse, PermissionDecision: c.d.Level.String(),
-			PermissionDecisionReason: hookReason(c.d)}})
+		out, ok := s.claudePreToolUse(w, r, c)
+		if ok {
+			writeJSON(w, http.StatusOK, out)
+		}
+		return
+	}
+	s.writePermissionAnswer(w, r, c)
+}
+
+// claudePreToolUse decides a PreToolUse: the policy's allow or deny, an
+// ask handed back (ask=agent), or a person's answer to the ask.
+func (s *Server) claudePreToolUse(w http.ResponseWriter, r *http.Request, c hookCall) (ClaudePreToolUseOutput, bool) {
+	answer := func(decision, reason string) ClaudePreToolUseOutput {
+		return ClaudePreToolUseOutput{HookSpecificOutput: ClaudePreToolUseDecision{
+			HookEventName: eventPreToolUse, PermissionDecision: decision, PermissionDecisionReason: reason}}
+	}
+	if c.d.Level != engine.Ask || !c.waits() {
+		return answer(c.d.Level.String(), hookReason(c.d)), true
+	}
+	p, ok := s.hookAsk(w, r, c)
+	if !ok {
+		return ClaudePreToolUseOutput{}, false
+	}
+	if p.allow {
+		return answer("allow", p.message), true
+	}
+	return answer("deny", p.message), true
+}
+
+// writePermissionAnswer answers a PermissionRequest (Claude Code's and
+// Codex's). With ask=agent it answers no decision, so the agent prompts
+// as it meant to.
+func (s *Server) writePermissionAnswer(w http.ResponseWriter, r *http.Request, c hookCall) {
+	if !c.waits() && c.d.Level != engine.Deny {
+		writeJSON(w, http.StatusOK, struct{}{})
 		return
 	}
 	ans, ok := s.permissionAnswer(w, r, c)
@@ -107,15 +143,18 @@ func (s *Server) handleClaudeCodeHook(w http.ResponseWriter, r *http.Request) {
 		HookEventName: eventPermissionRequest, Decision: ans}})
 }
 
-// permissionAnswer answers a PermissionRequest (Claude Code's and Codex's):
-// the policy's allow or deny, or for an ask a person's answer. ok is false
-// when the response has been written (an error) or the agent went away.
+// permissionAnswer answers a PermissionRequest: the policy's deny at once,
+// otherwise a person's answer, even when the policy allows the call: the
+// agent raised this ask itself, and the policy alone never overrides it.
+// ok is false when the response has been written (an error) or the agent
+// went away.
 func (s *Server) permissionAnswer(w http.ResponseWriter, r *http.Request, c hookCall) (PermissionAnswer, bool) {
-	switch c.d.Level {
-	case engine.Allow:
-		return PermissionAnswer{Behavior: "allow"}, true
-	case engine.Deny:
+	if c.d.Level == engine.Deny {
 		return PermissionAnswer{Behavior: "deny", Message: hookReason(c.d)}, true
+	}
+	if c.d.Level != engine.Ask {
+		c.d.Level = engine.Ask
+		c.d.Reason = "the agent asks before this call, which the policy allows (" + c.d.Reason + ")"
 	}
 	p, ok := s.hookAsk(w, r, c)
 	if !ok {

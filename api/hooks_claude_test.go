@@ -10,12 +10,15 @@ import (
 )
 
 // TestClaudeCodePreToolUse posts the documentation's PreToolUse payloads
-// and checks Claude Code's answer: permissionDecision and its reason.
+// and checks Claude Code's answer: permissionDecision and its reason. An
+// ask waits for a person (here no one answers within the hook's second)
+// and is answered deny; only ask=agent hands "ask" back to Claude Code.
 func TestClaudeCodePreToolUse(t *testing.T) {
 	hs := newHookServer(t, time.Second)
 	rmrf := withMembers(t, payload(t, "claude-code/pretooluse-bash.json"), map[string]any{"tool_input": map[string]any{"command": "rm -rf node_modules"}})
 	cases := []struct {
 		note   string
+		query  string
 		body   []byte
 		want   string
 		reason string
@@ -24,18 +27,20 @@ func TestClaudeCodePreToolUse(t *testing.T) {
 		{note: "Bash rm -rf: denied by rule", body: rmrf, want: "deny", reason: "no_rm_rf"},
 		{note: "Read", body: payload(t, "claude-code/pretooluse-read.json"), want: "allow"},
 		{note: "Write", body: payload(t, "claude-code/pretooluse-write.json"), want: "deny"},
-		{note: "Edit", body: payload(t, "claude-code/pretooluse-edit.json"), want: "ask"},
+		{note: "Edit: an ask no one answers is a deny", body: payload(t, "claude-code/pretooluse-edit.json"), want: "deny", reason: "no one answered"},
+		{note: "Edit with ask=agent: the ask goes back to Claude Code", query: "?ask=agent", body: payload(t, "claude-code/pretooluse-edit.json"), want: "ask"},
+		{note: "Edit with ask=wait, as the default", query: "?ask=wait&wait_seconds=0", body: payload(t, "claude-code/pretooluse-edit.json"), want: "deny", reason: "no one answered"},
 		{note: "Glob", body: payload(t, "claude-code/pretooluse-glob.json"), want: "allow"},
 		{note: "Grep", body: payload(t, "claude-code/pretooluse-grep.json"), want: "allow"},
 		{note: "WebFetch", body: payload(t, "claude-code/pretooluse-webfetch.json"), want: "allow"},
 		{note: "WebSearch", body: payload(t, "claude-code/pretooluse-websearch.json"), want: "deny"},
-		{note: "an MCP tool is kept and falls to the default", want: "ask",
+		{note: "an MCP tool is kept and falls to the default (ask, unanswered)", want: "deny", reason: "no one answered",
 			body: withMembers(t, payload(t, "claude-code/pretooluse-bash.json"), map[string]any{"tool_name": "mcp__memory__create_entities"})},
 		{note: "Read of /etc: denied by rule on the path", want: "deny", reason: "no_etc",
 			body: withMembers(t, payload(t, "claude-code/pretooluse-read.json"), map[string]any{"tool_input": map[string]any{"file_path": "/etc/passwd"}})},
 	}
 	for _, c := range cases {
-		status, body := hs.post(t, hs.agent, "/api/v1/hooks/claude-code", c.body)
+		status, body := hs.post(t, hs.agent, "/api/v1/hooks/claude-code"+c.query, c.body)
 		if status != 200 {
 			t.Errorf("%s: status %d (%s)", c.note, status, body)
 			continue
@@ -51,9 +56,10 @@ func TestClaudeCodePreToolUse(t *testing.T) {
 }
 
 // TestClaudeCodePermissionRequest posts the documentation's
-// PermissionRequest payload and variants: the policy's allow and deny
-// answer at once; an ask waits for a person, whose allow or deny (with
-// the comment) is the answer, and no answer within the wait is a deny.
+// PermissionRequest payload and variants: the policy's deny answers at
+// once; anything else waits for a person, whose allow or deny (with the
+// comment) is the answer, and no answer within the wait is a deny. The
+// policy's allow does not answer it: Claude Code raised this ask itself.
 func TestClaudeCodePermissionRequest(t *testing.T) {
 	hs := newHookServer(t, 10*time.Second)
 	const path = "/api/v1/hooks/claude-code"
@@ -73,9 +79,17 @@ func TestClaudeCodePermissionRequest(t *testing.T) {
 	if d := decision(body); d.Behavior != "deny" || !strings.Contains(d.Message, "no_rm_rf") {
 		t.Errorf("the doc's rm -rf: %s, want deny naming rule no_rm_rf", body)
 	}
-	_, body = hs.post(t, hs.agent, path, command("npm test"))
-	if d := decision(body); d.Behavior != "allow" || d.Message != "" {
-		t.Errorf("npm test: %s, want allow", body)
+	_, body = hs.post(t, hs.agent, path+"?wait_seconds=0", command("npm test"))
+	if d := decision(body); d.Behavior != "deny" || !strings.Contains(d.Message, "no one answered") {
+		t.Errorf("npm test, allowed by the policy, no one answering: %s, want deny", body)
+	}
+	body = hs.askAnswered(t, path, command("npm test"), approval.ChoiceAllowOnce, "")
+	if d := decision(body); d.Behavior != "allow" {
+		t.Errorf("npm test, allowed by the policy and a person: %s, want allow", body)
+	}
+	_, body = hs.post(t, hs.agent, path+"?ask=agent", command("npm test"))
+	if strings.TrimSpace(string(body)) != "{}" {
+		t.Errorf("npm test with ask=agent: %s, want no decision, so Claude Code prompts", body)
 	}
 	body = hs.askAnswered(t, path, command("make build"), approval.ChoiceAllowOnce, "")
 	if d := decision(body); d.Behavior != "allow" {

@@ -18,16 +18,13 @@ import (
 // The input fields and tool names are Claude Code's (Bash, apply_patch,
 // mcp__server__tool). The answers differ in one place: Codex honours only
 // "deny" from PreToolUse (its output schema lists allow and ask, but they
-// are not acted on), so a PreToolUse allow or ask is answered with no
-// decision, and an ask is put to a person when Codex sends its
-// PermissionRequest. PermissionRequest answers decision.behavior allow or
-// deny with a message, as Claude Code's does.
-//
-// Codex sends no PermissionRequest when its approval policy never prompts
-// (approval_policy = "never"), and then toolgate's asks would bind nothing.
-// For that setup the request may say ask=wait: a PreToolUse ask then waits
-// here for a person's answer, their allow is answered with no decision and
-// anything else with a deny, as Gemini CLI's BeforeTool is.
+// are not acted on), so a PreToolUse allow is answered with no decision,
+// and an ask waits here for a person's answer: their allow is answered
+// with no decision, anything else with a deny, as Gemini CLI's BeforeTool
+// is. Codex sends no PermissionRequest when its approval policy never
+// prompts, so an ask left to it (ask=agent) would bind nothing there.
+// PermissionRequest answers decision.behavior allow or deny with a
+// message, as Claude Code's does.
 
 // codexTools are Claude Code's tool names plus apply_patch, Codex's file
 // edit tool.
@@ -49,30 +46,20 @@ type CodexPreToolUseOutput struct {
 
 // handleCodexHook is POST /api/v1/hooks/codex.
 func (s *Server) handleCodexHook(w http.ResponseWriter, r *http.Request) {
-	askWait, err := codexAskWait(r)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
 	c, ok := s.decideHook(w, r, codexAgent, eventPreToolUse, eventPermissionRequest)
 	if !ok {
 		return
 	}
 	if c.in.HookEventName == eventPreToolUse {
-		s.codexPreToolUse(w, r, c, askWait)
+		s.codexPreToolUse(w, r, c)
 		return
 	}
-	ans, ok := s.permissionAnswer(w, r, c)
-	if !ok {
-		return
-	}
-	writeJSON(w, http.StatusOK, ClaudePermissionRequestOutput{HookSpecificOutput: ClaudePermissionRequestDecision{
-		HookEventName: eventPermissionRequest, Decision: ans}})
+	s.writePermissionAnswer(w, r, c)
 }
 
-// codexPreToolUse answers a PreToolUse: a deny, or no decision; with
-// ask=wait, an ask waits for a person first.
-func (s *Server) codexPreToolUse(w http.ResponseWriter, r *http.Request, c hookCall, askWait bool) {
+// codexPreToolUse answers a PreToolUse: a deny, or no decision; an ask
+// waits for a person first (with ask=agent it is left to Codex's prompt).
+func (s *Server) codexPreToolUse(w http.ResponseWriter, r *http.Request, c hookCall) {
 	deny := func(reason string) CodexPreToolUseOutput {
 		return CodexPreToolUseOutput{HookSpecificOutput: &ClaudePreToolUseDecision{HookEventName: eventPreToolUse,
 			PermissionDecision: "deny", PermissionDecisionReason: reason}}
@@ -81,7 +68,7 @@ func (s *Server) codexPreToolUse(w http.ResponseWriter, r *http.Request, c hookC
 	switch {
 	case c.d.Level == engine.Deny:
 		out = deny(hookReason(c.d))
-	case c.d.Level == engine.Ask && askWait:
+	case c.d.Level == engine.Ask && c.waits():
 		p, ok := s.hookAsk(w, r, c)
 		if !ok {
 			return
@@ -91,18 +78,6 @@ func (s *Server) codexPreToolUse(w http.ResponseWriter, r *http.Request, c hookC
 		}
 	}
 	writeJSON(w, http.StatusOK, out)
-}
-
-// codexAskWait reads the ask query parameter: "wait", or absent.
-func codexAskWait(r *http.Request) (bool, error) {
-	switch v := r.URL.Query().Get("ask"); v {
-	case "":
-		return false, nil
-	case "wait":
-		return true, nil
-	default:
-		return false, badRequest("ask", "ask must be wait or absent, not %q", v)
-	}
 }
 
 // codexArgs sets a bash call's workdir (shellWorkdir) and adds the files an

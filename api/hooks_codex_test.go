@@ -9,8 +9,10 @@ import (
 	"github.com/toolgate/toolgate/approval"
 )
 
-// TestCodexPreToolUse checks Codex's answers: a deny with its reason, and
-// no decision at all ({}) for allow and ask, which Codex does not act on.
+// TestCodexPreToolUse checks Codex's answers with ask=agent: a deny with
+// its reason, and no decision at all ({}) for allow and ask, which Codex
+// does not act on. (Without ask=agent an ask waits for a person:
+// TestCodexPreToolUseAskWait.)
 func TestCodexPreToolUse(t *testing.T) {
 	hs := newHookServer(t, time.Second)
 	doc := payload(t, "codex/pretooluse-bash.json")
@@ -31,7 +33,7 @@ func TestCodexPreToolUse(t *testing.T) {
 				"command": "*** Begin Patch\n*** Update File: src/main.rs\n@@\n-a\n+b\n*** End Patch\n"}})},
 	}
 	for _, c := range cases {
-		status, body := hs.post(t, hs.agent, "/api/v1/hooks/codex", c.body)
+		status, body := hs.post(t, hs.agent, "/api/v1/hooks/codex?ask=agent", c.body)
 		if status != 200 {
 			t.Errorf("%s: status %d (%s)", c.note, status, body)
 			continue
@@ -69,18 +71,22 @@ func TestCodexPermissionRequest(t *testing.T) {
 	}
 }
 
-// TestCodexPreToolUseAskWait checks ask=wait, for a Codex that never
-// prompts: a PreToolUse ask waits for a person, whose allow is no decision
-// and whose deny (or no answer) is a deny; allow and deny answer at once;
-// any other ask value is refused.
+// TestCodexPreToolUseAskWait checks the default (and ask=wait): a
+// PreToolUse ask waits for a person, whose allow is no decision and whose
+// deny (or no answer) is a deny; allow and deny answer at once; any other
+// ask value is refused.
 func TestCodexPreToolUseAskWait(t *testing.T) {
 	hs := newHookServer(t, 10*time.Second)
 	const path = "/api/v1/hooks/codex?ask=wait"
+	_, body := hs.post(t, hs.agent, "/api/v1/hooks/codex?wait_seconds=0", payload(t, "codex/pretooluse-bash.json"))
+	if h := decodeTo[api.CodexPreToolUseOutput](t, body).HookSpecificOutput; h == nil || h.PermissionDecision != "deny" {
+		t.Errorf("an unanswered ask with no ask parameter: %s, want a deny", body)
+	}
 	doc := payload(t, "codex/pretooluse-bash.json")
 	if body := hs.askAnswered(t, path, doc, approval.ChoiceAllowOnce, ""); strings.TrimSpace(string(body)) != "{}" {
 		t.Errorf("an ask a person allowed: %s, want {}", body)
 	}
-	body := hs.askAnswered(t, path, withMembers(t, doc, map[string]any{"tool_input": map[string]any{"command": "make deploy"}}), approval.ChoiceDeny, "")
+	body = hs.askAnswered(t, path, withMembers(t, doc, map[string]any{"tool_input": map[string]any{"command": "make deploy"}}), approval.ChoiceDeny, "")
 	if h := decodeTo[api.CodexPreToolUseOutput](t, body).HookSpecificOutput; h == nil || h.PermissionDecision != "deny" || !strings.Contains(h.PermissionDecisionReason, "alice denied") {
 		t.Errorf("an ask a person denied: %s, want a deny naming alice", body)
 	}

@@ -77,6 +77,9 @@ func (s *Server) handleGeminiHook(w http.ResponseWriter, r *http.Request) {
 	case engine.Deny:
 		out = GeminiBeforeToolOutput{Decision: "deny", Reason: hookReason(c.d)}
 	case engine.Ask:
+		if !c.waits() {
+			break // ask=agent: Gemini CLI's own confirmation decides
+		}
 		p, ok := s.hookAsk(w, r, c)
 		if !ok {
 			return

@@ -77,8 +77,15 @@ func (c chanObserver) Observe(from service.Observation, req *engine.Request, _ e
 
 func newHookServer(t *testing.T, hookWait time.Duration) *hookServer {
 	t.Helper()
+	return newHookServerWith(t, hookPolicy, api.Deps{HookWait: hookWait})
+}
+
+// newHookServerWith is newHookServer with another policy and the hook
+// settings of deps (its storage, tokens and approvals are made here).
+func newHookServerWith(t *testing.T, policy string, deps api.Deps) *hookServer {
+	t.Helper()
 	dir := t.TempDir()
-	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(hookPolicy), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(policy), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "builtin_rules.yaml"), []byte("rules: []\n"), 0o600); err != nil {
@@ -108,8 +115,9 @@ func newHookServer(t *testing.T, hookWait time.Duration) *hookServer {
 	}
 	hs.approvals = approval.New(approval.Options{Persister: st})
 	t.Cleanup(hs.approvals.Shutdown)
-	srv := api.New(api.Deps{Policy: st, Tokens: tokens, Approvals: hs.approvals,
-		Observer: chanObserver(hs.observed), HookWait: hookWait, Logger: discardLogger()})
+	deps.Policy, deps.Tokens, deps.Approvals = st, tokens, hs.approvals
+	deps.Observer, deps.Logger = chanObserver(hs.observed), discardLogger()
+	srv := api.New(deps)
 	r := chi.NewRouter()
 	srv.Mount(r)
 	ts := httptest.NewServer(r)
@@ -121,9 +129,24 @@ func newHookServer(t *testing.T, hookWait time.Duration) *hookServer {
 // post sends a body to a path with a token and returns status and body.
 func (hs *hookServer) post(t *testing.T, token, path string, body []byte) (int, []byte) {
 	t.Helper()
+	return hs.postAs(t, token, path, body, "", "")
+}
+
+// postWithHeader posts as the agent with one more header (none when value
+// is empty).
+func (hs *hookServer) postWithHeader(t *testing.T, path string, body []byte, header, value string) (int, []byte) {
+	t.Helper()
+	return hs.postAs(t, hs.agent, path, body, header, value)
+}
+
+func (hs *hookServer) postAs(t *testing.T, token, path string, body []byte, header, value string) (int, []byte) {
+	t.Helper()
 	req, err := http.NewRequest("POST", hs.url+path, bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
+	}
+	if value != "" {
+		req.Header.Set(header, value)
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")

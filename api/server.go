@@ -43,6 +43,13 @@ type Deps struct {
 	// all (an ask is then denied at once, its approval left pending). The
 	// flag's default is DefaultHookWait.
 	HookWait time.Duration
+	// HookAsk is what a hook does with an ask when the request names no ask
+	// mode (--hook-ask); empty means HookAskWait.
+	HookAsk HookAskMode
+	// HookWorkspace, when set (--workspace given to the server), is the
+	// workspace of every hook call whose request pins none; empty: the
+	// first cwd of the call's session.
+	HookWorkspace string
 	// Ready, when set, says whether the storage answers (the shared
 	// database): an error makes /readyz answer 503 with it as a problem.
 	Ready func(ctx context.Context) error
@@ -60,6 +67,8 @@ type Server struct {
 	csrf      *http.CrossOriginProtection
 	// rpcMethods are the JSON-RPC methods (rpc_methods.go).
 	rpcMethods map[string]rpcMethod
+	// sessions pins each hook session's workspace (hook_sessions.go).
+	sessions *sessionWorkspaces
 }
 
 // New builds the API server from all its parts.
@@ -74,6 +83,9 @@ func New(deps Deps) *Server {
 		deps.Decisions = service.NopDecisionLog{}
 	}
 	deps.HookWait = min(max(deps.HookWait, 0), MaxWaitSeconds*time.Second)
+	if deps.HookAsk == "" {
+		deps.HookAsk = HookAskWait
+	}
 	if deps.Edits == nil {
 		deps.Edits = service.NewPolicy(deps.Policy)
 	}
@@ -84,6 +96,7 @@ func New(deps Deps) *Server {
 		tokens:     service.NewTokens(deps.Tokens),
 		csrf:       http.NewCrossOriginProtection(),
 		rpcMethods: rpcMethodTable(),
+		sessions:   newSessionWorkspaces(maxSessions),
 	}
 }
 

@@ -109,7 +109,7 @@ func builtinOnlyEngine(t *testing.T) *Engine {
 func builtinHit(e *Engine, req *Request) (bool, []string) {
 	var v callValues
 	v.category = ToolCategory(req.ToolName)
-	e.fillValues(&v, req.ToolArgs, nil)
+	e.fillValues(&v, req, nil)
 	if v.category == CategoryShell && NeedsFullParse(v.command) {
 		v.norms = AnalyzeShellEnv(v.command, e.shellEnv(req)).Normalized
 	}

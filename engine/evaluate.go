@@ -61,7 +61,7 @@ func (e *Engine) evaluatePolicy(req *Request, tr *tracer) Decision {
 		buf = (*pooled)[:0]
 		defer func() { releasePathValues(pooled, vals.paths) }()
 	}
-	e.fillValues(&vals, req.ToolArgs, buf)
+	e.fillValues(&vals, req, buf)
 	var sh *ShellAnalysis
 	if vals.category == CategoryShell && NeedsFullParse(vals.command) {
 		a := AnalyzeShellEnv(vals.command, e.shellEnv(req))
@@ -151,13 +151,13 @@ func channelKey(ch string) string {
 
 // fillValues extracts what rules match: the command of a shell tool, the
 // path values (and their home expansions) of a path tool, appended to buf.
-func (e *Engine) fillValues(v *callValues, args map[string]any, buf []string) {
+func (e *Engine) fillValues(v *callValues, req *Request, buf []string) {
 	switch v.category {
 	case CategoryShell:
-		v.command = shellValue(args)
+		v.command = shellValue(req.ToolArgs)
 		v.slashed = slashes(v.command)
 	case CategoryPath:
-		v.paths = appendPathValues(buf, args, e.opts.HomeDir)
+		v.paths = appendPathValues(buf, req.ToolArgs, e.home(req))
 	}
 }
 
@@ -397,7 +397,7 @@ func opaqueDetail(sh *ShellAnalysis) string {
 // argument against the workspace, cleaned but not resolved: $PWD is the
 // logical path, which the external check resolves).
 func (e *Engine) shellEnv(req *Request) ShellEnv {
-	env := ShellEnv{Home: e.opts.HomeDir}
+	env := ShellEnv{Home: e.home(req)}
 	ws := req.Workspace
 	if ws == "" {
 		ws = e.opts.Workspace
@@ -405,7 +405,7 @@ func (e *Engine) shellEnv(req *Request) ShellEnv {
 	ws = slashes(strings.TrimSpace(ws))
 	dir := ws
 	if wd, ok := req.ToolArgs["workdir"].(string); ok && strings.TrimSpace(wd) != "" {
-		wd = slashes(expandHome(strings.TrimSpace(wd), e.opts.HomeDir))
+		wd = slashes(expandHome(strings.TrimSpace(wd), e.home(req)))
 		switch {
 		case strings.HasPrefix(wd, "/") || hasDriveLetter(wd):
 			dir = wd
@@ -449,4 +449,13 @@ func formatReason(l Level, tool, rule string) string {
 
 func askReason(tool, rule string) string {
 	return "Approval required for " + tool + " (rule: " + rule + ")"
+}
+
+// home is the home directory that ~ and $HOME name in a call: the agent's,
+// when the request carries it, else the server user's.
+func (e *Engine) home(req *Request) string {
+	if req.Home != "" {
+		return req.Home
+	}
+	return e.opts.HomeDir
 }

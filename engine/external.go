@@ -105,7 +105,7 @@ func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, com
 	} else {
 		eachPathValue(req.ToolArgs, func(s string) bool {
 			if !isNetworkURL(s) {
-				c.add(expandHome(s, e.opts.HomeDir))
+				c.add(expandHome(s, e.home(req)))
 			}
 			return true
 		})
@@ -132,7 +132,7 @@ func (c *extCollector) shellPaths(command string, sh *ShellAnalysis) {
 	if hasWorkdir(c.req.ToolArgs) {
 		c.init() // the working directory is judged even with no path word
 	}
-	home := c.e.opts.HomeDir
+	home := c.e.home(c.req)
 	if sh != nil {
 		for _, w := range sh.Paths {
 			c.add(w)
@@ -229,7 +229,7 @@ func (c *extCollector) addWorkdir(v any) {
 	if !ok || strings.TrimSpace(wd) == "" {
 		return
 	}
-	w := expandHome(strings.TrimSpace(wd), c.e.opts.HomeDir)
+	w := expandHome(strings.TrimSpace(wd), c.e.home(c.req))
 	abs, known := c.memo.resolve(c.e, w, c.ws)
 	if !known {
 		c.external(unknownPathLabel(w), true)

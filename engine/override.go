@@ -66,7 +66,7 @@ func (c *overrideCtx) within(r *rule) bool {
 // instead lie inside the workspace.
 func (c *overrideCtx) pathWithin(m *matcher) bool {
 	ws := c.e.workspace(c.req)
-	home := c.e.opts.HomeDir
+	home := c.e.home(c.req)
 	seen, ok := false, true
 	eachKeyedPathValue(c.req.ToolArgs, func(k, v string) bool {
 		seen = true
@@ -159,7 +159,7 @@ func (c *overrideCtx) shellWithin(dir string) bool {
 	col.init()
 	for _, k := range workdirKeys {
 		if wd, isStr := c.req.ToolArgs[k].(string); isStr && strings.TrimSpace(wd) != "" {
-			if _, known := c.e.resolveWord(expandHome(strings.TrimSpace(wd), c.e.opts.HomeDir), col.ws); !known {
+			if _, known := c.e.resolveWord(expandHome(strings.TrimSpace(wd), c.e.home(c.req)), col.ws); !known {
 				return false
 			}
 		}
@@ -198,14 +198,14 @@ func (c *overrideCtx) shellWithin(dir string) bool {
 		// the external check follows the reference (a bare $HOME).
 		for _, words := range sh.Commands {
 			for _, w := range words {
-				if pw, isPath := PathWord(w, c.e.opts.HomeDir); isPath {
+				if pw, isPath := PathWord(w, c.e.home(c.req)); isPath {
 					word(pw)
 				}
 			}
 		}
 	} else {
 		eachPlainWord(shellValue(c.req.ToolArgs), func(w string) {
-			if pw, isPath := PathWord(w, c.e.opts.HomeDir); isPath {
+			if pw, isPath := PathWord(w, c.e.home(c.req)); isPath {
 				word(pw)
 			}
 		})

@@ -116,7 +116,7 @@ func (e *Engine) outsideForm(w string, col *extCollector, outsideBase bool) (str
 	if w == "" || w[0] == '-' || HasUnknown(w) {
 		return "", false
 	}
-	p, isPath := PathWord(w, e.opts.HomeDir)
+	p, isPath := PathWord(w, e.home(col.req))
 	if !isPath {
 		if !outsideBase || !isBareCandidate(w) {
 			return "", false

@@ -77,7 +77,7 @@ func (c *ownerCall) prepare() {
 		return
 	}
 	c.ready = true
-	home := c.e.opts.HomeDir
+	home := c.e.home(c.req)
 	ws := c.e.workspace(c.req)
 	cwd := ws // a shell command's words are relative to its workdir
 	if wd, ok := c.req.ToolArgs["workdir"].(string); ok && strings.TrimSpace(wd) != "" {
@@ -156,7 +156,7 @@ func (c *ownerCall) addCommand(cmd, cwd string) {
 		words := strings.Fields(cmd)
 		a.Commands = [][]string{words}
 		for _, w := range words {
-			if pw, ok := PathWord(w, c.e.opts.HomeDir); ok {
+			if pw, ok := PathWord(w, c.e.home(c.req)); ok {
 				a.Paths = append(a.Paths, pw)
 			}
 		}

@@ -86,7 +86,7 @@ func checkAgainstScan(t *testing.T, note string, e, plain *Engine, req *Request)
 	t.Helper()
 	var vals callValues
 	vals.category = ToolCategory(req.ToolName)
-	e.fillValues(&vals, req.ToolArgs, nil)
+	e.fillValues(&vals, req, nil)
 	p := e.policy
 	for _, set := range []struct {
 		name string

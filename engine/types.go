@@ -8,7 +8,11 @@ type Request struct {
 	ToolArgs  map[string]any `json:"tool_args"`
 	ChannelID string         `json:"channel_id,omitempty"`
 	Workspace string         `json:"workspace,omitempty"`
-	Scope     *Scope         `json:"scope,omitempty"`
+	// Home is the home of the user the agent runs as, which ~ and $HOME
+	// name in its arguments; empty means the server user's (Options.HomeDir).
+	// The hooks fill it from what `toolgate hook` sends.
+	Home  string `json:"-"`
+	Scope *Scope `json:"scope,omitempty"`
 	// Explain asks for the Trace of the steps taken.
 	Explain bool `json:"explain,omitempty"`
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/toolgate/toolgate/api"
 	"io"
 	"log/slog"
 	"net"
@@ -35,9 +36,13 @@ type config struct {
 	workspace       string
 	approvalTimeout time.Duration
 	// hookWait is how long an agent hook waits for a person.
-	hookWait  time.Duration
-	logFormat string
-	logLevel  string
+	hookWait time.Duration
+	// hookAsk is what an agent hook does with an ask (--hook-ask).
+	hookAsk string
+	// workspaceSet says --workspace was given: hooks then pin it.
+	workspaceSet bool
+	logFormat    string
+	logLevel     string
 	// The decision log.
 	decisionLog  bool
 	logFullArgs  bool
@@ -62,6 +67,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.workspace, "workspace", "", "the agents' workspace when a request names none (default: the current directory)")
 	fs.DurationVar(&c.approvalTimeout, "approval-timeout", 300*time.Second, "how long an ask waits for a person before it is denied")
 	fs.DurationVar(&c.hookWait, "hook-wait", 120*time.Second, "how long an agent hook (/api/v1/hooks/...) waits for a person's answer when the request names no wait_seconds (at most 10m)")
+	fs.StringVar(&c.hookAsk, "hook-ask", string(api.HookAskWait), "what an agent hook does with an ask when the hook names no mode: wait (for a person, then allow or deny) or agent (hand it to the agent's own prompt; weaker: an agent in a bypass mode runs it)")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
 	fs.BoolVar(&c.decisionLog, "decision-log", true, "keep a log of every decision in <config-dir>/decisions.db")
@@ -78,6 +84,10 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if c.databaseURL == "" {
 		// Read after parsing, so that the help never shows its password.
 		c.databaseURL = strings.TrimSpace(os.Getenv(databaseURLEnv))
+	}
+	c.workspaceSet = c.workspace != ""
+	if _, ok := api.ParseHookAskMode(c.hookAsk); !ok {
+		return c, fmt.Errorf("--hook-ask must be wait or agent, not %q", c.hookAsk)
 	}
 	if c.workspace == "" {
 		wd, err := os.Getwd()

@@ -131,6 +131,7 @@ func wire(c config, log *slog.Logger) (_ *app, err error) {
 	}
 	apiServer := api.New(api.Deps{Policy: s.policy, Edits: edits, Documents: s.policy.Backend(), Tokens: s.tokens, Approvals: mgr,
 		Observer: dl.recorder, Decisions: dl.decisionLog(), Metrics: dl.metrics.Handler(), HookWait: c.hookWait,
+		HookAsk: api.HookAskMode(c.hookAsk), HookWorkspace: c.hookWorkspace(),
 		OpenAPI: toolgate.OpenAPI, Logger: log, Sessions: sessions, Ready: s.ready})
 	a.handler = routes(apiServer, hub, ui, dl, log)
 	return a, nil
@@ -246,4 +247,13 @@ func (p *decisionParts) mountPage(ui *web.UI, r chi.Router) {
 // method, as a plain 405.
 func pageMethodNotAllowed(w http.ResponseWriter, _ *http.Request) {
 	http.Error(w, http.StatusText(http.StatusMethodNotAllowed), http.StatusMethodNotAllowed)
+}
+
+// hookWorkspace is the workspace the hooks pin: --workspace when it was
+// given, else none (each session's first cwd).
+func (c config) hookWorkspace() string {
+	if c.workspaceSet {
+		return c.workspace
+	}
+	return ""
 }

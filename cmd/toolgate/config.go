@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/url"
 	"strconv"
 	"strings"
 )
@@ -12,9 +13,10 @@ import (
 // documented by the agent:
 //   - Claude Code: https://code.claude.com/docs/en/hooks ("Hook handler
 //     fields", "HTTP hook fields"; timeout in seconds, matcher "*" for all
-//     tools). Its http hook needs nothing installed but fails open: a
-//     non-2xx answer, a refused connection or a timeout is a non-blocking
-//     error and the call goes on. The command hook fails closed.
+//     tools). A hook that fails (a non-2xx answer, a refused connection, a
+//     timeout) is a non-blocking error and the call goes on, unless the
+//     hook says "onFailure": "block" (Claude Code 2.1.295 and later), which
+//     every snippet here does; the http hook also asks for on_error=deny.
 //   - Codex CLI: https://developers.openai.com/codex/hooks (hooks.json,
 //     command hooks only; timeout in seconds; no matcher matches all).
 //   - Gemini CLI: https://geminicli.com/docs/hooks/reference/ (settings.json,
@@ -28,9 +30,9 @@ const defaultConfigWait = 120
 // run, so that toolgate answers before the agent gives up on it.
 const hookTimeoutSlack = 15
 
-// decideTimeout is the hook timeout of an event that never waits for a
-// person (PreToolUse): a decision takes milliseconds.
-const decideTimeout = 30
+// onFailureBlock is Claude Code's hook field that blocks the call when the
+// hook itself fails, instead of going on without it.
+var onFailureBlock = "block"
 
 // printConfig prints the settings snippet of an agent for the server.
 func printConfig(agent string, o hookOptions, stdout, stderr io.Writer) int {
@@ -77,18 +79,26 @@ func matcherGroup(matcher string, hooks ...obj) obj {
 // token comes from $TOOLGATE_TOKEN through allowedEnvVars, never from the
 // file, and a malformed event is answered with a deny (on_error=deny).
 func claudeHTTPConfig(o hookOptions, wait int) obj {
-	base := strings.TrimRight(o.url, "/") + "/api/v1/hooks/claude-code"
-	httpHook := func(url string, timeout int) obj {
-		return obj{"type": "http", "url": url, "timeout": timeout,
-			"headers":        obj{"Authorization": "Bearer $TOOLGATE_TOKEN"},
-			"allowedEnvVars": []string{"TOOLGATE_TOKEN"}}
-	}
+	q := url.Values{}
 	// on_error=deny: a refused event is answered with a deny, since Claude
-	// Code runs the call on any non-2xx answer.
-	base += "?on_error=deny"
+	// Code runs the call on any non-2xx answer it is not told to block on.
+	q.Set("on_error", "deny")
+	q.Set("wait_seconds", strconv.Itoa(wait))
+	if o.askMode != "" {
+		q.Set("ask", o.askMode)
+	}
+	if o.workspace != "" {
+		q.Set("workspace", o.workspace)
+	}
+	u := strings.TrimRight(o.url, "/") + "/api/v1/hooks/claude-code?" + q.Encode()
+	// The agent's home and user go in headers, filled from its environment.
+	h := obj{"type": "http", "url": u, "timeout": wait + hookTimeoutSlack, "onFailure": onFailureBlock,
+		"headers": obj{"Authorization": "Bearer $TOOLGATE_TOKEN",
+			"X-Toolgate-Home": "$HOME", "X-Toolgate-User": "$USER"},
+		"allowedEnvVars": []string{"TOOLGATE_TOKEN", "HOME", "USER"}}
 	return obj{"hooks": obj{
-		"PreToolUse":        []obj{matcherGroup("*", httpHook(base, decideTimeout))},
-		"PermissionRequest": []obj{matcherGroup("*", httpHook(base+"&wait_seconds="+strconv.Itoa(wait), wait+hookTimeoutSlack))},
+		"PreToolUse":        []obj{matcherGroup("*", h)},
+		"PermissionRequest": []obj{matcherGroup("*", h)},
 	}}
 }
 
@@ -101,8 +111,11 @@ func hookCommand(o hookOptions, agent string, wait int) string {
 	if wait >= 0 {
 		parts = append(parts, "--wait", strconv.Itoa(wait))
 	}
-	if o.askWait && wait >= 0 {
-		parts = append(parts, "--ask-wait")
+	if o.askMode != "" {
+		parts = append(parts, "--hook-ask", o.askMode)
+	}
+	if o.workspace != "" {
+		parts = append(parts, "--workspace", shellQuote(o.workspace))
 	}
 	return strings.Join(parts, " ")
 }
@@ -112,25 +125,23 @@ func commandHook(cmd string, timeout int) obj {
 }
 
 // claudeCommandConfig is Claude Code's settings.json with command hooks.
+// Both events may wait for a person, so both have the wait's timeout.
 func claudeCommandConfig(o hookOptions, wait int) obj {
+	h := commandHook(hookCommand(o, "claude-code", wait), wait+hookTimeoutSlack)
+	h["onFailure"] = onFailureBlock
 	return obj{"hooks": obj{
-		"PreToolUse":        []obj{matcherGroup("*", commandHook(hookCommand(o, "claude-code", -1), decideTimeout))},
-		"PermissionRequest": []obj{matcherGroup("*", commandHook(hookCommand(o, "claude-code", wait), wait+hookTimeoutSlack))},
+		"PreToolUse":        []obj{matcherGroup("*", h)},
+		"PermissionRequest": []obj{matcherGroup("*", h)},
 	}}
 }
 
-// codexConfig is Codex CLI's hooks.json. With --ask-wait, for a Codex
-// that never prompts, PreToolUse waits for a person on an ask and there is
-// no PermissionRequest hook.
+// codexConfig is Codex CLI's hooks.json: PreToolUse waits for a person on
+// an ask, PermissionRequest on the asks Codex raises itself.
 func codexConfig(o hookOptions, wait int) obj {
-	if o.askWait {
-		return obj{"hooks": obj{
-			"PreToolUse": []obj{matcherGroup("", commandHook(hookCommand(o, "codex", wait), wait+hookTimeoutSlack))},
-		}}
-	}
+	h := commandHook(hookCommand(o, "codex", wait), wait+hookTimeoutSlack)
 	return obj{"hooks": obj{
-		"PreToolUse":        []obj{matcherGroup("", commandHook(hookCommand(o, "codex", -1), decideTimeout))},
-		"PermissionRequest": []obj{matcherGroup("", commandHook(hookCommand(o, "codex", wait), wait+hookTimeoutSlack))},
+		"PreToolUse":        []obj{matcherGroup("", h)},
+		"PermissionRequest": []obj{matcherGroup("", h)},
 	}}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -24,7 +25,10 @@ type hookOptions struct {
 	printConfig bool
 	command     bool
 	bin         string
-	askWait     bool
+	// askMode is --hook-ask: wait or agent; empty leaves it to the server.
+	askMode string
+	// workspace pins the workspace of every call of this hook.
+	workspace string
 }
 
 // runHook is `toolgate hook <agent>`: one event from stdin to the server,
@@ -39,14 +43,19 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 	fs.BoolVar(&o.printConfig, "print-config", false, "print the agent's settings snippet for this server instead of running the hook")
 	fs.BoolVar(&o.command, "command", false, "with --print-config for claude-code: the command hook instead of the http hook")
 	fs.StringVar(&o.bin, "bin", "toolgate", "with --print-config: how the agent runs this command")
-	fs.BoolVar(&o.askWait, "ask-wait", false, "codex only: a PreToolUse ask waits for a person (for a Codex whose approval policy never prompts)")
+	fs.StringVar(&o.askMode, "hook-ask", "", "what an ask becomes: wait (for a person in toolgate, then allow or deny; the server's default) or agent (handed to the agent's own prompt: weaker, an agent in a bypass mode runs it)")
+	fs.StringVar(&o.workspace, "workspace", "", "the agent's workspace, pinned (an absolute directory); default: the server's --workspace, else the session's first cwd")
 	agent, err := parseAgentArgs(fs, args)
 	if err != nil {
 		fmt.Fprintf(stderr, "toolgate hook: %v\n", err)
 		return exitBlock
 	}
-	if o.askWait && agent != "codex" {
-		fmt.Fprintln(stderr, "toolgate hook: --ask-wait is for codex only")
+	if o.askMode != "" && o.askMode != "wait" && o.askMode != "agent" {
+		fmt.Fprintf(stderr, "toolgate hook: --hook-ask must be wait or agent, not %q\n", o.askMode)
+		return exitBlock
+	}
+	if o.workspace != "" && !filepath.IsAbs(o.workspace) {
+		fmt.Fprintln(stderr, "toolgate hook: --workspace must be an absolute directory")
 		return exitBlock
 	}
 	if o.wait > maxWait {
@@ -56,7 +65,7 @@ func runHook(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fu
 	if o.printConfig {
 		return printConfig(agent, o, stdout, stderr)
 	}
-	if err := hook(agent, o, stdin, stdout); err != nil {
+	if err := hook(agent, o, stdin, stdout, getenv); err != nil {
 		fmt.Fprintf(stderr, "toolgate: %v; the call is blocked (the hook fails closed)\n", err)
 		return exitBlock
 	}
@@ -85,7 +94,7 @@ func parseAgentArgs(fs *flag.FlagSet, args []string) (string, error) {
 
 // hook posts one event and prints the answer. The answer must be a JSON
 // object: anything else would be read by the agent as no decision.
-func hook(agent string, o hookOptions, stdin io.Reader, stdout io.Writer) error {
+func hook(agent string, o hookOptions, stdin io.Reader, stdout io.Writer, getenv func(string) string) error {
 	token, err := o.resolve()
 	if err != nil {
 		return err
@@ -103,8 +112,19 @@ func hook(agent string, o hookOptions, stdin io.Reader, stdout io.Writer) error 
 		query.Set("wait_seconds", strconv.Itoa(o.wait))
 		timeout = time.Duration(o.wait+30) * time.Second
 	}
-	if o.askWait {
-		query.Set("ask", "wait")
+	if o.askMode != "" {
+		query.Set("ask", o.askMode)
+	}
+	if o.workspace != "" {
+		query.Set("workspace", filepath.Clean(o.workspace))
+	}
+	// ~ and $HOME in the agent's calls name the agent's home, not the
+	// server's: send the home and user this hook runs as.
+	if home := getenv("HOME"); filepath.IsAbs(home) {
+		query.Set("home", filepath.Clean(home))
+	}
+	if user := firstNonEmpty(getenv("USER"), getenv("LOGNAME")); user != "" {
+		query.Set("user", user)
 	}
 	path := "/api/v1/hooks/" + agent
 	if len(query) > 0 {
@@ -120,4 +140,14 @@ func hook(agent string, o hookOptions, stdin io.Reader, stdout io.Writer) error 
 	}
 	_, err = stdout.Write(answer)
 	return err
+}
+
+// firstNonEmpty returns the first of vs that is not empty.
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }

@@ -27,6 +27,12 @@ func TestHookFailsClosed(t *testing.T) {
 		http.Redirect(w, r, "http://example.invalid/steal", http.StatusTemporaryRedirect)
 	}))
 	defer redirect.Close()
+	unauthorized := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusUnauthorized)
+		_, _ = w.Write([]byte(`{"error":{"code":"unauthorized","message":"invalid token"}}`))
+	}))
+	defer unauthorized.Close()
 	cases := []struct {
 		note   string
 		args   []string
@@ -39,7 +45,10 @@ func TestHookFailsClosed(t *testing.T) {
 		{note: "a stray argument", args: []string{"gemini", "extra"}, stderr: "unexpected argument"},
 		{note: "no token", args: []string{"gemini"}, env: map[string]string{"TOOLGATE_URL": plain.URL}, stderr: "no API token"},
 		{note: "a wait over 600", args: []string{"codex", "--wait", "601"}, stderr: "--wait"},
-		{note: "--ask-wait for another agent", args: []string{"gemini", "--ask-wait"}, stderr: "codex only"},
+		{note: "an unknown --hook-ask", args: []string{"gemini", "--hook-ask", "later"}, stderr: "--hook-ask must be wait or agent"},
+		{note: "a relative --workspace", args: []string{"codex", "--workspace", "proj"}, stderr: "--workspace must be an absolute"},
+		{note: "a 401 blocks", args: []string{"claude-code"}, env: map[string]string{"TOOLGATE_URL": unauthorized.URL, "TOOLGATE_TOKEN": "t"},
+			stdin: "{}", stderr: "401"},
 		{note: "an answer that is not JSON", args: []string{"claude-code"}, env: map[string]string{"TOOLGATE_URL": plain.URL, "TOOLGATE_TOKEN": "t"},
 			stdin: "{}", stderr: "not a JSON object"},
 		{note: "a redirect is not followed", args: []string{"claude-code"}, env: map[string]string{"TOOLGATE_URL": redirect.URL, "TOOLGATE_TOKEN": "t"},
@@ -67,14 +76,16 @@ func TestPrintConfig(t *testing.T) {
 		args []string
 		want []string
 	}{
-		{note: "claude http", args: []string{"claude-code", "--print-config", "--wait", "45"},
-			want: []string{`"url":"https://tg.example:8443/api/v1/hooks/claude-code?on_error=deny"`, `?on_error=deny&wait_seconds=45"`, `"timeout":60`, `"allowedEnvVars":["TOOLGATE_TOKEN"]`}},
+		{note: "claude http: blocks on failure, sends the agent's home and user", args: []string{"claude-code", "--print-config", "--wait", "45"},
+			want: []string{`"url":"https://tg.example:8443/api/v1/hooks/claude-code?on_error=deny&wait_seconds=45"`, `"timeout":60`, `"onFailure":"block"`,
+				`"allowedEnvVars":["TOOLGATE_TOKEN","HOME","USER"]`, `"X-Toolgate-Home":"$HOME"`}},
+		{note: "claude http with a pinned workspace and ask=agent", args: []string{"claude-code", "--print-config", "--workspace", "/src/my app", "--hook-ask", "agent"},
+			want: []string{`?ask=agent&on_error=deny&wait_seconds=120&workspace=%2Fsrc%2Fmy+app"`}},
 		{note: "claude command", args: []string{"claude-code", "--print-config", "--command", "--token-file", "/home/a b/token"},
-			want: []string{`toolgate hook claude-code --url https://tg.example:8443 --token-file '/home/a b/token' --wait 120`, `"timeout":135`}},
-		{note: "codex", args: []string{"codex", "--print-config"},
-			want: []string{`"PreToolUse":[{"hooks":[{"command":"toolgate hook codex --url https://tg.example:8443","timeout":30,"type":"command"}]}]`}},
-		{note: "codex --ask-wait: PreToolUse waits, no PermissionRequest", args: []string{"codex", "--print-config", "--ask-wait", "--wait", "300"},
-			want: []string{`{"hooks":{"PreToolUse":[{"hooks":[{"command":"toolgate hook codex --url https://tg.example:8443 --wait 300 --ask-wait","timeout":315,"type":"command"}]}]}}`}},
+			want: []string{`toolgate hook claude-code --url https://tg.example:8443 --token-file '/home/a b/token' --wait 120`, `"timeout":135`, `"onFailure":"block"`}},
+		{note: "codex: both events wait for a person on an ask", args: []string{"codex", "--print-config", "--workspace", "/src/app"},
+			want: []string{`"PreToolUse":[{"hooks":[{"command":"toolgate hook codex --url https://tg.example:8443 --wait 120 --workspace /src/app","timeout":135,"type":"command"}]}]`,
+				`"PermissionRequest":[{"hooks":[{"command":"toolgate hook codex --url https://tg.example:8443 --wait 120 --workspace /src/app"`}},
 		{note: "gemini", args: []string{"gemini", "--print-config", "--wait", "0"},
 			want: []string{`"BeforeTool":[{"hooks":[`, `--wait 0"`, `"timeout":15000`, `"matcher":"*"`}},
 	}
