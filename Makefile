@@ -28,7 +28,8 @@ screenshots:
 # deps installs Debian's Chromium for the browser tests, python3 for the
 # Python client's tests and PostgreSQL's server binaries for the tests of
 # --database-url when they are missing (as root, through apt-get), and
-# fetches the Go modules. The PostgreSQL tests start their own throwaway
+# fetches the Go modules and the pinned agents the tests drive (Claude Code,
+# Codex, Gemini CLI from npm, once, into ~/.cache/toolgate/agents). The PostgreSQL tests start their own throwaway
 # cluster on a free loopback port (internal/pgtest); a system cluster the
 # package may start on 5432 is not used by them.
 deps:
@@ -57,6 +58,7 @@ deps:
 		fi; \
 	fi
 	$(GO) mod download
+	sh integration/agents/install.sh
 
 generate:
 	$(GO) tool templ generate

@@ -265,37 +265,33 @@ func TestToolgatePermissionsAddDirEvaluate(t *testing.T) {
 	}
 }
 
-// TestReadmeHookSnippets keeps the README's "Use with ..." snippets equal
+// TestDocumentedHookSnippets keeps the snippets of docs/agents.md equal
 // (as JSON) to what `toolgate hook <agent> --print-config` prints for the
-// default server, so a person pasting either gets the same hooks.
-func TestReadmeHookSnippets(t *testing.T) {
-	data, err := os.ReadFile("../README.md")
+// default server, so a person pasting either gets the hooks setup writes.
+func TestDocumentedHookSnippets(t *testing.T) {
+	data, err := os.ReadFile("../docs/agents.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := func(section string) []string {
-		_, rest, ok := strings.Cut(string(data), "\n## "+section+"\n")
+	_, rest, ok := strings.Cut(string(data), "\n### The snippets\n")
+	if !ok {
+		t.Fatal("docs/agents.md has no \"The snippets\" section")
+	}
+	rest, _, _ = strings.Cut(rest, "\n## ")
+	var blocks []string
+	for {
+		_, after, ok := strings.Cut(rest, "```json\n")
 		if !ok {
-			t.Fatalf("README.md has no %q section", section)
+			break
 		}
-		rest, _, _ = strings.Cut(rest, "\n## ")
-		var out []string
-		for {
-			_, after, ok := strings.Cut(rest, "```json\n")
-			if !ok {
-				return out
-			}
-			block, tail, _ := strings.Cut(after, "```")
-			out = append(out, block)
-			rest = tail
-		}
+		block, tail, _ := strings.Cut(after, "```")
+		blocks = append(blocks, block)
+		rest = tail
 	}
-	claude := blocks("Use with Claude Code")
-	codex := blocks("Use with Codex CLI")
-	gemini := blocks("Use with Gemini CLI")
-	if len(claude) != 2 || len(codex) != 1 || len(gemini) != 1 {
-		t.Fatalf("found %d, %d and %d json snippets, want 2, 1 and 1", len(claude), len(codex), len(gemini))
+	if len(blocks) != 4 {
+		t.Fatalf("found %d json snippets, want 4 (Claude Code http and command, Codex, Gemini CLI)", len(blocks))
 	}
+	claude, codex, gemini := blocks[:2], blocks[2:3], blocks[3:]
 	cases := []struct {
 		note    string
 		snippet string
@@ -313,7 +309,7 @@ func TestReadmeHookSnippets(t *testing.T) {
 		}
 		var readme, printed any
 		if err := json.Unmarshal([]byte(c.snippet), &readme); err != nil {
-			t.Errorf("%s: the README snippet is not JSON: %v", c.note, err)
+			t.Errorf("%s: the documented snippet is not JSON: %v", c.note, err)
 			continue
 		}
 		if err := json.Unmarshal([]byte(r.stdout), &printed); err != nil {
@@ -322,7 +318,7 @@ func TestReadmeHookSnippets(t *testing.T) {
 		a, _ := json.Marshal(readme)
 		b, _ := json.Marshal(printed)
 		if string(a) != string(b) {
-			t.Errorf("%s: the README shows\n%s\nbut --print-config prints\n%s", c.note, a, b)
+			t.Errorf("%s: docs/agents.md shows\n%s\nbut --print-config prints\n%s", c.note, a, b)
 		}
 	}
 }

@@ -36,23 +36,7 @@ var onFailureBlock = "block"
 
 // printConfig prints the settings snippet of an agent for the server.
 func printConfig(agent string, o hookOptions, stdout, stderr io.Writer) int {
-	wait := o.wait
-	if wait < 0 {
-		wait = defaultConfigWait
-	}
-	var v any
-	switch agent {
-	case "claude-code":
-		if o.command {
-			v = claudeCommandConfig(o, wait)
-		} else {
-			v = claudeHTTPConfig(o, wait)
-		}
-	case "codex":
-		v = codexConfig(o, wait)
-	case "gemini":
-		v = geminiConfig(o, wait)
-	}
+	v := agentSnippet(agent, o)
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false) // the & of a URL stays &, as a person would write it
@@ -61,6 +45,25 @@ func printConfig(agent string, o hookOptions, stdout, stderr io.Writer) int {
 		return exitError
 	}
 	return exitOK
+}
+
+// agentSnippet is the hooks part of an agent's settings for the server:
+// what --print-config prints and what setup merges into the file.
+func agentSnippet(agent string, o hookOptions) obj {
+	wait := o.wait
+	if wait < 0 {
+		wait = defaultConfigWait
+	}
+	switch agent {
+	case "claude-code":
+		if o.command {
+			return claudeCommandConfig(o, wait)
+		}
+		return claudeHTTPConfig(o, wait)
+	case "codex":
+		return codexConfig(o, wait)
+	}
+	return geminiConfig(o, wait)
 }
 
 type obj = map[string]any

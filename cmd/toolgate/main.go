@@ -10,6 +10,11 @@
 //     decision, and the agent prompts in the terminal as it would have.)
 //     With --print-config it prints the settings snippet that installs the
 //     hook for the current server instead.
+//   - toolgate setup claude-code|codex|gemini merges those hooks into the
+//     agent's own settings file (a backup kept; Codex's trust of them
+//     recorded through codex app-server), and toolgate doctor checks the
+//     wiring by running each hook as the agent would with a call toolgate
+//     must deny.
 //   - toolgate permissions [<level> <tool>[(<pattern>)]] and
 //     toolgate add-dir <path> run the spec's /permissions and /add-dir
 //     commands (spec sections 6 and 7) through POST /api/v1/commands and
@@ -41,6 +46,8 @@ const (
 const usage = `usage:
   toolgate hook claude-code|codex|gemini [--wait SECONDS]   (reads one hook event on stdin)
   toolgate hook claude-code|codex|gemini --print-config [--command] [--wait SECONDS] [--bin PATH]
+  toolgate setup claude-code|codex|gemini [--project DIR] [--command] [--wait SECONDS] [--dry-run] [--remove]
+  toolgate doctor [claude-code|codex|gemini ...] [--project DIR]
   toolgate permissions [<allow|ask|deny> <tool>[(<pattern>)]]
   toolgate add-dir <path>
   toolgate evaluate --tool NAME [--arg KEY=VALUE ...] [--channel ID] [--workspace DIR] [--explain] [--json]
@@ -65,6 +72,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return runAddDir(args[1:], stdout, stderr, getenv)
 	case "evaluate":
 		return runEvaluate(args[1:], stdin, stdout, stderr, getenv)
+	case "setup":
+		return runSetup(args[1:], stdout, stderr, getenv)
+	case "doctor":
+		return runDoctor(args[1:], stdout, stderr, getenv)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
