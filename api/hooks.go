@@ -101,6 +101,9 @@ type hookAgent struct {
 	moreArgs func(in *HookInput, tool string, args map[string]any)
 	// refuse is the agent's deny of a call for an event, with a reason.
 	refuse func(event, reason string) any
+	// bookkeepingTools are the agent's tools that act on nothing outside
+	// its session (hooks_bookkeeping.go).
+	bookkeepingTools map[string]bool
 }
 
 // engineRequest maps a hook event onto an engine request: our tool name,
@@ -128,6 +131,7 @@ var hookPathAliases = map[string]string{
 	"notebook_path": "file_path",
 	"absolute_path": "file_path",
 	"dir_path":      "directory",
+	"include":       "file_path", // Gemini CLI read_many_files, grep_search: file globs
 }
 
 // hookArgs copies the agent's tool_input into tool_args. The members are
@@ -255,7 +259,7 @@ func (s *Server) decideHook(w http.ResponseWriter, r *http.Request, agent hookAg
 		return c, false
 	}
 	c.req = agent.engineRequest(&c.in, s.hookWorkspace(r, c), c.params.home)
-	c.d = s.deps.Policy.Engine().Evaluate(c.req)
+	c.d = agent.bookkeeping(c.in.ToolName, s.deps.Policy.Engine().Evaluate(c.req))
 	s.observe(c.source(), start, c.req, c.d, Caller{Agent: agent.name, Session: c.in.SessionID})
 	return c, true
 }

@@ -38,7 +38,8 @@ var claudeCodeTools = map[string]string{
 	"WebSearch":    "mcp_free_search",
 }
 
-var claudeCodeAgent = hookAgent{name: AgentClaudeCode, tools: claudeCodeTools, moreArgs: shellWorkdir, refuse: claudeRefuse}
+var claudeCodeAgent = hookAgent{name: AgentClaudeCode, tools: claudeCodeTools, moreArgs: shellWorkdir, refuse: claudeRefuse,
+	bookkeepingTools: claudeCodeBookkeeping}
 
 // claudeRefuse is a deny in the output of the event (PreToolUse's when
 // the event is not known): Claude Code and Codex read the same shapes.

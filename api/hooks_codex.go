@@ -26,17 +26,19 @@ import (
 // PermissionRequest answers decision.behavior allow or deny with a
 // message, as Claude Code's does.
 
-// codexTools are Claude Code's tool names plus apply_patch, Codex's file
-// edit tool.
+// codexTools are Claude Code's tool names (Codex reports every shell-like
+// tool as Bash) plus Codex's own: apply_patch, its file edit tool;
+// view_image, which reads the image at its path; web_search.
 var codexTools = func() map[string]string {
-	m := map[string]string{"apply_patch": "edit_file"}
+	m := map[string]string{"apply_patch": "edit_file", "view_image": "read_file", "web_search": "mcp_free_search"}
 	for k, v := range claudeCodeTools {
 		m[k] = v
 	}
 	return m
 }()
 
-var codexAgent = hookAgent{name: AgentCodex, tools: codexTools, moreArgs: codexArgs, refuse: claudeRefuse}
+var codexAgent = hookAgent{name: AgentCodex, tools: codexTools, moreArgs: codexArgs, refuse: claudeRefuse,
+	bookkeepingTools: codexBookkeeping}
 
 // CodexPreToolUseOutput is the answer to a Codex PreToolUse event: a deny
 // with its reason, or no decision (the zero value, written as {}).
