@@ -7,7 +7,7 @@ GO ?= go
 FUZZTIME ?= 30000x
 SOAKFUZZTIME ?= 3000000x
 
-.PHONY: screenshots test deps generate check-generated vet unit integration python fuzz soak bench build run
+.PHONY: screenshots test deps generate check-generated vet unit integration agents python fuzz soak bench build run
 
 test: deps check-generated vet unit integration fuzz
 
@@ -82,6 +82,13 @@ unit:
 
 integration:
 	$(GOTESTSUM) --format testname -- -count=1 -timeout 15m ./integration/...
+
+# agents runs the real agents (installed by deps) through every wiring,
+# mode and scenario; make test runs the permissive modes and a
+# representative few of the default ones. It logs each tool call's result
+# as the agent reported it.
+agents: deps
+	TOOLGATE_AGENTS_FULL=1 TOOLGATE_AGENTS_VERBOSE=1 $(GO) test -count=1 -v -timeout 15m -run 'TestClaudeCode|TestCodex|TestGemini|TestHookLatency|TestSetupAndDoctor' ./integration/
 
 # python runs clients/python's unittest suite against a real server (also
 # part of integration).
