@@ -33,7 +33,8 @@ var geminiBookkeeping = toolSet("write_todos", "update_topic", "ask_user", "ente
 	"complete_task", "tracker_create_task", "tracker_update_task", "tracker_get_task", "tracker_list_tasks",
 	"tracker_add_dependency", "tracker_visualize", "invoke_agent", "get_internal_docs")
 
-var codexBookkeeping = toolSet("update_plan", "request_user_input", "spawn_agent", "wait_agent", "send_input", "close_agent")
+var codexBookkeeping = toolSet("update_plan", "request_user_input", "spawn_agent", "wait_agent", "send_input", "close_agent",
+	"get_goal", "create_goal", "update_goal")
 
 // catchAllRules are the matched rules of an answer no configuration named
 // the tool for.

@@ -57,6 +57,8 @@ type agentScenario struct {
 	serverDown bool
 	// control: run once without toolgate too, where the check must fail.
 	control bool
+	// allowed: the call is meant to run (toolgate allows it, or a person).
+	allowed bool
 	// check returns what is wrong on disk after the run, or "".
 	check func(home, ws string) string
 }
@@ -89,13 +91,13 @@ func unchanged(path, want string) string {
 
 // claudeScenarios are the calls every wiring and mode is tried with.
 var claudeScenarios = []agentScenario{
-	{note: "an allowed call runs", tool: "Bash",
+	{note: "an allowed call runs", allowed: true, tool: "Bash",
 		args:  func(home, ws string) map[string]any { return map[string]any{"command": "touch allowed.txt"} },
 		check: func(home, ws string) string { return exists(filepath.Join(ws, "allowed.txt")) }},
 	{note: "a denied call does not run", tool: "Bash", control: true,
 		args:  func(home, ws string) map[string]any { return map[string]any{"command": "rm -r " + filepath.Join(home, "important")} },
 		check: func(home, ws string) string { return exists(filepath.Join(home, "important", "canary.txt")) }},
-	{note: "an ask answered allow runs", tool: "Bash", answer: "allow_once",
+	{note: "an ask answered allow runs", allowed: true, tool: "Bash", answer: "allow_once",
 		args:  func(home, ws string) map[string]any { return map[string]any{"command": "echo yes > asked.txt"} },
 		check: func(home, ws string) string { return exists(filepath.Join(ws, "asked.txt")) }},
 	{note: "an ask answered deny does not run", tool: "Bash", answer: "deny", control: true,
@@ -234,6 +236,9 @@ func runClaudeScenario(t *testing.T, claude, wiring, mode string, sc agentScenar
 	if len(stub.toolResults()) == 0 {
 		return "claude never asked for the tool call (exit " + errString(err) + "): " + tail(out.String()) + tail(errb.String()), 0
 	}
+	if joined := strings.Join(stub.toolResults(), " | "); wiring != "none" && !sc.allowed && !blockedByToolgate(joined) {
+		return "the call was blocked, but not with toolgate's reason: " + joined, 0
+	}
 	if os.Getenv("TOOLGATE_AGENTS_VERBOSE") != "" {
 		t.Logf("%s %s %s: %s", wiring, mode, sc.note, strings.Join(stub.toolResults(), " | "))
 	}
@@ -341,4 +346,10 @@ func TestHookLatencyPerWiring(t *testing.T) {
 	}{{"http", httpHook}, {"command", commandHook}} {
 		t.Logf("%s hook, allowed call: median %v, p99 %v over %d calls", m.wiring, m.d[len(m.d)/2], m.d[len(m.d)*99/100], len(m.d))
 	}
+}
+
+// blockedByToolgate tells a tool result that toolgate's hook refused: its
+// reason, or Claude Code's word that the hook's failure blocked the call.
+func blockedByToolgate(result string) bool {
+	return strings.Contains(result, "toolgate") || strings.Contains(result, `blocking because onFailure is \"block\"`)
 }

@@ -1,0 +1,100 @@
+package integration
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+)
+
+// responsesStub stands in for the OpenAI Responses API that Codex talks to
+// (a model provider with wire_api = "responses" in its config.toml): the
+// first request that offers the tool is answered with one function_call,
+// the request carrying its function_call_output with a short message.
+// Answers are the server-sent events Codex reads
+// (https://platform.openai.com/docs/api-reference/responses-streaming).
+type responsesStub struct {
+	srv  *httptest.Server
+	tool string
+	args map[string]any
+
+	mu      sync.Mutex
+	results []string // the function_call_output texts Codex sent back
+	calls   int
+}
+
+func newResponsesStub(t *testing.T, tool string, args map[string]any) *responsesStub {
+	s := &responsesStub{tool: tool, args: args}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.srv.Close)
+	return s
+}
+
+func (s *responsesStub) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || r.URL.Path != "/v1/responses" {
+		http.NotFound(w, r)
+		return
+	}
+	body, _ := io.ReadAll(r.Body)
+	var req struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+		Input []struct {
+			Type   string          `json:"type"`
+			Output json.RawMessage `json:"output"`
+		} `json:"input"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	offers := false
+	for _, t := range req.Tools {
+		offers = offers || t.Name == s.tool
+	}
+	result, hasResult := "", false
+	for _, in := range req.Input {
+		if in.Type == "function_call_output" {
+			result, hasResult = string(in.Output), true
+		}
+	}
+	s.mu.Lock()
+	answerTool := offers && !hasResult && s.calls == 0
+	if answerTool {
+		s.calls++
+	}
+	if hasResult {
+		s.results = append(s.results, result)
+	}
+	s.mu.Unlock()
+	item := map[string]any{"type": "message", "role": "assistant", "id": "msg_stub",
+		"content": []any{map[string]any{"type": "output_text", "text": "done"}}}
+	if answerTool {
+		args, _ := json.Marshal(s.args)
+		item = map[string]any{"type": "function_call", "id": "fc_stub", "name": s.tool, "arguments": string(args), "call_id": "call_stub_1"}
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	events := []map[string]any{
+		{"type": "response.created", "response": map[string]any{"id": "resp_stub"}},
+		{"type": "response.output_item.done", "item": item},
+		{"type": "response.completed", "response": map[string]any{"id": "resp_stub",
+			"usage": map[string]any{"input_tokens": 10, "output_tokens": 5, "total_tokens": 15}}},
+	}
+	for _, e := range events {
+		data, _ := json.Marshal(e)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e["type"], data)
+	}
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (s *responsesStub) toolResults() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.results...)
+}
