@@ -26,6 +26,9 @@ type conn struct {
 	url       string
 	token     string
 	tokenFile string
+	// envToken is $TOOLGATE_TOKEN: read when neither flag names a token,
+	// and never a flag's default, which usage text would print.
+	envToken string
 }
 
 // addConnFlags adds --url, --token and --token-file to a flag set, with
@@ -36,7 +39,8 @@ func addConnFlags(fs *flag.FlagSet, c *conn, getenv func(string) string) {
 		u = defaultURL
 	}
 	fs.StringVar(&c.url, "url", u, "the toolgate server (default $TOOLGATE_URL, else "+defaultURL+")")
-	fs.StringVar(&c.token, "token", getenv("TOOLGATE_TOKEN"), "API token (default $TOOLGATE_TOKEN); prefer --token-file or the variable, since flags show in ps")
+	c.envToken = getenv("TOOLGATE_TOKEN")
+	fs.StringVar(&c.token, "token", "", "API token (default: $TOOLGATE_TOKEN); prefer --token-file or the variable, since flags show in ps")
 	fs.StringVar(&c.tokenFile, "token-file", "", "read the API token from this file")
 }
 
@@ -48,6 +52,9 @@ func (c *conn) resolve() (string, error) {
 	}
 	c.url = strings.TrimRight(c.url, "/")
 	token := c.token
+	if token == "" {
+		token = c.envToken
+	}
 	if c.tokenFile != "" {
 		data, err := os.ReadFile(c.tokenFile)
 		if err != nil {
