@@ -45,6 +45,9 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	from, err := restCaller(r, in.SessionID)
+	if err == nil {
+		err = s.bindChannel(r, req.ChannelID)
+	}
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -74,9 +74,17 @@ func (w *EvaluateRequest) fill(req *engine.Request) error {
 // checkShellArgs refuses a shell call whose command (or cmd) is neither a
 // string nor an array of strings: the engine could not read it, and a tool
 // might run it anyway (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm). The error names tool_args.<field>.
+//
+// A call with both command and cmd is refused too: the engine reads one, a
+// tool may run the other, so either answer could be about the wrong text
+// (docs/decisions.md#channels-bind-the-token).
 func checkShellArgs(tool string, args map[string]any) error {
 	if engine.ToolCategory(tool) != engine.CategoryShell {
 		return nil
+	}
+	_, hasCommand := args["command"]
+	if _, hasCmd := args["cmd"]; hasCommand && hasCmd {
+		return badRequest("tool_args.cmd", "tool_args has both command and cmd; send one, so the call means one thing")
 	}
 	var ae *engine.ArgError
 	if err := engine.CheckShellArgs(args); errors.As(err, &ae) {
@@ -119,6 +127,9 @@ func (s *Server) handleEvaluate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	from, err := restCaller(r, "")
+	if err == nil {
+		err = s.bindChannel(r, req.ChannelID)
+	}
 	if err != nil {
 		writeError(w, r, err)
 		return

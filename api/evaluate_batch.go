@@ -47,6 +47,11 @@ func (s *Server) handleEvaluateBatch(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	from, err := restCaller(r, "")
+	for i := 0; err == nil && i < len(reqs); i++ {
+		if e := s.bindChannel(r, reqs[i].ChannelID); e != nil {
+			err = inCall(i, e)
+		}
+	}
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -259,6 +259,14 @@ func (s *Server) decideHook(w http.ResponseWriter, r *http.Request, agent hookAg
 		return c, false
 	}
 	c.req = agent.engineRequest(&c.in, s.hookWorkspace(r, c), c.params.home)
+	err = checkShellArgs(c.req.ToolName, c.req.ToolArgs)
+	if err == nil {
+		err = s.bindChannel(r, c.req.ChannelID)
+	}
+	if err != nil {
+		s.hookError(w, r, c, toAPIError(err))
+		return c, false
+	}
 	c.d = agent.bookkeeping(c.in.ToolName, s.deps.Policy.Engine().Evaluate(c.req))
 	s.observe(c.source(), start, c.req, c.d, Caller{Agent: agent.name, Session: c.in.SessionID})
 	return c, true

@@ -146,6 +146,17 @@ type Filter struct {
 	Sessions []string `json:"sessions,omitempty"`
 }
 
+// MayAllowAlways reports whether a person seeing asks through the filter
+// may answer allow_always: an always-allow rule holds on every channel and
+// session, so a person limited to some of them may not write one
+// (docs/decisions.md#channels-bind-the-token).
+func (f Filter) MayAllowAlways() bool {
+	return len(f.Channels) == 0 && len(f.Sessions) == 0
+}
+
+// MsgScopedAlways is why a limited person may not answer allow_always.
+const MsgScopedAlways = "always allow would hold on every channel and session, beyond the ones this token is limited to: answer allow_once or deny"
+
 // Allows reports whether an approval is visible through the filter.
 func (f Filter) Allows(a Approval) bool {
 	if len(f.Channels) > 0 && !slices.Contains(f.Channels, a.Request.ChannelID) {

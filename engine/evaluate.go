@@ -136,6 +136,16 @@ func (e *Engine) normalizedDecision(tool string, v *callValues, sh *ShellAnalysi
 }
 
 // channelKey normalizes a channel id; an empty channel counts as web.
+// ChecksChannel reports whether the policy checks calls on a channel; a
+// call on any other is allowed with "Skipped for channel".
+func (e *Engine) ChecksChannel(ch string) bool {
+	return e.policy.channels[channelKey(ch)]
+}
+
+// ChannelKey is the form a channel is compared in: lower case, trimmed,
+// empty meaning web.
+func ChannelKey(ch string) string { return channelKey(ch) }
+
 func channelKey(ch string) string {
 	if ch == "" {
 		return "web"

@@ -102,6 +102,9 @@ func (s *Approvals) Decide(ctx context.Context, p auth.Principal, id string, cho
 	if len(comment) > approval.MaxCommentLen {
 		return approval.Approval{}, BadRequest("comment", "comment is longer than %d bytes", approval.MaxCommentLen)
 	}
+	if choice == approval.ChoiceAllowAlways && !p.ApprovalFilter().MayAllowAlways() {
+		return approval.Approval{}, Forbidden("choice", approval.MsgScopedAlways)
+	}
 	// The channel and session check needs the approval: when it cannot be
 	// looked up, nothing is answered (fail closed), whatever the reason.
 	a, err := s.m.Get(id)

@@ -64,6 +64,16 @@ const (
 	CodeStorageReadOnly    = "storage_read_only"
 )
 
+// Forbidden is a 403 naming field: the caller may not ask for this value.
+func Forbidden(field, format string, args ...any) *Error {
+	msg := fmt.Sprintf(format, args...)
+	e := &Error{Status: http.StatusForbidden, Code: CodeForbidden, Message: msg}
+	if field != "" {
+		e.Details = []Detail{{Field: field, Message: msg}}
+	}
+	return e
+}
+
 // BadRequest is a 400 naming field (may be empty).
 func BadRequest(field, format string, args ...any) *Error {
 	msg := fmt.Sprintf(format, args...)

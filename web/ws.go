@@ -257,6 +257,9 @@ func (c *wsClient) handle(ctx context.Context, data []byte) *websocket.PreparedM
 	if !in.Choice.Valid() {
 		return errorMsg(in.ID, "bad_request", "choice must be allow_once, allow_always or deny")
 	}
+	if in.Choice == approval.ChoiceAllowAlways && !c.principal.Filter.MayAllowAlways() {
+		return errorMsg(in.ID, "forbidden", approval.MsgScopedAlways)
+	}
 	cur, err := c.hub.approvals.Get(in.ID)
 	if err != nil {
 		return decideError(in.ID, err)
