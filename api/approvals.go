@@ -31,13 +31,18 @@ type ApprovalList struct {
 
 // handleListApprovals is GET /api/v1/approvals?status=.
 func (s *Server) handleListApprovals(w http.ResponseWriter, r *http.Request) {
+	view, err := readApprovalView(r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
 	p, _ := PrincipalFrom(r.Context())
 	list, err := s.approvals.List(p, approval.Status(r.URL.Query().Get("status")))
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, ApprovalList{Approvals: list})
+	writeJSON(w, http.StatusOK, ApprovalList{Approvals: view.list(list)})
 }
 
 // waitSeconds reads a wait_seconds query value.
@@ -61,6 +66,11 @@ func (s *Server) handleGetApproval(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
+	view, err := readApprovalView(r)
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
 	p, _ := PrincipalFrom(r.Context())
 	a, err := s.approvals.Get(r.Context(), p, chi.URLParam(r, "id"), wait)
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -70,7 +80,7 @@ func (s *Server) handleGetApproval(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, a)
+	writeJSON(w, http.StatusOK, view.one(a))
 }
 
 // DecisionRequest is the body of POST /api/v1/approvals/{id}/decision.
@@ -93,5 +103,5 @@ func (s *Server) handleDecideApproval(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, a)
+	writeJSON(w, http.StatusOK, approvalView{}.one(a))
 }

@@ -77,6 +77,7 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 	if !a.Pending() {
 		out.Decision = a.Decision
 	}
+	a = approvalView{}.one(a)
 	out.Approval = &a
 	writeJSON(w, http.StatusOK, out)
 }

@@ -289,6 +289,9 @@ type ApprovalRow struct {
 	ID      string
 	Tool    string
 	Summary string
+	// Hidden is true when the call held characters that hide or reorder
+	// text (shown as <U+XXXX>): the card warns.
+	Hidden bool
 	// Args are the arguments as indented JSON, redacted.
 	Args    string
 	Channel string

@@ -68,7 +68,7 @@ func (u *UI) approvalItem(w http.ResponseWriter, r *http.Request) {
 // when it expires. Arguments and content are redacted.
 func approvalRow(a approval.Approval, index map[string]ruleMeta, now time.Time, t translator) templates.ApprovalRow {
 	req := engine.Request{ToolName: a.Request.ToolName, ToolArgs: a.Request.ToolArgs, ChannelID: a.Request.ChannelID, Workspace: a.Request.Workspace}
-	redacted := redact.Args(a.Request.ToolArgs)
+	redacted := redact.ShownArgs(a.Request.ToolArgs)
 	args, _ := json.MarshalIndent(redacted, "", "  ")
 	words := explainRule(a.Asked.MatchedRule, a.Request.ToolName, index, t)
 	if len(a.Asked.ExternalPaths) > 0 && !words.External {
@@ -76,7 +76,8 @@ func approvalRow(a approval.Approval, index map[string]ruleMeta, now time.Time, 
 		words.Reason = strings.TrimSpace(words.Reason + " " + t("why.external"))
 	}
 	row := templates.ApprovalRow{
-		ID: a.ID, Tool: a.Request.ToolName, Summary: redact.Text(summary(a.Request.ToolArgs)), Args: string(args),
+		ID: a.ID, Tool: redact.Visible(a.Request.ToolName), Summary: redact.Shown(summary(a.Request.ToolArgs)), Args: string(args),
+		Hidden:  redact.HasInvisible(summary(a.Request.ToolArgs)) || redact.HasInvisible(string(args)),
 		Channel: cmp.Or(a.Request.ChannelID, "web"), Session: cmp.Or(a.Request.SessionID, "–"),
 		Reason: cmp.Or(words.Reason, a.Asked.Reason), EngineReason: a.Asked.Reason, Rule: a.Asked.MatchedRule,
 		External: externalText(a.Asked.ExternalPaths), ExternalPaths: a.Asked.ExternalPaths,
@@ -87,7 +88,7 @@ func approvalRow(a approval.Approval, index map[string]ruleMeta, now time.Time, 
 		ExpiresIn: untilText(a.ExpiresAt.Sub(now), t),
 	}
 	if o, err := store.AlwaysAllowOverride(&req); err == nil {
-		row.RememberType, row.Remember = str(o["match_type"]), redact.Text(str(o["pattern"]))
+		row.RememberType, row.Remember = str(o["match_type"]), redact.Shown(str(o["pattern"]))
 	}
 	return row
 }
@@ -201,7 +202,7 @@ func answeredRows(all []approval.Approval, t translator) []templates.AnsweredRow
 		if a.Choice != "" {
 			choice = t("approvals.done." + string(a.Choice))
 		}
-		out = append(out, templates.AnsweredRow{Tool: a.Request.ToolName, Summary: redact.Text(summary(a.Request.ToolArgs)),
+		out = append(out, templates.AnsweredRow{Tool: redact.Visible(a.Request.ToolName), Summary: redact.Shown(summary(a.Request.ToolArgs)),
 			Status: string(a.Status), Choice: choice, By: a.DecidedBy,
 			When: a.DecidedAt.UTC().Format("15:04:05 UTC")})
 	}

@@ -3,6 +3,7 @@ package web
 import (
 	"cmp"
 	"encoding/json"
+	"github.com/toolgate/toolgate/store/redact"
 	"net/url"
 	"regexp"
 	"strings"
@@ -17,7 +18,7 @@ import (
 // the call as logged, and a playground link.
 func decisionRow(e decisionlog.Entry, index map[string]ruleMeta, eng *engine.Engine, t translator) templates.DecisionRow {
 	row := templates.DecisionRow{ID: e.ID, Time: e.Time.UTC().Format("2006-01-02 15:04:05"),
-		Source: e.Source, Agent: e.Agent, Tool: e.Tool, Summary: e.Summary, Channel: e.Channel, Session: e.Session,
+		Source: e.Source, Agent: e.Agent, Tool: e.Tool, Summary: redact.Visible(e.Summary), Channel: e.Channel, Session: e.Session,
 		Level: e.Level, MatchedRule: e.MatchedRule, LatencyUS: e.LatencyMicros}
 	words := explainRule(e.MatchedRule, e.Tool, index, t)
 	row.Reason = words.Reason
@@ -32,7 +33,7 @@ func decisionRow(e decisionlog.Entry, index map[string]ruleMeta, eng *engine.Eng
 		d := eng.Evaluate(&engine.Request{ToolName: e.Tool, ToolArgs: args, ChannelID: e.Channel, Explain: true})
 		row.Trace = stepRows(d.Trace)
 		row.Rebuilt = t("why.rebuilt") + " " + d.Level.String() + "."
-		if strings.HasSuffix(e.Summary, "…") {
+		if strings.HasSuffix(e.Summary, "…") || strings.HasSuffix(e.Summary, " more bytes not shown]") {
 			row.Rebuilt += " " + t("why.cut")
 		}
 	}

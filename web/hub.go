@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"encoding/json"
+	"github.com/toolgate/toolgate/store/redact"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -256,6 +257,7 @@ func (h *Hub) broadcast(clients map[*wsClient]struct{}, ev approval.Event) {
 			continue
 		}
 		if msg == nil {
+			ev.Approval = shownApproval(ev.Approval)
 			msg = prepare(ev)
 		}
 		h.send(clients, c, msg)
@@ -268,8 +270,28 @@ func (h *Hub) helloFor(c *wsClient) *websocket.PreparedMessage {
 		Type:    MsgHello,
 		User:    c.principal.Name,
 		Role:    c.principal.Role,
-		Pending: h.approvals.List(c.principal.Filter, approval.StatusPending),
+		Pending: shownApprovals(h.approvals.List(c.principal.Filter, approval.StatusPending)),
 	})
+}
+
+// shownApproval is an approval as a browser is sent it: the arguments
+// with secrets masked and every hiding character made visible, like the
+// pages (redact.ShownArgs); the agent's own copy is untouched.
+func shownApproval(a approval.Approval) approval.Approval {
+	a.Request.ToolName = redact.Visible(a.Request.ToolName)
+	a.Request.ToolArgs = redact.ShownArgs(a.Request.ToolArgs)
+	a.Request.SessionID = redact.Visible(a.Request.SessionID)
+	a.Request.ChannelID = redact.Visible(a.Request.ChannelID)
+	a.Asked.Reason = redact.Visible(a.Asked.Reason)
+	return a
+}
+
+func shownApprovals(list []approval.Approval) []approval.Approval {
+	out := make([]approval.Approval, len(list))
+	for i, a := range list {
+		out[i] = shownApproval(a)
+	}
+	return out
 }
 
 type helloMsg struct {

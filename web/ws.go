@@ -271,7 +271,7 @@ func (c *wsClient) handle(ctx context.Context, data []byte) *websocket.PreparedM
 	if err != nil {
 		return decideError(in.ID, err)
 	}
-	return prepare(decidedMsg{Type: MsgDecided, ID: a.ID, Approval: a})
+	return prepare(decidedMsg{Type: MsgDecided, ID: a.ID, Approval: shownApproval(a)})
 }
 
 // decideError answers a failed approval.decide with the server's one

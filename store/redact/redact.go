@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -50,6 +51,11 @@ var redactRules = []redactRule{
 	// Assignments and query parameters: AWS_SECRET_ACCESS_KEY=x, token=x in
 	// a URL, password: in JSON-ish text.
 	{regexp.MustCompile(`(?i)(\b[\w.-]*` + secretName + `[\w.-]*=)` + secretValue), `${1}` + Redacted},
+	// JSON members: "password": "x", "api_key": "x" inside a request body
+	// (curl -d '{...}'), a quoted string or a bare value.
+	{regexp.MustCompile(`(?i)("[\w.-]*` + secretName + `[\w.-]*"\s*:\s*)("(?:[^"\\]|\\.)*"|[^\s,}\]]+)`), `${1}"` + Redacted + `"`},
+	// sshpass -p SECRET (or -pSECRET): the password on the command line.
+	{regexp.MustCompile(`(\bsshpass\b(?:\s+-[^p\s]\S*)*\s+-p\s*)([^\s;&|]+)`), `${1}` + Redacted},
 	// Passwords in URLs: scheme://user:secret@host.
 	{regexp.MustCompile(`(\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]+:)([^\s@/]+)(@)`), `${1}` + Redacted + `${3}`},
 }
@@ -84,7 +90,7 @@ func applyRedactRules(s string) string {
 // URLs with credentials. A text with none of them, and no long run of token
 // characters, skips the regexes: most commands hold no secret.
 var secretHints = []string{"secret", "token", "passw", "pwd", "key", "credential", "auth",
-	"begin", "gh", "sk", "rk_", "pk_", "xox", "akia", "aiza", "eyj", "mysql", "mariadb", "://"}
+	"begin", "gh", "sk", "rk_", "pk_", "xox", "akia", "aiza", "eyj", "mysql", "mariadb", "://", "sshpass"}
 
 // hintsByFirst lists the secretHints by their first byte, in either case,
 // so that mayHoldSecret tries at each position only the hints that can
@@ -245,7 +251,7 @@ func Summarize(tool string, args map[string]any) string {
 			s = string(b)
 		}
 	}
-	return truncate(strings.ReplaceAll(s, "\n", `\n`), SummaryMax)
+	return truncate(Visible(strings.ReplaceAll(s, "\n", `\n`)), SummaryMax)
 }
 
 // pathSummary lists the string arguments of a path tool as key=value, keys
@@ -274,14 +280,15 @@ func pathSummary(args map[string]any) string {
 	return strings.Join(parts, " ")
 }
 
-// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
+// truncate cuts s to about n bytes on a rune boundary and says how much
+// was cut, so that a cut command never looks complete.
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n - len("…")
+	cut := n - 40
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
-	return s[:cut] + "…"
+	return s[:cut] + "… [" + strconv.Itoa(len(s)-cut) + " more bytes not shown]"
 }
