@@ -21,6 +21,12 @@ func PrincipalFrom(ctx context.Context) (auth.Principal, bool) {
 	return p, ok
 }
 
+// principalToken is the id of the request's token ("" without one).
+func principalToken(r *http.Request) string {
+	p, _ := PrincipalFrom(r.Context())
+	return p.TokenID
+}
+
 // WithPrincipal stores a principal in a context.
 func WithPrincipal(ctx context.Context, p auth.Principal) context.Context {
 	return context.WithValue(ctx, principalKey{}, p)

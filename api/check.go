@@ -59,7 +59,7 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, out)
 		return
 	}
-	asked, err := s.approvals.Ask(r.Context(), req, d, in.SessionID, time.Duration(wait)*time.Second)
+	asked, err := s.approvals.Ask(r.Context(), principalToken(r), req, d, in.SessionID, time.Duration(wait)*time.Second)
 	switch {
 	case err != nil:
 		writeError(w, r, err)

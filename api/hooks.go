@@ -345,7 +345,7 @@ func (s *Server) hookAsk(w http.ResponseWriter, r *http.Request, c hookCall) (pe
 	if !s.approvals.Available() {
 		return personAnswer{message: "toolgate: this call needs a person's approval, and this server takes no approvals"}, true
 	}
-	asked, err := s.approvals.Ask(r.Context(), c.req, c.d, c.in.SessionID, c.params.wait)
+	asked, err := s.approvals.Ask(r.Context(), principalToken(r), c.req, c.d, c.in.SessionID, c.params.wait)
 	switch {
 	case err != nil:
 		s.hookError(w, r, c, err)

@@ -43,6 +43,9 @@ type Deps struct {
 	// all (an ask is then denied at once, its approval left pending). The
 	// flag's default is DefaultHookWait.
 	HookWait time.Duration
+	// PendingCaps bound the pending asks per token and session (zero: the
+	// defaults).
+	PendingCaps service.PendingCaps
 	// HookAsk is what a hook does with an ask when the request names no ask
 	// mode (--hook-ask); empty means HookAskWait.
 	HookAsk HookAskMode
@@ -92,7 +95,7 @@ func New(deps Deps) *Server {
 	return &Server{
 		deps:       deps,
 		policy:     deps.Edits,
-		approvals:  service.NewApprovals(deps.Approvals),
+		approvals:  newApprovals(deps),
 		tokens:     service.NewTokens(deps.Tokens),
 		csrf:       http.NewCrossOriginProtection(),
 		rpcMethods: rpcMethodTable(),
@@ -137,4 +140,11 @@ func (s *Server) observe(source string, start time.Time, req *engine.Request, d 
 func (s *Server) handleOpenAPI(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/yaml")
 	_, _ = w.Write(s.deps.OpenAPI)
+}
+
+// newApprovals is the approvals service with the configured caps.
+func newApprovals(deps Deps) *service.Approvals {
+	a := service.NewApprovals(deps.Approvals)
+	a.SetPendingCaps(deps.PendingCaps)
+	return a
 }

@@ -208,8 +208,10 @@ func TestApprovalWebhookSignedAndRetried(t *testing.T) {
 func TestApprovalWebhookHangingReceiverDoesNotDelayDecisions(t *testing.T) {
 	rc := newHookReceiver(t, true)
 	plain := StartServer(t, ServerOptions{ConfigYAML: webhookConfig})
+	// 300 asks from one token: past the default caps on pending asks.
 	hooked := StartServer(t, ServerOptions{ConfigYAML: webhookConfig,
-		Args: []string{"--approval-webhook", rc.srv.URL, "--approval-webhook-secret", webhookSecret}})
+		Args: []string{"--approval-webhook", rc.srv.URL, "--approval-webhook-secret", webhookSecret,
+			"--max-pending-per-token", "1000", "--max-pending-per-session", "1000"}})
 
 	// The first ask occupies the webhook's worker for good.
 	first := checkAsk(t, hooked, "make deploy-0")

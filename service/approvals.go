@@ -13,12 +13,18 @@ import (
 
 // Approvals is the approvals' use cases over the pending-ask manager.
 type Approvals struct {
-	m ApprovalManager
+	m      ApprovalManager
+	ledger *pendingLedger
 }
 
 // NewApprovals builds the approvals service; m nil means this server takes
 // no approvals (Available reports false).
-func NewApprovals(m ApprovalManager) *Approvals { return &Approvals{m: m} }
+func NewApprovals(m ApprovalManager) *Approvals {
+	return &Approvals{m: m, ledger: newPendingLedger(PendingCaps{})}
+}
+
+// SetPendingCaps sets the caps on pending asks per token and session.
+func (s *Approvals) SetPendingCaps(c PendingCaps) { s.ledger = newPendingLedger(c) }
 
 // Available reports whether asks can be made.
 func (s *Approvals) Available() bool { return s != nil && s.m != nil }
@@ -42,8 +48,19 @@ type Asked struct {
 // person's answer. An ask that cannot be stored because the storage is
 // unavailable is not an error: the call is denied with
 // MsgApprovalsUnavailable (openapi.yaml, fail closed).
-func (s *Approvals) Ask(ctx context.Context, req *engine.Request, d engine.Decision, session string, wait time.Duration) (Asked, error) {
+//
+// token is the asking token's id: the asks it and its session hold are
+// capped, and an ask over a cap is refused with a 429 before it is opened.
+func (s *Approvals) Ask(ctx context.Context, token string, req *engine.Request, d engine.Decision, session string, wait time.Duration) (Asked, error) {
+	if err := s.ledger.reserve(token, session, s.stillPending); err != nil {
+		return Asked{}, err
+	}
 	a, _, err := s.m.Create(ctx, *req, d, session)
+	id := ""
+	if err == nil && a.Pending() {
+		id = a.ID
+	}
+	s.ledger.settle(token, session, id)
 	if errors.Is(err, store.ErrUnavailable) {
 		return Asked{Refused: true, Reason: MsgApprovalsUnavailable}, nil
 	}
@@ -115,4 +132,10 @@ func (s *Approvals) Decide(ctx context.Context, p auth.Principal, id string, cho
 		return approval.Approval{}, approval.ErrNotFound
 	}
 	return s.m.Decide(ctx, id, choice, p.Name, comment)
+}
+
+// stillPending reports whether an ask still waits for an answer.
+func (s *Approvals) stillPending(id string) bool {
+	a, err := s.m.Get(id)
+	return err == nil && a.Pending()
 }

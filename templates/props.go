@@ -359,6 +359,9 @@ type ApprovalsProps struct {
 	Available bool
 	CanDecide bool
 	Pending   []ApprovalRow
+	// More counts the pending asks not shown: the page shows the oldest
+	// MaxShownPending, so that a flood of asks cannot make it unusable.
+	More int
 	// Recent are the newest answered asks, newest first.
 	Recent []AnsweredRow
 }

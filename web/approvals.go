@@ -23,6 +23,14 @@ const recentAnswers = 8
 
 // approvalsPage server-renders the pending asks and the recent answers;
 // approvals.js keeps the list live over /ws.
+// MaxShownPending is how many pending asks the inbox page and a websocket
+// hello carry, oldest first; the rest follow as these are answered.
+const MaxShownPending = 50
+
+// maxShownArg is the longest argument string a card or the websocket
+// shows; the rest is cut with a note saying how much.
+const maxShownArg = 4096
+
 func (u *UI) approvalsPage(w http.ResponseWriter, r *http.Request) {
 	c := currentFrom(r.Context())
 	nav := u.nav(r, "/approvals")
@@ -33,8 +41,12 @@ func (u *UI) approvalsPage(w http.ResponseWriter, r *http.Request) {
 		index := u.rulesByRef()
 		all, _ := u.approvals.List(c.sess.principal, "")
 		for _, a := range all {
-			if a.Pending() {
+			switch {
+			case !a.Pending():
+			case len(p.Pending) < MaxShownPending:
 				p.Pending = append(p.Pending, approvalRow(a, index, now, t))
+			default:
+				p.More++
 			}
 		}
 		p.Recent = answeredRows(all, t)
@@ -68,7 +80,7 @@ func (u *UI) approvalItem(w http.ResponseWriter, r *http.Request) {
 // when it expires. Arguments and content are redacted.
 func approvalRow(a approval.Approval, index map[string]ruleMeta, now time.Time, t translator) templates.ApprovalRow {
 	req := engine.Request{ToolName: a.Request.ToolName, ToolArgs: a.Request.ToolArgs, ChannelID: a.Request.ChannelID, Workspace: a.Request.Workspace}
-	redacted := redact.ShownArgs(a.Request.ToolArgs)
+	redacted := redact.ClipArgs(redact.ShownArgs(a.Request.ToolArgs), maxShownArg)
 	args, _ := json.MarshalIndent(redacted, "", "  ")
 	words := explainRule(a.Asked.MatchedRule, a.Request.ToolName, index, t)
 	if len(a.Asked.ExternalPaths) > 0 && !words.External {
@@ -76,7 +88,7 @@ func approvalRow(a approval.Approval, index map[string]ruleMeta, now time.Time, 
 		words.Reason = strings.TrimSpace(words.Reason + " " + t("why.external"))
 	}
 	row := templates.ApprovalRow{
-		ID: a.ID, Tool: redact.Visible(a.Request.ToolName), Summary: redact.Shown(summary(a.Request.ToolArgs)), Args: string(args),
+		ID: a.ID, Tool: redact.Visible(a.Request.ToolName), Summary: redact.Clip(redact.Shown(summary(a.Request.ToolArgs)), maxShownArg), Args: string(args),
 		Hidden:  redact.HasInvisible(summary(a.Request.ToolArgs)) || redact.HasInvisible(string(args)),
 		Channel: cmp.Or(a.Request.ChannelID, "web"), Session: cmp.Or(a.Request.SessionID, "–"),
 		Reason: cmp.Or(words.Reason, a.Asked.Reason), EngineReason: a.Asked.Reason, Rule: a.Asked.MatchedRule,
@@ -202,7 +214,7 @@ func answeredRows(all []approval.Approval, t translator) []templates.AnsweredRow
 		if a.Choice != "" {
 			choice = t("approvals.done." + string(a.Choice))
 		}
-		out = append(out, templates.AnsweredRow{Tool: redact.Visible(a.Request.ToolName), Summary: redact.Shown(summary(a.Request.ToolArgs)),
+		out = append(out, templates.AnsweredRow{Tool: redact.Visible(a.Request.ToolName), Summary: redact.Clip(redact.Shown(summary(a.Request.ToolArgs)), maxShownArg),
 			Status: string(a.Status), Choice: choice, By: a.DecidedBy,
 			When: a.DecidedAt.UTC().Format("15:04:05 UTC")})
 	}

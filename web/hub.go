@@ -270,8 +270,16 @@ func (h *Hub) helloFor(c *wsClient) *websocket.PreparedMessage {
 		Type:    MsgHello,
 		User:    c.principal.Name,
 		Role:    c.principal.Role,
-		Pending: shownApprovals(h.approvals.List(c.principal.Filter, approval.StatusPending)),
+		Pending: shownApprovals(firstPending(h.approvals.List(c.principal.Filter, approval.StatusPending))),
 	})
+}
+
+// firstPending keeps the oldest MaxShownPending asks of a list.
+func firstPending(list []approval.Approval) []approval.Approval {
+	if len(list) > MaxShownPending {
+		return list[:MaxShownPending]
+	}
+	return list
 }
 
 // shownApproval is an approval as a browser is sent it: the arguments
@@ -279,7 +287,7 @@ func (h *Hub) helloFor(c *wsClient) *websocket.PreparedMessage {
 // pages (redact.ShownArgs); the agent's own copy is untouched.
 func shownApproval(a approval.Approval) approval.Approval {
 	a.Request.ToolName = redact.Visible(a.Request.ToolName)
-	a.Request.ToolArgs = redact.ShownArgs(a.Request.ToolArgs)
+	a.Request.ToolArgs = redact.ClipArgs(redact.ShownArgs(a.Request.ToolArgs), maxShownArg)
 	a.Request.SessionID = redact.Visible(a.Request.SessionID)
 	a.Request.ChannelID = redact.Visible(a.Request.ChannelID)
 	a.Asked.Reason = redact.Visible(a.Asked.Reason)

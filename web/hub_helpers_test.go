@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -131,6 +132,24 @@ func hubAsk(t *testing.T, m *approval.Manager, cmd, channel, session string) app
 	req := engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": cmd}, ChannelID: channel}
 	dec := engine.Decision{Level: engine.Ask, MatchedRule: "tools.bash", Reason: "Approval required for bash (rule: tools.bash)", ExternalPaths: []string{"/etc/passwd"}}
 	a, _, err := m.Create(context.Background(), req, dec, session)
+	if err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	return a
+}
+
+// hubAskBig opens an ask whose shown arguments are about 64 KiB: sixteen
+// arguments of 4,000 bytes each, under the cut a card and the websocket
+// make of one long string.
+func hubAskBig(t *testing.T, m *approval.Manager, seed string) approval.Approval {
+	t.Helper()
+	args := map[string]any{"command": "make " + seed}
+	for i := range 16 {
+		args[fmt.Sprintf("arg%d", i)] = strings.Repeat("x", 4000)
+	}
+	req := engine.Request{ToolName: "bash", ToolArgs: args, ChannelID: "web"}
+	dec := engine.Decision{Level: engine.Ask, MatchedRule: "tools.bash", Reason: "Approval required for bash (rule: tools.bash)"}
+	a, _, err := m.Create(context.Background(), req, dec, "")
 	if err != nil {
 		t.Fatalf("Create: %v", err)
 	}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"net"
 	"net/http"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -68,9 +67,8 @@ func TestHubDropsSlowClient(t *testing.T) {
 		}
 		received <- n
 	}()
-	big := strings.Repeat("x", 64<<10)
 	for i := range asks {
-		hubAsk(t, e.m, big+time.Now().String()+string(rune('a'+i%26)), "web", "")
+		hubAskBig(t, e.m, time.Now().String()+string(rune('a'+i%26)))
 		time.Sleep(time.Millisecond) // a reading client keeps up with this pace
 	}
 	if n := <-received; n != asks {

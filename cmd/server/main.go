@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/service"
 	"io"
 	"log/slog"
 	"net"
@@ -39,6 +40,8 @@ type config struct {
 	hookWait time.Duration
 	// hookAsk is what an agent hook does with an ask (--hook-ask).
 	hookAsk string
+	// pendingPerToken and pendingPerSession cap the pending asks.
+	pendingPerToken, pendingPerSession int
 	// workspaceSet says --workspace was given: hooks then pin it.
 	workspaceSet bool
 	logFormat    string
@@ -67,6 +70,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.workspace, "workspace", "", "the agents' workspace when a request names none (default: the current directory)")
 	fs.DurationVar(&c.approvalTimeout, "approval-timeout", 300*time.Second, "how long an ask waits for a person before it is denied")
 	fs.DurationVar(&c.hookWait, "hook-wait", 120*time.Second, "how long an agent hook (/api/v1/hooks/...) waits for a person's answer when the request names no wait_seconds (at most 10m)")
+	fs.IntVar(&c.pendingPerToken, "max-pending-per-token", service.DefaultPendingCaps.PerToken, "the most asks one token may have waiting for a person; beyond it an ask is refused with 429")
+	fs.IntVar(&c.pendingPerSession, "max-pending-per-session", service.DefaultPendingCaps.PerSession, "the most asks one session of a token may have waiting for a person; beyond it an ask is refused with 429")
 	fs.StringVar(&c.hookAsk, "hook-ask", string(api.HookAskWait), "what an agent hook does with an ask when the hook names no mode: wait (for a person, then allow or deny) or agent (hand it to the agent's own prompt; weaker: an agent in a bypass mode runs it)")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log format: text or json")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log level: debug, info, warn, error")
@@ -86,6 +91,9 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		c.databaseURL = strings.TrimSpace(os.Getenv(databaseURLEnv))
 	}
 	c.workspaceSet = c.workspace != ""
+	if c.pendingPerToken < 1 || c.pendingPerSession < 1 {
+		return c, fmt.Errorf("--max-pending-per-token and --max-pending-per-session must be at least 1")
+	}
 	if _, ok := api.ParseHookAskMode(c.hookAsk); !ok {
 		return c, fmt.Errorf("--hook-ask must be wait or agent, not %q", c.hookAsk)
 	}

@@ -93,10 +93,21 @@ func startMemoryTuner(c config, getenv func(string) string, log *slog.Logger, do
 	}
 	t.Kick()
 	go func() {
+		idle := time.NewTicker(idleCheckEvery)
+		defer idle.Stop()
 		for {
 			select {
 			case <-done:
 				return
+			case <-idle.C:
+				// After a burst (a flood of large asks, a big batch) the
+				// heap holds garbage no collection has swept (with a high
+				// -gc-percent none may come while the server is quiet) and
+				// pages it no longer uses: collect and give them back when
+				// they exceed twice the headroom.
+				if idleHeap() > 2*max(t.headroom, 32<<20) {
+					t.tune()
+				}
 			case <-t.kick:
 				// Let the swap's other subscribers (the hub reads the
 				// section) finish, so their garbage is collected too.
@@ -135,6 +146,28 @@ func (t *memoryTuner) tune() {
 	if old := debug.SetGCPercent(p); old != p {
 		t.log.Debug("collector target set for the live heap", "live_mb", live>>20, "gc_percent", p)
 	}
+}
+
+// idleCheckEvery is how often the tuner looks for heap to give back.
+const idleCheckEvery = 10 * time.Second
+
+// idleHeap is the heap memory the process holds beyond what the last
+// collection found live: objects that may be garbage, free spans and the
+// unused part of spans, none of it given back to the system yet.
+func idleHeap() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/free:bytes"},
+		{Name: "/memory/classes/heap/unused:bytes"}}
+	metrics.Read(s)
+	var n uint64
+	for _, x := range s {
+		if x.Value.Kind() == metrics.KindUint64 {
+			n += x.Value.Uint64()
+		}
+	}
+	if live := liveHeap(); n > live {
+		return n - live
+	}
+	return 0
 }
 
 // liveHeap is the heap the last collection marked live, in bytes.

@@ -132,7 +132,8 @@ func wire(c config, log *slog.Logger) (_ *app, err error) {
 	apiServer := api.New(api.Deps{Policy: s.policy, Edits: edits, Documents: s.policy.Backend(), Tokens: s.tokens, Approvals: mgr,
 		Observer: dl.recorder, Decisions: dl.decisionLog(), Metrics: dl.metrics.Handler(), HookWait: c.hookWait,
 		HookAsk: api.HookAskMode(c.hookAsk), HookWorkspace: c.hookWorkspace(),
-		OpenAPI: toolgate.OpenAPI, Logger: log, Sessions: sessions, Ready: s.ready})
+		PendingCaps: service.PendingCaps{PerToken: c.pendingPerToken, PerSession: c.pendingPerSession},
+		OpenAPI:     toolgate.OpenAPI, Logger: log, Sessions: sessions, Ready: s.ready})
 	a.handler = routes(apiServer, hub, ui, dl, log)
 	return a, nil
 }

@@ -65,24 +65,84 @@ var redactRules = []redactRule{
 // headers, mysql -p passwords, --password style flags, NAME=value
 // assignments whose name says secret/token/password/key, and URL passwords.
 // It is pure and safe for concurrent use.
+//
+// Text longer than MaxText is cut to MaxText first, saying how much was
+// left out: what Text returns is for people and logs, and the rules' cost
+// grows with the text (a 900 kB argument took over a second).
 func Text(s string) string {
-	if s == "" || !mayHoldSecret(s) {
+	if len(s) > MaxText {
+		cut := truncate(s, MaxText)
+		head := cut[:strings.LastIndex(cut, "… [")]
+		return redactText(head) + cut[len(head):]
+	}
+	return redactText(s)
+}
+
+// redactText is Text without the length cut.
+func redactText(s string) string {
+	if s == "" {
 		return s
 	}
-	return applyRedactRules(s)
+	hint, longRun := scanSecret(s)
+	if hint {
+		return applyRedactRules(s)
+	}
+	if longRun {
+		return maskRandomRuns(s)
+	}
+	return s
 }
+
+// MaxText is the longest text Text keeps, in bytes.
+const MaxText = 32 << 10
 
 // applyRedactRules runs every redaction rule on s, then masks random runs.
 func applyRedactRules(s string) string {
 	for _, r := range redactRules {
 		s = r.re.ReplaceAllString(s, r.repl)
 	}
-	return randomRun.ReplaceAllStringFunc(s, func(run string) string {
-		if looksRandom(run) {
-			return Redacted
+	return maskRandomRuns(s)
+}
+
+// maskRandomRuns masks the long runs of token characters that look random.
+// It finds the runs of randomRun by hand, in one pass: the regexp's 40
+// repeated classes cost about a microsecond a byte on a long run.
+func maskRandomRuns(s string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); {
+		if !tokenByte(s[i]) {
+			i++
+			continue
 		}
-		return run
-	})
+		j := i
+		for j < len(s) && tokenByte(s[j]) {
+			j++
+		}
+		end := j
+		for k := 0; k < 2 && end < len(s) && s[end] == '='; k++ {
+			end++
+		}
+		if j-i >= 40 && looksRandom(s[i:end]) {
+			if b.Len() == 0 {
+				b.Grow(len(s))
+			}
+			b.WriteString(s[last:i])
+			b.WriteString(Redacted)
+			last = end
+		}
+		i = end
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// tokenByte is a character of randomRun's class.
+func tokenByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '+'
 }
 
 // secretHints are lower-case strings at least one of which every redaction
@@ -109,28 +169,43 @@ var hintsByFirst = func() (t [256][]string) {
 // a hint (ignoring ASCII case), a long run of token characters or any
 // non-ASCII byte. It is one pass over s.
 func mayHoldSecret(s string) bool {
+	hint, run := scanSecret(s)
+	return hint || run
+}
+
+// scanSecret reports, in one pass, whether s holds a hint of a named
+// secret (or non-ASCII text, which the rules' case folding reaches), and
+// whether it holds a run of 40 token characters, which only the
+// random-run rule looks at.
+func scanSecret(s string) (hint, longRun bool) {
 	run := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= utf8.RuneSelf {
 			// (?i) in the rules folds beyond ASCII: the Kelvin sign matches
 			// k and ſ matches s. Non-ASCII text takes the full path.
-			return true
+			return true, true
 		}
-		for _, h := range hintsByFirst[c] {
-			if hasPrefixFold(s[i:], h) {
-				return true
+		if !hint {
+			for _, h := range hintsByFirst[c] {
+				if hasPrefixFold(s[i:], h) {
+					hint = true
+					break
+				}
 			}
 		}
 		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '+' {
 			if run++; run >= 40 {
-				return true
+				longRun = true
 			}
 		} else {
 			run = 0
 		}
+		if hint && longRun {
+			return true, true
+		}
 	}
-	return false
+	return hint, longRun
 }
 
 // hasPrefixFold reports whether s starts with the lower-case ASCII

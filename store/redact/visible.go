@@ -103,3 +103,32 @@ func visibleValue(v any) any {
 	}
 	return v
 }
+
+// ClipArgs cuts every string of shown arguments longer than n bytes,
+// saying how much it left out.
+func ClipArgs(args map[string]any, n int) map[string]any {
+	return clipValue(args, n).(map[string]any)
+}
+
+func clipValue(v any, n int) any {
+	switch t := v.(type) {
+	case string:
+		return truncate(t, n)
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = clipValue(x, n)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = clipValue(x, n)
+		}
+		return out
+	}
+	return v
+}
+
+// Clip cuts s to about n bytes, saying how much it left out.
+func Clip(s string, n int) string { return truncate(s, n) }
