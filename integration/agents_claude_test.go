@@ -95,7 +95,9 @@ var claudeScenarios = []agentScenario{
 		args:  func(home, ws string) map[string]any { return map[string]any{"command": "touch allowed.txt"} },
 		check: func(home, ws string) string { return exists(filepath.Join(ws, "allowed.txt")) }},
 	{note: "a denied call does not run", tool: "Bash", control: true,
-		args:  func(home, ws string) map[string]any { return map[string]any{"command": "rm -r " + filepath.Join(home, "important")} },
+		args: func(home, ws string) map[string]any {
+			return map[string]any{"command": "rm -r " + filepath.Join(home, "important")}
+		},
 		check: func(home, ws string) string { return exists(filepath.Join(home, "important", "canary.txt")) }},
 	{note: "an ask answered allow runs", allowed: true, tool: "Bash", answer: "allow_once",
 		args:  func(home, ws string) map[string]any { return map[string]any{"command": "echo yes > asked.txt"} },
@@ -112,7 +114,9 @@ var claudeScenarios = []agentScenario{
 		args: func(home, ws string) map[string]any {
 			return map[string]any{"file_path": filepath.Join(ws, ".claude", "settings.json"), "content": "{}\n"}
 		},
-		check: func(home, ws string) string { return unchanged(filepath.Join(ws, ".claude", "settings.json"), "{\"model\": \"sonnet\"}\n") }},
+		check: func(home, ws string) string {
+			return unchanged(filepath.Join(ws, ".claude", "settings.json"), "{\"model\": \"sonnet\"}\n")
+		}},
 	{note: "toolgate down blocks the call", tool: "Bash", serverDown: true,
 		args:  func(home, ws string) map[string]any { return map[string]any{"command": "touch down.txt"} },
 		check: func(home, ws string) string { return missing(filepath.Join(ws, "down.txt")) }},

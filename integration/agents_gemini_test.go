@@ -25,7 +25,9 @@ var geminiScenarios = []agentScenario{
 	{note: "an allowed call runs", allowed: true, tool: "run_shell_command", args: geminiShell("touch allowed.txt"),
 		check: func(home, ws string) string { return exists(filepath.Join(ws, "allowed.txt")) }},
 	{note: "a denied call does not run", tool: "run_shell_command", control: true,
-		args:  func(home, ws string) map[string]any { return map[string]any{"command": "rm -r " + filepath.Join(home, "important")} },
+		args: func(home, ws string) map[string]any {
+			return map[string]any{"command": "rm -r " + filepath.Join(home, "important")}
+		},
 		check: func(home, ws string) string { return exists(filepath.Join(home, "important", "canary.txt")) }},
 	{note: "an ask answered allow runs", allowed: true, tool: "run_shell_command", answer: "allow_once", args: geminiShell("echo yes > asked.txt"),
 		check: func(home, ws string) string { return exists(filepath.Join(ws, "asked.txt")) }},
