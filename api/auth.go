@@ -2,7 +2,10 @@ package api
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store/auth"
@@ -20,6 +23,25 @@ func PrincipalFrom(ctx context.Context) (auth.Principal, bool) {
 	p, ok := ctx.Value(principalKey{}).(auth.Principal)
 	return p, ok
 }
+
+// writeThrottled refuses a client that failed to authenticate too often.
+//
+// The answer comes after auth.ThrottlePause, so that one connection
+// guesses at most a couple of tokens a second.
+func writeThrottled(w http.ResponseWriter, r *http.Request, left time.Duration) {
+	select {
+	case <-time.After(auth.ThrottlePause):
+	case <-r.Context().Done():
+		return
+	}
+	secs := int(left.Seconds()) + 1
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	writeError(w, r, &Error{Status: http.StatusTooManyRequests, Code: CodeThrottled,
+		Message: fmt.Sprintf("too many failed attempts from this address; try again in %d s", secs)})
+}
+
+// CodeThrottled is the error code of a throttled client.
+const CodeThrottled = "throttled"
 
 // principalToken is the id of the request's token ("" without one).
 func principalToken(r *http.Request) string {
@@ -40,6 +62,14 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		if tok, ok := auth.BearerToken(r.Header.Get("Authorization")); ok {
 			p, valid := s.deps.Tokens.Verify(tok)
 			if !valid {
+				// A valid token always passes, so the rightful admin is never
+				// locked out; a client over its failures is slowed.
+				client := auth.ClientOf(r)
+				if left, blocked := s.throttle.Blocked(client); blocked {
+					writeThrottled(w, r, left)
+					return
+				}
+				s.throttle.Failed(client)
 				writeError(w, r, &Error{Status: http.StatusUnauthorized, Code: service.CodeUnauthorized, Message: "invalid token"})
 				return
 			}

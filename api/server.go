@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"github.com/toolgate/toolgate/store/auth"
 	"log/slog"
 	"net/http"
 	"time"
@@ -43,6 +44,9 @@ type Deps struct {
 	// all (an ask is then denied at once, its approval left pending). The
 	// flag's default is DefaultHookWait.
 	HookWait time.Duration
+	// Throttle slows clients that fail to authenticate; nil throttles no
+	// one. Share one with the pages.
+	Throttle *auth.Throttle
 	// PendingCaps bound the pending asks per token and session (zero: the
 	// defaults).
 	PendingCaps service.PendingCaps
@@ -66,6 +70,7 @@ type Server struct {
 	deps      Deps
 	policy    *service.Policy
 	approvals *service.Approvals
+	throttle  *auth.Throttle
 	tokens    *service.Tokens
 	csrf      *http.CrossOriginProtection
 	// rpcMethods are the JSON-RPC methods (rpc_methods.go).
@@ -96,6 +101,7 @@ func New(deps Deps) *Server {
 		deps:       deps,
 		policy:     deps.Edits,
 		approvals:  newApprovals(deps),
+		throttle:   deps.Throttle,
 		tokens:     service.NewTokens(deps.Tokens),
 		csrf:       http.NewCrossOriginProtection(),
 		rpcMethods: rpcMethodTable(),

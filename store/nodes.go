@@ -3,6 +3,7 @@ package store
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"gopkg.in/yaml.v3"
 
@@ -16,6 +17,7 @@ func scalar(s string) *yaml.Node {
 	if s == "*" {
 		n.Style = yaml.DoubleQuotedStyle
 	}
+	exactString(n)
 	return n
 }
 
@@ -158,7 +160,27 @@ func toNode(v any) (*yaml.Node, error) {
 		if err := n.Encode(t); err != nil {
 			return nil, err
 		}
+		if str, ok := t.(string); ok && n.Kind == yaml.ScalarNode {
+			n.Value = str // Encode drops a leading newline
+		}
+		exactString(&n)
 		return &n, nil
+	}
+}
+
+// exactString writes a string that a block or plain scalar would not read
+// back as written (yaml.v3 drops a leading newline from a literal block)
+// double-quoted, where every character is escaped exactly.
+func exactString(n *yaml.Node) {
+	for _, c := range n.Content {
+		exactString(c)
+	}
+	if n.Kind != yaml.ScalarNode || n.Tag != "!!str" || n.Value == "" {
+		return
+	}
+	v := n.Value
+	if strings.ContainsAny(v, "\n\r\t") || strings.TrimSpace(v) != v {
+		n.Style = yaml.DoubleQuotedStyle
 	}
 }
 

@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/subtle"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/service"
@@ -118,6 +120,17 @@ func (u *UI) login(w http.ResponseWriter, r *http.Request) {
 	}
 	p, ok := u.deps.Tokens.Verify(strings.TrimSpace(r.PostForm.Get("token")))
 	if !ok {
+		// A valid token always signs in; a client over its failures is
+		// slowed and refused.
+		client := auth.ClientOf(r)
+		if left, blocked := u.deps.Throttle.Blocked(client); blocked {
+			u.deps.Logger.Info("web login refused", "reason", "throttled", "client", client)
+			time.Sleep(auth.ThrottlePause)
+			w.Header().Set("Retry-After", strconv.Itoa(int(left.Seconds())+1))
+			u.renderLogin(w, r, http.StatusTooManyRequests, "login.err.throttled")
+			return
+		}
+		u.deps.Throttle.Failed(client)
 		u.deps.Logger.Info("web login refused", "reason", "unknown token")
 		u.renderLogin(w, r, http.StatusUnauthorized, "login.err.token")
 		return

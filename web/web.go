@@ -49,6 +49,9 @@ type Deps struct {
 	// EngineOptions compile the one-rule policies of "test this rule".
 	EngineOptions engine.Options
 	Logger        *slog.Logger
+	// Throttle slows clients whose sign-ins fail; nil throttles no one.
+	// Share the API's.
+	Throttle *auth.Throttle
 }
 
 // UI is the admin pages.

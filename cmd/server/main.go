@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/service"
+	"github.com/toolgate/toolgate/store/auth"
 	"io"
 	"log/slog"
 	"net"
@@ -40,6 +41,9 @@ type config struct {
 	hookWait time.Duration
 	// hookAsk is what an agent hook does with an ask (--hook-ask).
 	hookAsk string
+	// authFailures is how many failed sign-ins a minute an address has
+	// before it is slowed (--auth-failures-per-minute; 0: never).
+	authFailures int
 	// pendingPerToken and pendingPerSession cap the pending asks.
 	pendingPerToken, pendingPerSession int
 	// workspaceSet says --workspace was given: hooks then pin it.
@@ -70,6 +74,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&c.workspace, "workspace", "", "the agents' workspace when a request names none (default: the current directory)")
 	fs.DurationVar(&c.approvalTimeout, "approval-timeout", 300*time.Second, "how long an ask waits for a person before it is denied")
 	fs.DurationVar(&c.hookWait, "hook-wait", 120*time.Second, "how long an agent hook (/api/v1/hooks/...) waits for a person's answer when the request names no wait_seconds (at most 10m)")
+	fs.IntVar(&c.authFailures, "auth-failures-per-minute", auth.DefaultThrottleBurst, "failed sign-ins or wrong bearer tokens an address may send in a minute; after that each wrong one waits and gets 429 until the minute ends (a valid token always passes; 0: no limit)")
 	fs.IntVar(&c.pendingPerToken, "max-pending-per-token", service.DefaultPendingCaps.PerToken, "the most asks one token may have waiting for a person; beyond it an ask is refused with 429")
 	fs.IntVar(&c.pendingPerSession, "max-pending-per-session", service.DefaultPendingCaps.PerSession, "the most asks one session of a token may have waiting for a person; beyond it an ask is refused with 429")
 	fs.StringVar(&c.hookAsk, "hook-ask", string(api.HookAskWait), "what an agent hook does with an ask when the hook names no mode: wait (for a person, then allow or deny) or agent (hand it to the agent's own prompt; weaker: an agent in a bypass mode runs it)")

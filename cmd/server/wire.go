@@ -116,7 +116,8 @@ func wire(c config, log *slog.Logger) (_ *app, err error) {
 	edits := service.NewPolicy(s.policy)
 	mgr := wireApprovals(c, s, edits, a, log)
 	sessions := web.NewSessionsOn(s.sessions, 0, log)
-	ui := web.New(web.Deps{Policy: s.policy, Edits: edits, Tokens: s.tokens, Logger: log, Approvals: mgr,
+	throttle := auth.NewThrottle(c.authFailures, auth.DefaultThrottleWindow)
+	ui := web.New(web.Deps{Policy: s.policy, Edits: edits, Tokens: s.tokens, Logger: log, Approvals: mgr, Throttle: throttle,
 		Sessions: sessions, EngineOptions: s.policy.EngineOptions()})
 	sessions.EndWithToken(s.tokens.Active)
 	hub := wireHub(mgr, sessions.HubAuthWithTokens(s.tokens), s.policy, a, log)
@@ -129,7 +130,7 @@ func wire(c config, log *slog.Logger) (_ *app, err error) {
 	if err := wireWebhooks(c, os.Getenv, mgr, dl.metrics, a, log); err != nil {
 		return nil, err
 	}
-	apiServer := api.New(api.Deps{Policy: s.policy, Edits: edits, Documents: s.policy.Backend(), Tokens: s.tokens, Approvals: mgr,
+	apiServer := api.New(api.Deps{Policy: s.policy, Edits: edits, Documents: s.policy.Backend(), Tokens: s.tokens, Approvals: mgr, Throttle: throttle,
 		Observer: dl.recorder, Decisions: dl.decisionLog(), Metrics: dl.metrics.Handler(), HookWait: c.hookWait,
 		HookAsk: api.HookAskMode(c.hookAsk), HookWorkspace: c.hookWorkspace(),
 		PendingCaps: service.PendingCaps{PerToken: c.pendingPerToken, PerSession: c.pendingPerSession},
