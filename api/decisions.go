@@ -49,6 +49,9 @@ func (d *DecisionRecorder) Observe(o service.Observation, req *engine.Request, d
 	}
 	if d.metrics != nil {
 		d.metrics.ObserveDecision(req.ToolName, dec.Level, latency)
+		if dec.MatchedRule == "" && strings.HasPrefix(dec.Reason, engine.SkippedReasonPrefix) {
+			d.metrics.ObserveSkipped()
+		}
 	}
 	d.log.Enqueue(decisionlog.Entry{
 		Time:          now,

@@ -41,6 +41,7 @@ type Metrics struct {
 	evalLatency     prometheus.Histogram
 	approvalLatency prometheus.Histogram
 	reloads         prometheus.Counter
+	skipped         prometheus.Counter
 	knownTools      map[string]bool
 	pending         atomic.Pointer[func() float64]
 	websockets      atomic.Pointer[func() float64]
@@ -88,6 +89,10 @@ func NewMetrics(o MetricsOptions) *Metrics {
 			Name: "toolgate_config_reloads_total",
 			Help: "Policy changes put in force (file edits and API writes).",
 		}),
+		skipped: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "toolgate_skipped_channel_total",
+			Help: "Calls allowed unchecked because they named a channel the policy skips (admin tokens only).",
+		}),
 		knownTools: map[string]bool{},
 	}
 	for _, list := range [][]string{engine.ShellTools, engine.PathTools, engine.NetworkTools} {
@@ -95,7 +100,7 @@ func NewMetrics(o MetricsOptions) *Metrics {
 			m.knownTools[t] = true
 		}
 	}
-	m.registry.MustRegister(m.decisions, m.evalLatency, m.approvalLatency, m.reloads,
+	m.registry.MustRegister(m.decisions, m.evalLatency, m.approvalLatency, m.reloads, m.skipped,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	gauge := func(name, help string, f func() float64) {
 		if f != nil {
@@ -132,6 +137,9 @@ func (m *Metrics) ObserveDecision(tool string, level engine.Level, latency time.
 		m.evalLatency.Observe(latency.Seconds())
 	}
 }
+
+// ObserveSkipped counts a call allowed because its channel is not checked.
+func (m *Metrics) ObserveSkipped() { m.skipped.Inc() }
 
 // ObserveApprovalLatency records how long an ask waited for its answer.
 func (m *Metrics) ObserveApprovalLatency(d time.Duration) {

@@ -39,7 +39,7 @@ func (e *Engine) Evaluate(req *Request) Decision {
 	}
 	if !p.channels[channelKey(req.ChannelID)] {
 		tr.add(Step{Name: "channel", Result: "allow", Detail: "channel " + req.ChannelID + " is not checked", Decisive: true})
-		return Decision{Level: Allow, Reason: "Skipped for channel: " + req.ChannelID, Trace: tr.steps()}
+		return Decision{Level: Allow, Reason: SkippedReasonPrefix + req.ChannelID, Trace: tr.steps()}
 	}
 	d := e.evaluatePolicy(req, tr)
 	d.Trace = tr.finish()
@@ -136,6 +136,10 @@ func (e *Engine) normalizedDecision(tool string, v *callValues, sh *ShellAnalysi
 }
 
 // channelKey normalizes a channel id; an empty channel counts as web.
+// SkippedReasonPrefix starts the reason of a call on a channel the policy
+// does not check.
+const SkippedReasonPrefix = "Skipped for channel: "
+
 // ChecksChannel reports whether the policy checks calls on a channel; a
 // call on any other is allowed with "Skipped for channel".
 func (e *Engine) ChecksChannel(ch string) bool {

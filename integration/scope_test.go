@@ -56,6 +56,10 @@ func TestAgentScopeFailsClosed(t *testing.T) {
 			t.Errorf("%s: %d %s, want %d naming %s", c.note, st, body, c.status, c.want)
 		}
 	}
+	WaitFor(t, 5*time.Second, "the skipped call counted", func() bool {
+		st, b := s.Do("GET", "/metrics", nil)
+		return st == 200 && strings.Contains(string(b), "toolgate_skipped_channel_total 1")
+	})
 	st, _, body := s.Call(cli, "POST", "/api/v1/check", map[string]any{"tool_name": "bash", "tool_args": rmHome, "channel_id": "tui"}, nil)
 	if st != 403 {
 		t.Errorf("check on a channel outside the token: %d %s", st, body)
