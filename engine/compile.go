@@ -209,6 +209,10 @@ func (c *compiler) compileLegacyPatterns(tool string, pats []policy.LegacyPatter
 type ruleIndex struct {
 	all    []*rule
 	byTool map[string]*toolRules
+	// byName finds a rule by its name (its matched_rule part) in one
+	// lookup: the risky-option check after an allow reads the allow rule's
+	// pattern, which a scan of all would make cost grow with the policy.
+	byName map[string][]*rule
 }
 
 // compileRules compiles a list of rules (compileChunks, possibly in

@@ -16,8 +16,9 @@ type toolRules struct {
 }
 
 func newRuleIndex(rules []*rule) ruleIndex {
-	idx := ruleIndex{all: rules, byTool: map[string]*toolRules{}}
+	idx := ruleIndex{all: rules, byTool: map[string]*toolRules{}, byName: make(map[string][]*rule, len(rules))}
 	for _, r := range rules {
+		idx.byName[r.name] = append(idx.byName[r.name], r)
 		for _, t := range r.tools {
 			tr := idx.byTool[t]
 			if tr == nil {

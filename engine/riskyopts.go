@@ -366,8 +366,8 @@ func (p *compiledPolicy) allowPatterns(matched string) (patterns []string, exact
 		return nil, false, false
 	}
 	for name := range strings.SplitSeq(names, "+") {
-		for _, r := range idx.all {
-			if r.name == name && r.m != nil {
+		for _, r := range idx.byName[name] {
+			if r.m != nil {
 				patterns = append(patterns, r.m.raw)
 				exact = exact || !r.m.isRegex && !r.m.hasWild
 			}
