@@ -232,6 +232,11 @@ func TestRedteamOverHTTP(t *testing.T) {
 		st, body := s.Do("POST", "/api/v1/evaluate", map[string]any{
 			"tool_name": r.ToolName, "tool_args": args, "workspace": tr.ws, "channel_id": "web"})
 		tried[r.Cause]++
+		argMap, _ := args.(map[string]any)
+		_, hasCommand := argMap["command"]
+		if _, hasCmd := argMap["cmd"]; hasCommand && hasCmd && st == 400 && strings.Contains(string(body), "tool_args.cmd") {
+			continue // both command and cmd: refused as ambiguous, stricter than any decision
+		}
 		if st != 200 {
 			// A refused request tests nothing: the row's call was never evaluated.
 			t.Errorf("%s: evaluate answered %d %s, want 200 with a decision", r.ID, st, body)
