@@ -11,6 +11,9 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -63,6 +66,9 @@ type core struct {
 	isSymlink func(string) bool
 
 	cur atomic.Pointer[state]
+	// lastSetAside is whether the state in force set config.yaml aside,
+	// so that its recovery is logged once.
+	lastSetAside atomic.Bool
 	// unavailable is the last backend error that wrapped ErrUnavailable,
 	// nil once the backend answered again (Health).
 	unavailable atomic.Pointer[error]
@@ -94,6 +100,9 @@ type state struct {
 	// package default.
 	cfgRaw, builtinRaw []byte
 	cfgOK              bool
+	// setAside is true when config.yaml was set aside whole (it does not
+	// parse, is empty or missing) and the last good policy is in force.
+	setAside bool
 }
 
 // Open loads the config dir, creating it and a default config.yaml when
@@ -141,6 +150,7 @@ func OpenBackend(ctx context.Context, b Backend, opts Options) (*Store, error) {
 	}
 	st, _ := s.load(nil, doc)
 	s.cur.Store(st)
+	s.lastSetAside.Store(st.setAside)
 	s.logProblems(st)
 	if err := s.startWatch(); err != nil {
 		return nil, err
@@ -256,6 +266,9 @@ func (s *Store) Reload() error {
 	}
 	s.mu.Unlock()
 	if changed {
+		if prev := s.lastSetAside.Swap(st.setAside); prev && !st.setAside {
+			s.log.Info("config.yaml reads again; its policy is in force", "backend", s.backend.Name(), "dir", s.Dir())
+		}
 		s.logProblems(st)
 		s.notify()
 	}
@@ -301,17 +314,20 @@ func (s *Store) load(prev *state, doc Document) (*state, bool) {
 	case cfgErr != nil:
 		fileProblems = append(fileProblems, engine.Problem{Path: ConfigFile, Message: readErrMessage(cfgErr)})
 		section, sectionProblems = keepSection(prev)
+		st.setAside = true
 	case len(bytes.TrimSpace(cfgRaw)) == 0:
 		// An emptied file is far more often a save in progress or a slip
 		// than a wish to drop every rule: keep the last good policy.
 		fileProblems = append(fileProblems, engine.Problem{Path: ConfigFile,
-			Message: "file is empty; the last good policy stays in force"})
+			Message: "file is empty; " + MsgSetAside})
 		section, sectionProblems = keepSection(prev)
+		st.setAside = true
 	default:
 		sec, ps, perr := decodeSection(cfgRaw)
 		if perr != nil {
-			fileProblems = append(fileProblems, engine.Problem{Path: ConfigFile, Message: perr.Error()})
+			fileProblems = append(fileProblems, engine.Problem{Path: ConfigFile, Message: setAsideMessage(perr, cfgRaw)})
 			section, sectionProblems = keepSection(prev)
+			st.setAside = true
 		} else {
 			section, sectionProblems = sec, ps
 		}
@@ -328,9 +344,35 @@ func (s *Store) load(prev *state, doc Document) (*state, bool) {
 	return st, true
 }
 
+// MsgSetAside ends the problem of a config.yaml that was set aside whole
+// (it does not parse, is empty or missing): the pages tell it from entries
+// that are only inert.
+const MsgSetAside = "the whole file is set aside and the last good policy stays in force"
+
+// setAsideMessage is the problem of a config.yaml that does not parse:
+// the parser's error, the line it names as written (the parser's line is
+// the best guess: an indentation slip is often reported a line late, so
+// the line before is shown too) and what happens meanwhile.
+func setAsideMessage(err error, raw []byte) string {
+	msg := err.Error()
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		lines := strings.Split(string(raw), "\n")
+		for _, i := range []int{n - 1, n} {
+			if i >= 1 && i <= len(lines) {
+				msg += fmt.Sprintf("; line %d: %q", i, strings.TrimRight(lines[i-1], "\r"))
+			}
+		}
+	}
+	return msg + "; " + MsgSetAside
+}
+
+// yamlLine finds the line number in a YAML parser error.
+var yamlLine = regexp.MustCompile(`line (\d+)`)
+
 func readErrMessage(err error) string {
 	if errors.Is(err, fs.ErrNotExist) {
-		return "file is missing; the last good policy stays in force"
+		return "file is missing; " + MsgSetAside
 	}
 	return err.Error()
 }

@@ -30,6 +30,9 @@ func (s *Store) modify(fn editFunc) (string, error) {
 	s.noteBackend(err)
 	if err == nil {
 		s.cur.Store(next)
+		if s.lastSetAside.Swap(next.setAside) && !next.setAside {
+			s.log.Info("config.yaml reads again; its policy is in force", "backend", s.backend.Name(), "dir", s.Dir())
+		}
 	}
 	s.mu.Unlock()
 	if err != nil {

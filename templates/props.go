@@ -88,6 +88,9 @@ type OverviewProps struct {
 	Defaults string
 	Counts   []Count
 	Problems []string
+	// SetAside is true when config.yaml was set aside whole (it does not
+	// parse, is empty or missing) and the last good policy decides.
+	SetAside bool
 	// Pending is the number of asks waiting; PendingKnown is false when no
 	// approval manager is wired.
 	Pending      int

@@ -1,7 +1,9 @@
 package web
 
 import (
+	"github.com/toolgate/toolgate/store"
 	"net/http"
+	"strings"
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
@@ -35,6 +37,7 @@ func (u *UI) overviewProps(r *http.Request, sec *policy.Section, etag string) te
 	}
 	for _, pr := range u.deps.Policy.Problems() {
 		p.Problems = append(p.Problems, problemText(pr, t))
+		p.SetAside = p.SetAside || pr.Path == store.ConfigFile && strings.Contains(pr.Message, store.MsgSetAside)
 	}
 	if u.approvals.Available() {
 		p.PendingKnown = true
