@@ -941,6 +941,9 @@ func (w *walker) unwrap(cur []string, off, level int, env []string, script *scri
 		case s.script >= 0:
 			mark(s.script)
 			w.reparse(cur[s.script], false, env)
+			if bound, ok := bindPositional(cur[s.script], cur[s.script+1:]); ok {
+				w.reparse(bound, false, env)
+			}
 		case s.stdin:
 			w.stdinScript(env)
 		}
