@@ -17,10 +17,6 @@ import (
 	"time"
 )
 
-func init() {
-	agentPaths["claude-code"] = "claude-code-2.1.328/node_modules/@anthropic-ai/claude-code-linux-x64/claude"
-}
-
 // agentPolicy is the policy of the real-agent tests: touch runs, rm is
 // denied, any other shell command and every write asks a person.
 const agentPolicy = `permissions:

@@ -12,10 +12,6 @@ import (
 	"time"
 )
 
-func init() {
-	agentPaths["gemini"] = "gemini-cli-0.61.0/node_modules/@google/gemini-cli/bundle/gemini.js"
-}
-
 func geminiShell(cmd string) func(home, ws string) map[string]any {
 	return func(home, ws string) map[string]any { return map[string]any{"command": cmd} }
 }

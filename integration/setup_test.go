@@ -12,7 +12,9 @@ import (
 // agentPaths are the pinned agents' programs inside the cache that
 // integration/agents/install.sh fills.
 var agentPaths = map[string]string{
-	"codex": "codex-0.169.0/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex",
+	"claude-code": "claude-code-2.1.328/node_modules/@anthropic-ai/claude-code-linux-x64/claude",
+	"gemini":      "gemini-cli-0.61.0/node_modules/@google/gemini-cli/bundle/gemini.js",
+	"codex":       "codex-0.169.0/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex",
 }
 
 // agentBinary is the path of a pinned agent's program. make test installs
