@@ -163,6 +163,9 @@ func runCodexScenario(t *testing.T, codex, wiring, mode string, sc agentScenario
 	if joined := strings.Join(stub.toolResults(), " | "); wiring != "none" && !sc.allowed && !blockedByToolgate(joined) {
 		return "the call was blocked, but not with toolgate's reason: " + joined
 	}
+	// The tool call's turn, seen from the model's side: the hook's answer
+	// plus Codex's own work (and, for an ask, the person's or the wait).
+	t.Logf("codex %s %s, %s: tool call to its result %v", wiring, mode, sc.note, stub.turnTime().Round(time.Millisecond))
 	if os.Getenv("TOOLGATE_AGENTS_VERBOSE") != "" {
 		t.Logf("codex %s %s: %s", mode, sc.note, strings.Join(stub.toolResults(), " | "))
 	}

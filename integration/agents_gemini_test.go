@@ -143,6 +143,9 @@ func runGeminiScenario(t *testing.T, gemini, wiring string, sc agentScenario) st
 	if joined := strings.Join(stub.toolResults(), " | "); wiring != "none" && !sc.allowed && !blockedByToolgate(joined) {
 		return "the call was blocked, but not with toolgate's reason: " + joined
 	}
+	// The tool call's turn, seen from the model's side: the hook's answer
+	// plus Gemini CLI's own work (and, for an ask, the person's or the wait).
+	t.Logf("gemini %s, %s: tool call to its result %v", wiring, sc.note, stub.turnTime().Round(time.Millisecond))
 	if os.Getenv("TOOLGATE_AGENTS_VERBOSE") != "" {
 		t.Logf("gemini %s: %s", sc.note, strings.Join(stub.toolResults(), " | "))
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // geminiStub stands in for the Gemini API that Gemini CLI talks to
@@ -25,6 +26,10 @@ type geminiStub struct {
 	mu      sync.Mutex
 	results []string // the functionResponse parts Gemini CLI sent back
 	calls   int
+	// sent is when the tool call went out, took how long the agent then
+	// took to send its result back: toolgate's hook plus the agent's own work.
+	sent time.Time
+	took time.Duration
 }
 
 func newGeminiStub(t *testing.T, tool string, args map[string]any) *geminiStub {
@@ -77,6 +82,9 @@ func (s *geminiStub) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if hasResult {
 		s.results = append(s.results, result)
+		if s.took == 0 && !s.sent.IsZero() {
+			s.took = time.Since(s.sent)
+		}
 	}
 	s.mu.Unlock()
 	part := map[string]any{"text": "done"}
@@ -100,6 +108,19 @@ func (s *geminiStub) serve(w http.ResponseWriter, r *http.Request) {
 	if f, ok := w.(http.Flusher); ok {
 		f.Flush()
 	}
+	if answerTool {
+		s.mu.Lock()
+		s.sent = time.Now()
+		s.mu.Unlock()
+	}
+}
+
+// turnTime is how long the agent took from the tool call to its result, 0
+// if it sent none.
+func (s *geminiStub) turnTime() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.took
 }
 
 func (s *geminiStub) toolResults() []string {

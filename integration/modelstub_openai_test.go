@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 )
 
 // responsesStub stands in for the OpenAI Responses API that Codex talks to
@@ -24,6 +25,10 @@ type responsesStub struct {
 	mu      sync.Mutex
 	results []string // the function_call_output texts Codex sent back
 	calls   int
+	// sent is when the tool call went out, took how long the agent then
+	// took to send its result back: toolgate's hook plus the agent's own work.
+	sent time.Time
+	took time.Duration
 }
 
 func newResponsesStub(t *testing.T, tool string, args map[string]any) *responsesStub {
@@ -69,6 +74,9 @@ func (s *responsesStub) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if hasResult {
 		s.results = append(s.results, result)
+		if s.took == 0 && !s.sent.IsZero() {
+			s.took = time.Since(s.sent)
+		}
 	}
 	s.mu.Unlock()
 	item := map[string]any{"type": "message", "role": "assistant", "id": "msg_stub",
@@ -91,6 +99,19 @@ func (s *responsesStub) serve(w http.ResponseWriter, r *http.Request) {
 	if f, ok := w.(http.Flusher); ok {
 		f.Flush()
 	}
+	if answerTool {
+		s.mu.Lock()
+		s.sent = time.Now()
+		s.mu.Unlock()
+	}
+}
+
+// turnTime is how long the agent took from the tool call to its result, 0
+// if it sent none.
+func (s *responsesStub) turnTime() time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.took
 }
 
 func (s *responsesStub) toolResults() []string {
