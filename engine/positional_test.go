@@ -16,7 +16,7 @@ import (
 func TestShellPositionalParameters(t *testing.T) {
 	perms := map[string]any{"enabled": true, "schema": "tiered_policy", "permission_mode": "normal",
 		"defaults": map[string]any{"*": "ask"}, "tools": map[string]any{"bash": "allow"},
-		"rules": []any{map[string]any{"id": "no_push", "tools": []any{"bash"}, "pattern": "git push *", "action": "deny"}},
+		"rules":              []any{map[string]any{"id": "no_push", "tools": []any{"bash"}, "pattern": "git push *", "action": "deny"}},
 		"external_directory": map[string]any{"*": "allow"}}
 	e, problems := engine.Compile(perms, nil, engine.Options{Workspace: "/ws", HomeDir: "/home/u"})
 	if len(problems) > 0 {
