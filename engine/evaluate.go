@@ -71,9 +71,10 @@ func (e *Engine) evaluatePolicy(req *Request, tr *tracer) Decision {
 	}
 	vals.ctx = overrideCtx{e: e, req: req, sh: sh} // override.go
 	e.addResolvedNorms(&vals)                      // paths_norms.go
+	vals.readings = vals.category == CategoryShell && (sh != nil || hasLaunchReadings(vals.command))
 
 	var d Decision
-	if len(vals.norms) == 0 {
+	if len(vals.norms) == 0 && !vals.readings {
 		d = e.ruleDecision(tool, &vals, sh, tr)
 	} else {
 		d = e.normalizedDecision(tool, &vals, sh, tr)
@@ -95,6 +96,10 @@ func (e *Engine) ruleDecision(tool string, v *callValues, sh *ShellAnalysis, tr 
 	d := Decision{Level: out.level, MatchedRule: out.rule, FromOverride: out.fromOverride}
 	if v.category == CategoryShell {
 		e.escalate(&d, v.command, sh, out, tr)
+		if v.readingsCut && d.Level == Allow {
+			d.Level = Ask
+			tr.add(Step{Name: "escalation", Result: "ask", Detail: "a command has more words that may name a program than toolgate reads", Decisive: true})
+		}
 	}
 	return d
 }
@@ -105,7 +110,7 @@ func (e *Engine) ruleDecision(tool string, v *callValues, sh *ShellAnalysis, tr 
 // matching of the raw text, so that a call the reference already decides at
 // that level keeps the reference's matched_rule.
 func (e *Engine) normalizedDecision(tool string, v *callValues, sh *ShellAnalysis, tr *tracer) Decision {
-	norms := v.norms
+	norms, readings := v.norms, v.readings
 	v.normAdded = false
 	strict := e.ruleDecision(tool, v, sh, nil)
 	if !v.normAdded {
@@ -114,14 +119,14 @@ func (e *Engine) normalizedDecision(tool string, v *callValues, sh *ShellAnalysi
 		if tr == nil {
 			return strict
 		}
-		v.norms = nil
+		v.norms, v.readings = nil, false
 		return e.ruleDecision(tool, v, sh, tr)
 	}
-	v.norms = nil
+	v.norms, v.readings = nil, false
 	ref := e.ruleDecision(tool, v, sh, nil)
-	v.norms = norms
+	v.norms, v.readings = norms, readings
 	if strict.Level <= ref.Level {
-		v.norms = nil
+		v.norms, v.readings = nil, false
 		if tr == nil {
 			return ref
 		}
@@ -188,6 +193,7 @@ func (p *compiledPolicy) evalTiered(tool string, v *callValues, tr *tracer) outc
 	var bbuf, ubuf [8]*rule
 	builtinHits := p.builtin.collect(tool, v, bbuf[:0])
 	builtinHits = p.builtin.collectNormalized(tool, v, builtinHits)
+	builtinHits = p.builtin.collectReadings(tool, v, builtinHits)
 	tr.hits("builtin_hits", builtinHits)
 	if hasDeny(builtinHits) {
 		tr.decide()
@@ -195,6 +201,7 @@ func (p *compiledPolicy) evalTiered(tool string, v *callValues, tr *tracer) outc
 	}
 	userHits := p.user.collect(tool, v, ubuf[:0])
 	userHits = p.user.collectNormalized(tool, v, userHits)
+	userHits = p.user.collectReadings(tool, v, userHits)
 	tr.hits("user_hits", userHits)
 	if hasDeny(userHits) {
 		tr.decide()
@@ -281,7 +288,7 @@ func (p *compiledPolicy) evalLegacy(tool string, v *callValues, tr *tracer) outc
 	for i := range p.legacy[tool] {
 		lp := &p.legacy[tool][i]
 		raw := legacyMatch(lp, v)
-		norm := !raw && lp.level >= Ask && legacyMatchNormalized(lp, v)
+		norm := !raw && lp.level >= Ask && (legacyMatchNormalized(lp, v) || legacyMatchReadings(lp, v))
 		if norm {
 			v.normAdded = true
 		}
@@ -344,6 +351,19 @@ func legacyMatchNormalized(lp *legacyPattern, v *callValues) bool {
 		}
 	}
 	return false
+}
+
+// legacyMatchReadings reports whether a legacy shell pattern matches a
+// launch reading of the call (launch.go; only for ask and deny).
+func legacyMatchReadings(lp *legacyPattern, v *callValues) bool {
+	if v.category != CategoryShell || !v.readings {
+		return false
+	}
+	hit := false
+	v.eachCommand(func(s string, argv []string) {
+		launchReadings(s, argv, func(r string) { hit = hit || lp.m.matchShell(r) })
+	})
+	return hit
 }
 
 // escalationRisk reports whether a command holds chaining or injection

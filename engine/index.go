@@ -69,6 +69,12 @@ type callValues struct {
 	// norms are the normalized commands of a shell call that needed the
 	// full analysis (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm); ask and deny rules match them too.
 	norms []string
+	// readings turns on the launch readings of the command (launch.go):
+	// like norms, they add ask and deny hits only.
+	readings bool
+	// readingsCut is set when a command had more launch readings than are
+	// read: no rule may allow it.
+	readingsCut bool
 	// normAdded is set when a normalized command added a hit.
 	normAdded bool
 	// strictOnly marks the values of a normalized command: only its ask
@@ -172,6 +178,51 @@ func (idx *ruleIndex) collectNormalized(tool string, v *callValues, hits []*rule
 		slices.SortStableFunc(hits, func(a, b *rule) int { return cmp.Compare(a.order, b.order) })
 	}
 	return hits
+}
+
+// collectReadings appends to hits every ask or deny rule of idx for tool
+// that matches a launch reading of the call (launch.go) and is not a hit
+// yet, then keeps the hits in file order.
+func (idx *ruleIndex) collectReadings(tool string, v *callValues, hits []*rule) []*rule {
+	if !v.readings || idx.byTool[tool] == nil {
+		return hits
+	}
+	n := len(hits)
+	visit := func(r string) {
+		nv := callValues{category: CategoryShell, command: r, slashed: slashes(r), strictOnly: true}
+		var buf [8]*rule
+		for _, h := range idx.collect(tool, &nv, buf[:0]) {
+			if !slices.Contains(hits, h) {
+				hits = append(hits, h)
+			}
+		}
+	}
+	v.eachCommand(func(s string, argv []string) {
+		if !launchReadings(s, argv, visit) {
+			v.readingsCut = true
+		}
+	})
+	if len(hits) > n {
+		v.normAdded = true
+		slices.SortStableFunc(hits, func(a, b *rule) int { return cmp.Compare(a.order, b.order) })
+	}
+	return hits
+}
+
+// eachCommand calls f with each simple command of a shell call that has
+// launch readings: the command itself when it took the fast path, else
+// every normalized command of its analysis with its words.
+func (v *callValues) eachCommand(f func(s string, argv []string)) {
+	sh := v.ctx.sh
+	if sh == nil {
+		f(v.command, nil)
+		return
+	}
+	for i, argv := range sh.Argv {
+		if i < len(sh.Normalized) {
+			f(sh.Normalized[i], argv)
+		}
+	}
 }
 
 // mergeHit appends the exact hits that come before r in file order, then r.

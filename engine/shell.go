@@ -377,7 +377,7 @@ func NeedsFullParse(cmd string) bool {
 	if strings.IndexByte(name, '/') >= 0 || strings.IndexByte(name, '=') >= 0 {
 		return true
 	}
-	return changesMeaning(name) || untidyText(cmd)
+	return changesMeaning(programName(name)) || exeSuffix(name) > 0 || untidyText(cmd) || launchesWrapper(cmd, first)
 }
 
 // untidyText reports whether a plain command has a path that is not clean

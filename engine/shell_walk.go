@@ -922,6 +922,7 @@ func (w *walker) unwrap(cur []string, off, level int, env []string, script *scri
 	prog := programName(name)
 	spec, ok := wrappers[prog]
 	if !ok {
+		w.launched(cur, off, level, env, script)
 		return
 	}
 	if slices.ContainsFunc(cur[1:], HasUnknown) {
@@ -1009,6 +1010,23 @@ func (w *walker) unwrap(cur []string, off, level int, env []string, script *scri
 		return
 	}
 	w.unwrap(rest, shift(off, s.next), level+1, env, script)
+}
+
+// launched looks through the first later word of a program not known to
+// leave its arguments alone that names a wrapper or a shell (chronic sudo
+// rm -rf /, setarch x86_64 sh -c TEXT): the program may launch it
+// (docs/decisions.md#unlisted-launchers). The words after that wrapper are
+// reached through it, so one is enough.
+func (w *walker) launched(cur []string, off, level int, env []string, script *scriptMarks) {
+	if len(cur) < 2 || leavesArgsAlone(cur[0], cur[1]) {
+		return
+	}
+	for i := 1; i < len(cur); i++ {
+		if mayNameProgram(cur[i]) && changesMeaning(programName(cur[i])) {
+			w.unwrap(cur[i:], shift(off, i), level+1, env, script)
+			return
+		}
+	}
 }
 
 // scriptMarks marks the fields of a command that are script text read

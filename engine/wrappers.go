@@ -121,10 +121,21 @@ var wrappers = map[string]wrapper{
 // stack is reported as beyond the analysis (TooDeep).
 const maxWrapLayers = 16
 
-// programName is a program's base name: /usr/bin/rm is rm.
+// programName is a program word as rules name it: its base name without a
+// Windows executable suffix, in lower case when it had one (/usr/bin/rm is
+// rm, GIT.EXE is git; docs/decisions.md#unlisted-launchers). It allocates
+// only for a suffixed name written in upper case.
 func programName(word string) string {
 	if i := strings.LastIndexByte(word, '/'); i >= 0 && i < len(word)-1 {
-		return word[i+1:]
+		word = word[i+1:]
+	}
+	n := exeSuffix(word)
+	if n == 0 || n == len(word) {
+		return word
+	}
+	word = word[:len(word)-n]
+	if hasUpper(word) {
+		return strings.ToLower(word)
 	}
 	return word
 }
