@@ -200,6 +200,9 @@ func (c *compiler) compileLegacyPatterns(tool string, pats []policy.LegacyPatter
 			c.problem(policy.LegacyPatternPath(tool, lp.Pattern), "%v", partial)
 		}
 		mt.dropTrees() // legacy patterns have no prefilter
+		if lp.Level >= Ask {
+			mt.strict()
+		}
 		out = append(out, legacyPattern{m: mt, level: lp.Level, rule: "tools." + tool + ".patterns['" + lp.Pattern + "']"})
 	}
 	return out
@@ -276,6 +279,9 @@ func (c *compiler) compileRule(pr *policy.Rule, path func() string, set ruleSet)
 		return nil
 	}
 	r.m = mt
+	if set != setOverride && r.level >= Ask {
+		mt.strict()
+	}
 	base := ruleBase(set)
 	switch {
 	case set == setOverride:

@@ -90,6 +90,9 @@ func (c *compiler) compileOwnerTool(ch, pid, rule string, t *policy.OwnerTool) *
 			c.problem(path(), "%v", partial)
 		}
 		mt.dropTrees() // owner patterns have no prefilter
+		if lp.Level >= Ask {
+			mt.strict()
+		}
 		out.patterns = append(out.patterns, ownerPattern{m: mt, level: lp.Level, rule: rule + ".patterns['" + lp.Pattern + "']"})
 	}
 	return out

@@ -71,7 +71,7 @@ func (e *Engine) evaluatePolicy(req *Request, tr *tracer) Decision {
 	}
 	vals.ctx = overrideCtx{e: e, req: req, sh: sh} // override.go
 	e.addResolvedNorms(&vals)                      // paths_norms.go
-	vals.readings = vals.category == CategoryShell && (sh != nil || hasLaunchReadings(vals.command))
+	vals.readings = e.hasReadings(&vals, sh)
 
 	var d Decision
 	if len(vals.norms) == 0 && !vals.readings {
@@ -82,6 +82,24 @@ func (e *Engine) evaluatePolicy(req *Request, tr *tracer) Decision {
 	e.mergeExternal(&d, req, vals.category, vals.command, sh, vals.ctx.memo, tr)
 	d.Reason = p.reason(d.Level, tool, d.MatchedRule)
 	return d
+}
+
+// hasReadings reports whether a call has stricter readings than its values
+// as written: a shell call that needed the full analysis, a command with
+// launch readings (launch.go), or a value with a character that a glob's *
+// matches only in a deny or ask rule.
+func (e *Engine) hasReadings(v *callValues, sh *ShellAnalysis) bool {
+	switch v.category {
+	case CategoryShell:
+		return sh != nil || hasLaunchReadings(v.command) || outsideClass(v.command)
+	case CategoryPath:
+		for _, p := range v.paths {
+			if outsideClass(p) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // ruleDecision is the policy's decision (tiered or legacy) with the shell
@@ -288,7 +306,7 @@ func (p *compiledPolicy) evalLegacy(tool string, v *callValues, tr *tracer) outc
 	for i := range p.legacy[tool] {
 		lp := &p.legacy[tool][i]
 		raw := legacyMatch(lp, v)
-		norm := !raw && lp.level >= Ask && (legacyMatchNormalized(lp, v) || legacyMatchReadings(lp, v))
+		norm := !raw && lp.level >= Ask && (v.readings && legacyMatchStrict(lp, v) || legacyMatchNormalized(lp, v) || legacyMatchReadings(lp, v))
 		if norm {
 			v.normAdded = true
 		}
@@ -339,6 +357,22 @@ func legacyMatch(lp *legacyPattern, v *callValues) bool {
 	return false
 }
 
+// legacyMatchStrict is legacyMatch with a deny or ask glob's * and ?
+// matching any character (docs/decisions.md#deny-globs-match-any-character).
+func legacyMatchStrict(lp *legacyPattern, v *callValues) bool {
+	switch v.category {
+	case CategoryShell:
+		return lp.m.matchShellAs(v.command, true)
+	case CategoryPath:
+		for _, p := range v.paths {
+			if lp.m.matchPathAs(p, true) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // legacyMatchNormalized reports whether a legacy shell pattern matches a
 // normalized command of the call (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm; only for ask and deny).
 func legacyMatchNormalized(lp *legacyPattern, v *callValues) bool {
@@ -346,7 +380,7 @@ func legacyMatchNormalized(lp *legacyPattern, v *callValues) bool {
 		return false
 	}
 	for _, n := range v.norms {
-		if n != v.command && lp.m.matchShell(n) {
+		if lp.m.matchShellAs(n, true) {
 			return true
 		}
 	}
@@ -361,7 +395,7 @@ func legacyMatchReadings(lp *legacyPattern, v *callValues) bool {
 	}
 	hit := false
 	v.eachCommand(func(s string, argv []string) {
-		launchReadings(s, argv, func(r string) { hit = hit || lp.m.matchShell(r) })
+		launchReadings(s, argv, func(r string) { hit = hit || lp.m.matchShellAs(r, true) })
 	})
 	return hit
 }

@@ -27,6 +27,11 @@ const (
 type globProgram struct {
 	toks  []globTok
 	final []uint64 // accepting states; its length is the words of every state set
+	// anyChar lets * and ? match any byte in a strict match: set for deny
+	// and ask rules, whose globs must not be slipped past with a character
+	// outside the class (git push origin +main;
+	// docs/decisions.md#deny-globs-match-any-character).
+	anyChar bool
 }
 
 // classTable marks the bytes a glob * or ? may match (docs/decisions.md):
@@ -112,8 +117,10 @@ func (g *globProgram) closure(set []uint64) {
 	}
 }
 
-// step advances the state set cur over one byte into next (cleared first).
-func (g *globProgram) step(cur, next []uint64, c byte) {
+// step advances the state set cur over one byte into next (cleared first);
+// any lets * and ? match any byte.
+func (g *globProgram) step(cur, next []uint64, c byte, any bool) {
+	inClass := classTable[c] || any
 	clear(next)
 	for w, word := range cur {
 		for rest := word; rest != 0; rest &= rest - 1 {
@@ -127,11 +134,11 @@ func (g *globProgram) step(cur, next []uint64, c byte) {
 					setBit(next, i+1)
 				}
 			case tokOne:
-				if classTable[c] {
+				if inClass {
 					setBit(next, i+1)
 				}
 			case tokStar:
-				if classTable[c] {
+				if inClass {
 					setBit(next, i)
 				}
 			}
@@ -143,12 +150,14 @@ func (g *globProgram) step(cur, next []uint64, c byte) {
 // globRun holds the two state sets of one match, on the stack for short globs.
 type globRun struct {
 	g         *globProgram
+	any       bool // * and ? match any byte
 	buf       [4]uint64
 	cur, next []uint64
 }
 
-func (g *globProgram) start(r *globRun) {
+func (g *globProgram) start(r *globRun, strict bool) {
 	r.g = g
+	r.any = strict && g.anyChar
 	words := len(g.final)
 	if 2*words <= len(r.buf) {
 		r.cur, r.next = r.buf[:words], r.buf[words:2*words]
@@ -161,16 +170,17 @@ func (g *globProgram) start(r *globRun) {
 }
 
 func (r *globRun) advance(c byte) {
-	r.g.step(r.cur, r.next, c)
+	r.g.step(r.cur, r.next, c, r.any)
 	r.cur, r.next = r.next, r.cur
 }
 
 func (r *globRun) accepting() bool { return intersects(r.cur, r.g.final) }
 
-// match reports whether the glob matches all of v.
-func (g *globProgram) match(v string) bool {
+// match reports whether the glob matches all of v; strict lets * and ?
+// match any byte when the glob is a deny or ask rule's.
+func (g *globProgram) match(v string, strict bool) bool {
 	var r globRun
-	g.start(&r)
+	g.start(&r, strict)
 	for i := 0; i < len(v) && anyBit(r.cur); i++ {
 		r.advance(v[i])
 	}
@@ -181,9 +191,9 @@ func (g *globProgram) match(v string) bool {
 // as p or p/ (docs/decisions.md), in one pass: the parents of v are its prefixes
 // that end before a /, and p/ is the prefix one byte longer. Trying each
 // parent from scratch would be quadratic in the length of the path.
-func (g *globProgram) matchPathOrParent(v string) bool {
+func (g *globProgram) matchPathOrParent(v string, strict bool) bool {
 	var r globRun
-	g.start(&r)
+	g.start(&r, strict)
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		if c == '/' && i > 0 && r.accepting() {
@@ -194,7 +204,7 @@ func (g *globProgram) matchPathOrParent(v string) bool {
 			if r.accepting() {
 				return true // v[:i]+"/", or the root parent "/" when i == 0
 			}
-			if i == 0 && g.matchRootSlash() {
+			if i == 0 && g.matchRootSlash(strict) {
 				return true
 			}
 		}
@@ -206,4 +216,15 @@ func (g *globProgram) matchPathOrParent(v string) bool {
 }
 
 // matchRootSlash is the root parent tried as p/: "//".
-func (g *globProgram) matchRootSlash() bool { return g.match("//") }
+func (g *globProgram) matchRootSlash(strict bool) bool { return g.match("//", strict) }
+
+// outsideClass reports whether v has a byte that a glob * matches only in
+// a strict match.
+func outsideClass(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if !classTable[v[i]] {
+			return true
+		}
+	}
+	return false
+}

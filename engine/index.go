@@ -99,13 +99,13 @@ func releasePathValues(buf *[]string, used []string) {
 func (v *callValues) matches(r *rule) bool {
 	switch r.category {
 	case CategoryShell:
-		return v.category == CategoryShell && r.m.matchShell(v.command)
+		return v.category == CategoryShell && r.m.matchShellAs(v.command, v.strictOnly)
 	case CategoryPath:
 		if v.category != CategoryPath {
 			return false
 		}
 		for _, p := range v.paths {
-			if r.m.matchPath(p) {
+			if r.m.matchPathAs(p, v.strictOnly) {
 				return true
 			}
 		}
@@ -160,9 +160,6 @@ func (idx *ruleIndex) collectNormalized(tool string, v *callValues, hits []*rule
 	}
 	added := false
 	for _, n := range v.norms {
-		if n == v.command {
-			continue
-		}
 		nv := callValues{category: CategoryShell, command: n, slashed: slashes(n), strictOnly: true}
 		var buf [8]*rule
 		// strictOnly: collect returns only ask and deny rules.
@@ -188,6 +185,15 @@ func (idx *ruleIndex) collectReadings(tool string, v *callValues, hits []*rule) 
 		return hits
 	}
 	n := len(hits)
+	// The values as written, matched strictly: a deny or ask glob's * and ?
+	// match any character there (docs/decisions.md#deny-globs-match-any-character).
+	raw := callValues{category: v.category, command: v.command, slashed: v.slashed, paths: v.paths, strictOnly: true}
+	var rbuf [8]*rule
+	for _, h := range idx.collect(tool, &raw, rbuf[:0]) {
+		if !slices.Contains(hits, h) {
+			hits = append(hits, h)
+		}
+	}
 	visit := func(r string) {
 		nv := callValues{category: CategoryShell, command: r, slashed: slashes(r), strictOnly: true}
 		var buf [8]*rule
@@ -197,11 +203,13 @@ func (idx *ruleIndex) collectReadings(tool string, v *callValues, hits []*rule) 
 			}
 		}
 	}
-	v.eachCommand(func(s string, argv []string) {
-		if !launchReadings(s, argv, visit) {
-			v.readingsCut = true
-		}
-	})
+	if v.category == CategoryShell {
+		v.eachCommand(func(s string, argv []string) {
+			if !launchReadings(s, argv, visit) {
+				v.readingsCut = true
+			}
+		})
+	}
 	if len(hits) > n {
 		v.normAdded = true
 		slices.SortStableFunc(hits, func(a, b *rule) int { return cmp.Compare(a.order, b.order) })

@@ -224,31 +224,49 @@ func (m *matcher) matchRegex(v string) bool {
 	return false
 }
 
+// strict makes the matcher's glob * and ? match any character, as deny
+// and ask rules need (docs/decisions.md#deny-globs-match-any-character).
+func (m *matcher) strict() {
+	if m != nil && m.glob != nil {
+		m.glob.anyChar = true
+	}
+}
+
 // matchGlobValue matches an already normalized value against the glob.
-func (m *matcher) matchGlobValue(v string) bool {
+func (m *matcher) matchGlobValue(v string) bool { return m.matchGlobAs(v, false) }
+
+func (m *matcher) matchGlobAs(v string, strict bool) bool {
 	if !m.hasWild {
 		return v == m.exact
 	}
-	return m.glob.match(v)
+	return m.glob.match(v, strict)
 }
 
 // matchShell matches the whole command string.
-func (m *matcher) matchShell(v string) bool {
+func (m *matcher) matchShell(v string) bool { return m.matchShellAs(v, false) }
+
+// matchShellAs matches the whole command string; strict is the matching
+// of a deny or ask rule's stricter reading, where its glob's * and ? match
+// any character.
+func (m *matcher) matchShellAs(v string, strict bool) bool {
 	if m.isRegex {
 		return m.matchRegex(v)
 	}
-	return m.matchGlobValue(slashes(v))
+	return m.matchGlobAs(slashes(v), strict)
 }
 
 // matchPath matches one path value; a glob also tries every parent p of the
 // value as p and p/ (p/* can never match: a glob * does not match a literal *).
-func (m *matcher) matchPath(v string) bool {
+func (m *matcher) matchPath(v string) bool { return m.matchPathAs(v, false) }
+
+// matchPathAs is matchPath; strict as for matchShellAs.
+func (m *matcher) matchPathAs(v string, strict bool) bool {
 	if m.isRegex {
 		return m.matchRegex(v)
 	}
 	nv := slashes(v)
 	if m.hasWild {
-		return m.glob.matchPathOrParent(nv)
+		return m.glob.matchPathOrParent(nv, strict)
 	}
 	if nv == m.exact {
 		return true
