@@ -252,16 +252,24 @@ func (w *walker) cmd(c syntax.Command) {
 		w.cond++
 		w.stmt(c.Stmt)
 		w.cond--
+	case *syntax.TestClause:
+		w.testVarSet(c)
+		w.judgeWords(c)
 	default:
-		// [[ ]], bats tests and anything newer: every word is judged.
-		syntax.Walk(c, func(n syntax.Node) bool {
-			if word, ok := n.(*syntax.Word); ok {
-				w.wordPaths(word)
-				return false
-			}
-			return true
-		})
+		// bats tests and anything newer: every word is judged.
+		w.judgeWords(c)
 	}
+}
+
+// judgeWords judges every word of a command node as a possible path.
+func (w *walker) judgeWords(c syntax.Command) {
+	syntax.Walk(c, func(n syntax.Node) bool {
+		if word, ok := n.(*syntax.Word); ok {
+			w.wordPaths(word)
+			return false
+		}
+		return true
+	})
 }
 
 func (w *walker) ifClause(c *syntax.IfClause) {
@@ -326,6 +334,7 @@ func collectAssigned(n syntax.Node, names map[string]bool) {
 // arith walks arithmetic: substitutions inside run, and every name in it may
 // be assigned ((i++), let x=1).
 func (w *walker) arith(n syntax.Node) {
+	w.arithWords(n)
 	syntax.Walk(n, func(n syntax.Node) bool {
 		switch n := n.(type) {
 		case *syntax.CmdSubst:
@@ -506,6 +515,7 @@ func (w *walker) assign(as *syntax.Assign, exported bool) {
 		val = old + val
 	}
 	w.vars.set(name, val, w.cond == 0 && w.vars.inFunc == 0, exported)
+	w.codeVariable(name, val)
 }
 
 // decl handles export, declare, local, readonly, typeset and nameref.
@@ -534,6 +544,7 @@ func (w *walker) decl(c *syntax.DeclClause) {
 	}
 	w.a.Commands = append(w.a.Commands, words)
 	w.addNormalized(words)
+	w.codeInDecl(words)
 }
 
 func (w *walker) assignText(as *syntax.Assign) string {
@@ -574,6 +585,7 @@ func (w *walker) call(c *syntax.CallExpr) {
 		}
 		env = append(env, as.Name.Value+"="+val)
 	}
+	w.codeVariables(env)
 	outerAlts := w.vars.altSeen
 	w.vars.altSeen = nil
 	fields := make([]string, 0, len(c.Args))
@@ -968,6 +980,7 @@ func (w *walker) unwrap(cur []string, off, level int, env []string, script *scri
 		return
 	}
 	s := scanOpts(&spec, cur)
+	w.codeVariables(s.assigns)
 	if len(s.assigns) > 0 {
 		env = slices.Concat(env, s.assigns)
 	}
@@ -1073,6 +1086,7 @@ func shift(off, n int) int {
 // $PWD unknown; eval, source and unknown commands may assign anything;
 // read, mapfile, getopts, unset and printf -v assign the names they get.
 func (w *walker) effects(argv []string) {
+	w.codeInArgs(argv)
 	if HasUnknown(argv[0]) {
 		return // unwrap taints after reading the command's empty reading
 	}

@@ -169,7 +169,10 @@ func scanOpts(spec *wrapper, args []string) optScan {
 			i++
 			break
 		}
-		if spec.assigns && isAssignWord(a) {
+		if spec.assigns && strings.IndexByte(a, '=') > 0 && a[0] != '-' {
+			// env takes any word with = before the command as an
+			// assignment, names a shell would refuse included
+			// (BASH_FUNC_name%%=..., an exported function).
 			s.assigns = append(s.assigns, a)
 			i++
 			continue
