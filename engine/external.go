@@ -105,15 +105,18 @@ func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, com
 	} else {
 		eachPathValue(req.ToolArgs, func(s string) bool {
 			if !isNetworkURL(s) {
-				c.add(expandHome(s, e.home(req)))
+				x := expandHome(s, e.home(req))
+				c.add(x)
+				c.addCleaned(x)
 			}
 			return true
 		})
+		c.addBareValues(req.ToolArgs)
 	}
+	e.resolvedPathRules(d, req.ToolName, c.moved, tr)
 	if len(c.paths) == 0 {
 		return
 	}
-	e.resolvedPathRules(d, req.ToolName, c.moved, tr)
 	d.ExternalPaths = c.paths
 	step := Step{Name: "external_directory", Result: c.level.String(), Hits: c.paths, Detail: "outside the workspace " + c.ws}
 	if c.level == Ask || c.level == Deny {
@@ -136,15 +139,24 @@ func (c *extCollector) shellPaths(command string, sh *ShellAnalysis) {
 	if sh != nil {
 		for _, w := range sh.Paths {
 			c.add(w)
+			c.addCleaned(w)
 		}
 	} else {
 		eachPlainWord(command, func(w string) {
 			if pw, ok := PathWord(w, home); ok {
 				c.add(pw)
+				c.addCleaned(pw)
 			}
 		})
 	}
 	c.addPathLists(command, sh)
+	if sh != nil && c.e.opts.Glob != nil {
+		for _, words := range sh.Commands {
+			for i := 1; i < len(words); i++ {
+				c.addGlob(words[i])
+			}
+		}
+	}
 	if c.e.opts.IsSymlink == nil || c.e.opts.ResolvePath == nil {
 		return // no filesystem to look bare words up in
 	}
@@ -270,7 +282,7 @@ func (c *extCollector) add(word string) {
 		}
 		if abs != "" {
 			c.judge(abs)
-			if !c.shell && abs != word && (c.ws == "" || !under(abs, c.ws)) {
+			if abs != word {
 				c.moved = append(c.moved, abs) // resolvedPathRules
 			}
 		}
@@ -319,6 +331,7 @@ func (c *extCollector) addBare(w string) {
 			c.external(lex, true)
 		case r != lex:
 			c.judge(path.Clean(r))
+			c.moved = append(c.moved, path.Clean(r)) // resolvedPathRules
 		}
 	}
 }

@@ -72,6 +72,9 @@ type callValues struct {
 	// readings turns on the launch readings of the command (launch.go):
 	// like norms, they add ask and deny hits only.
 	readings bool
+	// pathForms marks the resolved and cleaned forms of a call's path
+	// values (paths_rules.go): a shell rule matches them as paths.
+	pathForms bool
 	// readingsCut is set when a command had more launch readings than are
 	// read: no rule may allow it.
 	readingsCut bool
@@ -99,6 +102,14 @@ func releasePathValues(buf *[]string, used []string) {
 func (v *callValues) matches(r *rule) bool {
 	switch r.category {
 	case CategoryShell:
+		if v.pathForms {
+			for _, p := range v.paths {
+				if r.m.matchPathAs(p, true) {
+					return true
+				}
+			}
+			return false
+		}
 		return v.category == CategoryShell && r.m.matchShellAs(v.command, v.strictOnly)
 	case CategoryPath:
 		if v.category != CategoryPath {
@@ -132,6 +143,8 @@ func (idx *ruleIndex) collect(tool string, v *callValues, hits []*rule) []*rule 
 	var exact []*rule
 	if tr.exact != nil && v.category == CategoryShell {
 		exact = tr.exact[v.slashed]
+	} else if tr.exact != nil && v.pathForms {
+		exact = exactPathHits(tr.exact, v)
 	}
 	if tr.everyRule() {
 		for _, r := range tr.scan {
@@ -231,6 +244,38 @@ func (v *callValues) eachCommand(f func(s string, argv []string)) {
 			f(sh.Normalized[i], argv)
 		}
 	}
+}
+
+// exactPathHits returns the literal shell rules that match a path form of
+// the call as a path (the form or one of its parents, as p or p/), in file
+// order, as matchPath would find them.
+func exactPathHits(exact map[string][]*rule, v *callValues) []*rule {
+	var out []*rule
+	add := func(key string) {
+		for _, r := range exact[key] {
+			if (!v.strictOnly || r.level >= Ask) && !slices.Contains(out, r) {
+				out = append(out, r)
+			}
+		}
+	}
+	for _, p := range v.paths {
+		nv := slashes(p)
+		add(nv)
+		for i := len(nv) - 1; i >= 0; i-- {
+			if nv[i] != '/' {
+				continue
+			}
+			if i == 0 {
+				add("/")
+				add("//") // the root parent as p/
+				continue
+			}
+			add(nv[:i])
+			add(nv[:i+1])
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *rule) int { return cmp.Compare(a.order, b.order) })
+	return out
 }
 
 // mergeHit appends the exact hits that come before r in file order, then r.

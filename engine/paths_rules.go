@@ -1,10 +1,16 @@
 package engine
 
+import (
+	"path"
+	"strings"
+)
+
 // resolvedPathRules applies the ask and deny rules of a tiered policy to
-// the resolved forms of a path tool's values that lie outside the
-// workspace and differ from the value as written (through a symlink or
-// ..): read_file rootlink/etc/shadow meets a deny rule for /etc/shadow, as
-// the call reads that file (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm). Like a normalized shell command,
+// every other form of a path tool's values: resolved (through a symlink or
+// .., inside the workspace or not), cleaned (// and ./ gone), and a bare
+// name under any key that is a link: read_file rootlink/etc/shadow meets a
+// deny rule for /etc/shadow, and secrets//k one for **/secrets/**, as the
+// call reads that file (docs/decisions.md#path-rules-see-every-form). Like a normalized shell command,
 // a resolved form only adds an ask or deny: a deny always stands, an ask
 // only over an allow that no approval override gave. It returns whether
 // the decision changed.
@@ -13,7 +19,8 @@ func (e *Engine) resolvedPathRules(d *Decision, tool string, moved []string, tr 
 	if !p.tiered || len(moved) == 0 || d.Level == Deny {
 		return false
 	}
-	nv := callValues{category: CategoryPath, paths: moved}
+	// A shell tool's rules match its path words' forms as paths.
+	nv := callValues{category: CategoryPath, paths: moved, strictOnly: true, pathForms: true}
 	var bbuf, ubuf [8]*rule
 	var out outcome
 	found := false
@@ -43,4 +50,98 @@ func (e *Engine) resolvedPathRules(d *Decision, tool string, moved []string, tr 
 	tr.add(Step{Name: "resolved_paths", Result: out.level.String(), Rule: out.rule, Hits: moved,
 		Detail: "a path value resolves (through a symlink or ..) to a place a stricter rule names", Decisive: true})
 	return true
+}
+
+// addCleaned records the cleaned form of a path value when it differs (a
+// relative value keeps its relative form: secrets//k is secrets/k), for
+// resolvedPathRules.
+func (c *extCollector) addCleaned(v string) {
+	if v == "" || HasUnknown(v) || !untidy(v) {
+		return
+	}
+	c.moved = append(c.moved, path.Clean(slashes(v)))
+}
+
+// untidy reports whether a path is not in its clean form.
+func untidy(v string) bool {
+	v = slashes(v)
+	return strings.Contains(v, "//") || strings.Contains(v, "/./") || strings.Contains(v, "/../") ||
+		strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.HasSuffix(v, "/.") ||
+		strings.HasSuffix(v, "/..") || len(v) > 1 && strings.HasSuffix(v, "/")
+}
+
+// addBareValues follows the bare names (no slash) among a path tool's
+// string values under keys that are not path keys: any string of a path
+// tool's arguments that names a link is a path, whatever its key
+// (docs/decisions.md#path-rules-see-every-form).
+func (c *extCollector) addBareValues(args map[string]any) {
+	if c.e.opts.IsSymlink == nil || c.e.opts.ResolvePath == nil {
+		return
+	}
+	visitStrings(args, 0, func(k, v string) {
+		if t := strings.TrimSpace(v); !isPathValue(k, t) {
+			c.addBare(t)
+		}
+	})
+}
+
+// visitStrings calls fn with every string value of args and its key, at
+// any depth up to MaxArgDepth.
+func visitStrings(args map[string]any, depth int, fn func(k, v string)) {
+	if depth > MaxArgDepth {
+		return
+	}
+	for k, v := range args {
+		visitStringValue(k, v, depth, fn)
+	}
+}
+
+func visitStringValue(k string, v any, depth int, fn func(k, v string)) {
+	switch x := v.(type) {
+	case string:
+		fn(k, x)
+	case []any:
+		for _, item := range x {
+			visitStringValue(k, item, depth+1, fn)
+		}
+	case []string:
+		for _, item := range x {
+			fn(k, item)
+		}
+	case map[string]any:
+		visitStrings(x, depth+1, fn)
+	}
+}
+
+// addGlob expands a filename glob word of a shell command against the
+// files that exist under each base (Options.Glob), and judges each match
+// as a path word: cat .en? reads .env, which path rules then see
+// (docs/decisions.md#path-rules-see-every-form).
+func (c *extCollector) addGlob(w string) {
+	if !strings.ContainsAny(w, "*?[") || HasUnknown(w) || w == "" || w[0] == '-' {
+		return
+	}
+	if i := strings.IndexByte(w, '='); i > 0 && w[0] != '/' && w[0] != '.' {
+		w = w[i+1:] // an option or assignment value: of=secrets/*
+	}
+	c.init()
+	for i := 0; i < c.nbases; i++ {
+		base := c.bases[i]
+		pattern := w
+		switch {
+		case strings.HasPrefix(w, "~/"):
+			pattern = expandHome(w, c.e.home(c.req))
+		case !strings.HasPrefix(w, "/") && strings.HasPrefix(base, "/"):
+			pattern = base + "/" + w
+		case !strings.HasPrefix(w, "/"):
+			continue
+		}
+		for _, m := range c.e.opts.Glob(pattern) {
+			if !c.count() {
+				return
+			}
+			c.judge(m)
+			c.moved = append(c.moved, m)
+		}
+	}
 }

@@ -425,9 +425,16 @@ func (pf *prefilter) candidates(v *callValues, buf []int32) []int32 {
 		hits = pf.ac.scan(v.command, hits)
 		nonASCII = hasNonASCII(v.command)
 	case CategoryPath:
+		root := false
 		for _, p := range v.paths {
 			hits = pf.ac.scan(p, hits)
 			nonASCII = nonASCII || hasNonASCII(p)
+			root = root || strings.HasPrefix(p, "/")
+		}
+		if root && v.pathForms {
+			// A shell rule's glob matching a form as a path also tries
+			// the root parent as "//", which no form holds.
+			hits = pf.ac.scan("//", hits)
 		}
 	default:
 		return buf

@@ -87,6 +87,12 @@ type Options struct {
 	// looks no bare word up. It must agree with ResolvePath; store gives
 	// both for a real filesystem.
 	IsSymlink func(string) bool
+	// Glob expands an absolute filename glob (* ? [...]) against the files
+	// that exist, as the shell would: the engine asks it about the glob
+	// words of a shell command (cat .en?), so that path rules see the files
+	// they name. Nil expands nothing. store gives one for a real
+	// filesystem, bounded in the matches it returns.
+	Glob func(pattern string) []string
 	// BatchResolvePath, when set, makes the ResolvePath EvaluateBatch uses
 	// for one batch: one that may remember what it looked up, since the
 	// calls of a batch are decided as one snapshot. Nil uses ResolvePath.

@@ -262,3 +262,23 @@ const (
 // IsSymlink reports whether p exists as a symbolic link, with one lstat.
 // It is the engine's Options.IsSymlink beside ResolvePath.
 func IsSymlink(p string) bool { return lstatIsLink(p) }
+
+// MaxGlobMatches bounds the files Glob returns for one pattern.
+const MaxGlobMatches = 64
+
+// Glob expands an absolute filename glob against the real filesystem, as
+// the shell would (hidden files only for a pattern that names the dot),
+// and returns at most MaxGlobMatches files; a bad pattern matches nothing.
+func Glob(pattern string) []string {
+	if !strings.HasPrefix(pattern, "/") {
+		return nil
+	}
+	matches, err := filepath.Glob(pattern)
+	if err != nil {
+		return nil
+	}
+	if len(matches) > MaxGlobMatches {
+		matches = matches[:MaxGlobMatches]
+	}
+	return matches
+}

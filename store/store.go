@@ -64,6 +64,8 @@ type core struct {
 	batchResolve func() func(string) string
 	// isSymlink is IsSymlink with the real resolver, else nil (resolve.go).
 	isSymlink func(string) bool
+	// glob is Glob with the real resolver, else nil (resolve.go).
+	glob func(string) []string
 
 	cur atomic.Pointer[state]
 	// lastSetAside is whether the state in force set config.yaml aside,
@@ -134,8 +136,9 @@ func OpenBackend(ctx context.Context, b Backend, opts Options) (*Store, error) {
 	}
 	var batchResolve func() func(string) string
 	var isSymlink func(string) bool // only with the real resolver, to agree with it
+	var glob func(string) []string
 	if opts.ResolvePath == nil {
-		opts.ResolvePath, batchResolve, isSymlink = ResolvePath, newBatchResolver, IsSymlink
+		opts.ResolvePath, batchResolve, isSymlink, glob = ResolvePath, newBatchResolver, IsSymlink, Glob
 	}
 	if opts.HomeDir == "" {
 		if h, err := os.UserHomeDir(); err == nil {
@@ -143,7 +146,7 @@ func OpenBackend(ctx context.Context, b Backend, opts Options) (*Store, error) {
 		}
 	}
 	s := &Store{core: &core{backend: b, opts: opts, log: opts.Logger, kick: make(chan struct{}, 1),
-		batchResolve: batchResolve, isSymlink: isSymlink}}
+		batchResolve: batchResolve, isSymlink: isSymlink, glob: glob}}
 	doc, err := b.Read(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("store: read the policy from %s: %w", b.Name(), err)
@@ -492,6 +495,7 @@ func (s *Store) EngineOptions() engine.Options {
 		ResolvePath:      s.opts.ResolvePath,
 		BatchResolvePath: s.batchResolve,
 		IsSymlink:        s.isSymlink,
+		Glob:             s.glob,
 		CheckedChannels:  s.opts.CheckedChannels,
 	}
 }

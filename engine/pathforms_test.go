@@ -1,0 +1,94 @@
+package engine_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/store"
+)
+
+// TestPathRulesSeeEveryForm: user path rules (writes under .git/hooks,
+// reads under secrets/) and the built-in secret rules meet a path in every
+// form a tool or the shell reaches it by: as written, cleaned (// ./ x/..),
+// resolved through a link (a dangling one by its target), under a key the
+// contract does not list, inside an option word, and through a filename
+// glob expanded against the files that exist. The allowed rows are
+// ordinary neighbours.
+func TestPathRulesSeeEveryForm(t *testing.T) {
+	ws := t.TempDir()
+	for _, d := range []string{"secrets", ".git/hooks", "src", "secrets-old"} {
+		if err := os.MkdirAll(filepath.Join(ws, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"secrets/k", ".env", "src/main.go", "secrets-old/readme.md", "README.md"} {
+		if err := os.WriteFile(filepath.Join(ws, f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{"lnk": "secrets", "envlink": ".env", "dangling": ".git/hooks/pre-commit", "srclink": "src"} {
+		if err := os.Symlink(filepath.Join(ws, target), filepath.Join(ws, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rule := func(id, tool, pattern string) map[string]any {
+		return map[string]any{"id": id, "tools": []any{tool}, "match_type": "path", "pattern": pattern, "action": "deny"}
+	}
+	perms := map[string]any{"enabled": true, "schema": "tiered_policy", "permission_mode": "normal",
+		"defaults": map[string]any{"*": "allow"}, "tools": map[string]any{"bash": "allow", "read_file": "allow", "write_file": "allow"},
+		"rules": []any{rule("hooks", "write_file", "**/.git/hooks/**"), rule("sec", "read_file", "**/secrets/**"),
+			rule("hooks_sh", "bash", "**/.git/hooks/**"), rule("sec_sh", "bash", "**/secrets/**")},
+		"external_directory": map[string]any{"*": "allow"}}
+	e, problems := engine.Compile(perms, packageBuiltin(t), engine.Options{Workspace: ws, HomeDir: "/home/u",
+		ResolvePath: store.ResolvePath, IsSymlink: store.IsSymlink, Glob: store.Glob})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	cases := []struct {
+		note, tool, key, value string
+		want                   engine.Level
+	}{
+		{"as written", "write_file", "path", ".git/hooks/pre-commit", engine.Deny},
+		{"a doubled slash", "write_file", "path", ".git//hooks/pre-commit", engine.Deny},
+		{"x/..", "write_file", "path", "x/../.git/hooks/pre-commit", engine.Deny},
+		{"a dangling link by its target", "write_file", "path", "dangling", engine.Deny},
+		{"an unlisted key", "write_file", "target", ".git/hooks/pre-commit", engine.Deny},
+		{"a link under an unlisted key", "write_file", "filepath", "dangling", engine.Deny},
+		{"relative", "read_file", "path", "secrets/k", engine.Deny},
+		{"through a linked folder", "read_file", "path", "lnk/k", engine.Deny},
+		{"a doubled slash, read", "read_file", "path", "secrets//k", engine.Deny},
+		{"relativePath through a link", "read_file", "relativePath", "lnk/k", engine.Deny},
+		{"shell: relative", "bash", "command", "cat secrets/k", engine.Deny},
+		{"shell: through a link", "bash", "command", "cat lnk/k", engine.Deny},
+		{"shell: doubled slash", "bash", "command", "cat secrets//k", engine.Deny},
+		{"shell: a glob", "bash", "command", "cat secre?s/k", engine.Deny},
+		{"shell: a glob of the folder", "bash", "command", "cat secrets/*", engine.Deny},
+		{"shell: inside an option word", "bash", "command", "dd if=x of=.git/hooks/pre-commit", engine.Deny},
+		{"shell: a dangling link", "bash", "command", "cp x dangling", engine.Deny},
+		{"shell: .en? reaches .env", "bash", "command", "cat .en?", engine.Ask},
+		{"shell: .[e]nv reaches .env", "bash", "command", "cat .[e]nv", engine.Ask},
+		{"shell: a link to .env", "bash", "command", "cat envlink", engine.Ask},
+		{"read_file: a link to .env", "read_file", "path", "envlink", engine.Ask},
+
+		{"an ordinary read", "read_file", "path", "src/main.go", engine.Allow},
+		{"a neighbour folder", "read_file", "path", "secrets-old/readme.md", engine.Allow},
+		{"an ordinary link", "read_file", "path", "srclink/main.go", engine.Allow},
+		{"an ordinary write", "write_file", "path", "src/new.go", engine.Allow},
+		{"shell: an ordinary glob", "bash", "command", "cat src/*.go", engine.Allow},
+		{"shell: a neighbour", "bash", "command", "cat secrets-old/readme.md", engine.Allow},
+		{"shell: ls", "bash", "command", "ls -la src", engine.Allow},
+		{"shell: an unlisted value that is not a file", "write_file", "encoding", "utf-8", engine.Allow},
+	}
+	for _, c := range cases {
+		args := map[string]any{c.key: c.value}
+		if c.tool == "write_file" && c.key != "path" {
+			args["path"] = "src/out.txt"
+		}
+		d := e.Evaluate(&engine.Request{ToolName: c.tool, ToolArgs: args, ChannelID: "web", Workspace: ws})
+		if d.Level != c.want {
+			t.Errorf("%s: %s %s=%q is %s (%s), want %s", c.note, c.tool, c.key, c.value, d.Level, d.MatchedRule, c.want)
+		}
+	}
+}
