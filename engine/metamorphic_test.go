@@ -255,7 +255,8 @@ func runnableHere(applied []string) bool {
 	for _, a := range applied {
 		name, ok := strings.CutPrefix(a, "wrapper:")
 		switch {
-		case a == "full-path", name == "sudo", name == "doas":
+		case a == "full-path", a == "exe-suffix", a == "test-v", name == "sudo", name == "doas":
+			// No git.exe here, and test -v keeps what the command prints.
 			return false
 		case ok && !shellBuiltins[name]:
 			if _, err := exec.LookPath(name); err != nil {

@@ -254,6 +254,56 @@ var obfuscations = []struct {
 		c.argv = -1
 		return true
 	}},
+	// A launcher that no wrapper table lists runs the command after it:
+	// the closed-world analysis reads it like the command it launches.
+	{"launcher", func(c *obfCmd, ch chooser, _ *issueFixture) bool {
+		if c.builtin || c.leading != "" || shellBuiltins[c.words[0]] {
+			return false
+		}
+		l := pick(ch, "setarch x86_64", "linux64", "setarch linux64")
+		c.words = append(strings.Fields(l), c.words...)
+		c.applied = append(c.applied, "wrapper:"+strings.Fields(l)[0])
+		if c.argv >= 0 {
+			c.argv += len(strings.Fields(l))
+		}
+		return true
+	}},
+	// A Windows executable suffix on the program: git.exe is git.
+	{"exe-suffix", func(c *obfCmd, ch chooser, _ *issueFixture) bool {
+		if c.argv < 0 {
+			return false
+		}
+		w := c.words[c.argv]
+		if !programName.MatchString(w) || shellBuiltins[w] || strings.Contains(w, ".") {
+			return false // one suffix: git.exe.exe is another name
+		}
+		c.words[c.argv] += pick(ch, ".exe", ".EXE", ".cmd", ".bat")
+		return true
+	}},
+	// Options before git's subcommand do not change which it runs.
+	{"git-opts", func(c *obfCmd, ch chooser, _ *issueFixture) bool {
+		if c.argv < 0 || strings.Trim(c.words[c.argv], `\'"`) != "git" {
+			return false
+		}
+		opts := strings.Fields(pick(ch, "-c color.ui=never", "--no-pager", "-C .", "-c core.quotepath=off --no-pager"))
+		at := c.argv + 1
+		c.words = append(c.words[:at], append(opts, c.words[at:]...)...)
+		return true
+	}},
+	// An array subscript is code: test -v evaluates it, command
+	// substitutions included, with no $( in sight of a plain reader.
+	// (test is a builtin whose words are expanded first, so later rewrites
+	// of -v keep it the operator, which [[ ]] would not; a comment inside
+	// $( ) would swallow its closing parenthesis.)
+	{"test-v", func(c *obfCmd, ch chooser, _ *issueFixture) bool {
+		text := render(c, nil)
+		if c.leading != "" || strings.ContainsAny(text, "#\n") {
+			return false
+		}
+		c.words = []string{"test", "-v", shellQuote("a[$(" + text + ")]")}
+		c.trailing, c.prelude, c.builtin, c.argv = "", "", true, -1
+		return true
+	}},
 	{"flag-split", func(c *obfCmd, ch chooser, _ *issueFixture) bool {
 		if c.argv < 0 || !getoptPrograms[strings.Trim(c.words[c.argv], `\'"`)] {
 			return false

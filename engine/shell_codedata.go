@@ -22,7 +22,9 @@ import (
 // when it holds a $ or a backquote.
 func (w *walker) dataScript(text string) {
 	if strings.ContainsAny(text, "$`") {
-		w.reparse(text, true, nil)
+		// As the argument of a no-op, so that a[$(cmd)] parses as a word
+		// whose substitution runs, as bash expands a subscript.
+		w.reparse(": "+text, true, nil)
 	}
 }
 
@@ -32,9 +34,11 @@ func (w *walker) codeInArgs(argv []string) {
 	args := argv[1:]
 	switch programName(argv[0]) {
 	case "test", "[":
-		for i, a := range args {
-			if a == "-v" && i+1 < len(args) {
-				w.dataScript(args[i+1])
+		// Any operand with a subscript: the -v before it may be spelt so
+		// that it is known only when the command runs ("$E"-v).
+		for _, a := range args {
+			if strings.Contains(a, "[") {
+				w.dataScript(a)
 			}
 		}
 	case "let":
@@ -43,7 +47,7 @@ func (w *walker) codeInArgs(argv []string) {
 		}
 	case "printf":
 		for i, a := range args {
-			if a == "-v" && i+1 < len(args) {
+			if isOpt(a, "-v") && i+1 < len(args) {
 				w.dataScript(args[i+1])
 			} else if strings.HasPrefix(a, "-v") && len(a) > 2 {
 				w.dataScript(a[2:])
@@ -149,4 +153,10 @@ func (w *walker) testVarSet(c *syntax.TestClause) {
 		}
 		return true
 	})
+}
+
+// isOpt reports whether a word is the option opt, or may be once its
+// unknown parts are known ("$E"-v).
+func isOpt(a, opt string) bool {
+	return a == opt || HasUnknown(a) && strings.ReplaceAll(a, UnknownMark, "") == opt
 }
