@@ -113,7 +113,7 @@ func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, com
 		})
 		c.addBareValues(req.ToolArgs)
 	}
-	e.resolvedPathRules(d, req.ToolName, c.moved, tr)
+	e.resolvedPathRules(d, req.ToolName, c.moved, c.movedUser, tr)
 	if len(c.paths) == 0 {
 		return
 	}
@@ -203,6 +203,11 @@ type extCollector struct {
 	// moved are the resolved path values of a path tool that lie outside
 	// the workspace and differ from their text (paths_rules.go).
 	moved []string
+	// movedUser are the absolute forms of a shell command's relative path
+	// words that lie in the workspace as written (no link, no ..): only
+	// user rules see them, as built-in rules name places by their own
+	// spelling and would cost every command a pass (paths_rules.go).
+	movedUser []string
 }
 
 // workdirKeys are the shell-tool arguments that set the working directory.
@@ -282,7 +287,11 @@ func (c *extCollector) add(word string) {
 		}
 		if abs != "" {
 			c.judge(abs)
-			if abs != word {
+			switch {
+			case abs == word:
+			case c.shell && c.plainInside(word, abs, c.bases[i]):
+				c.movedUser = append(c.movedUser, abs) // resolvedPathRules
+			default:
 				c.moved = append(c.moved, abs) // resolvedPathRules
 			}
 		}

@@ -200,11 +200,13 @@ func (idx *ruleIndex) collectReadings(tool string, v *callValues, hits []*rule) 
 	n := len(hits)
 	// The values as written, matched strictly: a deny or ask glob's * and ?
 	// match any character there (docs/decisions.md#deny-globs-match-any-character).
-	raw := callValues{category: v.category, command: v.command, slashed: v.slashed, paths: v.paths, strictOnly: true}
-	var rbuf [8]*rule
-	for _, h := range idx.collect(tool, &raw, rbuf[:0]) {
-		if !slices.Contains(hits, h) {
-			hits = append(hits, h)
+	if v.outsideClass() {
+		raw := callValues{category: v.category, command: v.command, slashed: v.slashed, paths: v.paths, strictOnly: true}
+		var rbuf [8]*rule
+		for _, h := range idx.collect(tool, &raw, rbuf[:0]) {
+			if !slices.Contains(hits, h) {
+				hits = append(hits, h)
+			}
 		}
 	}
 	visit := func(r string) {
@@ -228,6 +230,22 @@ func (idx *ruleIndex) collectReadings(tool string, v *callValues, hits []*rule) 
 		slices.SortStableFunc(hits, func(a, b *rule) int { return cmp.Compare(a.order, b.order) })
 	}
 	return hits
+}
+
+// outsideClass reports whether a value of the call has a character that a
+// strict glob matches and the reference's class does not: only then can
+// the values as written meet a deny or ask rule strictly that they did not
+// meet as the reference matched them.
+func (v *callValues) outsideClass() bool {
+	if v.category == CategoryShell {
+		return outsideClass(v.command)
+	}
+	for _, p := range v.paths {
+		if outsideClass(p) {
+			return true
+		}
+	}
+	return false
 }
 
 // eachCommand calls f with each simple command of a shell call that has

@@ -14,21 +14,29 @@ import (
 // a resolved form only adds an ask or deny: a deny always stands, an ask
 // only over an allow that no approval override gave. It returns whether
 // the decision changed.
-func (e *Engine) resolvedPathRules(d *Decision, tool string, moved []string, tr *tracer) bool {
+func (e *Engine) resolvedPathRules(d *Decision, tool string, moved, movedUser []string, tr *tracer) bool {
 	p := e.policy
-	if !p.tiered || len(moved) == 0 || d.Level == Deny {
+	if !p.tiered || len(moved)+len(movedUser) == 0 || d.Level == Deny {
 		return false
 	}
-	// A shell tool's rules match its path words' forms as paths.
-	nv := callValues{category: CategoryPath, paths: moved, strictOnly: true, pathForms: true}
+	all := moved
+	if len(movedUser) > 0 {
+		all = append(moved[:len(moved):len(moved)], movedUser...)
+	}
 	var bbuf, ubuf [8]*rule
 	var out outcome
 	found := false
 	for _, set := range [...]struct {
-		idx  *ruleIndex
-		buf  []*rule
-		base string
-	}{{&p.builtin, bbuf[:0], "tiered_policy:builtin:"}, {&p.user, ubuf[:0], "tiered_policy:rules:"}} {
+		idx   *ruleIndex
+		buf   []*rule
+		base  string
+		forms []string
+	}{{&p.builtin, bbuf[:0], "tiered_policy:builtin:", moved}, {&p.user, ubuf[:0], "tiered_policy:rules:", all}} {
+		if len(set.forms) == 0 {
+			continue
+		}
+		// A shell tool's rules match its path words' forms as paths.
+		nv := callValues{category: CategoryPath, paths: set.forms, strictOnly: true, pathForms: true}
 		var hits []*rule
 		for _, r := range set.idx.collect(tool, &nv, set.buf) {
 			if r.level == Ask || r.level == Deny {
@@ -47,7 +55,7 @@ func (e *Engine) resolvedPathRules(d *Decision, tool string, moved []string, tr 
 		return false
 	}
 	d.Level, d.MatchedRule, d.FromOverride = out.level, out.rule, false
-	tr.add(Step{Name: "resolved_paths", Result: out.level.String(), Rule: out.rule, Hits: moved,
+	tr.add(Step{Name: "resolved_paths", Result: out.level.String(), Rule: out.rule, Hits: all,
 		Detail: "a path value resolves (through a symlink or ..) to a place a stricter rule names", Decisive: true})
 	return true
 }
@@ -144,4 +152,14 @@ func (c *extCollector) addGlob(w string) {
 			c.moved = append(c.moved, m)
 		}
 	}
+}
+
+// plainInside reports whether a relative word resolved against base to
+// base/word itself, inside the workspace: no link, no .., nothing but the
+// absolute spelling of what is written.
+func (c *extCollector) plainInside(word, abs, base string) bool {
+	if word == "" || word[0] == '/' || c.ws == "" || !under(abs, c.ws) || untidy(word) {
+		return false
+	}
+	return len(abs) == len(base)+1+len(word) && strings.HasPrefix(abs, base) && abs[len(base)] == '/' && strings.HasSuffix(abs, word)
 }
