@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/toolgate/toolgate/engine/shell"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -13,7 +14,7 @@ import (
 // array of strings is that argv, joined with shell quoting so that the
 // analysis sees the same words. Any other value (a number, an object, an
 // array holding a non-string) is not a command the engine can read: it
-// stands as UnknownMark, an unknown command that no allow rule or override
+// stands as shell.UnknownMark, an unknown command that no allow rule or override
 // allows; the API refuses such a call with a 400 (ShellArgsError).
 func shellValue(args map[string]any) string {
 	for _, k := range commandKeys {
@@ -27,7 +28,7 @@ func shellValue(args map[string]any) string {
 		if s, ok := argvCommand(v); ok {
 			return s
 		}
-		return UnknownMark
+		return shell.UnknownMark
 	}
 	return ""
 }
@@ -49,7 +50,7 @@ func isPathValue(k, v string) bool { return policy.IsPathValue(k, v) }
 const MaxArgDepth = 16
 
 // tooDeepValue stands in for the values nested deeper than MaxArgDepth.
-const tooDeepValue = UnknownMark + "(tool_args nested too deep)"
+const tooDeepValue = shell.UnknownMark + "(tool_args nested too deep)"
 
 // eachPathValue calls fn with every path value of the arguments, at any
 // depth of nested objects and arrays (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm): a string is a path
@@ -149,7 +150,7 @@ func appendPathValue(buf []string, k, s, home string) []string {
 		return buf
 	}
 	buf = append(buf, t)
-	if x := expandHome(t, home); x != t {
+	if x := shell.ExpandHome(t, home); x != t {
 		buf = append(buf, x)
 	}
 	if p, ok := fileURLPath(t); ok && p != t {
@@ -167,7 +168,7 @@ func FirstPathValue(args map[string]any) (string, bool) {
 	var first string
 	found := false
 	take := func(_, v string) bool {
-		if HasUnknown(v) {
+		if shell.HasUnknown(v) {
 			return true // nothing to remember in a value nested too deep
 		}
 		first, found = v, true
@@ -306,7 +307,7 @@ func jsonKind(v any) string {
 // Remembered is what an "always allow" answer to req remembers (contract
 // 3): the match type and pattern of the call as the engine reads it. A
 // shell tool gives its command (an argv array joined with quoting; a
-// command the engine cannot read, UnknownMark, gives nothing); a path tool
+// command the engine cannot read, shell.UnknownMark, gives nothing); a path tool
 // gives its first path value (FirstPathValue: lists and nested objects
 // too); any other tool gives "", "". policy.AlwaysAllow turns the result
 // into the override.
@@ -316,7 +317,7 @@ func Remembered(req *Request) (matchType, pattern string) {
 	}
 	switch ToolCategory(req.ToolName) {
 	case CategoryShell:
-		if c := ShellCommand(req.ToolArgs); c != "" && !HasUnknown(c) {
+		if c := ShellCommand(req.ToolArgs); c != "" && !shell.HasUnknown(c) {
 			return policy.MatchCommand, c
 		}
 	case CategoryPath:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/toolgate/toolgate/engine/shell"
 	"hash/fnv"
 	"os"
 	"path/filepath"
@@ -110,8 +111,8 @@ func builtinHit(e *Engine, req *Request) (bool, []string) {
 	var v callValues
 	v.category = ToolCategory(req.ToolName)
 	e.fillValues(&v, req, nil)
-	if v.category == CategoryShell && NeedsFullParse(v.command) {
-		v.norms = AnalyzeShellEnv(v.command, e.shellEnv(req)).Normalized
+	if v.category == CategoryShell && shell.NeedsFullParse(v.command) {
+		v.norms = shell.AnalyzeEnv(v.command, e.shellEnv(req)).Normalized
 	}
 	hits := e.policy.builtin.collect(req.ToolName, &v, nil)
 	hits = e.policy.builtin.collectNormalized(req.ToolName, &v, hits)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/toolgate/toolgate/engine/shell"
 	"path"
 	"sort"
 	"strconv"
@@ -62,9 +63,9 @@ func (e *Engine) evaluatePolicy(req *Request, tr *tracer) Decision {
 		defer func() { releasePathValues(pooled, vals.paths) }()
 	}
 	e.fillValues(&vals, req, buf)
-	var sh *ShellAnalysis
-	if vals.category == CategoryShell && NeedsFullParse(vals.command) {
-		a := AnalyzeShellEnv(vals.command, e.shellEnv(req))
+	var sh *shell.Analysis
+	if vals.category == CategoryShell && shell.NeedsFullParse(vals.command) {
+		a := shell.AnalyzeEnv(vals.command, e.shellEnv(req))
 		sh = &a
 		vals.norms = a.Normalized
 		tr.shell(sh)
@@ -88,10 +89,10 @@ func (e *Engine) evaluatePolicy(req *Request, tr *tracer) Decision {
 // as written: a shell call that needed the full analysis, a command with
 // launch readings (launch.go), or a value with a character that a glob's *
 // matches only in a deny or ask rule.
-func (e *Engine) hasReadings(v *callValues, sh *ShellAnalysis) bool {
+func (e *Engine) hasReadings(v *callValues, sh *shell.Analysis) bool {
 	switch v.category {
 	case CategoryShell:
-		return sh != nil || hasLaunchReadings(v.command) || outsideClass(v.command)
+		return sh != nil || shell.HasLaunchReadings(v.command) || outsideClass(v.command)
 	case CategoryPath:
 		for _, p := range v.paths {
 			if outsideClass(p) {
@@ -104,7 +105,7 @@ func (e *Engine) hasReadings(v *callValues, sh *ShellAnalysis) bool {
 
 // ruleDecision is the policy's decision (tiered or legacy) with the shell
 // escalation.
-func (e *Engine) ruleDecision(tool string, v *callValues, sh *ShellAnalysis, tr *tracer) Decision {
+func (e *Engine) ruleDecision(tool string, v *callValues, sh *shell.Analysis, tr *tracer) Decision {
 	var out outcome
 	if e.policy.tiered {
 		out = e.policy.evalTiered(tool, v, tr)
@@ -127,7 +128,7 @@ func (e *Engine) ruleDecision(tool string, v *callValues, sh *ShellAnalysis, tr 
 // taken only when they make the decision stricter than the reference's
 // matching of the raw text, so that a call the reference already decides at
 // that level keeps the reference's matched_rule.
-func (e *Engine) normalizedDecision(tool string, v *callValues, sh *ShellAnalysis, tr *tracer) Decision {
+func (e *Engine) normalizedDecision(tool string, v *callValues, sh *shell.Analysis, tr *tracer) Decision {
 	norms, readings := v.norms, v.readings
 	v.normAdded = false
 	strict := e.ruleDecision(tool, v, sh, nil)
@@ -395,7 +396,7 @@ func legacyMatchReadings(lp *legacyPattern, v *callValues) bool {
 	}
 	hit := false
 	v.eachCommand(func(s string, argv []string) {
-		launchReadings(s, argv, func(r string) { hit = hit || lp.m.matchShellAs(r, true) })
+		shell.LaunchReadings(s, argv, func(r string) { hit = hit || lp.m.matchShellAs(r, true) })
 	})
 	return hit
 }
@@ -423,12 +424,12 @@ func escalationRisk(cmd string) bool {
 // escalate turns an allow into ask when the command is risky. An allow from
 // an allow rule or an override never stands for an opaque command: one whose
 // command name is not known statically, or whose script text is nested
-// beyond MaxReparseDepth (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm). Otherwise: operator characters, or a
+// beyond shell.MaxReparseDepth (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm). Otherwise: operator characters, or a
 // script that does not parse (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm). An allow from an approval
 // override is exempt from those (docs/decisions.md#the-order-of-the-steps), unless the override is a regex
 // (such as /add-dir's re:.*<dir>.*), which can match a command chained onto
 // the one the person approved: toolgate escalates those too.
-func (e *Engine) escalate(d *Decision, cmd string, sh *ShellAnalysis, out outcome, tr *tracer) {
+func (e *Engine) escalate(d *Decision, cmd string, sh *shell.Analysis, out outcome, tr *tracer) {
 	if d.Level != Allow {
 		return
 	}
@@ -453,9 +454,9 @@ func (e *Engine) escalate(d *Decision, cmd string, sh *ShellAnalysis, out outcom
 }
 
 // opaqueDetail says why an opaque command is not allowed by a rule.
-func opaqueDetail(sh *ShellAnalysis) string {
+func opaqueDetail(sh *shell.Analysis) string {
 	if sh.TooDeep {
-		return "script text is nested deeper than toolgate reads it (" + strconv.Itoa(MaxReparseDepth) + " shells), so an allow rule or override does not apply"
+		return "script text is nested deeper than toolgate reads it (" + strconv.Itoa(shell.MaxReparseDepth) + " shells), so an allow rule or override does not apply"
 	}
 	return "a command name is not known before the command runs (a variable, a substitution or text from a pipe), so an allow rule or override does not apply"
 }
@@ -464,8 +465,8 @@ func opaqueDetail(sh *ShellAnalysis) string {
 // server user's home and the command's working directory (the workdir
 // argument against the workspace, cleaned but not resolved: $PWD is the
 // logical path, which the external check resolves).
-func (e *Engine) shellEnv(req *Request) ShellEnv {
-	env := ShellEnv{Home: e.home(req)}
+func (e *Engine) shellEnv(req *Request) shell.Env {
+	env := shell.Env{Home: e.home(req)}
 	ws := req.Workspace
 	if ws == "" {
 		ws = e.opts.Workspace
@@ -473,9 +474,9 @@ func (e *Engine) shellEnv(req *Request) ShellEnv {
 	ws = slashes(strings.TrimSpace(ws))
 	dir := ws
 	if wd, ok := req.ToolArgs["workdir"].(string); ok && strings.TrimSpace(wd) != "" {
-		wd = slashes(expandHome(strings.TrimSpace(wd), e.home(req)))
+		wd = slashes(shell.ExpandHome(strings.TrimSpace(wd), e.home(req)))
 		switch {
-		case strings.HasPrefix(wd, "/") || hasDriveLetter(wd):
+		case strings.HasPrefix(wd, "/") || shell.HasDriveLetter(wd):
 			dir = wd
 		case ws != "":
 			dir = ws + "/" + wd
@@ -485,7 +486,7 @@ func (e *Engine) shellEnv(req *Request) ShellEnv {
 	}
 	if strings.HasPrefix(dir, "/") {
 		dir = path.Clean(dir)
-	} else if !hasDriveLetter(dir) {
+	} else if !shell.HasDriveLetter(dir) {
 		dir = ""
 	}
 	env.Dir = dir

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/toolgate/toolgate/engine/shell"
 	"path"
 	"slices"
 	"strings"
@@ -32,7 +33,7 @@ func NormalizeDirKey(k string) string {
 }
 
 func lowerDrive(p string) string {
-	if hasDriveLetter(p) && p[0] >= 'A' && p[0] <= 'Z' {
+	if shell.HasDriveLetter(p) && p[0] >= 'A' && p[0] <= 'Z' {
 		return string(p[0]+('a'-'A')) + p[1:]
 	}
 	return p
@@ -95,7 +96,7 @@ func (e *Engine) workspace(req *Request) string {
 // strictest with the decision, and matched_rule gets |external_directory.*.
 // For a shell tool the working directory (workdir or cwd) is itself a path,
 // and bare words that are symlinks are followed (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm).
-func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, command string, sh *ShellAnalysis, memo *resolveMemo, tr *tracer) {
+func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, command string, sh *shell.Analysis, memo *resolveMemo, tr *tracer) {
 	if category != CategoryShell && category != CategoryPath {
 		return
 	}
@@ -105,7 +106,7 @@ func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, com
 	} else {
 		eachPathValue(req.ToolArgs, func(s string) bool {
 			if !isNetworkURL(s) {
-				x := expandHome(s, e.home(req))
+				x := shell.ExpandHome(s, e.home(req))
 				c.add(x)
 				c.addCleaned(x)
 			}
@@ -131,7 +132,7 @@ func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, com
 // shellPaths adds the paths of a shell command: its working directory, its
 // path words (from the analysis, or the plain words of a command that
 // needed none) and its bare words that are symlinks.
-func (c *extCollector) shellPaths(command string, sh *ShellAnalysis) {
+func (c *extCollector) shellPaths(command string, sh *shell.Analysis) {
 	if hasWorkdir(c.req.ToolArgs) {
 		c.init() // the working directory is judged even with no path word
 	}
@@ -143,7 +144,7 @@ func (c *extCollector) shellPaths(command string, sh *ShellAnalysis) {
 		}
 	} else {
 		eachPlainWord(command, func(w string) {
-			if pw, ok := PathWord(w, home); ok {
+			if pw, ok := shell.PathWord(w, home); ok {
 				c.add(pw)
 				c.addCleaned(pw)
 			}
@@ -246,7 +247,7 @@ func (c *extCollector) addWorkdir(v any) {
 	if !ok || strings.TrimSpace(wd) == "" {
 		return
 	}
-	w := expandHome(strings.TrimSpace(wd), c.e.home(c.req))
+	w := shell.ExpandHome(strings.TrimSpace(wd), c.e.home(c.req))
 	abs, known := c.memo.resolve(c.e, w, c.ws)
 	if !known {
 		c.external(unknownPathLabel(w), true)
@@ -352,7 +353,7 @@ func isBareCandidate(w string) bool {
 	if w == "" || w == "." || w == ".." || w[0] == '-' || w[0] == '~' || len(w) > 255 {
 		return false
 	}
-	return strings.IndexByte(w, '/') < 0 && strings.IndexByte(w, '\\') < 0 && !HasUnknown(w)
+	return strings.IndexByte(w, '/') < 0 && strings.IndexByte(w, '\\') < 0 && !shell.HasUnknown(w)
 }
 
 // judge records abs when it lies outside the workspace.

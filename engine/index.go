@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"github.com/toolgate/toolgate/engine/shell"
 	"slices"
 	"sync"
 )
@@ -220,7 +221,7 @@ func (idx *ruleIndex) collectReadings(tool string, v *callValues, hits []*rule) 
 	}
 	if v.category == CategoryShell {
 		v.eachCommand(func(s string, argv []string) {
-			if !launchReadings(s, argv, visit) {
+			if !shell.LaunchReadings(s, argv, visit) {
 				v.readingsCut = true
 			}
 		})

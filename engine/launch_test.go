@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/engine/shell"
 )
 
 // launchPolicy allows every shell command but denies git push: a launcher
@@ -106,7 +107,7 @@ func TestEveryProgramOnPathMayLaunch(t *testing.T) {
 				continue
 			}
 			seen[name] = true
-			if engine.LeavesArgsAlone(name, "git") || engine.ReadsExactly(name) {
+			if shell.LeavesArgsAlone(name, "git") || shell.ReadsExactly(name) {
 				continue
 			}
 			checked++

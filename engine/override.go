@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/toolgate/toolgate/engine/shell"
 	"path"
 	"regexp"
 	"strings"
@@ -13,7 +14,7 @@ import (
 type overrideCtx struct {
 	e   *Engine
 	req *Request
-	sh  *ShellAnalysis
+	sh  *shell.Analysis
 	// memo shares path resolutions within the call (paths_norms.go); nil
 	// until a shell call needs one.
 	memo *resolveMemo
@@ -82,7 +83,7 @@ func (c *overrideCtx) pathValueWithin(m *matcher, k, v, ws, home string) bool {
 	if isNetworkURL(v) {
 		return m.matchPath(v) // not a local path: the text itself was approved
 	}
-	x := expandHome(v, home)
+	x := shell.ExpandHome(v, home)
 	abs, known := c.e.resolveWord(x, ws)
 	if !known {
 		return false
@@ -104,14 +105,14 @@ func (c *overrideCtx) pathValueWithin(m *matcher, k, v, ws, home string) bool {
 // file: URL, so that its text names what it resolves to (unless a symlink
 // is crossed, which lexicalAbs tells).
 func plainPath(p string) bool {
-	if HasUnknown(p) {
+	if shell.HasUnknown(p) {
 		return false
 	}
 	if _, ok := fileURLPath(p); ok {
 		return false
 	}
 	s := slashes(p)
-	if hasDriveLetter(s) {
+	if shell.HasDriveLetter(s) {
 		s = s[2:]
 	}
 	return s != "" && path.Clean(s) == s
@@ -121,7 +122,7 @@ func plainPath(p string) bool {
 // the filesystem.
 func lexicalAbs(p, ws string) string {
 	s := slashes(p)
-	if hasDriveLetter(s) {
+	if shell.HasDriveLetter(s) {
 		return lowerDrive(s)
 	}
 	if strings.HasPrefix(s, "/") {
@@ -137,7 +138,7 @@ func lexicalAbs(p, ws string) string {
 // and script text given to another shell is read by the analysis, so its
 // paths count too.
 func (c *overrideCtx) shellWithin(dir string) bool {
-	if HasUnknown(dir) {
+	if shell.HasUnknown(dir) {
 		return false
 	}
 	sh := c.sh
@@ -147,7 +148,7 @@ func (c *overrideCtx) shellWithin(dir string) bool {
 		}
 		for _, words := range sh.Commands {
 			for _, w := range words {
-				if HasUnknown(w) {
+				if shell.HasUnknown(w) {
 					return false // $X could be any path
 				}
 			}
@@ -159,7 +160,7 @@ func (c *overrideCtx) shellWithin(dir string) bool {
 	col.init()
 	for _, k := range workdirKeys {
 		if wd, isStr := c.req.ToolArgs[k].(string); isStr && strings.TrimSpace(wd) != "" {
-			if _, known := c.e.resolveWord(expandHome(strings.TrimSpace(wd), c.e.home(c.req)), col.ws); !known {
+			if _, known := c.e.resolveWord(shell.ExpandHome(strings.TrimSpace(wd), c.e.home(c.req)), col.ws); !known {
 				return false
 			}
 		}
@@ -198,14 +199,14 @@ func (c *overrideCtx) shellWithin(dir string) bool {
 		// the external check follows the reference (a bare $HOME).
 		for _, words := range sh.Commands {
 			for _, w := range words {
-				if pw, isPath := PathWord(w, c.e.home(c.req)); isPath {
+				if pw, isPath := shell.PathWord(w, c.e.home(c.req)); isPath {
 					word(pw)
 				}
 			}
 		}
 	} else {
 		eachPlainWord(shellValue(c.req.ToolArgs), func(w string) {
-			if pw, isPath := PathWord(w, c.e.home(c.req)); isPath {
+			if pw, isPath := shell.PathWord(w, c.e.home(c.req)); isPath {
 				word(pw)
 			}
 		})
@@ -216,7 +217,7 @@ func (c *overrideCtx) shellWithin(dir string) bool {
 // addDirOf returns the directory of a shell override that /add-dir wrote
 // (docs/decisions.md: id cli_trusted_shell_<hash> or source cli_add_dir, pattern
 // re:.*<escaped dir>.*), or "" for any other override. An /add-dir override
-// whose pattern is not of that form gets UnknownMark, which nothing lies
+// whose pattern is not of that form gets shell.UnknownMark, which nothing lies
 // under, so it never allows.
 func addDirOf(id, source, pattern string) string {
 	if !strings.HasPrefix(id, "cli_trusted_shell_") && source != "cli_add_dir" {
@@ -227,11 +228,11 @@ func addDirOf(id, source, pattern string) string {
 		inner, ok = strings.CutSuffix(inner, ".*")
 	}
 	if !ok || inner == "" {
-		return UnknownMark
+		return shell.UnknownMark
 	}
 	dir := unquoteMeta(inner)
-	if regexp.QuoteMeta(dir) != inner || !strings.HasPrefix(dir, "/") && !hasDriveLetter(dir) {
-		return UnknownMark
+	if regexp.QuoteMeta(dir) != inner || !strings.HasPrefix(dir, "/") && !shell.HasDriveLetter(dir) {
+		return shell.UnknownMark
 	}
 	return dir
 }

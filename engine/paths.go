@@ -1,38 +1,15 @@
 package engine
 
 import (
+	"github.com/toolgate/toolgate/engine/shell"
 	"net/url"
 	"path"
 	"strings"
 )
 
-// networkSchemes are the URL schemes whose URLs name something on another
-// host, not a local file: a word or value starting with one of them and
-// :// is not a path (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm). The list is closed on purpose: any other
-// scheme (file:, an unknown ab://, a drive letter C://) is read as a path,
-// since a tool may open it as one and a word judged as a path can only be
-// stricter.
-var networkSchemes = [...]string{
-	"http", "https", "ftp", "ftps", "sftp", "scp", "ssh", "git", "git+ssh", "git+https", "svn", "svn+ssh",
-	"rsync", "ws", "wss", "s3", "gs", "hdfs", "smb", "nfs", "ldap", "ldaps", "redis", "rediss", "mongodb",
-	"postgres", "postgresql", "mysql", "amqp", "amqps", "mqtt", "grpc", "telnet", "irc", "docker", "oci",
-}
-
-// isNetworkURL reports whether s is scheme://... with a network scheme
-// (compared case-insensitively). A drive letter is never a scheme.
-func isNetworkURL(s string) bool {
-	i := strings.Index(s, "://")
-	if i < 2 || i > 10 {
-		return false
-	}
-	scheme := s[:i]
-	for _, n := range networkSchemes {
-		if strings.EqualFold(scheme, n) {
-			return true
-		}
-	}
-	return false
-}
+// isNetworkURL reports whether s is a URL of a network scheme
+// (shell.IsNetworkURL).
+func isNetworkURL(s string) bool { return shell.IsNetworkURL(s) }
 
 // fileURLPath returns the local path a file: URL names: file:///etc/x and
 // file://localhost/etc/x are /etc/x, file:/etc/x is /etc/x, file://host/s
@@ -56,7 +33,7 @@ func fileURLPath(s string) (p string, ok bool) {
 	if dec, err := url.PathUnescape(rest); err == nil {
 		rest = dec
 	}
-	if len(rest) >= 3 && rest[0] == '/' && hasDriveLetter(rest[1:]) {
+	if len(rest) >= 3 && rest[0] == '/' && shell.HasDriveLetter(rest[1:]) {
 		rest = rest[1:]
 	}
 	if rest == "" {
@@ -79,11 +56,11 @@ func isUNC(p string) bool {
 // Without a resolver the path is cleaned lexically.
 //
 // known is false when the path cannot be known: the word holds an unknown
-// part (UnknownMark), or the resolver could not settle a .. (it returned
+// part (shell.UnknownMark), or the resolver could not settle a .. (it returned
 // ""); such a path counts as external. abs is "" with known true when a
 // relative path has no base.
 func (e *Engine) resolveWord(w, dir string) (abs string, known bool) {
-	if HasUnknown(w) {
+	if shell.HasUnknown(w) {
 		return "", false
 	}
 	if p, ok := fileURLPath(w); ok {
@@ -94,7 +71,7 @@ func (e *Engine) resolveWord(w, dir string) (abs string, known bool) {
 	switch {
 	case isUNC(w):
 		return "/" + path.Clean(w), true
-	case hasDriveLetter(w):
+	case shell.HasDriveLetter(w):
 		rest := w[2:]
 		if !strings.HasPrefix(rest, "/") {
 			rest = "/" + rest
@@ -132,5 +109,5 @@ func (e *Engine) absolute(w, dir string) string {
 // unknownPathLabel is how an external path that cannot be known is listed:
 // its text with each unknown part shown as ${?}.
 func unknownPathLabel(w string) string {
-	return strings.ReplaceAll(w, UnknownMark, "${?}")
+	return strings.ReplaceAll(w, shell.UnknownMark, "${?}")
 }

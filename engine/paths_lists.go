@@ -1,6 +1,10 @@
 package engine
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/toolgate/toolgate/engine/shell"
+)
 
 // listFileOption is an option whose value names a file that lists paths
 // the program then opens (xargs -a list cat, tar -T list): the paths in
@@ -81,7 +85,7 @@ func pathListLabel(file string) string {
 
 // addPathLists counts, for every command that takes paths from a list
 // file, an unknown external path.
-func (c *extCollector) addPathLists(command string, sh *ShellAnalysis) {
+func (c *extCollector) addPathLists(command string, sh *shell.Analysis) {
 	if sh != nil {
 		for _, words := range sh.Argv {
 			if f, ok := readsPathList(words); ok {

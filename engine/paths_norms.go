@@ -1,6 +1,10 @@
 package engine
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/toolgate/toolgate/engine/shell"
+)
 
 // resolvedWord is one path word resolved against one base.
 type resolvedWord struct {
@@ -113,10 +117,10 @@ func (e *Engine) resolvedArgv(argv []string, col *extCollector, outsideBase bool
 // outsideForm returns the resolved path of a word when it lies outside the
 // workspace and differs from the word as written.
 func (e *Engine) outsideForm(w string, col *extCollector, outsideBase bool) (string, bool) {
-	if w == "" || w[0] == '-' || HasUnknown(w) {
+	if w == "" || w[0] == '-' || shell.HasUnknown(w) {
 		return "", false
 	}
-	p, isPath := PathWord(w, e.home(col.req))
+	p, isPath := shell.PathWord(w, e.home(col.req))
 	if !isPath {
 		if !outsideBase || !isBareCandidate(w) {
 			return "", false

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/toolgate/toolgate/engine/shell"
 	"path"
 	"strings"
 )
@@ -64,7 +65,7 @@ func (e *Engine) resolvedPathRules(d *Decision, tool string, moved, movedUser []
 // relative value keeps its relative form: secrets//k is secrets/k), for
 // resolvedPathRules.
 func (c *extCollector) addCleaned(v string) {
-	if v == "" || HasUnknown(v) || !untidy(v) {
+	if v == "" || shell.HasUnknown(v) || !untidy(v) {
 		return
 	}
 	c.moved = append(c.moved, path.Clean(slashes(v)))
@@ -126,7 +127,7 @@ func visitStringValue(k string, v any, depth int, fn func(k, v string)) {
 // as a path word: cat .en? reads .env, which path rules then see
 // (docs/decisions.md#path-rules-see-every-form).
 func (c *extCollector) addGlob(w string) {
-	if !strings.ContainsAny(w, "*?[") || HasUnknown(w) || w == "" || w[0] == '-' {
+	if !strings.ContainsAny(w, "*?[") || shell.HasUnknown(w) || w == "" || w[0] == '-' {
 		return
 	}
 	if i := strings.IndexByte(w, '='); i > 0 && w[0] != '/' && w[0] != '.' {
@@ -138,7 +139,7 @@ func (c *extCollector) addGlob(w string) {
 		pattern := w
 		switch {
 		case strings.HasPrefix(w, "~/"):
-			pattern = expandHome(w, c.e.home(c.req))
+			pattern = shell.ExpandHome(w, c.e.home(c.req))
 		case !strings.HasPrefix(w, "/") && strings.HasPrefix(base, "/"):
 			pattern = base + "/" + w
 		case !strings.HasPrefix(w, "/"):

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"github.com/toolgate/toolgate/engine/shell"
 	"reflect"
 	"slices"
 	"testing"
@@ -99,11 +100,11 @@ func TestShellValueShapes(t *testing.T) {
 		{"an argv under cmd", map[string]any{"cmd": []any{"ls"}}, "ls", ""},
 		{"command wins over cmd", map[string]any{"command": []any{"ls"}, "cmd": "rm -rf /"}, "ls", ""},
 		{"null command falls back to cmd", map[string]any{"command": nil, "cmd": "ls"}, "ls", ""},
-		{"a number is unknown", map[string]any{"command": 42.0, "cmd": "ls"}, UnknownMark, "command"},
-		{"an object is unknown", map[string]any{"command": map[string]any{"x": "rm"}}, UnknownMark, "command"},
-		{"an array with a number is unknown", map[string]any{"command": []any{"rm", 1.0}}, UnknownMark, "command"},
-		{"a NUL byte cannot be quoted", map[string]any{"cmd": []any{"rm", "a\x00b"}}, UnknownMark, "cmd"},
-		{"a bad cmd is named", map[string]any{"cmd": true}, UnknownMark, "cmd"},
+		{"a number is unknown", map[string]any{"command": 42.0, "cmd": "ls"}, shell.UnknownMark, "command"},
+		{"an object is unknown", map[string]any{"command": map[string]any{"x": "rm"}}, shell.UnknownMark, "command"},
+		{"an array with a number is unknown", map[string]any{"command": []any{"rm", 1.0}}, shell.UnknownMark, "command"},
+		{"a NUL byte cannot be quoted", map[string]any{"cmd": []any{"rm", "a\x00b"}}, shell.UnknownMark, "cmd"},
+		{"a bad cmd is named", map[string]any{"cmd": true}, shell.UnknownMark, "cmd"},
 	}
 	for _, c := range cases {
 		t.Run(c.note, func(t *testing.T) {

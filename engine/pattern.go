@@ -7,6 +7,8 @@ import (
 	"regexp/syntax"
 	"strings"
 	"sync/atomic"
+
+	"github.com/toolgate/toolgate/engine/shell"
 )
 
 // ErrEmptyPattern is returned for a rule whose pattern is empty.
@@ -288,9 +290,4 @@ func (m *matcher) matchPathAs(v string, strict bool) bool {
 }
 
 // slashes replaces \ with /, allocating only when there is a \.
-func slashes(v string) string {
-	if strings.IndexByte(v, '\\') < 0 {
-		return v
-	}
-	return strings.ReplaceAll(v, `\`, "/")
-}
+func slashes(v string) string { return shell.Slashes(v) }

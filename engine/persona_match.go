@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/toolgate/toolgate/engine/shell"
 	"path"
 	"strings"
 )
@@ -81,16 +82,16 @@ func (c *ownerCall) prepare() {
 	ws := c.e.workspace(c.req)
 	cwd := ws // a shell command's words are relative to its workdir
 	if wd, ok := c.req.ToolArgs["workdir"].(string); ok && strings.TrimSpace(wd) != "" {
-		cwd = c.e.absolute(expandHome(strings.TrimSpace(wd), home), ws)
+		cwd = c.e.absolute(shell.ExpandHome(strings.TrimSpace(wd), home), ws)
 		if cwd != "" {
 			c.paths = append(c.paths, cwd) // the working directory is a path itself
 		}
 	}
 	addPath := func(s string) {
-		if isURL(s) {
+		if shell.IsURL(s) {
 			return
 		}
-		x := expandHome(s, home)
+		x := shell.ExpandHome(s, home)
 		c.paths = append(c.paths, s, x)
 		if abs := c.e.absolute(x, ws); abs != "" {
 			c.paths = append(c.paths, abs)
@@ -146,9 +147,9 @@ const maxArgDepth = 32
 // the command's working directory. The analysis gets the same environment
 // as the ordinary path's.
 func (c *ownerCall) addCommand(cmd, cwd string) {
-	var a ShellAnalysis
-	if NeedsFullParse(cmd) {
-		a = AnalyzeShellEnv(cmd, c.e.shellEnv(c.req))
+	var a shell.Analysis
+	if shell.NeedsFullParse(cmd) {
+		a = shell.AnalyzeEnv(cmd, c.e.shellEnv(c.req))
 		c.plain = append(c.plain, a.Normalized...)
 	} else {
 		// Plain words only: the command is its space-separated words, as
@@ -156,7 +157,7 @@ func (c *ownerCall) addCommand(cmd, cwd string) {
 		words := strings.Fields(cmd)
 		a.Commands = [][]string{words}
 		for _, w := range words {
-			if pw, ok := PathWord(w, c.e.home(c.req)); ok {
+			if pw, ok := shell.PathWord(w, c.e.home(c.req)); ok {
 				a.Paths = append(a.Paths, pw)
 			}
 		}
@@ -172,7 +173,7 @@ func (c *ownerCall) addCommand(cmd, cwd string) {
 		// A bare operand may name a file in the working directory
 		// (cat shadow with workdir /etc).
 		for _, w := range words[1:] {
-			if w != "" && !strings.HasPrefix(w, "-") && !isURL(w) {
+			if w != "" && !strings.HasPrefix(w, "-") && !shell.IsURL(w) {
 				if abs := c.e.absolute(w, cwd); abs != "" {
 					c.paths = append(c.paths, abs)
 				}

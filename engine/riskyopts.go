@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/toolgate/toolgate/engine/shell"
 	"slices"
 	"strings"
 )
@@ -23,7 +24,7 @@ type RiskyUse struct {
 func RiskyOption(argv []string) (RiskyUse, bool) {
 	for len(argv) > 0 {
 		name, _, isAssign := strings.Cut(argv[0], "=")
-		if !isAssign || !isEnvName(name) || name == "" {
+		if !isAssign || !shell.IsEnvName(name) || name == "" {
 			break
 		}
 		if why, bad := riskyEnv(name); bad {
@@ -301,7 +302,7 @@ func init() {
 // not an allow rule and is left alone. An option that the allowing rule's
 // own pattern names as a word (`sed -i *`, or the exact command an "always
 // allow" recorded) was allowed on purpose and does not count.
-func (p *compiledPolicy) riskyUnderAllowRule(matched, cmd string, sh *ShellAnalysis) (RiskyUse, bool) {
+func (p *compiledPolicy) riskyUnderAllowRule(matched, cmd string, sh *shell.Analysis) (RiskyUse, bool) {
 	patterns, exact, fromRule := p.allowPatterns(matched)
 	if !fromRule || exact {
 		// An exact pattern (the command an "always allow" recorded) was
@@ -332,7 +333,7 @@ func (p *compiledPolicy) riskyUnderAllowRule(matched, cmd string, sh *ShellAnaly
 		return RiskyUse{}, false
 	}
 	if sh == nil {
-		// A plain command (NeedsFullParse is false): its words are its
+		// A plain command (shell.NeedsFullParse is false): its words are its
 		// space-separated fields.
 		return check(strings.Fields(cmd))
 	}

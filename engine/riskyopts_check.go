@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/toolgate/toolgate/engine/shell"
 	"strings"
 )
 
@@ -279,14 +280,14 @@ func awkProgramRisk(prog string) (string, string, bool) {
 // awkPrintAt returns the index after the print or printf keyword, or -1.
 func awkPrintAt(stmt string) int {
 	for i := 0; i+5 <= len(stmt); i++ {
-		if stmt[i:i+5] != "print" || i > 0 && isWordByte(stmt[i-1]) {
+		if stmt[i:i+5] != "print" || i > 0 && shell.IsWordByte(stmt[i-1]) {
 			continue
 		}
 		end := i + 5
 		if end < len(stmt) && stmt[end] == 'f' {
 			end++
 		}
-		if end == len(stmt) || !isWordByte(stmt[end]) {
+		if end == len(stmt) || !shell.IsWordByte(stmt[end]) {
 			return end
 		}
 	}

@@ -1,6 +1,10 @@
 package engine
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/toolgate/toolgate/engine/shell"
+)
 
 // tracer records the steps of one evaluation for explain. A nil tracer
 // records nothing, so evaluation without explain pays only a nil check.
@@ -58,7 +62,7 @@ func (t *tracer) hits(name string, hits []*rule) {
 
 // shell records what the shell analysis found; unknown parts show as
 // <unknown>.
-func (t *tracer) shell(a *ShellAnalysis) {
+func (t *tracer) shell(a *shell.Analysis) {
 	if t == nil {
 		return
 	}
@@ -86,12 +90,12 @@ func (t *tracer) shell(a *ShellAnalysis) {
 	t.add(s)
 }
 
-// showUnknown writes UnknownMark as <unknown> for people.
+// showUnknown writes shell.UnknownMark as <unknown> for people.
 func showUnknown(s string) string {
-	if !HasUnknown(s) {
+	if !shell.HasUnknown(s) {
 		return s
 	}
-	return strings.ReplaceAll(s, UnknownMark, "<unknown>")
+	return strings.ReplaceAll(s, shell.UnknownMark, "<unknown>")
 }
 
 func (t *tracer) steps() []Step {

@@ -1,4 +1,4 @@
-package engine
+package shell
 
 import "testing"
 
@@ -7,7 +7,7 @@ func BenchmarkAnalyzeShellCompound(b *testing.B) {
 	const cmd = `cd /ws/project && git pull --rebase origin main; go test ./... | tee /tmp/test.log || echo "failed: $(date)" > ~/status.txt`
 	b.ReportAllocs()
 	for b.Loop() {
-		AnalyzeShell(cmd, "/home/u")
+		Analyze(cmd, "/home/u")
 	}
 }
 
@@ -16,7 +16,7 @@ func BenchmarkAnalyzeShellWindows(b *testing.B) {
 	const cmd = `type C:\Users\me\project\README.md && dir D:\data`
 	b.ReportAllocs()
 	for b.Loop() {
-		AnalyzeShell(cmd, "/home/u")
+		Analyze(cmd, "/home/u")
 	}
 }
 
@@ -28,11 +28,11 @@ func BenchmarkAnalyzeShellObfuscated(b *testing.B) {
 		{"expansions", `cat $X/etc/shadow {/a,/b}/c ~/.ssh/id_rsa $'\x2fetc\x2fpasswd'`},
 		{"reparse", `bash -c $'eval \'sh -c "rm -rf ~"\''`},
 	} {
-		env := ShellEnv{Home: "/home/u", Dir: "/ws/project"}
+		env := Env{Home: "/home/u", Dir: "/ws/project"}
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				AnalyzeShellEnv(c.cmd, env)
+				AnalyzeEnv(c.cmd, env)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package engine
+package shell
 
 import (
 	"slices"
@@ -86,9 +86,9 @@ func TestWrapperTable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.note, func(t *testing.T) {
-			a := AnalyzeShellEnv(tt.cmd, testEnv)
+			a := AnalyzeEnv(tt.cmd, testEnv)
 			if !slices.Contains(a.Normalized, "rm -rf /") && !slices.Contains(a.Normalized, "rm -rf / "+UnknownMark) {
-				t.Errorf("AnalyzeShellEnv(%q).Normalized = %s, want it to hold rm -rf /", tt.cmd, shown(a.Normalized))
+				t.Errorf("AnalyzeEnv(%q).Normalized = %s, want it to hold rm -rf /", tt.cmd, shown(a.Normalized))
 			}
 		})
 	}
@@ -96,7 +96,7 @@ func TestWrapperTable(t *testing.T) {
 	// fails here).
 	tested := map[string]bool{"rm": true}
 	for _, tt := range tests {
-		a := AnalyzeShellEnv(tt.cmd, testEnv)
+		a := AnalyzeEnv(tt.cmd, testEnv)
 		for _, argv := range a.Argv {
 			tested[argv[0]] = true
 		}
@@ -127,9 +127,9 @@ func TestWrapperNotCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.note, func(t *testing.T) {
-			a := AnalyzeShellEnv(tt.cmd, testEnv)
+			a := AnalyzeEnv(tt.cmd, testEnv)
 			if slices.Contains(a.Normalized, tt.not) {
-				t.Errorf("AnalyzeShellEnv(%q).Normalized = %s, want no %q", tt.cmd, shown(a.Normalized), tt.not)
+				t.Errorf("AnalyzeEnv(%q).Normalized = %s, want no %q", tt.cmd, shown(a.Normalized), tt.not)
 			}
 		})
 	}

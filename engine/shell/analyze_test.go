@@ -1,4 +1,4 @@
-package engine
+package shell
 
 import (
 	"slices"
@@ -54,12 +54,12 @@ func TestAnalyzeShellPaths(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.note, func(t *testing.T) {
-			got := AnalyzeShell(tt.cmd, testHome)
+			got := Analyze(tt.cmd, testHome)
 			if !got.Parsed {
-				t.Errorf("AnalyzeShell(%q).Parsed = false, want true", tt.cmd)
+				t.Errorf("Analyze(%q).Parsed = false, want true", tt.cmd)
 			}
 			if !slices.Equal(got.Paths, tt.want) {
-				t.Errorf("AnalyzeShell(%q).Paths = %q, want %q", tt.cmd, got.Paths, tt.want)
+				t.Errorf("Analyze(%q).Paths = %q, want %q", tt.cmd, got.Paths, tt.want)
 			}
 		})
 	}
@@ -85,9 +85,9 @@ func TestAnalyzeShellCommands(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.note, func(t *testing.T) {
-			got := AnalyzeShell(tt.cmd, testHome)
+			got := Analyze(tt.cmd, testHome)
 			if !slices.EqualFunc(got.Commands, tt.want, slices.Equal) {
-				t.Errorf("AnalyzeShell(%q).Commands = %q, want %q", tt.cmd, got.Commands, tt.want)
+				t.Errorf("Analyze(%q).Commands = %q, want %q", tt.cmd, got.Commands, tt.want)
 			}
 		})
 	}
@@ -114,21 +114,21 @@ func TestAnalyzeShellWindows(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.note, func(t *testing.T) {
-			got := AnalyzeShell(tt.cmd, testHome)
+			got := Analyze(tt.cmd, testHome)
 			if !slices.Equal(got.Paths, tt.want) {
-				t.Errorf("AnalyzeShell(%q).Paths = %q, want %q", tt.cmd, got.Paths, tt.want)
+				t.Errorf("Analyze(%q).Paths = %q, want %q", tt.cmd, got.Paths, tt.want)
 			}
 		})
 	}
 	// Read as bash, `C:\"` escapes the quote and `cat /etc/shadow` runs; the
 	// slashed copy reads one quoted word. Both readings must be reported.
 	hidden := `echo C:\"; cat /etc/shadow; echo \"`
-	got := AnalyzeShell(hidden, testHome)
+	got := Analyze(hidden, testHome)
 	if !slices.Contains(got.Paths, "/etc/shadow") {
-		t.Errorf("AnalyzeShell(%q).Paths = %q, want it to contain /etc/shadow", hidden, got.Paths)
+		t.Errorf("Analyze(%q).Paths = %q, want it to contain /etc/shadow", hidden, got.Paths)
 	}
 	if !slices.ContainsFunc(got.Commands, func(c []string) bool { return slices.Equal(c, []string{"cat", "/etc/shadow"}) }) {
-		t.Errorf("AnalyzeShell(%q).Commands = %q, want it to contain [cat /etc/shadow]", hidden, got.Commands)
+		t.Errorf("Analyze(%q).Commands = %q, want it to contain [cat /etc/shadow]", hidden, got.Commands)
 	}
 }
 
@@ -148,12 +148,12 @@ func TestAnalyzeShellUnparsable(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.note, func(t *testing.T) {
-			got := AnalyzeShell(tt.cmd, testHome)
+			got := Analyze(tt.cmd, testHome)
 			if got.Parsed {
-				t.Errorf("AnalyzeShell(%.40q...).Parsed = true, want false", tt.cmd)
+				t.Errorf("Analyze(%.40q...).Parsed = true, want false", tt.cmd)
 			}
 			if !slices.Contains(got.Paths, tt.want) {
-				t.Errorf("AnalyzeShell(%.40q...).Paths = %.200q, want it to contain %q", tt.cmd, got.Paths, tt.want)
+				t.Errorf("Analyze(%.40q...).Paths = %.200q, want it to contain %q", tt.cmd, got.Paths, tt.want)
 			}
 		})
 	}
@@ -262,7 +262,7 @@ func TestFastPathAgreesWithParser(t *testing.T) {
 				fast = append(fast, p)
 			}
 		}
-		if got := AnalyzeShell(cmd, testHome).Paths; !slices.Equal(got, fast) {
+		if got := Analyze(cmd, testHome).Paths; !slices.Equal(got, fast) {
 			t.Errorf("%q: parser paths %q, fast path %q", cmd, got, fast)
 		}
 	}

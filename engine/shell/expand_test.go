@@ -1,4 +1,4 @@
-package engine
+package shell
 
 import (
 	"slices"
@@ -8,7 +8,7 @@ import (
 
 // testEnv is the environment of the expansion tests: the server user u,
 // whose home is /home/u, running in /ws/p.
-var testEnv = ShellEnv{Home: "/home/u", Dir: "/ws/p"}
+var testEnv = Env{Home: "/home/u", Dir: "/ws/p"}
 
 // shown writes UnknownMark as <?> in failure messages.
 func shown(v any) string {
@@ -103,15 +103,15 @@ func TestShellExpansion(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.note, func(t *testing.T) {
-			a := AnalyzeShellEnv(tt.cmd, testEnv)
+			a := AnalyzeEnv(tt.cmd, testEnv)
 			if !a.Parsed {
-				t.Fatalf("AnalyzeShellEnv(%q).Parsed = false", tt.cmd)
+				t.Fatalf("AnalyzeEnv(%q).Parsed = false", tt.cmd)
 			}
 			if len(a.Normalized) == 0 || a.Normalized[0] != tt.want {
-				t.Errorf("AnalyzeShellEnv(%q).Normalized = %s, want it to start with %s", tt.cmd, shown(a.Normalized), shown(tt.want))
+				t.Errorf("AnalyzeEnv(%q).Normalized = %s, want it to start with %s", tt.cmd, shown(a.Normalized), shown(tt.want))
 			}
 			if !slices.Equal(a.Paths, tt.paths) {
-				t.Errorf("AnalyzeShellEnv(%q).Paths = %s, want %s", tt.cmd, shown(a.Paths), shown(tt.paths))
+				t.Errorf("AnalyzeEnv(%q).Paths = %s, want %s", tt.cmd, shown(a.Paths), shown(tt.paths))
 			}
 		})
 	}
@@ -143,12 +143,12 @@ func TestShellUnknownCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.note, func(t *testing.T) {
-			a := AnalyzeShellEnv(tt.cmd, testEnv)
+			a := AnalyzeEnv(tt.cmd, testEnv)
 			if a.UnknownCommand != tt.want {
-				t.Errorf("AnalyzeShellEnv(%q).UnknownCommand = %v, want %v (normalized %s)", tt.cmd, a.UnknownCommand, tt.want, shown(a.Normalized))
+				t.Errorf("AnalyzeEnv(%q).UnknownCommand = %v, want %v (normalized %s)", tt.cmd, a.UnknownCommand, tt.want, shown(a.Normalized))
 			}
 			if a.Opaque() != tt.want {
-				t.Errorf("AnalyzeShellEnv(%q).Opaque() = %v, want %v", tt.cmd, a.Opaque(), tt.want)
+				t.Errorf("AnalyzeEnv(%q).Opaque() = %v, want %v", tt.cmd, a.Opaque(), tt.want)
 			}
 		})
 	}
@@ -194,15 +194,15 @@ func TestShellReparse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.note, func(t *testing.T) {
-			a := AnalyzeShellEnv(tt.cmd, testEnv)
+			a := AnalyzeEnv(tt.cmd, testEnv)
 			if !slices.Contains(a.Normalized, tt.wantNorm) {
-				t.Errorf("AnalyzeShellEnv(%q).Normalized = %s, want it to hold %s", tt.cmd, shown(a.Normalized), shown(tt.wantNorm))
+				t.Errorf("AnalyzeEnv(%q).Normalized = %s, want it to hold %s", tt.cmd, shown(a.Normalized), shown(tt.wantNorm))
 			}
 			if !slices.Contains(a.Paths, tt.wantPath) {
-				t.Errorf("AnalyzeShellEnv(%q).Paths = %s, want it to hold %s", tt.cmd, shown(a.Paths), shown(tt.wantPath))
+				t.Errorf("AnalyzeEnv(%q).Paths = %s, want it to hold %s", tt.cmd, shown(a.Paths), shown(tt.wantPath))
 			}
 			if a.TooDeep || !a.Parsed {
-				t.Errorf("AnalyzeShellEnv(%q): TooDeep %v, Parsed %v; want false, true", tt.cmd, a.TooDeep, a.Parsed)
+				t.Errorf("AnalyzeEnv(%q): TooDeep %v, Parsed %v; want false, true", tt.cmd, a.TooDeep, a.Parsed)
 			}
 		})
 	}
@@ -219,7 +219,7 @@ func TestShellReparseDepth(t *testing.T) {
 		return cmd
 	}
 	for n := 1; n <= MaxReparseDepth+2; n++ {
-		a := AnalyzeShellEnv(nest(n), testEnv)
+		a := AnalyzeEnv(nest(n), testEnv)
 		wantDeep := n > MaxReparseDepth
 		if a.TooDeep != wantDeep {
 			t.Errorf("%d nested shells: TooDeep = %v, want %v", n, a.TooDeep, wantDeep)
@@ -265,9 +265,9 @@ func TestShellNormalized(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.note, func(t *testing.T) {
-			a := AnalyzeShellEnv(tt.cmd, testEnv)
+			a := AnalyzeEnv(tt.cmd, testEnv)
 			if !slices.Equal(a.Normalized, tt.want) {
-				t.Errorf("AnalyzeShellEnv(%q).Normalized = %s, want %s", tt.cmd, shown(a.Normalized), shown(tt.want))
+				t.Errorf("AnalyzeEnv(%q).Normalized = %s, want %s", tt.cmd, shown(a.Normalized), shown(tt.want))
 			}
 			if len(a.Argv) != len(a.Normalized) {
 				t.Fatalf("Argv has %d commands, Normalized %d", len(a.Argv), len(a.Normalized))

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/toolgate/toolgate/engine/shell"
 	"strings"
 	"testing"
 )
@@ -78,7 +79,7 @@ approval_overrides:
   - {id: exact, tools: [bash], pattern: "$TOOL -la", action: allow}
 external_directory: allow`, "")
 	deep := "cat a"
-	for range MaxReparseDepth + 1 {
+	for range shell.MaxReparseDepth + 1 {
 		deep = "sh -c " + quoteForTest(deep)
 	}
 	tests := []struct {
@@ -108,7 +109,7 @@ external_directory: allow`, "")
 	req.Explain = true
 	got := deepRule.Evaluate(req)
 	if got.Level != Ask {
-		t.Fatalf("%d nested shells: got %s %q, want ask", MaxReparseDepth+1, got.Level, got.MatchedRule)
+		t.Fatalf("%d nested shells: got %s %q, want ask", shell.MaxReparseDepth+1, got.Level, got.MatchedRule)
 	}
 	found := false
 	for _, s := range got.Trace {
@@ -158,7 +159,7 @@ external_directory: allow`, "")
 }
 
 // TestUnreadTextIsExternal checks that script text the analysis does not
-// read (nested past MaxReparseDepth, or text with an unknown part given to
+// read (nested past shell.MaxReparseDepth, or text with an unknown part given to
 // a shell) counts as an unknown external path: with bash asked by default
 // and external paths denied, such a command is denied; a command whose
 // text is read and names no outside path is not.
@@ -168,11 +169,11 @@ tools: {read_file: allow}
 defaults: {"*": ask}
 external_directory: deny`, "")
 	deep := "rm -rf a"
-	for range MaxReparseDepth + 1 {
+	for range shell.MaxReparseDepth + 1 {
 		deep = "eval " + quoteForTest(deep)
 	}
 	read := "rm -rf a"
-	for range MaxReparseDepth - 1 {
+	for range shell.MaxReparseDepth - 1 {
 		read = "eval " + quoteForTest(read)
 	}
 	tests := []struct {
@@ -234,4 +235,9 @@ external_directory: allow`, "")
 			}
 		})
 	}
+}
+
+// quoteForTest quotes s as one single-quoted shell word.
+func quoteForTest(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -1,4 +1,4 @@
-package engine
+package shell
 
 import (
 	"io"
@@ -10,10 +10,10 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// ShellEnv is what the static shell analysis knows of the environment a
+// Env is what the static shell analysis knows of the environment a
 // command runs in. Everything else (other variables, $1, $@, command
 // output) is unknown and expands to UnknownMark.
-type ShellEnv struct {
+type Env struct {
 	// Home is the server user's home: ~, ~<User>, $HOME. Empty: unknown.
 	Home string
 	// User is the server user's name, for ~user; empty means the last
@@ -64,7 +64,7 @@ const maxAltNames = 3
 // shellVars is the expand.Environ of the analysis: the script's known
 // variables, $HOME, $PWD and ~ forms; all else is unknown.
 type shellVars struct {
-	env  ShellEnv
+	env  Env
 	vars map[string]scriptVar
 	// tainted is set once the script ran something that may assign any
 	// variable (eval, source, an unknown command): from there on no script

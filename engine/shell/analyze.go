@@ -1,4 +1,4 @@
-package engine
+package shell
 
 import (
 	"slices"
@@ -8,12 +8,12 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// ShellAnalysis is what AnalyzeShell found in a shell command: every simple
+// Analysis is what Analyze found in a shell command: every simple
 // command (also inside substitutions, function bodies and script text given
 // to another shell), its normalized forms, and the words that name paths.
 // Words are expanded as bash would expand them statically; a part that
 // cannot be known is UnknownMark.
-type ShellAnalysis struct {
+type Analysis struct {
 	// Commands are the simple commands, each as its expanded words, as
 	// written (wrappers kept).
 	Commands [][]string
@@ -46,7 +46,7 @@ type ShellAnalysis struct {
 // Opaque reports whether the analysis cannot vouch for what the command
 // runs: an unknown command name or text beyond the re-parse depth. No allow
 // rule or override allows such a command (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm).
-func (a *ShellAnalysis) Opaque() bool { return a.UnknownCommand || a.TooDeep }
+func (a *Analysis) Opaque() bool { return a.UnknownCommand || a.TooDeep }
 
 const (
 	// maxParseBytes caps the script size given to the full parser; longer
@@ -70,18 +70,18 @@ var parserPool = sync.Pool{New: func() any {
 	return &parseState{p: syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false))}
 }}
 
-// AnalyzeShell is AnalyzeShellEnv with only the home directory known.
-func AnalyzeShell(cmd, home string) ShellAnalysis {
-	return AnalyzeShellEnv(cmd, ShellEnv{Home: home})
+// Analyze is AnalyzeEnv with only the home directory known.
+func Analyze(cmd, home string) Analysis {
+	return AnalyzeEnv(cmd, Env{Home: home})
 }
 
-// AnalyzeShellEnv finds the simple commands of a shell script and the
+// AnalyzeEnv finds the simple commands of a shell script and the
 // path-like words in each: arguments, assignment values, redirect targets,
 // and words inside $(...), backticks, process substitutions and script text
 // given to another shell (contracts D2, D6). Windows-looking text (drive
 // letters, backslash separators) is read both with \ as a separator and as
 // bash reads it, and both readings are kept when they differ.
-func AnalyzeShellEnv(cmd string, env ShellEnv) ShellAnalysis {
+func AnalyzeEnv(cmd string, env Env) Analysis {
 	if !looksWindows(cmd) {
 		return analyzeOnce(cmd, env)
 	}
@@ -93,12 +93,12 @@ func AnalyzeShellEnv(cmd string, env ShellEnv) ShellAnalysis {
 	return mergeAnalyses(win, posix)
 }
 
-func analyzeOnce(cmd string, env ShellEnv) (a ShellAnalysis) {
+func analyzeOnce(cmd string, env Env) (a Analysis) {
 	defer func() {
 		// A bug in the walk must not take the server down nor pass a
 		// command: the text is scanned word by word and counts as opaque.
 		if r := recover(); r != nil {
-			a = ShellAnalysis{}
+			a = Analysis{}
 			w := newWalker(&a, &shellVars{env: env}, MaxReparseDepth)
 			w.fallback(cmd)
 			w.tooDeep()
@@ -109,8 +109,8 @@ func analyzeOnce(cmd string, env ShellEnv) (a ShellAnalysis) {
 
 // analyzeWalk is the analysis of one reading, without analyzeOnce's net
 // (the fuzz target calls it to see any panic).
-func analyzeWalk(cmd string, env ShellEnv) ShellAnalysis {
-	a := ShellAnalysis{Parsed: true}
+func analyzeWalk(cmd string, env Env) Analysis {
+	a := Analysis{Parsed: true}
 	if HasUnknown(cmd) {
 		// No real command holds a NUL byte: the text stands for one that
 		// is not known (a command argument that is not a string array).
@@ -125,7 +125,7 @@ func analyzeWalk(cmd string, env ShellEnv) ShellAnalysis {
 
 // sameAnalysis reports whether two readings found the same commands and
 // paths.
-func sameAnalysis(a, b *ShellAnalysis) bool {
+func sameAnalysis(a, b *Analysis) bool {
 	return a.Parsed == b.Parsed && a.UnknownCommand == b.UnknownCommand && a.TooDeep == b.TooDeep &&
 		slices.Equal(a.Paths, b.Paths) && slices.Equal(a.Normalized, b.Normalized) &&
 		slices.EqualFunc(a.Commands, b.Commands, slices.Equal)
@@ -205,8 +205,8 @@ func nestingDepth(cmd string) int {
 
 // mergeAnalyses joins two readings of one script, keeping each path and
 // normalized command once.
-func mergeAnalyses(a, b ShellAnalysis) ShellAnalysis {
-	out := ShellAnalysis{
+func mergeAnalyses(a, b Analysis) Analysis {
+	out := Analysis{
 		Parsed:         a.Parsed && b.Parsed,
 		UnknownCommand: a.UnknownCommand || b.UnknownCommand,
 		TooDeep:        a.TooDeep || b.TooDeep,
@@ -345,7 +345,7 @@ func splitShellWords(cmd string, onBreak func()) []string {
 	return words
 }
 
-// NeedsFullParse reports whether cmd needs AnalyzeShell. It is false for a
+// NeedsFullParse reports whether cmd needs Analyze. It is false for a
 // command that is its own normalized form and whose paths PathWord finds
 // word by word: only plain words (letters, digits, spaces and the
 // characters -_./:,=+@%^, so no quotes, expansions, escapes, ~, operators,
@@ -462,7 +462,7 @@ func pathLike(w string) (string, bool) {
 	} else if i := strings.IndexByte(w, '='); i > 0 && isEnvName(w[:i]) {
 		w = w[i+1:]
 	}
-	if w == "" || w == "$HOME" || w == "${HOME}" || isNetworkURL(w) {
+	if w == "" || w == "$HOME" || w == "${HOME}" || IsNetworkURL(w) {
 		return "", false
 	}
 	if w == "." || w == ".." || w[0] == '~' || strings.ContainsAny(w, `/\`) || hasDriveLetter(w) {

@@ -1,4 +1,4 @@
-package engine
+package shell
 
 import (
 	"slices"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// FuzzAnalyzeShell checks that no input makes AnalyzeShell panic or hang,
+// FuzzAnalyzeShell checks that no input makes Analyze panic or hang,
 // that it never reports an empty path, that each normalized command is its
 // Argv joined, and that the engine's fast path
 // agrees with it: for a plain command that parses, splitting on spaces and
@@ -31,19 +31,19 @@ func FuzzAnalyzeShell(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
-		analyzeWalk(cmd, ShellEnv{Home: "/home/u", Dir: "/ws"}) // panics are not caught here
-		a := AnalyzeShell(cmd, "/home/u")
+		analyzeWalk(cmd, Env{Home: "/home/u", Dir: "/ws"}) // panics are not caught here
+		a := Analyze(cmd, "/home/u")
 		for _, p := range a.Paths {
 			if p == "" {
-				t.Fatalf("AnalyzeShell(%q) reported an empty path", cmd)
+				t.Fatalf("Analyze(%q) reported an empty path", cmd)
 			}
 		}
 		if len(a.Argv) != len(a.Normalized) {
-			t.Fatalf("AnalyzeShell(%q): %d Argv for %d Normalized", cmd, len(a.Argv), len(a.Normalized))
+			t.Fatalf("Analyze(%q): %d Argv for %d Normalized", cmd, len(a.Argv), len(a.Normalized))
 		}
 		for i, argv := range a.Argv {
 			if len(argv) == 0 || strings.Join(argv, " ") != a.Normalized[i] {
-				t.Fatalf("AnalyzeShell(%q).Argv[%d] = %q, Normalized %q", cmd, i, argv, a.Normalized[i])
+				t.Fatalf("Analyze(%q).Argv[%d] = %q, Normalized %q", cmd, i, argv, a.Normalized[i])
 			}
 		}
 		if NeedsFullParse(cmd) || !a.Parsed {
@@ -57,7 +57,7 @@ func FuzzAnalyzeShell(f *testing.F) {
 			}
 		}
 		if !slices.Equal(fast, a.Paths) {
-			t.Fatalf("AnalyzeShell(%q).Paths = %q, fast path finds %q", cmd, a.Paths, fast)
+			t.Fatalf("Analyze(%q).Paths = %q, fast path finds %q", cmd, a.Paths, fast)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package engine
+package shell
 
 import (
 	"path"
@@ -42,7 +42,7 @@ type stdinState struct {
 // walker walks one script in execution order, keeping the variables it
 // assigns, and fills the analysis.
 type walker struct {
-	a     *ShellAnalysis
+	a     *Analysis
 	vars  *shellVars
 	x     *expander
 	depth int // how many times this text was handed to another shell
@@ -63,7 +63,7 @@ type walker struct {
 	root                 *syntax.File
 }
 
-func newWalker(a *ShellAnalysis, vars *shellVars, depth int) *walker {
+func newWalker(a *Analysis, vars *shellVars, depth int) *walker {
 	return &walker{a: a, vars: vars, x: newExpander(vars), depth: depth}
 }
 
