@@ -72,7 +72,8 @@ func (e *Engine) evaluatePolicy(req *Request, tr *tracer) Decision {
 	}
 	vals.ctx = overrideCtx{e: e, req: req, sh: sh} // override.go
 	e.addResolvedNorms(&vals)                      // paths_norms.go
-	vals.readings = e.hasReadings(&vals, sh)
+	vals.windows = vals.category == CategoryShell && hasUpper(vals.command) && e.windowsWorkspace(req)
+	vals.readings = vals.windows || e.hasReadings(&vals, sh)
 
 	var d Decision
 	if len(vals.norms) == 0 && !vals.readings {
@@ -101,6 +102,26 @@ func (e *Engine) hasReadings(v *callValues, sh *shell.Analysis) bool {
 		}
 	}
 	return false
+}
+
+// hasUpper reports whether s has an upper-case ASCII letter.
+func hasUpper(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 'A' && s[i] <= 'Z' {
+			return true
+		}
+	}
+	return false
+}
+
+// windowsWorkspace reports whether the call's workspace is a Windows path
+// (a drive letter), where program names compare case-insensitively.
+func (e *Engine) windowsWorkspace(req *Request) bool {
+	ws := req.Workspace
+	if ws == "" {
+		ws = e.opts.Workspace
+	}
+	return shell.HasDriveLetter(slashes(strings.TrimSpace(ws)))
 }
 
 // ruleDecision is the policy's decision (tiered or legacy) with the shell

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"github.com/toolgate/toolgate/engine/shell"
 	"slices"
+	"strings"
 	"sync"
 )
 
@@ -76,6 +77,9 @@ type callValues struct {
 	// pathForms marks the resolved and cleaned forms of a call's path
 	// values (paths_rules.go): a shell rule matches them as paths.
 	pathForms bool
+	// windows marks a shell call on a Windows workspace whose program is
+	// written with an upper-case letter: it is also read in lower case.
+	windows bool
 	// readingsCut is set when a command had more launch readings than are
 	// read: no rule may allow it.
 	readingsCut bool
@@ -221,6 +225,15 @@ func (idx *ruleIndex) collectReadings(tool string, v *callValues, hits []*rule) 
 	}
 	if v.category == CategoryShell {
 		v.eachCommand(func(s string, argv []string) {
+			if v.windows && hasUpper(s) {
+				// On a Windows workspace GIT is git, wherever it
+				// starts a reading (docs/decisions.md#unlisted-launchers).
+				low := strings.ToLower(s)
+				visit(low)
+				if !shell.LaunchReadings(low, nil, visit) {
+					v.readingsCut = true
+				}
+			}
 			if !shell.LaunchReadings(s, argv, visit) {
 				v.readingsCut = true
 			}

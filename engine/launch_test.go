@@ -172,3 +172,33 @@ func TestLaunchersReallyLaunch(t *testing.T) {
 		t.Errorf("only %d launchers ran the stand-in", ran)
 	}
 }
+
+// TestWindowsProgramNamesFoldCase: on a Windows workspace a program name
+// compares case-insensitively (GIT push is git push); elsewhere the name is
+// taken as written.
+func TestWindowsProgramNamesFoldCase(t *testing.T) {
+	perms := map[string]any{"enabled": true, "schema": "tiered_policy", "permission_mode": "normal",
+		"defaults": map[string]any{"*": "ask"}, "tools": map[string]any{"bash": "allow"},
+		"rules":              []any{map[string]any{"id": "no_push", "tools": []any{"bash"}, "pattern": "git push *", "action": "deny"}},
+		"external_directory": map[string]any{"*": "allow"}}
+	e, problems := engine.Compile(perms, nil, engine.Options{Workspace: "C:/work/project", HomeDir: "C:/Users/me"})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	for _, c := range []struct {
+		cmd  string
+		want engine.Level
+	}{
+		{"GIT push origin main", engine.Deny},
+		{"Git push origin main", engine.Deny},
+		{"chronic GIT push origin main", engine.Deny},
+		{"Git status", engine.Allow},
+	} {
+		if d := decideShell(e, c.cmd); d.Level != c.want {
+			t.Errorf("windows workspace: %q is %s (%s), want %s", c.cmd, d.Level, d.MatchedRule, c.want)
+		}
+	}
+	if d := decideShell(launchPolicy(t), "GIT push origin main"); d.Level != engine.Allow {
+		t.Errorf("posix workspace: GIT push is %s (%s), want allow (another program)", d.Level, d.MatchedRule)
+	}
+}
