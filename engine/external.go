@@ -115,6 +115,7 @@ func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, com
 		c.addBareValues(req.ToolArgs)
 	}
 	e.resolvedPathRules(d, req.ToolName, c.moved, c.movedUser, tr)
+	e.globRules(d, req.ToolName, c.globs, tr)
 	if len(c.paths) == 0 {
 		return
 	}
@@ -151,7 +152,7 @@ func (c *extCollector) shellPaths(command string, sh *shell.Analysis) {
 		})
 	}
 	c.addPathLists(command, sh)
-	if sh != nil && c.e.opts.Glob != nil {
+	if sh != nil {
 		for _, words := range sh.Commands {
 			for i := 1; i < len(words); i++ {
 				c.addGlob(words[i])
@@ -209,6 +210,9 @@ type extCollector struct {
 	// user rules see them, as built-in rules name places by their own
 	// spelling and would cost every command a pass (paths_rules.go).
 	movedUser []string
+	// globs are the filename globs of a shell command that could not be
+	// expanded on this host, as absolute patterns (paths_rules.go).
+	globs []string
 }
 
 // workdirKeys are the shell-tool arguments that set the working directory.

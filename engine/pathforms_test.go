@@ -92,3 +92,41 @@ func TestPathRulesSeeEveryForm(t *testing.T) {
 		}
 	}
 }
+
+// TestUnexpandedGlobsMeetRules: when the workspace is not on this host, a
+// filename glob in a command cannot be expanded, and a deny or ask glob
+// rule applies whenever some path could match both; a glob that cannot
+// reach the protected place stays allowed.
+func TestUnexpandedGlobsMeetRules(t *testing.T) {
+	rule := func(id, pattern string) map[string]any {
+		return map[string]any{"id": id, "tools": []any{"bash"}, "pattern": pattern, "action": "deny"}
+	}
+	perms := map[string]any{"enabled": true, "schema": "tiered_policy", "permission_mode": "normal",
+		"defaults": map[string]any{"*": "allow"}, "tools": map[string]any{"bash": "allow"},
+		"rules":              []any{rule("sec", "**/secrets/**"), rule("hooks", "**/.git/hooks/**"), rule("key", "*.pem")},
+		"external_directory": map[string]any{"*": "allow"}}
+	// A workspace that does not exist here: Glob finds nothing under it.
+	e, problems := engine.Compile(perms, nil, engine.Options{Workspace: "/nonexistent/remote/ws", HomeDir: "/home/u",
+		ResolvePath: store.ResolvePath, IsSymlink: store.IsSymlink, Glob: store.Glob})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	for _, c := range []struct {
+		cmd  string
+		want engine.Level
+	}{
+		{"cat secre?s/api.key", engine.Deny},
+		{"cat s*/api.key", engine.Deny},
+		{"cat [s]ecrets/*", engine.Deny},
+		{"cp x .git/hook?/pre-commit", engine.Deny},
+		{"cat */*", engine.Deny},
+		{"cat src/*.go", engine.Allow},
+		{"ls docs/*.md", engine.Allow},
+		{"cat s[!e]crets/x", engine.Allow},
+	} {
+		d := e.Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": c.cmd}, ChannelID: "web"})
+		if d.Level != c.want {
+			t.Errorf("%q is %s (%s), want %s", c.cmd, d.Level, d.MatchedRule, c.want)
+		}
+	}
+}

@@ -145,6 +145,11 @@ func (c *extCollector) addGlob(w string) {
 		case !strings.HasPrefix(w, "/"):
 			continue
 		}
+		if !c.onHost(base) {
+			// Not expandable here: rules meet the glob itself.
+			c.globs = append(c.globs, pattern)
+			continue
+		}
 		for _, m := range c.e.opts.Glob(pattern) {
 			if !c.count() {
 				return
@@ -153,6 +158,58 @@ func (c *extCollector) addGlob(w string) {
 			c.moved = append(c.moved, m)
 		}
 	}
+}
+
+// onHost reports whether a directory exists on this host, so that a glob
+// under it can be expanded here.
+func (c *extCollector) onHost(dir string) bool {
+	return c.e.opts.Glob != nil && strings.HasPrefix(dir, "/") && !strings.ContainsAny(dir, "*?[") && len(c.e.opts.Glob(dir)) > 0
+}
+
+// globRules applies the ask and deny glob rules of a shell tool to the
+// filename globs of a command that could not be expanded on this host: a
+// rule hits when some path could match both (glob_meet.go). Like the
+// other forms, it only adds an ask or a deny.
+func (e *Engine) globRules(d *Decision, tool string, globs []string, tr *tracer) {
+	p := e.policy
+	if !p.tiered || len(globs) == 0 || d.Level == Deny {
+		return
+	}
+	var out outcome
+	found := false
+	for _, set := range [...]struct {
+		idx  *ruleIndex
+		base string
+	}{{&p.builtin, "tiered_policy:builtin:"}, {&p.user, "tiered_policy:rules:"}} {
+		rules := set.idx.byTool[tool]
+		if rules == nil {
+			continue
+		}
+		var hits []*rule
+		for _, r := range rules.scan {
+			if r.level < Ask || r.m.glob == nil {
+				continue
+			}
+			for _, g := range globs {
+				if r.m.glob.mayMeet(g) {
+					hits = append(hits, r)
+					break
+				}
+			}
+		}
+		if len(hits) == 0 {
+			continue
+		}
+		if o := finalize(hits, set.base); !found || o.level > out.level {
+			out, found = o, true
+		}
+	}
+	if !found || out.level <= d.Level || out.level == Ask && d.FromOverride {
+		return
+	}
+	d.Level, d.MatchedRule, d.FromOverride = out.level, out.rule, false
+	tr.add(Step{Name: "unexpanded_globs", Result: out.level.String(), Rule: out.rule, Hits: globs,
+		Detail: "a filename glob that cannot be expanded here could name a file a stricter rule names", Decisive: true})
 }
 
 // plainInside reports whether a relative word resolved against base to
