@@ -29,4 +29,3 @@ func IsNetworkURL(s string) bool {
 	}
 	return false
 }
-
