@@ -64,7 +64,11 @@ func (e *Engine) evaluatePolicy(req *Request, tr *tracer) Decision {
 	}
 	e.fillValues(&vals, req, buf)
 	var sh *shell.Analysis
-	if vals.category == CategoryShell && shell.NeedsFullParse(vals.command) {
+	var plain shell.PlainReading
+	if vals.category == CategoryShell {
+		plain = shell.Classify(vals.command)
+	}
+	if plain.Full {
 		a := shell.AnalyzeEnv(vals.command, e.shellEnv(req))
 		sh = &a
 		vals.norms = a.Normalized
@@ -73,7 +77,7 @@ func (e *Engine) evaluatePolicy(req *Request, tr *tracer) Decision {
 	vals.ctx = overrideCtx{e: e, req: req, sh: sh} // override.go
 	e.addResolvedNorms(&vals)                      // paths_norms.go
 	vals.windows = vals.category == CategoryShell && hasUpper(vals.command) && e.windowsWorkspace(req)
-	vals.readings = vals.windows || e.hasReadings(&vals, sh)
+	vals.readings = vals.windows || plain.Launch || e.hasReadings(&vals, sh)
 
 	var d Decision
 	if len(vals.norms) == 0 && !vals.readings {
@@ -87,13 +91,13 @@ func (e *Engine) evaluatePolicy(req *Request, tr *tracer) Decision {
 }
 
 // hasReadings reports whether a call has stricter readings than its values
-// as written: a shell call that needed the full analysis, a command with
-// launch readings (launch.go), or a value with a character that a glob's *
+// as written besides launch readings (shell.Classify): a shell call that
+// needed the full analysis, or a value with a character that a glob's *
 // matches only in a deny or ask rule.
 func (e *Engine) hasReadings(v *callValues, sh *shell.Analysis) bool {
 	switch v.category {
 	case CategoryShell:
-		return sh != nil || shell.HasLaunchReadings(v.command) || outsideClass(v.command)
+		return sh != nil || outsideClass(v.command)
 	case CategoryPath:
 		for _, p := range v.paths {
 			if outsideClass(p) {

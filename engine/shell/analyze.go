@@ -351,33 +351,22 @@ func splitShellWords(cmd string, onBreak func()) []string {
 // characters -_./:,=+@%^, so no quotes, expansions, escapes, ~, operators,
 // globs, braces or newlines), single spaces, and a first word that is a
 // bare program name (no / or =) other than a wrapper or cd.
-func NeedsFullParse(cmd string) bool {
+func NeedsFullParse(cmd string) bool { return Classify(cmd).Full }
+
+// plainShape reports whether a command is plain text: only plainByte
+// bytes, single spaces between words, none leading (the first word is the
+// program: " sudo x" is not plain).
+func plainShape(cmd string) bool {
 	if cmd != "" && cmd[0] == ' ' {
-		return true // the first word is the program: " sudo x" is not plain
+		return false
 	}
-	first := -1
 	for i := 0; i < len(cmd); i++ {
 		c := cmd[i]
-		if !plainByte[c] {
-			return true
-		}
-		if c == ' ' {
-			if first < 0 {
-				first = i
-			}
-			if i+1 < len(cmd) && cmd[i+1] == ' ' {
-				return true
-			}
+		if !plainByte[c] || c == ' ' && i+1 < len(cmd) && cmd[i+1] == ' ' {
+			return false
 		}
 	}
-	if first < 0 {
-		first = len(cmd)
-	}
-	name := cmd[:first]
-	if strings.IndexByte(name, '/') >= 0 || strings.IndexByte(name, '=') >= 0 {
-		return true
-	}
-	return changesMeaning(programName(name)) || exeSuffix(name) > 0 || untidyText(cmd) || launchesWrapper(cmd, first)
+	return true
 }
 
 // untidyText reports whether a plain command has a path that is not clean
@@ -402,14 +391,7 @@ func untidyText(cmd string) bool {
 // changesMeaning reports whether a plain command name makes the command
 // mean more than its words: a wrapper (the command it runs is matched on its
 // own) or cd (its operand is a directory even without a slash).
-func changesMeaning(name string) bool {
-	switch name {
-	case "cd", "pushd", "popd":
-		return true
-	}
-	_, ok := wrappers[name]
-	return ok
-}
+func changesMeaning(name string) bool { return programs[name].wrapper }
 
 // plainByte marks the bytes NeedsFullParse accepts.
 var plainByte = func() (t [256]bool) {

@@ -25,9 +25,5 @@ func LaunchReadings(s string, argv []string, visit func(reading string)) bool {
 	return launchReadings(s, argv, visit)
 }
 
-// HasLaunchReadings reports whether a command that took the fast path has
-// a launch reading.
-func HasLaunchReadings(cmd string) bool { return hasLaunchReadings(cmd) }
-
 // Slashes replaces \ with /, allocating only when there is a \.
 func Slashes(v string) string { return slashes(v) }

@@ -80,12 +80,104 @@ func hasUpper(s string) bool {
 // leavesArgsAlone reports whether a command (its program word and the word
 // after it) is known never to run a later word as a program.
 func leavesArgsAlone(prog, next string) bool {
-	name := programName(prog)
-	if argsInert[name] {
-		return true
+	k := programs[programName(prog)]
+	return k.inert || k.subs != nil && k.subs[next]
+}
+
+// programKind is what the analysis knows of a program name, in one lookup:
+// known to leave its arguments alone, the subcommands that do, or a
+// wrapper it reads exactly.
+type programKind struct {
+	inert   bool
+	subs    map[string]bool
+	wrapper bool
+}
+
+// programs joins argsInert, inertSubcommands and the wrapper table.
+var programs = func() map[string]programKind {
+	m := map[string]programKind{}
+	for n := range argsInert {
+		k := m[n]
+		k.inert = true
+		m[n] = k
 	}
-	subs, ok := inertSubcommands[name]
-	return ok && subs[next]
+	for n, subs := range inertSubcommands {
+		k := m[n]
+		k.subs = subs
+		m[n] = k
+	}
+	for _, n := range []string{"cd", "pushd", "popd"} {
+		k := m[n]
+		k.wrapper = true
+		m[n] = k
+	}
+	for n := range wrappers {
+		k := m[n]
+		k.wrapper = true
+		m[n] = k
+	}
+	return m
+}()
+
+// PlainReading is what the fast path needs to know of a plain command
+// (Classify).
+type PlainReading struct {
+	// Full: the command needs the full analysis (NeedsFullParse).
+	Full bool
+	// Launch: the command has launch readings (HasLaunchReadings).
+	Launch bool
+}
+
+// Classify is NeedsFullParse and HasLaunchReadings in one pass, with one
+// lookup of the program.
+func Classify(cmd string) PlainReading {
+	if !plainShape(cmd) {
+		return PlainReading{Full: true}
+	}
+	first := strings.IndexByte(cmd, ' ')
+	if first < 0 {
+		first = len(cmd)
+	}
+	name := cmd[:first]
+	if strings.IndexByte(name, '/') >= 0 || strings.IndexByte(name, '=') >= 0 || exeSuffix(name) > 0 {
+		return PlainReading{Full: true}
+	}
+	k := programs[name]
+	if k.wrapper || untidyText(cmd) {
+		return PlainReading{Full: true}
+	}
+	if first == len(cmd) {
+		return PlainReading{}
+	}
+	rest := cmd[first+1:]
+	next := rest
+	if i := strings.IndexByte(rest, ' '); i >= 0 {
+		next = rest[:i]
+	}
+	if k.inert || k.subs != nil && k.subs[next] {
+		return PlainReading{}
+	}
+	if launchesWrapperIn(rest) {
+		return PlainReading{Full: true}
+	}
+	return PlainReading{Launch: true}
+}
+
+// launchesWrapperIn reports whether a later word of a plain command names a
+// wrapper or shell.
+func launchesWrapperIn(rest string) bool {
+	for rest != "" {
+		w := rest
+		if i := strings.IndexByte(rest, ' '); i >= 0 {
+			w, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		if mayNameProgram(w) && programs[programName(w)].wrapper {
+			return true
+		}
+	}
+	return false
 }
 
 // mayNameProgram reports whether a word could name a program that a
@@ -240,54 +332,6 @@ func (ws *wordSpans) next(start int) (int, bool) {
 		return start + i, true
 	}
 	return len(ws.s), true
-}
-
-// hasLaunchReadings reports whether a command that took the fast path has a
-// launch reading: a suffixed program name, or a program not known to leave
-// its arguments alone with a word after it.
-func hasLaunchReadings(cmd string) bool {
-	end := strings.IndexByte(cmd, ' ')
-	if end < 0 {
-		return exeSuffix(cmd) > 0
-	}
-	if exeSuffix(cmd[:end]) > 0 {
-		return true
-	}
-	next := cmd[end+1:]
-	if i := strings.IndexByte(next, ' '); i >= 0 {
-		next = next[:i]
-	}
-	return !leavesArgsAlone(cmd[:end], next) && !changesMeaning(programName(cmd[:end]))
-}
-
-// launchesWrapper reports whether a plain command whose first word ends at
-// first may launch a wrapper or a shell (chronic sudo rm -rf /, setarch
-// x86_64 sh -c x): its program is not known to leave its arguments alone
-// and a later word names one. The full analysis then looks through it.
-func launchesWrapper(cmd string, first int) bool {
-	if first >= len(cmd) {
-		return false
-	}
-	rest := cmd[first+1:]
-	next := rest
-	if i := strings.IndexByte(rest, ' '); i >= 0 {
-		next = rest[:i]
-	}
-	if leavesArgsAlone(cmd[:first], next) {
-		return false
-	}
-	for rest != "" {
-		w := rest
-		if i := strings.IndexByte(rest, ' '); i >= 0 {
-			w, rest = rest[:i], rest[i+1:]
-		} else {
-			rest = ""
-		}
-		if mayNameProgram(w) && changesMeaning(programName(w)) {
-			return true
-		}
-	}
-	return false
 }
 
 // LeavesArgsAlone reports whether a program, with the word after it, is
