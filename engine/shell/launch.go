@@ -23,6 +23,9 @@ var argsInert = setOf(
 	"xxd", "base64", "md5sum", "sha1sum", "sha256sum", "sha512sum", "cksum", "jq", "true", "false", "test",
 	"[", "seq", "sleep", "ps", "pgrep", "free", "uptime", "tee", "wget", "curl", "unzip", "zip", "gzip",
 	"gunzip", "mktemp", "truncate", "cal", "nproc", "lsof", "kill", "pkill", "killall",
+	// Build tools whose words are target names; a variable that names a
+	// program (make CC=x) is an assignment word, never a reading's start.
+	"make", "gmake", "ninja", "just",
 )
 
 // inertSubcommands are programs whose listed subcommands, written right
