@@ -15,6 +15,9 @@ type toolRules struct {
 	exact map[string][]*rule
 	scan  []*rule
 	pf    *prefilter
+	// addDirs are the /add-dir shell overrides among scan
+	// (override.go addDirSpellings).
+	addDirs []*rule
 }
 
 func newRuleIndex(rules []*rule) ruleIndex {
@@ -35,6 +38,9 @@ func newRuleIndex(rules []*rule) ruleIndex {
 				continue
 			}
 			tr.scan = append(tr.scan, r)
+			if r.addDir != "" {
+				tr.addDirs = append(tr.addDirs, r)
+			}
 		}
 	}
 	// A rule listing several tools is in several scan lists; its keys are

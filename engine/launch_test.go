@@ -202,3 +202,35 @@ func TestWindowsProgramNamesFoldCase(t *testing.T) {
 		t.Errorf("posix workspace: GIT push is %s (%s), want allow (another program)", d.Level, d.MatchedRule)
 	}
 }
+
+// TestAddDirSpellings: an /add-dir directory is trusted in the shell under
+// every spelling of it (~, $HOME, a relative path), judged on the resolved
+// path, and never wider than the directory.
+func TestAddDirSpellings(t *testing.T) {
+	perms := map[string]any{"enabled": true, "schema": "tiered_policy", "permission_mode": "normal",
+		"defaults": map[string]any{"*": "ask"}, "tools": map[string]any{},
+		"approval_overrides": []any{map[string]any{"id": "cli_trusted_shell_0123456789abcdef", "tools": []any{"bash"},
+			"match_type": "command", "pattern": `re:.*/home/u/datasets.*`, "action": "allow", "source": "cli_add_dir"}},
+		"external_directory": map[string]any{"*": "ask", "/home/u/datasets": "allow"}}
+	e, problems := engine.Compile(perms, nil, engine.Options{Workspace: "/home/u/project", HomeDir: "/home/u"})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	for _, c := range []struct {
+		cmd  string
+		want engine.Level
+	}{
+		{"ls /home/u/datasets", engine.Allow},
+		{"ls ~/datasets", engine.Allow},
+		{"ls $HOME/datasets", engine.Allow},
+		{"ls ../datasets/train", engine.Allow},
+		{"ls ~/datasets-private", engine.Ask},
+		{"ls ~/datasets/../.ssh", engine.Ask},
+		{"cat ~/datasets/a ~/.ssh/id_rsa", engine.Ask},
+		{"ls ~/other", engine.Ask},
+	} {
+		if d := decideShell(e, c.cmd); d.Level != c.want {
+			t.Errorf("%q is %s (%s), want %s", c.cmd, d.Level, d.MatchedRule, c.want)
+		}
+	}
+}

@@ -1,10 +1,13 @@
 package engine
 
 import (
-	"github.com/toolgate/toolgate/engine/shell"
+	"cmp"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
+
+	"github.com/toolgate/toolgate/engine/shell"
 )
 
 // overrideCtx is what the override check needs beyond the matched values:
@@ -34,6 +37,32 @@ func (idx *ruleIndex) collectWithin(tool string, v *callValues, buf []*rule) []*
 		if v.ctx.within(r) {
 			kept = append(kept, r)
 		}
+	}
+	if v.category == CategoryShell {
+		kept = idx.addDirSpellings(tool, v, kept)
+	}
+	return kept
+}
+
+// addDirSpellings appends the /add-dir shell overrides whose directory the
+// command names in another spelling than the one its pattern holds (~/x,
+// $HOME/x, ../x): the override is judged on the resolved paths, as a path
+// tool's is, and never covers more than its directory (shellWithin;
+// docs/decisions.md#add-dir-spellings). The hits stay in file order.
+func (idx *ruleIndex) addDirSpellings(tool string, v *callValues, kept []*rule) []*rule {
+	dirs := idx.byTool[tool].addDirs
+	if len(dirs) == 0 {
+		return kept
+	}
+	added := false
+	for _, r := range dirs {
+		if !slices.Contains(kept, r) && r.addDir != shell.UnknownMark && v.ctx.shellWithin(r.addDir) {
+			kept = append(kept, r)
+			added = true
+		}
+	}
+	if added {
+		slices.SortStableFunc(kept, func(a, b *rule) int { return cmp.Compare(a.order, b.order) })
 	}
 	return kept
 }

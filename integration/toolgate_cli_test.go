@@ -226,8 +226,11 @@ func TestToolgatePermissionsAddDirEvaluate(t *testing.T) {
 	if err := os.Mkdir(shared, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if r = run("", "add-dir", "shared"); r.code != 0 {
+	if r = run("", "add-dir", "shared"); r.code != 0 || strings.Contains(r.stderr, "warning") {
 		t.Errorf("add-dir shared: exit %d %s", r.code, r.stderr)
+	}
+	if r = run("", "add-dir", "no-such-dir"); r.code != 0 || !strings.Contains(r.stderr, "does not exist on this machine") {
+		t.Errorf("add-dir of a missing directory: exit %d %q, want it added with a warning", r.code, r.stderr)
 	}
 	if cfg := s.ReadFile("config.yaml"); !strings.Contains(cfg, filepath.ToSlash(shared)) {
 		t.Errorf("add-dir did not write %s (made absolute from the command's directory):\n%s", shared, cfg)

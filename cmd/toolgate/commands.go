@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -49,7 +50,20 @@ func runAddDir(args []string, stdout, stderr io.Writer, getenv func(string) stri
 		fmt.Fprintf(stderr, "toolgate add-dir: %v\n", err)
 		return exitError
 	}
+	warnNotADir(abs, stderr)
 	return runCommand(c, "/add-dir "+abs, stdout, stderr)
+}
+
+// warnNotADir warns, without stopping, when the directory being trusted is
+// not a directory on this machine: a typo would otherwise be trusted
+// silently (the server may run elsewhere, so it is only a warning).
+func warnNotADir(abs string, stderr io.Writer) {
+	switch fi, err := os.Stat(abs); {
+	case err != nil:
+		fmt.Fprintf(stderr, "toolgate add-dir: warning: %s does not exist on this machine; trusting it anyway\n", abs)
+	case !fi.IsDir():
+		fmt.Fprintf(stderr, "toolgate add-dir: warning: %s is a file, not a directory; trusting it anyway\n", abs)
+	}
 }
 
 // parseConn parses the connection flags of a command; the rest are its
