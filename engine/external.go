@@ -149,6 +149,9 @@ func (c *extCollector) shellPaths(command string, sh *shell.Analysis) {
 				c.add(pw)
 				c.addCleaned(pw)
 			}
+			if v, ok := shell.ShortOptionValue(w); ok {
+				c.add(shell.ExpandHome(v, home))
+			}
 		})
 	}
 	c.addPathLists(command, sh)

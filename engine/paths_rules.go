@@ -90,8 +90,26 @@ func (c *extCollector) addBareValues(args map[string]any) {
 	visitStrings(args, 0, func(k, v string) {
 		if t := strings.TrimSpace(v); !isPathValue(k, t) {
 			c.addBare(t)
+			if c.namesFile(t) {
+				c.add(t) // a file's name under any key is a path
+			}
 		}
 	})
+}
+
+// namesFile reports whether a bare value (no slash) under a key that is not
+// a path key names a file: it looks like one (a dotfile, ~) or one by that
+// name exists in the workspace (Options.Glob of the plain name is an
+// existence check).
+func (c *extCollector) namesFile(v string) bool {
+	if !isBareCandidate(v) && !strings.HasPrefix(v, "~") || strings.ContainsAny(v, " \t\n*?[") || v == "" {
+		return false
+	}
+	if v[0] == '.' && len(v) > 1 && v != ".." || v[0] == '~' {
+		return true
+	}
+	c.init()
+	return c.e.opts.Glob != nil && c.ws != "" && strings.HasPrefix(c.ws, "/") && len(c.e.opts.Glob(c.ws+"/"+v)) > 0
 }
 
 // visitStrings calls fn with every string value of args and its key, at

@@ -453,6 +453,23 @@ func pathLike(w string) (string, bool) {
 	return "", false
 }
 
+// ShortOptionValue returns the value attached to a one-letter option when
+// it may be a path (-osecrets/k is -o secrets/k; -o~/x is -o ~/x): a
+// second reading beside pathLike's, which takes a cluster of flags before
+// a path (-xvf/tmp/a.tar) instead. Closed-world, both are judged.
+func ShortOptionValue(w string) (string, bool) {
+	if len(w) < 3 || w[0] != '-' || w[1] == '-' || strings.IndexByte(w, '=') >= 0 {
+		return "", false
+	}
+	v := w[2:]
+	if strings.ContainsAny(v, `/\`) || v[0] == '~' {
+		if p, ok := pathLike(v); ok && p != "" {
+			return p, true
+		}
+	}
+	return "", false
+}
+
 func isEnvName(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]

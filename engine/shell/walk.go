@@ -455,6 +455,9 @@ func (w *walker) wordPaths(word *syntax.Word) {
 // parts is also judged with them empty ("$E".. may be ..), and counts (with
 // its unknown parts) when that reading is a path.
 func (w *walker) fieldPath(f string) {
+	if v, ok := ShortOptionValue(f); ok {
+		w.addPath(v)
+	}
 	if p, ok := pathLike(f); ok {
 		w.addPath(p)
 		return
