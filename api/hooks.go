@@ -218,6 +218,8 @@ type hookCall struct {
 	in    HookInput
 	req   *engine.Request
 	d     engine.Decision
+	// e is the engine that decided d (its rules' words go in the reason).
+	e *engine.Engine
 	// params are the request's query parameters (readHookParams).
 	params hookParams
 }
@@ -267,7 +269,8 @@ func (s *Server) decideHook(w http.ResponseWriter, r *http.Request, agent hookAg
 		s.hookError(w, r, c, toAPIError(err))
 		return c, false
 	}
-	c.d = agent.bookkeeping(c.in.ToolName, s.deps.Policy.Engine().Evaluate(c.req))
+	c.e = s.deps.Policy.Engine()
+	c.d = agent.bookkeeping(c.in.ToolName, c.e.Evaluate(c.req))
 	s.observe(c.source(), start, c.req, c.d, Caller{Agent: agent.name, Session: c.in.SessionID})
 	return c, true
 }
@@ -378,10 +381,16 @@ func approvalAnswer(a approval.Approval, wait time.Duration) personAnswer {
 }
 
 // hookReason is the reason a hook answer gives for an engine decision,
-// naming the rule when the reason does not.
-func hookReason(d engine.Decision) string {
+// naming the rule when the reason does not, and saying in words what the
+// built-in rules it names guard against: the agent reads this, and a rule
+// id alone tells it nothing.
+func hookReason(e *engine.Engine, d engine.Decision) string {
+	msg := "toolgate: " + d.Reason
 	if d.MatchedRule != "" && !strings.Contains(d.Reason, d.MatchedRule) {
-		return fmt.Sprintf("toolgate: %s (rule %s)", d.Reason, d.MatchedRule)
+		msg = fmt.Sprintf("toolgate: %s (rule %s)", d.Reason, d.MatchedRule)
 	}
-	return "toolgate: " + d.Reason
+	if words := e.BuiltinWords(d.MatchedRule); words != "" {
+		msg += ": " + words
+	}
+	return msg
 }

@@ -116,7 +116,7 @@ func (s *Server) claudePreToolUse(w http.ResponseWriter, r *http.Request, c hook
 			HookEventName: eventPreToolUse, PermissionDecision: decision, PermissionDecisionReason: reason}}
 	}
 	if c.d.Level != engine.Ask || !c.waits() {
-		return answer(c.d.Level.String(), hookReason(c.d)), true
+		return answer(c.d.Level.String(), hookReason(c.e, c.d)), true
 	}
 	p, ok := s.hookAsk(w, r, c)
 	if !ok {
@@ -151,7 +151,7 @@ func (s *Server) writePermissionAnswer(w http.ResponseWriter, r *http.Request, c
 // went away.
 func (s *Server) permissionAnswer(w http.ResponseWriter, r *http.Request, c hookCall) (PermissionAnswer, bool) {
 	if c.d.Level == engine.Deny {
-		return PermissionAnswer{Behavior: "deny", Message: hookReason(c.d)}, true
+		return PermissionAnswer{Behavior: "deny", Message: hookReason(c.e, c.d)}, true
 	}
 	if c.d.Level != engine.Ask {
 		c.d.Level = engine.Ask

@@ -69,7 +69,7 @@ func (s *Server) codexPreToolUse(w http.ResponseWriter, r *http.Request, c hookC
 	var out CodexPreToolUseOutput
 	switch {
 	case c.d.Level == engine.Deny:
-		out = deny(hookReason(c.d))
+		out = deny(hookReason(c.e, c.d))
 	case c.d.Level == engine.Ask && c.waits():
 		p, ok := s.hookAsk(w, r, c)
 		if !ok {

@@ -81,7 +81,7 @@ func (s *Server) handleGeminiHook(w http.ResponseWriter, r *http.Request) {
 	var out GeminiBeforeToolOutput
 	switch c.d.Level {
 	case engine.Deny:
-		out = GeminiBeforeToolOutput{Decision: "deny", Reason: hookReason(c.d)}
+		out = GeminiBeforeToolOutput{Decision: "deny", Reason: hookReason(c.e, c.d)}
 	case engine.Ask:
 		if !c.waits() {
 			break // ask=agent: Gemini CLI's own confirmation decides

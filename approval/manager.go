@@ -232,6 +232,7 @@ func (m *Manager) newEntry(req engine.Request, d engine.Decision, sessionID, key
 				MatchedRule:   d.MatchedRule,
 				Reason:        d.Reason,
 				ExternalPaths: slices.Clone(d.ExternalPaths),
+				Cause:         d.Cause,
 			},
 		},
 	}

@@ -100,6 +100,10 @@ type Asked struct {
 	MatchedRule   string   `json:"matched_rule"`
 	Reason        string   `json:"reason"`
 	ExternalPaths []string `json:"external_paths,omitempty"`
+	// Cause is the step that asked (engine.Decision.Cause), so that the
+	// card says the true reason; empty for an ask read back from storage
+	// that does not keep it.
+	Cause string `json:"cause,omitempty"`
 }
 
 // Approval is one ask and its outcome. Values returned by the Manager are

@@ -111,3 +111,17 @@ func TestBuiltinRulesForMissedCategories(t *testing.T) {
 		}
 	}
 }
+
+// TestBuiltinWords: the words an agent and a person read for a decision
+// name what the built-in rules in its matched_rule guard against.
+func TestBuiltinWords(t *testing.T) {
+	e, _ := engine.Compile(map[string]any{"enabled": true, "schema": "tiered_policy", "tools": map[string]any{"bash": "allow"}},
+		packageBuiltin(t), engine.Options{Workspace: "/ws", HomeDir: "/home/u"})
+	d := e.Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "rm -rf /"}, ChannelID: "web"})
+	if words := e.BuiltinWords(d.MatchedRule); d.Level != engine.Deny || !strings.Contains(words, "Deleting") {
+		t.Errorf("rm -rf /: %s %s, words %q; want a deny whose words say what the rule guards", d.Level, d.MatchedRule, words)
+	}
+	if words := e.BuiltinWords("tools.bash"); words != "" {
+		t.Errorf("a tool level has no rule words, got %q", words)
+	}
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -56,13 +57,16 @@ type legacyPattern struct {
 
 // compiledPolicy is the immutable result of Compile.
 type compiledPolicy struct {
-	enabled  bool
-	tiered   bool
-	mode     Mode
-	channels map[string]bool
-	tools    map[string]toolLevel
-	legacy   map[string][]legacyPattern
-	defaults toolLevel
+	// builtinWords are the built-in rules' descriptions by their name in
+	// matched_rule (builtin[id]), for the words a person or agent reads.
+	builtinWords map[string]string
+	enabled      bool
+	tiered       bool
+	mode         Mode
+	channels     map[string]bool
+	tools        map[string]toolLevel
+	legacy       map[string][]legacyPattern
+	defaults     toolLevel
 
 	builtin, user, overrides ruleIndex
 
@@ -144,6 +148,7 @@ func CompileSection(sec *policy.Section, builtin *policy.Builtin, opts Options) 
 		}
 	}
 	p.builtin, p.user, p.overrides = c.compileRuleSets(builtinRules, sec.Rules, sec.Overrides)
+	p.builtinWords = builtinDescriptions(builtinRules)
 	p.ext = c.compileExternal(&sec.External)
 	p.owners = c.compileOwners(&sec.Owners)
 	p.reasons = buildReasonCache(p)
@@ -411,4 +416,37 @@ func CheckRule(r *policy.Rule) *policy.FieldError {
 		return &policy.FieldError{Field: "tools", Message: "rules for network tools never match (docs/decisions.md#patterns)", Err: policy.ErrNetworkTools}
 	}
 	return nil
+}
+
+// builtinDescriptions indexes the built-in rules' descriptions by name.
+func builtinDescriptions(rules []policy.Rule) map[string]string {
+	m := make(map[string]string, len(rules))
+	for i := range rules {
+		if r := &rules[i]; r.ID != "" && r.Description != "" {
+			m["builtin["+r.ID+"]"] = r.Description
+		}
+	}
+	return m
+}
+
+// BuiltinWords returns the descriptions of the built-in rules a
+// matched_rule names, in its order, each once ("" for none).
+func (e *Engine) BuiltinWords(matched string) string {
+	var out []string
+	for rest := matched; ; {
+		i := strings.Index(rest, "builtin[")
+		if i < 0 {
+			break
+		}
+		rest = rest[i:]
+		j := strings.IndexByte(rest, ']')
+		if j < 0 {
+			break
+		}
+		if d := e.policy.builtinWords[rest[:j+1]]; d != "" && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+		rest = rest[j+1:]
+	}
+	return strings.Join(out, " ")
 }

@@ -108,6 +108,17 @@ func (e *Engine) hasReadings(v *callValues, sh *shell.Analysis) bool {
 	return false
 }
 
+// causeOf names what set an outcome's level (Decision.Cause).
+func causeOf(out outcome) string {
+	switch {
+	case out.byRule || out.fromOverride:
+		return CauseRule
+	case strings.HasPrefix(out.rule, "tools.") || strings.HasPrefix(out.rule, "tiered_policy:tools."):
+		return CauseToolLevel
+	}
+	return CauseDefault
+}
+
 // hasUpper reports whether s has an upper-case ASCII letter.
 func hasUpper(s string) bool {
 	for i := 0; i < len(s); i++ {
@@ -137,11 +148,11 @@ func (e *Engine) ruleDecision(tool string, v *callValues, sh *shell.Analysis, tr
 	} else {
 		out = e.policy.evalLegacy(tool, v, tr)
 	}
-	d := Decision{Level: out.level, MatchedRule: out.rule, FromOverride: out.fromOverride}
+	d := Decision{Level: out.level, MatchedRule: out.rule, FromOverride: out.fromOverride, Cause: causeOf(out)}
 	if v.category == CategoryShell {
 		e.escalate(&d, v.command, sh, out, tr)
 		if v.readingsCut && d.Level == Allow {
-			d.Level = Ask
+			d.Level, d.Cause = Ask, CauseEscalation
 			tr.add(Step{Name: "escalation", Result: "ask", Detail: "a command has more words that may name a program than toolgate reads", Decisive: true})
 		}
 	}
@@ -459,7 +470,7 @@ func (e *Engine) escalate(d *Decision, cmd string, sh *shell.Analysis, out outco
 		return
 	}
 	if sh != nil && out.byRule && sh.Opaque() {
-		d.Level = Ask
+		d.Level, d.Cause = Ask, CauseEscalation
 		tr.add(Step{Name: "escalation", Result: "ask", Detail: opaqueDetail(sh), Decisive: true})
 		return
 	}
@@ -467,13 +478,13 @@ func (e *Engine) escalate(d *Decision, cmd string, sh *shell.Analysis, out outco
 		return
 	}
 	if escalationRisk(cmd) {
-		d.Level = Ask
+		d.Level, d.Cause = Ask, CauseEscalation
 		tr.add(Step{Name: "escalation", Result: "ask", Detail: "shell operators in the command turn allow into ask", Decisive: true})
 	} else if sh != nil && !sh.Parsed {
-		d.Level = Ask
+		d.Level, d.Cause = Ask, CauseEscalation
 		tr.add(Step{Name: "escalation", Result: "ask", Detail: "the command does not parse as a shell script", Decisive: true})
 	} else if use, risky := e.policy.riskyUnderAllowRule(d.MatchedRule, cmd, sh); risky {
-		d.Level = Ask // an allow rule's command writes files or runs programs (riskyopts.go)
+		d.Level, d.Cause = Ask, CauseEscalation // an allow rule's command writes files or runs programs (riskyopts.go)
 		traceRisky(tr, use)
 	}
 }

@@ -122,6 +122,9 @@ func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, com
 	d.ExternalPaths = c.paths
 	step := Step{Name: "external_directory", Result: c.level.String(), Hits: c.paths, Detail: "outside the workspace " + c.ws}
 	if c.level == Ask || c.level == Deny {
+		if c.level > d.Level {
+			d.Cause = CauseExternal
+		}
 		d.Level = Stricter(d.Level, c.level)
 		d.MatchedRule += "|" + c.ruleName()
 		step.Rule = d.MatchedRule

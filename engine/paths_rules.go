@@ -55,7 +55,7 @@ func (e *Engine) resolvedPathRules(d *Decision, tool string, moved, movedUser []
 	if !found || out.level <= d.Level || out.level == Ask && d.FromOverride {
 		return false
 	}
-	d.Level, d.MatchedRule, d.FromOverride = out.level, out.rule, false
+	d.Level, d.MatchedRule, d.FromOverride, d.Cause = out.level, out.rule, false, CausePathForm
 	tr.add(Step{Name: "resolved_paths", Result: out.level.String(), Rule: out.rule, Hits: all,
 		Detail: "a path value resolves (through a symlink or ..) to a place a stricter rule names", Decisive: true})
 	return true
@@ -225,7 +225,7 @@ func (e *Engine) globRules(d *Decision, tool string, globs []string, tr *tracer)
 	if !found || out.level <= d.Level || out.level == Ask && d.FromOverride {
 		return
 	}
-	d.Level, d.MatchedRule, d.FromOverride = out.level, out.rule, false
+	d.Level, d.MatchedRule, d.FromOverride, d.Cause = out.level, out.rule, false, CausePathForm
 	tr.add(Step{Name: "unexpanded_globs", Result: out.level.String(), Rule: out.rule, Hits: globs,
 		Detail: "a filename glob that cannot be expanded here could name a file a stricter rule names", Decisive: true})
 }

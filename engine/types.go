@@ -37,9 +37,33 @@ type Decision struct {
 	ExternalPaths []string
 	// FromOverride is true when an approval override allowed the call.
 	FromOverride bool
+	// Cause names the step that set the level, for the words a person
+	// reads: CauseRule, CauseToolLevel, CauseDefault, CauseEscalation,
+	// CauseExternal or CausePathForm; empty for a disabled engine, a
+	// skipped channel or a persona call.
+	Cause string
 	// Trace lists the steps taken, when the request asked for Explain.
 	Trace []Step
 }
+
+// The causes of a decision (Decision.Cause).
+const (
+	// CauseRule: a rule (user or built-in) or an override decided.
+	CauseRule = "rule"
+	// CauseToolLevel: the tool's own level decided.
+	CauseToolLevel = "tool_level"
+	// CauseDefault: no rule or tool level applied; the defaults decided.
+	CauseDefault = "default"
+	// CauseEscalation: the policy allowed, and the shell escalation made
+	// it ask (operators, a command that does not parse or is not known, an
+	// option that writes or runs under an allow rule).
+	CauseEscalation = "escalation"
+	// CauseExternal: a path outside the workspace made it stricter.
+	CauseExternal = "external"
+	// CausePathForm: another form of a path (resolved, cleaned, a glob)
+	// met a stricter rule.
+	CausePathForm = "path_form"
+)
 
 // Step is one entry of an explain trace.
 type Step struct {

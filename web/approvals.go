@@ -83,9 +83,17 @@ func approvalRow(a approval.Approval, index map[string]ruleMeta, now time.Time, 
 	redacted := redact.ClipArgs(redact.ShownArgs(a.Request.ToolArgs), maxShownArg)
 	args, _ := json.MarshalIndent(redacted, "", "  ")
 	words := explainRule(a.Asked.MatchedRule, a.Request.ToolName, index, t)
-	if len(a.Asked.ExternalPaths) > 0 && !words.External {
-		words.External = true
-		words.Reason = strings.TrimSpace(words.Reason + " " + t("why.external"))
+	switch a.Asked.Cause {
+	case engine.CauseEscalation:
+		// The policy allowed; the shell escalation asked. Paths outside
+		// the workspace that an allowed directory covers did not.
+		words = ruleWords{Reason: t("why.escalation"), Escalation: true}
+	case "":
+		// An ask kept without its cause: as before, from its paths.
+		if len(a.Asked.ExternalPaths) > 0 && !words.External {
+			words.External = true
+			words.Reason = strings.TrimSpace(words.Reason + " " + t("why.external"))
+		}
 	}
 	row := templates.ApprovalRow{
 		ID: a.ID, Tool: redact.Visible(a.Request.ToolName), Summary: redact.Clip(redact.Shown(summary(a.Request.ToolArgs)), maxShownArg), Args: string(args),
@@ -128,6 +136,8 @@ func riskCue(w ruleWords, tool string, t translator) templates.RiskCue {
 	}
 	switch {
 	case rc.Source != "":
+	case w.Escalation:
+		rc.Source = "risk.escalation"
 	case w.ToolLevel:
 		rc.Source = "risk.toollevel"
 	case w.Default:

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/engine"
 )
 
 var english = translatorFor(context.Background())
@@ -106,5 +107,36 @@ func TestRebuildArgs(t *testing.T) {
 				t.Errorf("%s: %s = %v, want %v", c.note, k, got[k], v)
 			}
 		}
+	}
+}
+
+// TestApprovalRowSaysTheTrueCause: an ask the shell escalation raised (the
+// policy allowed `cd <trusted dir> && ls`) reads as the escalation, not as
+// "outside the workspace" at high risk, even though the trusted directory is
+// among the call's external paths; the engine reports that cause.
+func TestApprovalRowSaysTheTrueCause(t *testing.T) {
+	perms := map[string]any{"enabled": true, "schema": "tiered_policy", "permission_mode": "normal",
+		"defaults": map[string]any{"*": "ask"}, "tools": map[string]any{"bash": "allow"},
+		"external_directory": map[string]any{"*": "ask", "/data/shared": "allow"}}
+	e, problems := engine.Compile(perms, nil, engine.Options{Workspace: "/ws", HomeDir: "/home/u"})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "cd /data/shared && ls"}, ChannelID: "web"}
+	d := e.Evaluate(req)
+	if d.Level != engine.Ask || d.Cause != engine.CauseEscalation {
+		t.Fatalf("engine: %s cause %q (%s), want ask by the escalation", d.Level, d.Cause, d.MatchedRule)
+	}
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	a := approval.Approval{ID: "a1", CreatedAt: now, ExpiresAt: now.Add(time.Minute),
+		Request: approval.Request{ToolName: "bash", ToolArgs: req.ToolArgs},
+		Asked:   approval.Asked{MatchedRule: d.MatchedRule, Reason: d.Reason, ExternalPaths: []string{"/data/shared"}, Cause: d.Cause}}
+	row := approvalRow(a, nil, now, english)
+	if row.Risk.External || row.Risk.Class == "high" || !strings.Contains(row.Reason, "chains or substitutes") {
+		t.Errorf("card: reason %q, risk %+v; want the escalation, not a high external risk", row.Reason, row.Risk)
+	}
+	a.Asked.Cause = ""
+	if row := approvalRow(a, nil, now, english); !row.Risk.External {
+		t.Errorf("an ask kept without its cause: risk %+v, want the external paths shown as before", row.Risk)
 	}
 }

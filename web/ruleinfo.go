@@ -47,6 +47,9 @@ type ruleWords struct {
 	// Tool and External say that the tool's level or a path outside the
 	// workspace took part.
 	ToolLevel, Default, External bool
+	// Escalation says that the policy allowed and the shell escalation
+	// asked (engine.CauseEscalation).
+	Escalation bool
 }
 
 // rulesByRef indexes the user and built-in rules in force by the
