@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -24,6 +26,8 @@ func TestBrowserApprovals(t *testing.T) {
 		t.Fatalf("add the ask rule: %d %s", st, body)
 	}
 	ctx := newBrowser(t)
+	// The viewer is in India (UTC+5:30): times show in their zone.
+	run(t, ctx, "time zone", timezone("Asia/Kolkata"))
 
 	run(t, ctx, "log in",
 		chromedp.Navigate(s.URL+"/"),
@@ -84,8 +88,14 @@ func TestBrowserApprovals(t *testing.T) {
 		t.Errorf("risk cue: %q", got)
 	}
 	waitJS(t, ctx, "the countdown to run", `/^in \d+:\d\d$/.test(document.querySelector('[data-testid="approval-countdown"]').textContent)`)
-	if got := textOf(t, ctx, tid("approval-expires")); !regexp.MustCompile(`^\d\d:\d\d:\d\d UTC$`).MatchString(got) {
-		t.Errorf("expiry: got %q, want a readable UTC time", got)
+	local, utc := textOf(t, ctx, tid("approval-expires")), attrJS(t, ctx, `document.querySelector('[data-testid="approval-expires"]').title`)
+	if !regexp.MustCompile(`^\d\d:\d\d:\d\d$`).MatchString(local) || !regexp.MustCompile(`^\d\d:\d\d:\d\d UTC$`).MatchString(utc) {
+		t.Errorf("expiry: got %q (title %q), want the viewer's local time with the UTC time on hover", local, utc)
+	} else if lt, err1 := time.Parse("15:04:05", local); err1 == nil {
+		ut, _ := time.Parse("15:04:05 UTC", utc)
+		if d := (lt.Sub(ut) + 24*time.Hour) % (24 * time.Hour); d != 5*time.Hour+30*time.Minute {
+			t.Errorf("expiry: local %s is %s after UTC %s, want 5h30m (Asia/Kolkata)", local, d, utc)
+		}
 	}
 
 	// Deny, then undo within the grace time: nothing is sent.
@@ -113,5 +123,14 @@ func TestBrowserApprovals(t *testing.T) {
 	screenshot(t, tab2, "approvals-05-answered-second-tab")
 	if cfg := s.ReadFile("config.yaml"); strings.Contains(cfg, "make deploy-prod") {
 		t.Errorf("allow once wrote an override to config.yaml:\n%s", cfg)
+	}
+}
+
+// timezone makes the tab's clock run in a time zone, as a viewer there sees
+// it.
+func timezone(id string) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		_, err := cdp.Call(ctx, t, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: id})
+		return chromedp.Void{}, err
 	}
 }

@@ -353,6 +353,8 @@ type AnsweredRow struct {
 	Choice string
 	By     string
 	When   string
+	// WhenISO is When as RFC 3339, for the viewer's own time zone.
+	WhenISO string
 }
 
 // ApprovalsProps are the approvals inbox's.

@@ -226,7 +226,7 @@ func answeredRows(all []approval.Approval, t translator) []templates.AnsweredRow
 		}
 		out = append(out, templates.AnsweredRow{Tool: redact.Visible(a.Request.ToolName), Summary: redact.Clip(redact.Shown(summary(a.Request.ToolArgs)), maxShownArg),
 			Status: string(a.Status), Choice: choice, By: a.DecidedBy,
-			When: a.DecidedAt.UTC().Format("15:04:05 UTC")})
+			When: a.DecidedAt.UTC().Format("15:04:05 UTC"), WhenISO: a.DecidedAt.UTC().Format(time.RFC3339)})
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/store/decisionlog"
@@ -17,7 +18,7 @@ import (
 // shows: the reason in words, the trace of the policy in force now for
 // the call as logged, and a playground link.
 func decisionRow(e decisionlog.Entry, index map[string]ruleMeta, eng *engine.Engine, t translator) templates.DecisionRow {
-	row := templates.DecisionRow{ID: e.ID, Time: e.Time.UTC().Format("2006-01-02 15:04:05"),
+	row := templates.DecisionRow{ID: e.ID, Time: e.Time.UTC().Format("2006-01-02 15:04:05"), TimeISO: e.Time.UTC().Format(time.RFC3339),
 		Source: e.Source, Agent: e.Agent, Tool: e.Tool, Summary: redact.Visible(e.Summary), Channel: e.Channel, Session: e.Session,
 		Level: e.Level, MatchedRule: e.MatchedRule, LatencyUS: e.LatencyMicros}
 	words := explainRule(e.MatchedRule, e.Tool, index, t)

@@ -25,7 +25,7 @@ func (u *UI) tokensProps(r *http.Request, created templates.NewToken) templates.
 	tr := translatorFor(r.Context())
 	for _, t := range list {
 		p.Tokens = append(p.Tokens, templates.TokenRow{ID: t.ID, Name: t.Name, Role: t.Role,
-			Scope: tokenScope(t, tr), Created: t.Created.UTC().Format(time.DateTime + " UTC")})
+			Scope: tokenScope(t, tr), Created: t.Created.UTC().Format(time.DateTime + " UTC"), CreatedISO: t.Created.UTC().Format(time.RFC3339)})
 	}
 	return p
 }

@@ -46,7 +46,8 @@
         if (!html || find(id)) { return; }
         var t = document.createElement("template");
         t.innerHTML = html.trim();
-        if (t.content.firstElementChild) { list.appendChild(t.content.firstElementChild); }
+        var card = t.content.firstElementChild;
+        if (card) { list.appendChild(card); window.toolgate.localTimes(card); }
         tick();
         refreshEmpty();
       });
@@ -88,8 +89,15 @@
     what.textContent = args.command || args.cmd || args.path || args.file_path || "";
     var by = document.createElement("span");
     by.className = "hint";
-    by.textContent = (a.choice ? a.choice.replace(/_/g, " ") + " by " + (a.decided_by || "") + ", " : "") + new Date(a.decided_at || Date.now()).toISOString().substring(11, 19) + " UTC";
+    by.textContent = a.choice ? a.choice.replace(/_/g, " ") + " by " + (a.decided_by || "") + ", " : "";
+    var when = document.createElement("time");
+    var at = new Date(a.decided_at || Date.now());
+    when.setAttribute("datetime", at.toISOString());
+    when.dataset.local = "time";
+    when.textContent = at.toISOString().substring(11, 19) + " UTC";
+    by.append(when);
     li.append(b, " ", tool, " ", what, " ", by);
+    window.toolgate.localTimes(li);
     recent.insertBefore(li, recent.firstChild);
     while (recent.children.length > 8) { recent.lastChild.remove(); }
     if (noRecent) { noRecent.hidden = true; }

@@ -89,14 +89,31 @@
     refresh();
   }
 
+  // localTimes shows every time[data-local] under root in the viewer's own
+  // time zone; the UTC text the server wrote becomes its title (hover).
+  function localTimes(root) {
+    (root || document).querySelectorAll("time[data-local]").forEach(function (el) {
+      if (el.dataset.localized) { return; }
+      var d = new Date(el.getAttribute("datetime"));
+      if (isNaN(d.getTime())) { return; }
+      var opts = { hour: "2-digit", minute: "2-digit", second: "2-digit", hourCycle: "h23" };
+      if (el.dataset.local === "datetime") { opts.year = "numeric"; opts.month = "2-digit"; opts.day = "2-digit"; }
+      el.title = el.textContent.trim() + (/UTC/.test(el.textContent) ? "" : " UTC");
+      el.textContent = d.toLocaleString(undefined, opts);
+      el.dataset.localized = "1";
+    });
+  }
+
   window.toolgate = {
     on: function (f) { listeners.push(f); },
     send: function (msg) {
       if (!sock || sock.readyState !== WebSocket.OPEN) { return false; }
       sock.send(JSON.stringify(msg));
       return true;
-    }
+    },
+    localTimes: localTimes
   };
+  localTimes(document);
   // Copy buttons (the new token's secret) copy their target's text.
   document.querySelectorAll("[data-copy]").forEach(function (b) {
     var target = document.querySelector(b.dataset.copy);
