@@ -343,6 +343,12 @@ func (c *extCollector) addBare(w string) {
 			lex = "/" + w
 		}
 		if !c.e.opts.IsSymlink(lex) {
+			if c.shell && c.isDir(lex) {
+				// A folder named bare (grep -r . secrets): its
+				// files are reached, which path rules see.
+				c.movedUser = append(c.movedUser, lex)
+				c.moved = append(c.moved, lex)
+			}
 			continue // the common case: one lookup, no link
 		}
 		r := c.e.opts.ResolvePath(lex)

@@ -20,6 +20,11 @@ func (e *Engine) resolvedPathRules(d *Decision, tool string, moved, movedUser []
 	if !p.tiered || len(moved)+len(movedUser) == 0 || d.Level == Deny {
 		return false
 	}
+	// A form also names what a folder holds: naming the folder (grep -r
+	// . secrets, cp -t .git/hooks x) reaches its files, which a rule
+	// such as **/secrets/** names.
+	moved = withContents(moved)
+	movedUser = withContents(movedUser)
 	all := moved
 	if len(movedUser) > 0 {
 		all = append(moved[:len(moved):len(moved)], movedUser...)
@@ -238,4 +243,26 @@ func (c *extCollector) plainInside(word, abs, base string) bool {
 		return false
 	}
 	return len(abs) == len(base)+1+len(word) && strings.HasPrefix(abs, base) && abs[len(base)] == '/' && strings.HasSuffix(abs, word)
+}
+
+// withContents is forms with each form's "contents" reading (form + "/")
+// added.
+func withContents(forms []string) []string {
+	if len(forms) == 0 {
+		return forms
+	}
+	out := make([]string, 0, 2*len(forms))
+	for _, f := range forms {
+		out = append(out, f)
+		if !strings.HasSuffix(f, "/") {
+			out = append(out, f+"/")
+		}
+	}
+	return out
+}
+
+// isDir reports whether an absolute path is a folder on this host (Glob of
+// the path with a trailing slash matches only a folder).
+func (c *extCollector) isDir(abs string) bool {
+	return c.e.opts.Glob != nil && len(c.e.opts.Glob(abs+"/")) > 0
 }

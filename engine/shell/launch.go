@@ -231,6 +231,9 @@ func launchReadings(s string, argv []string, visit func(reading string)) bool {
 	if exeSuffix(programName(prog)) > 0 {
 		counted(programName(prog) + s[end0:])
 	}
+	if sub, ok := gitSubcommandProgram(programName(prog)); ok {
+		counted("git " + sub + s[end0:])
+	}
 	if changesMeaning(programName(prog)) {
 		return budget >= 0 // a wrapper or shell: the analysis looks through it exactly
 	}
@@ -274,7 +277,17 @@ func visitNamed(s string, start, end int, visit func(string)) {
 		visit(programName(w) + s[end:])
 		return
 	}
+	if sub, ok := gitSubcommandProgram(programName(w)); ok {
+		visit("git " + sub + s[end:])
+	}
 	visit(s[start:])
+}
+
+// gitSubcommandProgram reads git's own programs for a subcommand
+// (/usr/lib/git-core/git-push is git push): name is a program name.
+func gitSubcommandProgram(name string) (string, bool) {
+	sub, ok := strings.CutPrefix(name, "git-")
+	return sub, ok && sub != "" && mayNameProgram(sub)
 }
 
 // optionReadings visits name followed by each word that the options after
