@@ -1040,7 +1040,37 @@ func (w *walker) launched(cur []string, off, level int, env []string, script *sc
 	for i := 1; i < len(cur); i++ {
 		if mayNameProgram(cur[i]) && changesMeaning(programName(cur[i])) {
 			w.unwrap(cur[i:], shift(off, i), level+1, env, script)
-			return
+			break
+		}
+	}
+	for _, a := range cur[1:] {
+		w.commandText(a)
+	}
+}
+
+// commandText reads an argument with a blank in it, given to a program not
+// known to leave its arguments alone, as the command string such programs
+// often run (cmd /c "...", pwsh -c "...", ssh host "...", a project's own
+// runner): its simple commands become readings too. Only its commands are
+// taken, not its paths or its opacity, so a message that merely reads like
+// text does not ask for being outside the workspace.
+func (w *walker) commandText(a string) {
+	// Unknown parts read as empty, as an unset variable expands.
+	a = strings.ReplaceAll(a, UnknownMark, "")
+	if !strings.ContainsAny(a, " \t\n") || w.depth+1 > MaxReparseDepth || w.a.spent+len(a) > maxAnalysisWork {
+		return
+	}
+	w.a.spent += len(a)
+	if _, err := syntax.NewParser().Parse(strings.NewReader(a), ""); err != nil {
+		return // not shell (python -c code, prose): other rules read it
+	}
+	var sub Analysis
+	child := newWalker(&sub, w.childVars(nil), w.depth+1)
+	child.script(a)
+	for i, n := range sub.Normalized {
+		if !slices.Contains(w.a.Normalized, n) && i < len(sub.Argv) {
+			w.a.Normalized = append(w.a.Normalized, n)
+			w.a.Argv = append(w.a.Argv, sub.Argv[i])
 		}
 	}
 }
