@@ -162,8 +162,11 @@ func (c *extCollector) shellPaths(command string, sh *shell.Analysis) {
 		for _, words := range sh.Commands {
 			for i := 1; i < len(words); i++ {
 				c.addGlob(words[i])
+				c.addRevisionPath(words[i])
 			}
 		}
+	} else {
+		eachPlainWord(command, func(w string) { c.addRevisionPath(w) })
 	}
 	if c.e.opts.IsSymlink == nil || c.e.opts.ResolvePath == nil {
 		return // no filesystem to look bare words up in

@@ -266,3 +266,26 @@ func withContents(forms []string) []string {
 func (c *extCollector) isDir(abs string) bool {
 	return c.e.opts.Glob != nil && len(c.e.opts.Glob(abs+"/")) > 0
 }
+
+// addRevisionPath records, for path rules only, the path after the colon of
+// a word such as HEAD:secrets/api.key (git show prints that file) or
+// host:/etc/cron.d/job (scp writes there): not judged as a local path
+// outside the workspace, since it may name another machine's file.
+func (c *extCollector) addRevisionPath(w string) {
+	i := strings.LastIndexByte(w, ':')
+	if i <= 0 || i == len(w)-1 || w[0] == '-' || shell.IsNetworkURL(w) || shell.HasUnknown(w) || strings.Contains(w, "://") {
+		return
+	}
+	p := strings.TrimPrefix(w[i+1:], "./")
+	if p == "" || strings.ContainsAny(p, " \t\n") || len(w) >= 2 && w[1] == ':' {
+		return // a drive letter, not a revision
+	}
+	c.init()
+	if strings.HasPrefix(p, "/") {
+		c.moved = append(c.moved, path.Clean(p))
+		return
+	}
+	if c.ws != "" && strings.HasPrefix(c.ws, "/") {
+		c.moved = append(c.moved, path.Clean(c.ws+"/"+p))
+	}
+}
