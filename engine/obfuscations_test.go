@@ -46,6 +46,9 @@ type obfCmd struct {
 	leading  string // an opening text prepended when rendering
 	prelude  string // assignments run before the command ("V0=x; ")
 	vars     int    // variables assigned in prelude
+	// seedBuiltin: the seed's program is a shell builtin (source, cd), which
+	// no program can launch.
+	seedBuiltin bool
 	// argv is the index in words of the seed's own program, -1 once the
 	// command has been turned into script text (eval, bash -c, find -exec).
 	argv int
@@ -257,7 +260,7 @@ var obfuscations = []struct {
 	// A launcher that no wrapper table lists runs the command after it:
 	// the closed-world analysis reads it like the command it launches.
 	{"launcher", func(c *obfCmd, ch chooser, _ *issueFixture) bool {
-		if c.builtin || c.leading != "" || shellBuiltins[c.words[0]] {
+		if c.builtin || c.seedBuiltin || c.leading != "" || shellBuiltins[c.words[0]] {
 			return false
 		}
 		l := pick(ch, "setarch x86_64", "linux64", "setarch linux64")
@@ -397,7 +400,7 @@ func render(c *obfCmd, ch chooser) string {
 // the result, with extra blanks when ch chooses. It returns the command and
 // the names of the rewrites applied.
 func obfuscate(seed obfSeed, ch chooser, f *issueFixture, maxSteps int) (string, []string) {
-	c := &obfCmd{words: append([]string{}, seed.words...)}
+	c := &obfCmd{words: append([]string{}, seed.words...), seedBuiltin: len(seed.words) > 0 && shellBuiltins[seed.words[0]]}
 	steps := 1 + ch.intn(maxSteps)
 	for s := 0; s < steps; s++ {
 		o := obfuscations[ch.intn(len(obfuscations))]
