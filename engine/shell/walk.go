@@ -1061,12 +1061,20 @@ func (w *walker) commandText(a string) {
 		return
 	}
 	w.a.spent += len(a)
-	if _, err := syntax.NewParser().Parse(strings.NewReader(a), ""); err != nil {
+	if len(a) > maxParseBytes || nestingDepth(a) > maxNesting {
+		return
+	}
+	ps := parserPool.Get().(*parseState)
+	ps.r.Reset(a)
+	f, err := ps.p.Parse(&ps.r, "")
+	ps.r.Reset("")
+	parserPool.Put(ps)
+	if err != nil {
 		return // not shell (python -c code, prose): other rules read it
 	}
 	var sub Analysis
 	child := newWalker(&sub, w.childVars(nil), w.depth+1)
-	child.script(a)
+	child.file(f)
 	for i, n := range sub.Normalized {
 		if !slices.Contains(w.a.Normalized, n) && i < len(sub.Argv) {
 			w.a.Normalized = append(w.a.Normalized, n)
