@@ -1,11 +1,11 @@
 package engine
 
 import (
-	"github.com/toolgate/toolgate/engine/shell"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 
+	"github.com/toolgate/toolgate/engine/shell"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -58,27 +58,34 @@ const tooDeepValue = shell.UnknownMark + "(tool_args nested too deep)"
 // under the array's key). Order does not matter to matching, so map order
 // is used. It stops when fn returns false.
 func eachPathValue(args map[string]any, fn func(string) bool) {
-	visitObject(args, func(_, v string) bool { return fn(v) }, 0)
+	visitObject(args, isPathValue, func(_, v string) bool { return fn(v) }, 0)
 }
 
 // eachKeyedPathValue is eachPathValue with the key each value is under.
 func eachKeyedPathValue(args map[string]any, fn func(k, v string) bool) {
-	visitObject(args, fn, 0)
+	visitObject(args, isPathValue, fn, 0)
 }
 
-func visitObject(args map[string]any, fn func(k, v string) bool, depth int) bool {
+func visitObject(args map[string]any, keep func(k, v string) bool, fn func(k, v string) bool, depth int) bool {
 	for k, v := range args {
-		if !visitPathValue(k, v, fn, depth) {
+		if !visitPathValue(k, v, keep, fn, depth) {
 			return false
 		}
 	}
 	return true
 }
 
-func visitPathValue(k string, v any, fn func(k, v string) bool, depth int) bool {
+// eachKeyedString calls fn with every non-empty string value of the
+// arguments (trimmed) and its key, path or not, walked as eachPathValue
+// walks them.
+func eachKeyedString(args map[string]any, fn func(k, v string)) {
+	visitObject(args, func(string, string) bool { return true }, func(k, v string) bool { fn(k, v); return true }, 0)
+}
+
+func visitPathValue(k string, v any, keep func(k, v string) bool, fn func(k, v string) bool, depth int) bool {
 	switch s := v.(type) {
 	case string:
-		if t := strings.TrimSpace(s); t != "" && isPathValue(k, t) {
+		if t := strings.TrimSpace(s); t != "" && keep(k, t) {
 			return fn(k, t)
 		}
 	case []any:
@@ -86,13 +93,13 @@ func visitPathValue(k string, v any, fn func(k, v string) bool, depth int) bool 
 			return fn(k, tooDeepValue)
 		}
 		for _, item := range s {
-			if !visitPathValue(k, item, fn, depth+1) {
+			if !visitPathValue(k, item, keep, fn, depth+1) {
 				return false
 			}
 		}
 	case []string:
 		for _, item := range s {
-			if !visitPathValue(k, item, fn, depth+1) {
+			if !visitPathValue(k, item, keep, fn, depth+1) {
 				return false
 			}
 		}
@@ -100,7 +107,7 @@ func visitPathValue(k string, v any, fn func(k, v string) bool, depth int) bool 
 		if depth >= MaxArgDepth {
 			return fn(k, tooDeepValue)
 		}
-		return visitObject(s, fn, depth+1)
+		return visitObject(s, keep, fn, depth+1)
 	}
 	return true
 }
@@ -194,13 +201,13 @@ func firstInObject(args map[string]any, take func(k, v string) bool, depth int) 
 					}
 					continue
 				}
-				if !visitPathValue(k, item, take, depth+1) {
+				if !visitPathValue(k, item, isPathValue, take, depth+1) {
 					return false
 				}
 			}
 			return true
 		}
-		return visitPathValue(k, v, take, depth)
+		return visitPathValue(k, v, isPathValue, take, depth)
 	}
 	for _, k := range policy.PathKeys {
 		if _, ok := args[k]; ok && !visit(k) {

@@ -1,10 +1,11 @@
 package engine
 
 import (
-	"github.com/toolgate/toolgate/engine/shell"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/toolgate/toolgate/engine/shell"
 )
 
 // extDir is the compiled permissions.external_directory.
@@ -349,7 +350,6 @@ func (c *extCollector) addBare(w string) {
 			if c.shell && c.isDir(lex) {
 				// A folder named bare (grep -r . secrets): its
 				// files are reached, which path rules see.
-				c.movedUser = append(c.movedUser, lex)
 				c.moved = append(c.moved, lex)
 			}
 			continue // the common case: one lookup, no link

@@ -1,9 +1,10 @@
 package engine
 
 import (
-	"github.com/toolgate/toolgate/engine/shell"
 	"path"
 	"strings"
+
+	"github.com/toolgate/toolgate/engine/shell"
 )
 
 // resolvedPathRules applies the ask and deny rules of a tiered policy to
@@ -76,12 +77,11 @@ func (c *extCollector) addCleaned(v string) {
 	c.moved = append(c.moved, path.Clean(slashes(v)))
 }
 
-// untidy reports whether a path is not in its clean form.
+// untidy reports whether a path is not in its clean form (path.Clean
+// changes it: //, ./, .., a trailing /).
 func untidy(v string) bool {
 	v = slashes(v)
-	return strings.Contains(v, "//") || strings.Contains(v, "/./") || strings.Contains(v, "/../") ||
-		strings.HasPrefix(v, "./") || strings.HasPrefix(v, "../") || strings.HasSuffix(v, "/.") ||
-		strings.HasSuffix(v, "/..") || len(v) > 1 && strings.HasSuffix(v, "/")
+	return path.Clean(v) != v
 }
 
 // addBareValues follows the bare names (no slash) among a path tool's
@@ -92,8 +92,8 @@ func (c *extCollector) addBareValues(args map[string]any) {
 	if c.e.opts.IsSymlink == nil || c.e.opts.ResolvePath == nil {
 		return
 	}
-	visitStrings(args, 0, func(k, v string) {
-		if t := strings.TrimSpace(v); !isPathValue(k, t) {
+	eachKeyedString(args, func(k, t string) {
+		if !isPathValue(k, t) && !shell.HasUnknown(t) {
 			c.addBare(t)
 			if c.namesFile(t) {
 				c.add(t) // a file's name under any key is a path
@@ -115,34 +115,6 @@ func (c *extCollector) namesFile(v string) bool {
 	}
 	c.init()
 	return c.e.opts.Glob != nil && c.ws != "" && strings.HasPrefix(c.ws, "/") && len(c.e.opts.Glob(c.ws+"/"+v)) > 0
-}
-
-// visitStrings calls fn with every string value of args and its key, at
-// any depth up to MaxArgDepth.
-func visitStrings(args map[string]any, depth int, fn func(k, v string)) {
-	if depth > MaxArgDepth {
-		return
-	}
-	for k, v := range args {
-		visitStringValue(k, v, depth, fn)
-	}
-}
-
-func visitStringValue(k string, v any, depth int, fn func(k, v string)) {
-	switch x := v.(type) {
-	case string:
-		fn(k, x)
-	case []any:
-		for _, item := range x {
-			visitStringValue(k, item, depth+1, fn)
-		}
-	case []string:
-		for _, item := range x {
-			fn(k, item)
-		}
-	case map[string]any:
-		visitStrings(x, depth+1, fn)
-	}
 }
 
 // addGlob expands a filename glob word of a shell command against the
