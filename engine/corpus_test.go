@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/toolgate/toolgate/engine/shell"
 	"hash/fnv"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/toolgate/toolgate/engine/builtin"
+	"github.com/toolgate/toolgate/engine/shell"
 )
 
 var corpusTable = flag.String("corpus.table", "", "write the built-in rules' recall and false-positive table (markdown) to this file")

@@ -1,11 +1,12 @@
 package engine
 
 import (
-	"github.com/toolgate/toolgate/engine/shell"
 	"path"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/toolgate/toolgate/engine/shell"
 )
 
 // outcome is a level and the matched_rule that produced it.

@@ -2,10 +2,11 @@ package engine
 
 import (
 	"cmp"
-	"github.com/toolgate/toolgate/engine/shell"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/toolgate/toolgate/engine/shell"
 )
 
 // toolRules are the rules of one tool: shell rules with a literal pattern are

@@ -1,9 +1,10 @@
 package engine
 
 import (
-	"github.com/toolgate/toolgate/engine/shell"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/engine/shell"
 )
 
 // TestNormalizedMatching checks docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm's matching: ask and deny rules

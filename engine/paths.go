@@ -1,10 +1,11 @@
 package engine
 
 import (
-	"github.com/toolgate/toolgate/engine/shell"
 	"net/url"
 	"path"
 	"strings"
+
+	"github.com/toolgate/toolgate/engine/shell"
 )
 
 // isNetworkURL reports whether s is a URL of a network scheme

@@ -2,10 +2,11 @@ package engine
 
 import (
 	"errors"
-	"github.com/toolgate/toolgate/engine/shell"
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/toolgate/toolgate/engine/shell"
 )
 
 // d6Stricter names the reference cases where toolgate is stricter than the

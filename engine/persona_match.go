@@ -1,9 +1,10 @@
 package engine
 
 import (
-	"github.com/toolgate/toolgate/engine/shell"
 	"path"
 	"strings"
+
+	"github.com/toolgate/toolgate/engine/shell"
 )
 
 // ownerCall holds the values of one persona call that owner-scope patterns

@@ -1,9 +1,10 @@
 package engine
 
 import (
-	"github.com/toolgate/toolgate/engine/shell"
 	"slices"
 	"strings"
+
+	"github.com/toolgate/toolgate/engine/shell"
 )
 
 // RiskyUse names an option (or environment assignment) of a command that

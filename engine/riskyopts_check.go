@@ -1,8 +1,9 @@
 package engine
 
 import (
-	"github.com/toolgate/toolgate/engine/shell"
 	"strings"
+
+	"github.com/toolgate/toolgate/engine/shell"
 )
 
 // The checks of programs whose risk is not a plain option: git (global
