@@ -31,17 +31,19 @@ var argsInert = setOf(
 // inertSubcommands are programs whose listed subcommands, written right
 // after the program, never run a later word as a program (git rm -rf dir
 // removes files; it does not run rm). Options before the subcommand, or any
-// other subcommand (git rebase --exec, npm exec, go test -exec), keep the
-// launch readings.
+// other subcommand (git rebase --exec, npm exec, go build -toolexec), keep
+// the launch readings.
 var inertSubcommands = map[string]map[string]bool{
 	"git": setOf("status", "log", "diff", "show", "add", "rm", "mv", "commit", "branch", "checkout", "switch",
 		"restore", "tag", "stash", "reset", "blame", "ls-files", "rev-parse", "describe", "init", "remote",
 		"cherry-pick", "revert", "shortlog", "reflog", "rev-list", "cat-file", "show-ref", "whatchanged"),
-	"npm":   setOf("install", "i", "ci", "run", "run-script", "test", "ls", "list", "outdated", "audit", "view", "info", "uninstall", "remove", "update"),
-	"pnpm":  setOf("install", "i", "run", "test", "ls", "list", "outdated", "audit", "add", "remove", "update"),
-	"yarn":  setOf("install", "run", "test", "list", "outdated", "audit", "add", "remove", "upgrade", "info"),
-	"go":    setOf("build", "vet", "fmt", "mod", "list", "env", "version", "doc", "clean"),
-	"cargo": setOf("build", "check", "fmt", "test", "clippy", "doc", "tree", "metadata", "update", "add", "remove"),
+	// Package managers' listing subcommands only: their run, test, build
+	// and install take a program through an option (npm --script-shell,
+	// go build -toolexec, cargo --config runner), so they keep their
+	// readings.
+	"npm":  setOf("ls", "list", "outdated", "audit", "view", "info"),
+	"pnpm": setOf("ls", "list", "outdated", "audit"),
+	"yarn": setOf("list", "outdated", "audit", "info"),
 }
 
 func setOf(names ...string) map[string]bool {
