@@ -19,6 +19,10 @@ type toolRules struct {
 	// addDirs are the /add-dir shell overrides among scan
 	// (override.go addDirSpellings).
 	addDirs []*rule
+	// readings are the ask and deny rules a tail of a command can meet
+	// alone (index_readings.go); nil when there are none.
+	readings *readingRules
+	all      []*rule
 }
 
 func newRuleIndex(rules []*rule) ruleIndex {
@@ -36,8 +40,10 @@ func newRuleIndex(rules []*rule) ruleIndex {
 					tr.exact = map[string][]*rule{}
 				}
 				tr.exact[r.m.exact] = append(tr.exact[r.m.exact], r)
+				tr.all = append(tr.all, r)
 				continue
 			}
+			tr.all = append(tr.all, r)
 			tr.scan = append(tr.scan, r)
 			if r.addDir != "" {
 				tr.addDirs = append(tr.addDirs, r)
@@ -62,6 +68,8 @@ func newRuleIndex(rules []*rule) ruleIndex {
 		if len(tr.scan) > 0 {
 			tr.pf = newPrefilter(tr.scan, keys)
 		}
+		tr.readings = newReadingRules(tr.all, keys)
+		tr.all = nil
 	}
 	for _, r := range rules {
 		r.m.dropTrees() // the keys are known; the trees would only hold memory
@@ -221,7 +229,14 @@ func (idx *ruleIndex) collectReadings(tool string, v *callValues, hits []*rule) 
 			}
 		}
 	}
+	tails := tailReadings{rr: idx.byTool[tool].readings}
 	visit := func(r string) {
+		if tails.isTail(r) {
+			// Only a rule anchored at the tail's start can add a hit
+			// (index_readings.go).
+			hits = tails.appendHits(r, hits)
+			return
+		}
 		nv := callValues{category: CategoryShell, command: r, slashed: slashes(r), strictOnly: true}
 		var buf [8]*rule
 		for _, h := range idx.collect(tool, &nv, buf[:0]) {
@@ -236,11 +251,14 @@ func (idx *ruleIndex) collectReadings(tool string, v *callValues, hits []*rule) 
 				// On a Windows workspace GIT is git, wherever it
 				// starts a reading (docs/decisions.md#unlisted-launchers).
 				low := strings.ToLower(s)
+				tails.from(s)
 				visit(low)
+				tails.from(low)
 				if !shell.LaunchReadings(low, nil, visit) {
 					v.readingsCut = true
 				}
 			}
+			tails.from(s)
 			if !shell.LaunchReadings(s, argv, visit) {
 				v.readingsCut = true
 			}

@@ -420,11 +420,14 @@ func (pf *prefilter) candidates(v *callValues, buf []int32) []int32 {
 	var kb [32]int32
 	hits := kb[:0]
 	nonASCII := false
-	switch v.category {
-	case CategoryShell:
+	switch {
+	case v.category != CategoryShell && v.category != CategoryPath:
+		return buf
+	case pf.ac == nil: // no rule has a key: all are always candidates
+	case v.category == CategoryShell:
 		hits = pf.ac.scan(v.command, hits)
 		nonASCII = hasNonASCII(v.command)
-	case CategoryPath:
+	case v.category == CategoryPath:
 		root := false
 		for _, p := range v.paths {
 			hits = pf.ac.scan(p, hits)
@@ -436,8 +439,6 @@ func (pf *prefilter) candidates(v *callValues, buf []int32) []int32 {
 			// the root parent as "//", which no form holds.
 			hits = pf.ac.scan("//", hits)
 		}
-	default:
-		return buf
 	}
 	start := len(buf)
 	sources := 0

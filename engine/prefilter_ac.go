@@ -19,7 +19,18 @@ type acMachine struct {
 	fail      []int32
 	out       []int32 // key id ending at the state, or -1
 	dict      []int32 // next state on the fail chain with out >= 0, or -1
+	// dense is the whole transition table when it is small (densify):
+	// dense[s*classes+classOf[c]], one load per byte instead of a search
+	// along the fail chain.
+	dense   []int32
+	classes int32
+	classOf [256]uint8
 }
+
+// maxDense bounds the entries of a dense transition table (4 MB): the
+// built-in rules' automaton and a few thousand user rules' fit; a larger
+// policy keeps the compact arrays alone.
+const maxDense = 1 << 20
 
 // newACMachine builds the automaton of keys (distinct, non-empty, already
 // folded); key i is reported as i.
@@ -74,7 +85,43 @@ func newACMachine(keys []string) *acMachine {
 		fill[p]++
 	}
 	m.link()
+	m.densify()
 	return m
+}
+
+// densify builds the dense transition table when it fits maxDense. Bytes
+// are grouped in classes: every byte that is in no key is class 0 (it
+// leads back to the root from any state), every other folded byte is a
+// class of its own, and classOf applies foldTable too.
+func (m *acMachine) densify() {
+	var class [256]uint8
+	var reps []byte
+	for _, c := range m.edgeByte {
+		if class[c] == 0 {
+			if len(reps) == 255 {
+				return
+			}
+			reps = append(reps, c)
+			class[c] = uint8(len(reps))
+		}
+	}
+	classes := len(reps) + 1
+	states := len(m.out)
+	if states*classes > maxDense {
+		return
+	}
+	m.dense = make([]int32, states*classes)
+	for s := range states {
+		row := m.dense[s*classes : (s+1)*classes]
+		for k, c := range reps {
+			row[k+1] = m.step(int32(s), c)
+		}
+		// row[0] stays 0: a byte in no key leads to the root.
+	}
+	m.classes = int32(classes)
+	for c := range 256 {
+		m.classOf[c] = class[foldTable[c]]
+	}
 }
 
 // child returns the trie child of s on byte c, or -1.
@@ -139,9 +186,27 @@ func (m *acMachine) link() {
 // scan feeds the folded bytes of v through the automaton and appends to
 // ids the id of every key it contains that ids does not hold yet.
 func (m *acMachine) scan(v string, ids []int32) []int32 {
+	if m.dense != nil {
+		return m.scanDense(v, ids)
+	}
 	var s int32
 	for i := 0; i < len(v); i++ {
 		s = m.step(s, foldTable[v[i]])
+		if m.out[s] >= 0 {
+			ids = addKey(ids, m.out[s])
+		}
+		for d := m.dict[s]; d >= 0; d = m.dict[d] {
+			ids = addKey(ids, m.out[d])
+		}
+	}
+	return ids
+}
+
+// scanDense is scan over the dense table.
+func (m *acMachine) scanDense(v string, ids []int32) []int32 {
+	var s int32
+	for i := 0; i < len(v); i++ {
+		s = m.dense[s*m.classes+int32(m.classOf[v[i]])]
 		if m.out[s] >= 0 {
 			ids = addKey(ids, m.out[s])
 		}

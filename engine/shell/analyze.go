@@ -429,6 +429,9 @@ func PathWord(w, home string) (string, bool) {
 // pathLike reports whether a word (as written, or expanded) names a path and
 // returns the path part: the value of NAME=value or of an option.
 func pathLike(w string) (string, bool) {
+	if !mayHoldPath(w) {
+		return "", false
+	}
 	if strings.HasPrefix(w, "-") {
 		if i := strings.IndexByte(w, '='); i >= 0 {
 			w = w[i+1:]
@@ -452,6 +455,25 @@ func pathLike(w string) (string, bool) {
 	}
 	return "", false
 }
+
+// mayHoldPath reports whether a word has a byte that pathLike needs to
+// call any part of it a path: / \ ~ : or the dots of . and ..; most words
+// of a benign command have none and are passed over in one loop.
+func mayHoldPath(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if pathBytes[w[i]] {
+			return true
+		}
+	}
+	return false
+}
+
+var pathBytes = func() (t [256]bool) {
+	for _, c := range []byte(`/\~:.`) {
+		t[c] = true
+	}
+	return t
+}()
 
 // ShortOptionValue returns the value attached to a one-letter option when
 // it may be a path (-osecrets/k is -o secrets/k; -o~/x is -o ~/x): a

@@ -192,8 +192,23 @@ func mayNameProgram(w string) bool {
 	if w == "" || w[0] == '-' {
 		return false
 	}
-	return !strings.ContainsAny(w, " \t\n'\"$=`\\") && !strings.Contains(w, UnknownMark)
+	for i := 0; i < len(w); i++ {
+		if notInProgramName[w[i]] {
+			return false
+		}
+	}
+	return true
 }
+
+// notInProgramName are the bytes mayNameProgram refuses: a blank, a quote,
+// $, =, a backquote, a backslash and UnknownMark's byte. A table, because
+// every word of every command is checked.
+var notInProgramName = func() (t [256]bool) {
+	for _, c := range []byte(" \t\n'\"$=`\\" + UnknownMark) {
+		t[c] = true
+	}
+	return t
+}()
 
 // isOptionWord reports whether a word is an option (-x, --long, --k=v).
 func isOptionWord(w string) bool { return len(w) > 1 && w[0] == '-' }
