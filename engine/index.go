@@ -19,10 +19,9 @@ type toolRules struct {
 	// addDirs are the /add-dir shell overrides among scan
 	// (override.go addDirSpellings).
 	addDirs []*rule
-	// readings are the ask and deny rules a tail of a command can meet
-	// alone (index_readings.go); nil when there are none.
-	readings *readingRules
-	all      []*rule
+	// tails marks the rules a tail of a command can meet alone
+	// (index_readings.go).
+	tails tailRules
 }
 
 func newRuleIndex(rules []*rule) ruleIndex {
@@ -40,10 +39,8 @@ func newRuleIndex(rules []*rule) ruleIndex {
 					tr.exact = map[string][]*rule{}
 				}
 				tr.exact[r.m.exact] = append(tr.exact[r.m.exact], r)
-				tr.all = append(tr.all, r)
 				continue
 			}
-			tr.all = append(tr.all, r)
 			tr.scan = append(tr.scan, r)
 			if r.addDir != "" {
 				tr.addDirs = append(tr.addDirs, r)
@@ -68,8 +65,7 @@ func newRuleIndex(rules []*rule) ruleIndex {
 		if len(tr.scan) > 0 {
 			tr.pf = newPrefilter(tr.scan, keys)
 		}
-		tr.readings = newReadingRules(tr.all, keys)
-		tr.all = nil
+		tr.markTails()
 	}
 	for _, r := range rules {
 		r.m.dropTrees() // the keys are known; the trees would only hold memory
@@ -229,7 +225,7 @@ func (idx *ruleIndex) collectReadings(tool string, v *callValues, hits []*rule) 
 			}
 		}
 	}
-	tails := tailReadings{rr: idx.byTool[tool].readings}
+	tails := tailReadings{tr: idx.byTool[tool]}
 	visit := func(r string) {
 		if tails.isTail(r) {
 			// Only a rule anchored at the tail's start can add a hit

@@ -6,52 +6,44 @@ import (
 	"strings"
 )
 
-// readingRules are the ask and deny shell rules of one tool that a launch
+// tailRules marks the ask and deny shell rules of one tool that a launch
 // reading (shell/launch.go) can meet when the command it was read from does
 // not. Most readings are a tail of that command, starting after a blank or
 // a slash, and the command itself is matched strictly too; so a rule that
 // matches wherever its text starts can meet the tail only if it met the
-// command already, and is left out here:
+// command already, and is not marked:
 //   - a glob that starts with * (in a strict match * takes the head too);
 //   - a re: pattern with no ^ or \A (a search finds the same match in the
 //     command; \b and \B see a non-word character before the tail either way).
 //
-// What is left is found as collect finds rules, with one difference: every
-// key a tail holds its command holds, so the command is scanned once for
-// the candidates of all its tails. Readings that are not a tail of their
-// command (a name without .exe, git's own programs, a subcommand after
-// options) meet every rule (collect).
-type readingRules struct {
-	exact map[string][]*rule // literal patterns, by the pattern
-	scan  []*rule            // the other rules, in file order
-	pf    *prefilter
+// The marked rules are found among the command's own candidates (every key
+// a tail holds, its command holds), so the command is scanned once for all
+// its tails. Readings that are not a tail of their command (a name without
+// .exe, git's own programs, a subcommand after options) meet every rule
+// (collect).
+type tailRules struct {
+	marked []bool // by position in the tool's scan list
+	any    bool   // some scanned rule is marked
+	exact  bool   // some literal rule is an ask or deny rule
 }
 
-// newReadingRules indexes the ask and deny shell rules among a tool's
-// rules that a tail can meet alone; nil when there are none. keys are the
-// prefilter keys of a rule (newRuleIndex).
-func newReadingRules(rules []*rule, keys func(*rule) (ruleKeys, bool)) *readingRules {
-	rr := &readingRules{}
-	for _, r := range rules {
-		if r.category != CategoryShell || r.level < Ask || startsAnywhere(r.m) {
-			continue
+// markTails marks a tool's rules for its tails.
+func (tr *toolRules) markTails() {
+	tr.tails.marked = make([]bool, len(tr.scan))
+	for i, r := range tr.scan {
+		if r.category == CategoryShell && r.level >= Ask && !startsAnywhere(r.m) {
+			tr.tails.marked[i] = true
+			tr.tails.any = true
 		}
-		if !r.m.isRegex && !r.m.hasWild {
-			if rr.exact == nil {
-				rr.exact = map[string][]*rule{}
-			}
-			rr.exact[r.m.exact] = append(rr.exact[r.m.exact], r)
-			continue
+	}
+	for _, rules := range tr.exact {
+		for _, r := range rules {
+			tr.tails.exact = tr.tails.exact || r.level >= Ask
 		}
-		rr.scan = append(rr.scan, r)
 	}
-	if rr.exact == nil && rr.scan == nil {
-		return nil
+	if !tr.tails.any {
+		tr.tails.marked = nil
 	}
-	if len(rr.scan) > 0 {
-		rr.pf = newPrefilter(rr.scan, keys)
-	}
-	return rr
 }
 
 // startsAnywhere reports whether every match of m in a tail of a value
@@ -91,14 +83,15 @@ func anchorsStart(re *syntax.Regexp) bool {
 	return false
 }
 
-// tailReadings matches the tails of one command against a tool's
-// readingRules: the command's candidates are found once, on its first tail.
+// tailReadings matches the tails of one command against a tool's marked
+// rules: the command's candidates are found once, on its first tail.
 type tailReadings struct {
-	rr      *readingRules
+	tr      *toolRules
 	command string
 	scanned bool
-	// cands are the candidates' positions: buf[:n], or spill when there
-	// are more than buf holds (a slice into buf would move t to the heap).
+	// cands are the marked candidates' positions: buf[:n], or spill when
+	// there are more than buf holds (a slice into buf would move t to the
+	// heap).
 	n     int
 	buf   [candidateBuf]int32
 	spill []int32
@@ -111,7 +104,7 @@ func (t *tailReadings) from(command string) {
 
 // isTail reports whether reading is a tail of the command that starts
 // after a blank or a slash, with no backslash (a value with one is matched
-// in full, as its / form): the readings for which only readingRules can add
+// in full, as its / form): the readings for which only marked rules can add
 // a hit. The command itself is no tail: it is matched in full already.
 func (t *tailReadings) isTail(reading string) bool {
 	s := t.command
@@ -123,34 +116,65 @@ func (t *tailReadings) isTail(reading string) bool {
 // appendHits appends to hits each rule that matches a tail strictly and is
 // not a hit yet.
 func (t *tailReadings) appendHits(tail string, hits []*rule) []*rule {
-	rr := t.rr
-	if rr == nil {
+	tr := t.tr
+	if tr == nil {
 		return hits
 	}
-	for _, r := range rr.exact[tail] {
-		if !slices.Contains(hits, r) {
-			hits = append(hits, r)
+	if tr.tails.exact {
+		for _, r := range tr.exact[tail] {
+			if r.level >= Ask && !slices.Contains(hits, r) {
+				hits = append(hits, r)
+			}
 		}
 	}
-	if rr.pf == nil {
+	if !tr.tails.any {
 		return hits
 	}
 	if !t.scanned {
-		t.scanned = true
-		cv := callValues{category: CategoryShell, command: t.command}
-		cands := rr.pf.candidates(&cv, t.buf[:0])
-		if t.n = len(cands); t.n > len(t.buf) {
-			t.spill = slices.Clone(cands)
-		}
+		t.scan()
 	}
 	cands := t.spill
 	if cands == nil {
 		cands = t.buf[:t.n]
 	}
 	for _, pos := range cands {
-		if r := rr.scan[pos]; !slices.Contains(hits, r) && r.m.matchShellAs(tail, true) {
+		if r := tr.scan[pos]; !slices.Contains(hits, r) && r.m.matchShellAs(tail, true) {
 			hits = append(hits, r)
 		}
 	}
 	return hits
+}
+
+// scan finds the marked candidates of the command.
+func (t *tailReadings) scan() {
+	t.scanned = true
+	tr := t.tr
+	if tr.everyRule() {
+		for pos, marked := range tr.tails.marked {
+			if marked {
+				t.keep(int32(pos))
+			}
+		}
+		return
+	}
+	var cb [candidateBuf]int32
+	cv := callValues{category: CategoryShell, command: t.command}
+	for _, pos := range tr.pf.candidates(&cv, cb[:0]) {
+		if tr.tails.marked[pos] {
+			t.keep(pos)
+		}
+	}
+}
+
+// keep adds a candidate.
+func (t *tailReadings) keep(pos int32) {
+	switch {
+	case t.spill != nil:
+		t.spill = append(t.spill, pos)
+	case t.n < len(t.buf):
+		t.buf[t.n] = pos
+		t.n++
+	default:
+		t.spill = append(slices.Clone(t.buf[:]), pos)
+	}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/toolgate/toolgate/engine/builtin"
 )
 
-// TestTailMatchIsCommandMatch checks the claim readingRules rests on: a
+// TestTailMatchIsCommandMatch checks the claim the tail shortcut rests on (tailRules): a
 // rule that startsAnywhere and matches a tail of a command (from a blank
 // or a slash) strictly matches the command strictly. It runs every
 // built-in rule so marked over every tail of every command of the

@@ -57,19 +57,16 @@ func plainIndex(idx ruleIndex) ruleIndex {
 	out := ruleIndex{all: idx.all, byTool: map[string]*toolRules{}}
 	for tool := range idx.byTool {
 		tr := &toolRules{pf: &prefilter{}}
-		// Every ask and deny shell rule meets every tail of a launch
-		// reading: the reference for readingRules' shortcut.
-		tails := &readingRules{pf: &prefilter{}}
 		for _, r := range idx.all {
 			if slices.Contains(r.tools, tool) {
 				tr.scan = append(tr.scan, r)
-				if r.category == CategoryShell && r.level >= Ask {
-					tails.pf.always = append(tails.pf.always, int32(len(tails.scan)))
-					tails.scan = append(tails.scan, r)
-				}
+				// Every ask and deny shell rule meets every tail of a
+				// launch reading: the reference for the tail shortcut.
+				strict := r.category == CategoryShell && r.level >= Ask
+				tr.tails.marked = append(tr.tails.marked, strict)
+				tr.tails.any = tr.tails.any || strict
 			}
 		}
-		tr.readings = tails
 		out.byTool[tool] = tr
 	}
 	return out
