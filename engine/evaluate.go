@@ -247,17 +247,18 @@ func (p *compiledPolicy) evalTiered(tool string, v *callValues, tr *tracer) outc
 		return outcome{level: Deny, rule: bl.rule}
 	}
 	var bbuf, ubuf [8]*rule
-	builtinHits := p.builtin.collect(tool, v, bbuf[:0])
+	var marks tailMarks // the command's candidates for its tails (index_readings.go)
+	builtinHits := p.builtin.collectMarking(tool, v, bbuf[:0], &marks)
 	builtinHits = p.builtin.collectNormalized(tool, v, builtinHits)
-	builtinHits = p.builtin.collectReadings(tool, v, builtinHits)
+	builtinHits = p.builtin.collectReadings(tool, v, builtinHits, &marks)
 	tr.hits("builtin_hits", builtinHits)
 	if hasDeny(builtinHits) {
 		tr.decide()
 		return finalize(builtinHits, "tiered_policy:builtin:")
 	}
-	userHits := p.user.collect(tool, v, ubuf[:0])
+	userHits := p.user.collectMarking(tool, v, ubuf[:0], &marks)
 	userHits = p.user.collectNormalized(tool, v, userHits)
-	userHits = p.user.collectReadings(tool, v, userHits)
+	userHits = p.user.collectReadings(tool, v, userHits, &marks)
 	tr.hits("user_hits", userHits)
 	if hasDeny(userHits) {
 		tr.decide()

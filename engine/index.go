@@ -152,9 +152,19 @@ func (tr *toolRules) everyRule() bool { return tr.pf == nil || tr.pf.ac == nil }
 // in file order: the literal hits of the exact map merged with the
 // candidates that match.
 func (idx *ruleIndex) collect(tool string, v *callValues, hits []*rule) []*rule {
+	return idx.collectMarking(tool, v, hits, nil)
+}
+
+// collectMarking is collect that also keeps, in marks when it is not nil,
+// the candidates of a shell command that tails of its launch readings can
+// meet alone (index_readings.go), so that they need no scan of their own.
+func (idx *ruleIndex) collectMarking(tool string, v *callValues, hits []*rule, marks *tailMarks) []*rule {
 	tr := idx.byTool[tool]
 	if tr == nil {
 		return hits
+	}
+	if marks != nil {
+		marks.start(v)
 	}
 	var exact []*rule
 	if tr.exact != nil && v.category == CategoryShell {
@@ -163,9 +173,12 @@ func (idx *ruleIndex) collect(tool string, v *callValues, hits []*rule) []*rule 
 		exact = exactPathHits(tr.exact, v)
 	}
 	if tr.everyRule() {
-		for _, r := range tr.scan {
+		for pos, r := range tr.scan {
 			if (!v.strictOnly || r.level >= Ask) && v.matches(r) {
 				hits, exact = mergeHit(hits, exact, r)
+			}
+			if marks != nil && tr.tails.any && tr.tails.marked[pos] {
+				marks.keep(int32(pos))
 			}
 		}
 		return append(hits, exact...)
@@ -174,6 +187,9 @@ func (idx *ruleIndex) collect(tool string, v *callValues, hits []*rule) []*rule 
 	for _, pos := range tr.pf.candidates(v, cb[:0]) {
 		if r := tr.scan[pos]; (!v.strictOnly || r.level >= Ask) && v.matches(r) {
 			hits, exact = mergeHit(hits, exact, r)
+		}
+		if marks != nil && tr.tails.any && tr.tails.marked[pos] {
+			marks.keep(pos)
 		}
 	}
 	return append(hits, exact...)
@@ -209,7 +225,7 @@ func (idx *ruleIndex) collectNormalized(tool string, v *callValues, hits []*rule
 // collectReadings appends to hits every ask or deny rule of idx for tool
 // that matches a launch reading of the call (launch.go) and is not a hit
 // yet, then keeps the hits in file order.
-func (idx *ruleIndex) collectReadings(tool string, v *callValues, hits []*rule) []*rule {
+func (idx *ruleIndex) collectReadings(tool string, v *callValues, hits []*rule, marks *tailMarks) []*rule {
 	if !v.readings || idx.byTool[tool] == nil {
 		return hits
 	}
@@ -226,6 +242,9 @@ func (idx *ruleIndex) collectReadings(tool string, v *callValues, hits []*rule) 
 		}
 	}
 	tails := tailReadings{tr: idx.byTool[tool]}
+	if marks != nil {
+		tails.marks = *marks
+	}
 	visit := func(r string) {
 		if tails.isTail(r) {
 			// Only a rule anchored at the tail's start can add a hit

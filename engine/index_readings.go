@@ -86,7 +86,10 @@ func anchorsStart(re *syntax.Regexp) bool {
 // tailReadings matches the tails of one command against a tool's marked
 // rules: the command's candidates are found once, on its first tail.
 type tailReadings struct {
-	tr      *toolRules
+	tr *toolRules
+	// marks are what collect kept of the call's command, copied: a
+	// pointer here would move them to the heap.
+	marks   tailMarks
 	command string
 	scanned bool
 	// cands are the marked candidates' positions: buf[:n], or spill when
@@ -177,4 +180,35 @@ func (t *tailReadings) keep(pos int32) {
 	default:
 		t.spill = append(slices.Clone(t.buf[:]), pos)
 	}
+}
+
+// tailMarks are the marked candidates (tailRules) that collect found for a
+// call's shell command, so that the tails of its launch readings need no
+// scan of their own.
+type tailMarks struct {
+	command string
+	// full is set when buf holds every marked candidate of command.
+	full bool
+	n    int
+	buf  [16]int32
+}
+
+// start begins the marks of the values v: only a shell command as written
+// is kept.
+func (m *tailMarks) start(v *callValues) {
+	m.command, m.n = v.command, 0
+	m.full = v.category == CategoryShell && !v.pathForms
+}
+
+// keep adds a marked candidate; one too many clears full.
+func (m *tailMarks) keep(pos int32) {
+	if !m.full {
+		return
+	}
+	if m.n == len(m.buf) {
+		m.full = false
+		return
+	}
+	m.buf[m.n] = pos
+	m.n++
 }
