@@ -119,13 +119,14 @@ func TestBrowserAdmin(t *testing.T) {
 		chromedp.Navigate(s.URL+"/tools"),
 		chromedp.WaitVisible(tid("tools-table")),
 		chromedp.SetValue(row+tid("tool-select"), "deny"),
-		chromedp.Click(row+tid("tool-save")),
+		chromedp.SetValue(chromedp.CSS(`[data-testid="tool-create_terminal"] `)+tid("tool-select"), "deny"),
+		chromedp.Click(tid("tools-save")),
 		chromedp.WaitVisible(tid("flash")))
 	if got := strings.TrimSpace(textOf(t, ctx, row+tid("tool-level"))); got != "deny" {
 		t.Errorf("write_file level: got %q, want deny", got)
 	}
-	if c := config(); !strings.Contains(c, "write_file: deny") {
-		t.Errorf("config.yaml lacks write_file: deny:\n%s", c)
+	if c := config(); !strings.Contains(c, "write_file: deny") || !strings.Contains(c, "create_terminal: deny") {
+		t.Errorf("one Save should write both levels; config.yaml lacks write_file: deny or create_terminal: deny:\n%s", c)
 	}
 	screenshot(t, ctx, "04-tools")
 

@@ -99,6 +99,11 @@ func CleanETag(tag string) string {
 func (p *Policy) edit(ifMatch string, write func(d PolicyDocs) (string, error)) (string, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.editLocked(ifMatch, write)
+}
+
+// editLocked is edit with p.mu held.
+func (p *Policy) editLocked(ifMatch string, write func(d PolicyDocs) (string, error)) (string, error) {
 	tag := CleanETag(ifMatch)
 	if tag == "" || tag == "*" {
 		return write(p.docs)
@@ -142,6 +147,43 @@ func (p *Policy) SetToolLevel(ifMatch, tool, level string) (string, error) {
 		return p.DeleteTool(ifMatch, tool)
 	}
 	return p.edit(ifMatch, func(d PolicyDocs) (string, error) { return d.SetToolLevel(tool, level) })
+}
+
+// ToolLevel is one tool's new level; an empty level removes the tool.
+type ToolLevel struct {
+	Tool, Level string
+}
+
+// SetToolLevels sets several tools' levels as one edit: every level is
+// checked first, so a bad one changes nothing; the first write is checked
+// against ifMatch and each next one against the ETag the previous one
+// wrote, all under one lock, so no other edit slips in between. It returns
+// the last ETag; a write that fails (a full disk) stops there.
+func (p *Policy) SetToolLevels(ifMatch string, levels []ToolLevel) (string, error) {
+	for _, l := range levels {
+		if strings.TrimSpace(l.Tool) == "" {
+			return "", &policy.FieldError{Field: "tool", Message: "the tool name is empty", Err: policy.ErrInvalid}
+		}
+		if _, ok := policy.ParseLevel(l.Level); l.Level != "" && !ok {
+			return "", &policy.FieldError{Field: "level:" + l.Tool, Message: "the level must be allow, ask or deny", Err: policy.ErrInvalid}
+		}
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	tag := ifMatch
+	for _, l := range levels {
+		var err error
+		tag, err = p.editLocked(tag, func(d PolicyDocs) (string, error) {
+			if l.Level == "" {
+				return d.DeleteTool(l.Tool)
+			}
+			return d.SetToolLevel(l.Tool, l.Level)
+		})
+		if err != nil {
+			return "", err
+		}
+	}
+	return tag, nil
 }
 
 // DeleteTool removes a tool's level.

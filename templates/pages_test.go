@@ -134,7 +134,18 @@ func TestTools(t *testing.T) {
 	p := ToolsProps{Nav: admin, ETag: "e", Default: "ask", Tools: []ToolRow{
 		{Name: "bash", Category: "shell", Level: "ask"}, {Name: "grep", Category: "path"}, {Name: "x", Category: "other", Level: "allow", Legacy: true}}}
 	d := doc(t, Tools(p))
-	count(t, d, "tool-save", 3)
+	// One Save for the whole page, the tools grouped by category in the
+	// page's order, each select remembering the level it showed.
+	count(t, d, "tools-save", 1)
+	count(t, d, "tool-select", 3)
+	var groups []string
+	d.Find(`tbody[data-testid^="tools-"]`).Each(func(_ int, s *goquery.Selection) { groups = append(groups, s.AttrOr("data-testid", "")) })
+	if got := strings.Join(groups, ","); got != "tools-shell,tools-path,tools-other" {
+		t.Errorf("groups: got %s", got)
+	}
+	if got := d.Find(`input[name="was:bash"]`).AttrOr("value", "?"); got != "ask" {
+		t.Errorf("was:bash: got %q", got)
+	}
 	if got := d.Find(tid("tool-bash")+" option[selected]").AttrOr("value", "?"); got != "ask" {
 		t.Errorf("bash selected level: got %q", got)
 	}

@@ -370,3 +370,29 @@ type ApprovalsProps struct {
 	// Recent are the newest answered asks, newest first.
 	Recent []AnsweredRow
 }
+
+// ToolGroup is the tools of one category, in the page's order.
+type ToolGroup struct {
+	Category string
+	Tools    []ToolRow
+}
+
+// toolCategories is the order of the tools page's groups.
+var toolCategories = []string{"shell", "path", "network", "other"}
+
+// toolGroups groups rows by category, keeping their order within each.
+func toolGroups(rows []ToolRow) []ToolGroup {
+	var out []ToolGroup
+	for _, c := range toolCategories {
+		g := ToolGroup{Category: c}
+		for _, r := range rows {
+			if r.Category == c {
+				g.Tools = append(g.Tools, r)
+			}
+		}
+		if len(g.Tools) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/templates"
 )
 
@@ -71,8 +72,14 @@ func categoryName(tool string) string {
 	return "other"
 }
 
-// saveTool sets a tool's level, or removes it when "not set" is chosen.
+// saveTool sets a tool's level, or removes it when "not set" is chosen;
+// a post without a tool is the page's one Save (saveToolLevels).
 func (u *UI) saveTool(w http.ResponseWriter, r *http.Request) {
+	_ = r.ParseForm() // parsed already by the CSRF check, which refuses a form it cannot read
+	if _, single := r.PostForm["tool"]; !single {
+		u.saveToolLevels(w, r)
+		return
+	}
 	tool := strings.TrimSpace(r.PostFormValue("tool"))
 	level := r.PostFormValue("level")
 	if level == "" {
@@ -82,4 +89,48 @@ func (u *UI) saveTool(w http.ResponseWriter, r *http.Request) {
 	}
 	_, err := u.pol.SetToolLevel(formETag(r), tool, level)
 	u.saved(w, r, "/tools", err, templates.T(r.Context(), "flash.saved")+" "+tool+" = "+level+".")
+}
+
+// saveToolLevels writes, as one edit, every level the form changed: a
+// field level:<tool> whose value differs from was:<tool>, the level the
+// page showed. Levels left as they were are not written, so a tool someone
+// else set meanwhile is refused by the ETag rather than overwritten.
+func (u *UI) saveToolLevels(w http.ResponseWriter, r *http.Request) {
+	changes := changedLevels(r.PostForm)
+	if len(changes) == 0 {
+		u.done(w, r, "/tools", nil, templates.T(r.Context(), "flash.toolsnone"))
+		return
+	}
+	_, err := u.pol.SetToolLevels(formETag(r), changes)
+	names := make([]string, len(changes))
+	for i, c := range changes {
+		names[i] = c.Tool + " = " + orDefault(c.Level, templates.T(r.Context(), "tools.notset"))
+	}
+	u.saved(w, r, "/tools", err, templates.T(r.Context(), "flash.toolssaved")+" "+strings.Join(names, ", ")+".")
+}
+
+// changedLevels reads the form's level:<tool> fields that differ from
+// their was:<tool>, sorted by tool.
+func changedLevels(form map[string][]string) []service.ToolLevel {
+	var out []service.ToolLevel
+	for key, vals := range form {
+		tool, ok := strings.CutPrefix(key, "level:")
+		if !ok || len(vals) == 0 {
+			continue
+		}
+		level := strings.TrimSpace(vals[0])
+		if was := form["was:"+tool]; len(was) > 0 && was[0] == level {
+			continue
+		}
+		out = append(out, service.ToolLevel{Tool: tool, Level: level})
+	}
+	slices.SortFunc(out, func(a, b service.ToolLevel) int { return strings.Compare(a.Tool, b.Tool) })
+	return out
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
 }

@@ -1,8 +1,8 @@
 // approvals.js keeps the approvals inbox live through live.js's websocket:
 // an ask that arrives is fetched as a server-rendered card from
 // /approvals/item, an ask answered anywhere leaves the list and joins the
-// recent answers. A choice is held for a few seconds with an Undo toast
-// before it is sent (over the socket, else as the form's post). Without
+// recent answers. A choice is held for a few seconds with an Undo toast,
+// shown where the card was, before it is sent (over the socket, else as the form's post). Without
 // JavaScript the form posts at once. It also runs the expiry countdowns.
 (function () {
   "use strict";
@@ -25,11 +25,12 @@
   try { Object.assign(words, JSON.parse(toast.dataset.words || "{}")); } catch (e) { /* English stays */ }
 
   function refreshEmpty() {
-    var shown = Array.prototype.filter.call(list.children, function (li) { return !li.hidden; });
+    var shown = Array.prototype.filter.call(list.children, function (li) { return !li.hidden && li !== toast; });
     empty.hidden = shown.length > 0;
   }
 
   function find(id) {
+    if (!id) { return null; }
     for (var i = 0; i < list.children.length; i++) {
       if (list.children[i].dataset.approvalId === id) { return list.children[i]; }
     }
@@ -144,6 +145,7 @@
     var err = li.querySelector('[data-field="error"]');
     if (err) { err.textContent = ""; }
     var what = li.querySelector('[data-field="summary"]');
+    list.insertBefore(toast, li); // the toast takes the card's place
     li.hidden = true;
     refreshEmpty();
     held = { li: li, choice: btn.value, timer: setTimeout(function () { flush(); say(words[btn.value] + ".", false); }, UNDO_MS) };
@@ -181,7 +183,7 @@
         var ids = {};
         (msg.pending || []).forEach(function (a) { ids[a.id] = true; add(a.id); });
         Array.prototype.slice.call(list.children).forEach(function (li) {
-          if (!ids[li.dataset.approvalId]) { remove(li.dataset.approvalId); }
+          if (li.dataset.approvalId && !ids[li.dataset.approvalId]) { remove(li.dataset.approvalId); }
         });
         refreshEmpty();
         break;

@@ -6,7 +6,7 @@
 // through window.toolgate.send. The pages work without it.
 (function () {
   "use strict";
-  var badge = document.querySelector('[data-testid="pending-badge"]');
+  var badges = document.querySelectorAll('[data-testid="pending-badge"], [data-testid="menu-badge"]');
   var notifyBtn = document.querySelector('[data-testid="notify-button"]');
   var baseTitle = document.title.replace(/^\(\d+\) /, "");
   var pending = {};
@@ -18,11 +18,11 @@
 
   function show() {
     var n = count();
-    if (badge) {
+    badges.forEach(function (badge) {
       badge.textContent = String(n);
       badge.hidden = n === 0;
       badge.dataset.count = String(n);
-    }
+    });
     document.title = n > 0 ? "(" + n + ") " + baseTitle : baseTitle;
   }
 
@@ -123,6 +123,21 @@
       navigator.clipboard.writeText(target.textContent).then(function () { b.textContent = b.dataset.copied || "Copied"; });
     });
   });
+  // On a phone the menu folds behind its button (the CSS does the folding
+  // only when this ran, so without JavaScript the menu stays open).
+  function setupMenu() {
+    var toggle = document.querySelector('[data-testid="menu-toggle"]');
+    var menu = document.getElementById("site-menu");
+    if (!toggle || !menu) { return; }
+    document.documentElement.classList.add("menu-folds");
+    toggle.hidden = false;
+    toggle.addEventListener("click", function () {
+      var open = menu.classList.toggle("open");
+      toggle.setAttribute("aria-expanded", open ? "true" : "false");
+    });
+  }
+
   setupNotify();
+  setupMenu();
   connect();
 })();
