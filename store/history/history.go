@@ -58,10 +58,17 @@ CREATE TABLE approval_events (
 CREATE INDEX approval_events_by_approval ON approval_events (approval_id, seq);
 `
 
+// approvalCauseSchema keeps the step that asked (approval.Asked.Cause), so
+// that an answer read back from the history says why it was asked rather
+// than a guess from its paths. Rows recorded before it read back with an
+// empty cause, which the pages treat as unknown.
+const approvalCauseSchema = `ALTER TABLE approvals ADD COLUMN cause TEXT NOT NULL DEFAULT '';`
+
 // migrations are the schema history of approvals.db. Version 1 keeps the
 // number it had when every database shared one list.
 var migrations = []sqlite.Migration{
 	{Version: 1, Name: "approval history", SQL: approvalHistorySchema},
+	{Version: 2, Name: "approval cause", SQL: approvalCauseSchema},
 }
 
 // Store is the approval history. It satisfies approval.History.
@@ -118,7 +125,9 @@ var ErrBadCursor = errors.New("history: bad history cursor")
 // RecordApproval stores the state of an approval and, when the state
 // changed, one event row. Tool arguments are redacted before they are
 // written. A resolved approval is never moved back to pending, so a late or
-// repeated write cannot undo an answer. It satisfies approval.History.
+// repeated write cannot undo an answer. The asked fields are written once,
+// with the ask; only a cause the row lacks (recorded before the history kept
+// causes) is filled in by a later write. It satisfies approval.History.
 func (s *Store) RecordApproval(ctx context.Context, a approval.Approval) error {
 	args, err := json.Marshal(redact.Args(a.Request.ToolArgs))
 	if err != nil {
@@ -137,16 +146,17 @@ func (s *Store) RecordApproval(ctx context.Context, a approval.Approval) error {
 	defer tx.Rollback()
 	res, err := tx.ExecContext(ctx, `INSERT INTO approvals (id, status, created_at, expires_at, decided_at,
 		tool_name, tool_args, channel_id, session_id, workspace, matched_rule, reason, external_paths,
-		choice, decided_by, comment, decision, persisted_rule, joins)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		choice, decided_by, comment, decision, persisted_rule, joins, cause)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET status = excluded.status, decided_at = excluded.decided_at,
 			choice = excluded.choice, decided_by = excluded.decided_by, comment = excluded.comment,
-			decision = excluded.decision, persisted_rule = excluded.persisted_rule, joins = excluded.joins
+			decision = excluded.decision, persisted_rule = excluded.persisted_rule, joins = excluded.joins,
+			cause = CASE WHEN approvals.cause = '' THEN excluded.cause ELSE approvals.cause END
 		WHERE approvals.status = 'pending' AND excluded.status <> 'pending'`,
 		a.ID, string(a.Status), a.CreatedAt.UnixNano(), a.ExpiresAt.UnixNano(), nanosOrNil(a.DecidedAt),
 		a.Request.ToolName, string(args), a.Request.ChannelID, a.Request.SessionID, a.Request.Workspace,
 		a.Asked.MatchedRule, a.Asked.Reason, string(paths),
-		string(a.Choice), a.DecidedBy, a.Comment, a.Decision, rule, a.Joins)
+		string(a.Choice), a.DecidedBy, a.Comment, a.Decision, rule, a.Joins, a.Asked.Cause)
 	if err != nil {
 		return fmt.Errorf("history: record approval %s: %w", a.ID, err)
 	}

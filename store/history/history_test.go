@@ -148,12 +148,12 @@ func TestListApprovalsPaging(t *testing.T) {
 }
 
 // TestHistoryWithManager drives the real approval.Manager against the real
-// database: every change lands in history, and a restart cancels the asks
-// the previous run left pending.
+// database: every change lands in history with the step that asked, and a
+// restart cancels the asks the previous run left pending.
 func TestHistoryWithManager(t *testing.T) {
 	db, path := openTestDB(t)
 	ctx := context.Background()
-	ask := engine.Decision{Level: engine.Ask, MatchedRule: "tools.bash", Reason: "Approval required for bash (rule: tools.bash)"}
+	ask := engine.Decision{Level: engine.Ask, MatchedRule: "tools.bash", Reason: "Approval required for bash (rule: tools.bash)", Cause: engine.CauseEscalation}
 	req := engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make"}, ChannelID: "web"}
 	m := approval.New(approval.Options{History: db, Logger: slog.New(slog.DiscardHandler)})
 	answered, _, err := m.Create(ctx, req, ask, "s1")
@@ -195,8 +195,12 @@ func TestHistoryWithManager(t *testing.T) {
 		t.Fatalf("RecoverHistory: got %d %v, want 1", n, err)
 	}
 	got, err := reopened.GetApproval(ctx, left.ID)
-	if err != nil || got.Status != approval.StatusCancelled || got.Decision != "deny" || got.DecidedBy != approval.PrincipalSystem {
-		t.Errorf("left-behind ask after restart: got %+v %v, want cancelled by system", got, err)
+	if err != nil || got.Status != approval.StatusCancelled || got.Decision != "deny" || got.DecidedBy != approval.PrincipalSystem ||
+		got.Asked.Cause != engine.CauseEscalation {
+		t.Errorf("left-behind ask after restart: got %+v %v, want cancelled by system, asked by the escalation", got, err)
+	}
+	if got, err := reopened.GetApproval(ctx, answered.ID); err != nil || got.Asked.Cause != engine.CauseEscalation {
+		t.Errorf("answered ask's cause: got %q (err %v), want %q", got.Asked.Cause, err, engine.CauseEscalation)
 	}
 	events, _ := reopened.ApprovalEvents(ctx, answered.ID)
 	if len(events) != 2 || events[1].Actor != "alice" || events[1].Choice != approval.ChoiceDeny || events[1].Comment != "no" {

@@ -13,7 +13,7 @@ import (
 // so both select these columns and read rows with ScanApproval.
 const Columns = `id, status, created_at, expires_at, decided_at, tool_name, tool_args, channel_id,
 	session_id, workspace, matched_rule, reason, external_paths, choice, decided_by, comment, decision,
-	persisted_rule, joins`
+	persisted_rule, joins, cause`
 
 // RowScanner is one result row: *sql.Rows and pgx.Row both satisfy it.
 type RowScanner interface {
@@ -22,7 +22,8 @@ type RowScanner interface {
 
 // ScanApproval reads one row of Columns. Times are Unix nanoseconds;
 // decided_at is NULL while the approval is pending; tool_args,
-// external_paths and persisted_rule hold JSON (persisted_rule may be empty).
+// external_paths and persisted_rule hold JSON (persisted_rule may be empty);
+// cause is empty for a row recorded before the history kept it.
 func ScanApproval(row RowScanner) (approval.Approval, error) {
 	var a approval.Approval
 	var created, expires int64
@@ -30,7 +31,7 @@ func ScanApproval(row RowScanner) (approval.Approval, error) {
 	var status, choice, args, paths, rule string
 	err := row.Scan(&a.ID, &status, &created, &expires, &decided, &a.Request.ToolName, &args,
 		&a.Request.ChannelID, &a.Request.SessionID, &a.Request.Workspace, &a.Asked.MatchedRule,
-		&a.Asked.Reason, &paths, &choice, &a.DecidedBy, &a.Comment, &a.Decision, &rule, &a.Joins)
+		&a.Asked.Reason, &paths, &choice, &a.DecidedBy, &a.Comment, &a.Decision, &rule, &a.Joins, &a.Asked.Cause)
 	if err != nil {
 		return a, err
 	}

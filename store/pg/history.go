@@ -61,7 +61,13 @@ CREATE TABLE approval_history_events (
 	comment     text   NOT NULL
 );
 CREATE INDEX approval_history_events_by_approval ON approval_history_events (approval_id, seq);
-`}}
+`}, {Version: 2, Name: "approval cause", SQL: approvalCauseStep}}
+
+// approvalCauseStep keeps the step that asked (approval.Asked.Cause), as
+// the SQLite history does, so that an answer read back says why it was
+// asked rather than a guess from its paths. Rows recorded before it read
+// back with an empty cause, which the pages treat as unknown.
+const approvalCauseStep = `ALTER TABLE approval_history ADD COLUMN cause text NOT NULL DEFAULT '';`
 
 // History is the approval history of every replica in PostgreSQL. It has
 // the method set of history.Store and answers as it does, and satisfies
@@ -104,7 +110,9 @@ func (h *History) RecordApproval(ctx context.Context, a approval.Approval) error
 // to change. The shared asks (approvals.go) may call it inside the
 // transaction that changes an ask, so that the history cannot miss a change
 // when a replica dies before its History writer runs; the History's own
-// later write of the same state then changes nothing.
+// later write of the same state then changes nothing. The asked fields are
+// written once, with the ask; only a cause the row lacks (recorded before
+// the history kept causes) is filled in by a later write.
 func recordApprovalTx(ctx context.Context, tx pgx.Tx, a approval.Approval) error {
 	args, err := json.Marshal(redact.Args(a.Request.ToolArgs))
 	if err != nil {
@@ -118,16 +126,17 @@ func recordApprovalTx(ctx context.Context, tx pgx.Tx, a approval.Approval) error
 	}
 	tag, err := tx.Exec(ctx, `INSERT INTO approval_history (id, status, created_at, expires_at, decided_at,
 		tool_name, tool_args, channel_id, session_id, workspace, matched_rule, reason, external_paths,
-		choice, decided_by, comment, decision, persisted_rule, joins)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)
+		choice, decided_by, comment, decision, persisted_rule, joins, cause)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
 		ON CONFLICT (id) DO UPDATE SET status = excluded.status, decided_at = excluded.decided_at,
 			choice = excluded.choice, decided_by = excluded.decided_by, comment = excluded.comment,
-			decision = excluded.decision, persisted_rule = excluded.persisted_rule, joins = excluded.joins
+			decision = excluded.decision, persisted_rule = excluded.persisted_rule, joins = excluded.joins,
+			cause = CASE WHEN approval_history.cause = '' THEN excluded.cause ELSE approval_history.cause END
 		WHERE approval_history.status = 'pending' AND excluded.status <> 'pending'`,
 		pgText(a.ID), pgText(string(a.Status)), a.CreatedAt.UnixNano(), a.ExpiresAt.UnixNano(), unixNanoOrNil(a.DecidedAt),
 		pgText(a.Request.ToolName), string(args), pgText(a.Request.ChannelID), pgText(a.Request.SessionID),
 		pgText(a.Request.Workspace), pgText(a.Asked.MatchedRule), pgText(a.Asked.Reason), string(paths),
-		pgText(string(a.Choice)), pgText(a.DecidedBy), pgText(a.Comment), pgText(a.Decision), rule, a.Joins)
+		pgText(string(a.Choice)), pgText(a.DecidedBy), pgText(a.Comment), pgText(a.Decision), rule, a.Joins, pgText(a.Asked.Cause))
 	if err != nil || tag.RowsAffected() == 0 {
 		return err // nothing changed: a repeat, or a late write after the answer
 	}
