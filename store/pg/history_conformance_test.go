@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/store/history"
 )
 
@@ -67,7 +68,8 @@ func answered(a approval.Approval, st approval.Status, c approval.Choice, by, co
 // nanosecond times (two pairs at the same instant, whose ids order
 // differently bytewise than in most locales), answered, expired, cancelled,
 // joined, and writes that must change nothing: a repeat, a late answer
-// after the first, and a move back to pending.
+// after the first, and a move back to pending. Asks carry the step that
+// asked, or none.
 func historyScript(base time.Time) []approval.Approval {
 	t := func(d time.Duration) time.Time { return base.Add(d) }
 	a := askAt("a1", t(0), "s1")
@@ -77,6 +79,7 @@ func historyScript(base time.Time) []approval.Approval {
 	e := askAt("e1", t(3*time.Second), "s1")
 	f := askAt("f1", t(4*time.Second), "s2")
 	f.Asked.ExternalPaths = nil
+	a.Asked.Cause, c.Asked.Cause, d.Asked.Cause = engine.CauseEscalation, engine.CauseRule, engine.CauseExternal
 	g := askAt("g-1", t(5*time.Second), "s1")
 	h := askAt("g1", t(5*time.Second), "s1")
 
@@ -154,6 +157,11 @@ func checkRecorded(t *testing.T, ph historyAPI, base time.Time) {
 	c, _ := ph.GetApproval(ctx, "c1")
 	if !c.CreatedAt.Equal(base.Add(time.Second+7)) || c.CreatedAt.Nanosecond() != 123456796 || c.PersistedRule["pattern"] != "mysql *" {
 		t.Errorf("c1: created %v rule %v, want the nanosecond time and the rule", c.CreatedAt, c.PersistedRule)
+	}
+	for id, want := range map[string]string{"a1": engine.CauseEscalation, "c1": engine.CauseRule, "d1": engine.CauseExternal, "e1": ""} {
+		if got, _ := ph.GetApproval(ctx, id); got.Asked.Cause != want {
+			t.Errorf("%s: cause %q, want %q", id, got.Asked.Cause, want)
+		}
 	}
 	if c.Request.ToolArgs["command"] != "mysql -p[REDACTED] db" || c.Request.ToolArgs["n"] != 3.0 {
 		t.Errorf("c1 args: got %v, want the command redacted and n kept", c.Request.ToolArgs)
