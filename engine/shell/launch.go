@@ -238,6 +238,11 @@ func launchReadings(s string, argv []string, visit func(reading string)) bool {
 		if budget--; budget >= 0 {
 			visit(r)
 		}
+		if alias, ok := gitPlumbing(r); ok {
+			if budget--; budget >= 0 {
+				visit(alias)
+			}
+		}
 	}
 	ws := wordSpans{s: s, argv: argv}
 	end0, ok := ws.next(0)
@@ -245,6 +250,9 @@ func launchReadings(s string, argv []string, visit func(reading string)) bool {
 		return true
 	}
 	prog := s[:end0]
+	if alias, ok := gitPlumbing(s); ok {
+		counted(alias)
+	}
 	if exeSuffix(programName(prog)) > 0 {
 		counted(programName(prog) + s[end0:])
 	}
@@ -298,6 +306,27 @@ func visitNamed(s string, start, end int, visit func(string)) {
 		visit("git " + sub + s[end:])
 	}
 	visit(s[start:])
+}
+
+// gitPushPlumbing are git's commands that push under another name: a
+// rule about git push is about them too.
+var gitPushPlumbing = setOf("send-pack", "http-push")
+
+// gitPlumbing reads a command git send-pack ... as git push ...
+// (docs/decisions.md#unlisted-launchers); ok is false for any other.
+func gitPlumbing(r string) (string, bool) {
+	rest, ok := strings.CutPrefix(r, "git ")
+	if !ok {
+		return "", false
+	}
+	sub, tail, _ := strings.Cut(rest, " ")
+	if !gitPushPlumbing[sub] {
+		return "", false
+	}
+	if tail == "" {
+		return "git push", true
+	}
+	return "git push " + tail, true
 }
 
 // gitSubcommandProgram reads git's own programs for a subcommand

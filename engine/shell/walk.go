@@ -1024,8 +1024,60 @@ func (w *walker) unwrap(cur []string, off, level int, env []string, script *scri
 			w.unwrap(inner, shift(off, s.next), level+1, env, script)
 		}
 		return
+	case runsParallel:
+		for _, inner := range parallelCommands(rest) {
+			w.unwrap(inner, -1, level+1, env, script)
+		}
+		return
 	}
 	w.unwrap(rest, shift(off, s.next), level+1, env, script)
+}
+
+// parallelCommands are the commands GNU parallel runs for its operands
+// (docs/decisions.md#unlisted-launchers): with one ::: list of inputs, the
+// command with each input appended; with no command, each input as a
+// command line of its own (its words split at blanks). Inputs read from
+// stdin or a file (no :::, or ::::), several lists, or a command with a
+// replacement string ({}) are unknown: the command gets an unknown last
+// argument, as under xargs.
+func parallelCommands(rest []string) [][]string {
+	cmd, inputs, known := splitParallel(rest)
+	if !known {
+		// A word with a replacement string ({}, {.}, {1}) takes an
+		// input: it is unknown too.
+		unknown := make([]string, 0, len(cmd)+1)
+		for _, w := range cmd {
+			if strings.Contains(w, "{") {
+				w = UnknownMark
+			}
+			unknown = append(unknown, w)
+		}
+		return [][]string{append(unknown, UnknownMark)}
+	}
+	out := make([][]string, 0, len(inputs))
+	for _, in := range inputs {
+		if len(cmd) == 0 {
+			out = append(out, strings.Fields(in))
+			continue
+		}
+		out = append(out, append(slices.Clip(cmd), in))
+	}
+	return out
+}
+
+// splitParallel splits parallel's operands at its one ::: list; known is
+// false when the inputs are not all written there.
+func splitParallel(rest []string) (cmd, inputs []string, known bool) {
+	sep := slices.IndexFunc(rest, func(w string) bool { return strings.HasPrefix(w, ":::") })
+	if sep < 0 {
+		return rest, nil, false
+	}
+	cmd, inputs = rest[:sep], rest[sep+1:]
+	if rest[sep] != ":::" || slices.ContainsFunc(inputs, func(w string) bool { return strings.HasPrefix(w, ":::") }) ||
+		slices.ContainsFunc(cmd, func(w string) bool { return strings.Contains(w, "{") }) {
+		return cmd, nil, false
+	}
+	return cmd, inputs, len(inputs) > 0
 }
 
 // launched looks through the first later word of a program not known to

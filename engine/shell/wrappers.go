@@ -27,6 +27,9 @@ const (
 	runsFind
 	// runsTrap: trap TEXT SIGNAL... runs TEXT later in the same shell.
 	runsTrap
+	// runsParallel: GNU parallel CMD ::: INPUT...: the command gets each
+	// input as its last argument (parallelCommands).
+	runsParallel
 )
 
 // wrapper describes one command wrapper: how to skip its own options and
@@ -112,7 +115,12 @@ var wrappers = map[string]wrapper{
 	"xargs": {kind: runsXargs, valueOpts: []string{"-a", "--arg-file", "-d", "--delimiter", "-E", "-I", "-L", "--max-lines",
 		"-n", "--max-args", "-P", "--max-procs", "-s", "--max-chars", "--process-slot-var"}},
 	"find": {kind: runsFind},
-	"sh":   {kind: runsShell}, "bash": {kind: runsShell}, "dash": {kind: runsShell}, "zsh": {kind: runsShell},
+	"parallel": {kind: runsParallel, valueOpts: []string{"-a", "--arg-file", "--colsep", "-C", "-d", "--delimiter",
+		"-E", "--eof", "-I", "--replace", "-j", "--jobs", "-P", "--max-procs", "-L", "--max-lines", "-n", "--max-args",
+		"-N", "--results", "--res", "--joblog", "--tmpdir", "--workdir", "--wd", "-S", "--sshlogin", "--sshloginfile",
+		"--slf", "--env", "--timeout", "--delay", "--memfree", "--load", "--tag-string", "--tagstring", "--basefile",
+		"--bf", "--transferfile", "--tf", "--return", "--template", "--shebang-wrap", "--retries", "--halt"}},
+	"sh": {kind: runsShell}, "bash": {kind: runsShell}, "dash": {kind: runsShell}, "zsh": {kind: runsShell},
 	"ksh": {kind: runsShell}, "mksh": {kind: runsShell}, "ash": {kind: runsShell}, "yash": {kind: runsShell},
 	"posh": {kind: runsShell}, "fish": {kind: runsShell}, "rbash": {kind: runsShell},
 }
