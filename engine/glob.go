@@ -3,6 +3,8 @@ package engine
 import (
 	"math/bits"
 	"strings"
+
+	"github.com/toolgate/toolgate/engine/shell"
 )
 
 // globTok is one element of a compiled glob: a literal byte, ? (one class
@@ -174,6 +176,40 @@ func (r *globRun) advance(c byte) {
 	r.cur, r.next = r.next, r.cur
 }
 
+// feed advances over the byte of v at i, or over unread input
+// (shell.InputMark) as a whole in a strict match, and returns the index of
+// the last byte it took.
+func (r *globRun) feed(v string, i int) int {
+	if r.any && v[i] == shell.InputMark[0] && i+1 < len(v) && v[i+1] == shell.InputByte {
+		r.anyText()
+		return i + 1
+	}
+	r.advance(v[i])
+	return i
+}
+
+// anyText advances a strict match over unread input (shell.InputMark): it
+// may be any text, so every state from the lowest one held on is reached
+// (a glob is a sequence of tokens, and some text spells each token up to
+// any later state). A deny or ask glob so meets every command the input
+// may make (docs/decisions.md#unread-input).
+func (r *globRun) anyText() {
+	n := len(r.g.toks) + 1
+	low := -1
+	for i := range n {
+		if hasBit(r.cur, i) {
+			low = i
+			break
+		}
+	}
+	if low < 0 {
+		return
+	}
+	for i := low; i < n; i++ {
+		setBit(r.cur, i)
+	}
+}
+
 func (r *globRun) accepting() bool { return intersects(r.cur, r.g.final) }
 
 // match reports whether the glob matches all of v; strict lets * and ?
@@ -182,7 +218,7 @@ func (g *globProgram) match(v string, strict bool) bool {
 	var r globRun
 	g.start(&r, strict)
 	for i := 0; i < len(v) && anyBit(r.cur); i++ {
-		r.advance(v[i])
+		i = r.feed(v, i)
 	}
 	return r.accepting()
 }
@@ -199,7 +235,7 @@ func (g *globProgram) matchPathOrParent(v string, strict bool) bool {
 		if c == '/' && i > 0 && r.accepting() {
 			return true // the parent v[:i]
 		}
-		r.advance(c)
+		i = r.feed(v, i)
 		if c == '/' {
 			if r.accepting() {
 				return true // v[:i]+"/", or the root parent "/" when i == 0

@@ -110,5 +110,8 @@ func (e *Engine) absolute(w, dir string) string {
 // unknownPathLabel is how an external path that cannot be known is listed:
 // its text with each unknown part shown as ${?}.
 func unknownPathLabel(w string) string {
-	return strings.ReplaceAll(w, shell.UnknownMark, "${?}")
+	return unknownLabels.Replace(w)
 }
+
+// unknownLabels writes each unknown part of a path as ${?}.
+var unknownLabels = strings.NewReplacer(shell.InputMark, "${?}", shell.UnknownMark, "${?}")

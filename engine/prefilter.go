@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/toolgate/toolgate/engine/shell"
 )
 
 // A prefilter key is a literal that every value a rule matches must contain,
@@ -354,6 +356,9 @@ type prefilter struct {
 	keyRules  []int32
 	always    []int32
 	asciiOnly []int32
+	// rules is the length of the scan list: a value with unread input
+	// makes every rule a candidate (unreadInput).
+	rules int32
 }
 
 // keyRulesOf returns the positions of the rules with key id k.
@@ -364,7 +369,7 @@ func (pf *prefilter) keyRulesOf(k int32) []int32 {
 // newPrefilter indexes rules (one tool's scan list, in file order); keys
 // gives each rule's keys.
 func newPrefilter(rules []*rule, keys func(*rule) (ruleKeys, bool)) *prefilter {
-	pf := &prefilter{}
+	pf := &prefilter{rules: int32(len(rules))}
 	ids := make(map[string]int32, len(rules))
 	list := make([]string, 0, len(rules))
 	// (key id, position) pairs in position order; counted per key, then
@@ -417,6 +422,12 @@ func newPrefilter(rules []*rule, keys func(*rule) (ruleKeys, bool)) *prefilter {
 // candidates appends to buf the positions of the rules that may match the
 // call, ascending and without repeats.
 func (pf *prefilter) candidates(v *callValues, buf []int32) []int32 {
+	if unreadInput(v) {
+		for pos := range pf.rules {
+			buf = append(buf, pos)
+		}
+		return buf
+	}
 	var kb [32]int32
 	hits := kb[:0]
 	nonASCII := false
@@ -459,6 +470,21 @@ func (pf *prefilter) candidates(v *callValues, buf []int32) []int32 {
 		buf = buf[:start+len(slices.Compact(buf[start:]))]
 	}
 	return buf
+}
+
+// unreadInput reports whether a value of the call holds unread input
+// (shell.InputMark): a strict glob lets it stand for any text
+// (docs/decisions.md#unread-input), which no key can rule out.
+func unreadInput(v *callValues) bool {
+	if v.category == CategoryShell {
+		return strings.IndexByte(v.command, shell.InputByte) >= 0
+	}
+	for _, p := range v.paths {
+		if strings.IndexByte(p, shell.InputByte) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func hasNonASCII(s string) bool {

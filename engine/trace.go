@@ -95,8 +95,11 @@ func showUnknown(s string) string {
 	if !shell.HasUnknown(s) {
 		return s
 	}
-	return strings.ReplaceAll(s, shell.UnknownMark, "<unknown>")
+	return unknownWords.Replace(s)
 }
+
+// unknownWords shows unread input and other unknown parts in words.
+var unknownWords = strings.NewReplacer(shell.InputMark, "<unread input>", shell.UnknownMark, "<unknown>")
 
 func (t *tracer) steps() []Step {
 	if t == nil {

@@ -11,6 +11,17 @@ import "strings"
 // is never allowed by an allow rule or an override (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm).
 const UnknownMark = "\x00"
 
+// InputMark stands for the arguments xargs or parallel add to a command
+// from input the analysis does not read (stdin, a file, a replacement
+// string): an unknown part (it starts with UnknownMark) that may be any
+// words at all, so a deny or ask glob lets it stand for any text
+// (docs/decisions.md#unread-input). A \x01 a command itself holds only
+// makes deny and ask globs meet more, never less.
+const InputMark = UnknownMark + "\x01"
+
+// InputByte is the byte of InputMark that says "any text".
+const InputByte = '\x01'
+
 // unknownByte is UnknownMark as a byte.
 const unknownByte = '\x00'
 

@@ -1020,7 +1020,7 @@ func (w *walker) unwrap(cur []string, off, level int, env []string, script *scri
 	case runsXargs:
 		if len(rest) > 0 {
 			// The marker's index is past the fields: mark ignores it.
-			inner := append(slices.Clip(rest), UnknownMark)
+			inner := append(slices.Clip(rest), InputMark)
 			w.unwrap(inner, shift(off, s.next), level+1, env, script)
 		}
 		return
@@ -1048,11 +1048,11 @@ func parallelCommands(rest []string) [][]string {
 		unknown := make([]string, 0, len(cmd)+1)
 		for _, w := range cmd {
 			if strings.Contains(w, "{") {
-				w = UnknownMark
+				w = InputMark
 			}
 			unknown = append(unknown, w)
 		}
-		return [][]string{append(unknown, UnknownMark)}
+		return [][]string{append(unknown, InputMark)}
 	}
 	out := make([][]string, 0, len(inputs))
 	for _, in := range inputs {

@@ -1,0 +1,100 @@
+package engine
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/engine/shell"
+)
+
+// TestUnreadInputDecisions: a command xargs or parallel completes from
+// input toolgate does not read is asked about when that input may make it
+// one a deny rule names, denied when it is one whatever the input, and
+// left alone when no input could make it one. Every row's command is one
+// an agent writes.
+func TestUnreadInputDecisions(t *testing.T) {
+	perms := map[string]any{"enabled": true, "schema": "tiered_policy", "permission_mode": "normal",
+		"defaults": map[string]any{"*": "ask"}, "tools": map[string]any{"bash": "allow"},
+		"rules": []any{
+			map[string]any{"id": "no_push", "tools": []any{"bash"}, "pattern": "git push *", "action": "deny"},
+			map[string]any{"id": "no_secrets", "tools": []any{"bash"}, "pattern": "**/secrets/**", "action": "deny"},
+			map[string]any{"id": "ask_tag", "tools": []any{"bash"}, "pattern": "git tag *", "action": "ask"},
+		},
+		"external_directory": map[string]any{"*": "allow"}}
+	e, problems := Compile(perms, nil, Options{Workspace: "/ws", HomeDir: "/home/u"})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	cases := []struct {
+		note, command string
+		want          Level
+		rule          string
+	}{
+		{note: "git's words from a file may be push (or a secret's path)", command: "xargs -a args.txt git", want: Ask,
+			rule: "tiered_policy:rules:deny:rules[no_push]+rules[no_secrets]"},
+		{note: "a push whatever the input", command: "xargs -a refs.txt git push origin", want: Deny,
+			rule: "tiered_policy:rules:deny:rules[no_push]+rules[no_secrets]"},
+		{note: "parallel's input from a file", command: "parallel -a args.txt git", want: Ask},
+		{note: "a replacement string", command: "parallel git {} ::: push", want: Ask},
+		{note: "the inputs written out are read", command: "parallel git ::: push", want: Deny, rule: "tiered_policy:rules:deny:rules[no_push]"},
+		{note: "files to remove may be secrets", command: "xargs -a files.txt rm -f", want: Ask, rule: "tiered_policy:rules:deny:rules[no_secrets]"},
+		{note: "an ask rule the input may meet", command: "xargs -a t.txt git", want: Ask},
+		{note: "no input makes echo a push", command: "xargs -a words.txt echo", want: Ask},
+		{note: "no unread input at all", command: "git status", want: Allow},
+	}
+	for _, c := range cases {
+		d := e.Evaluate(&Request{ToolName: "bash", ToolArgs: map[string]any{"command": c.command}})
+		if d.Level != c.want || c.rule != "" && d.MatchedRule != c.rule {
+			t.Errorf("%s: %q is %s (%s), want %s (%s)", c.note, c.command, d.Level, d.MatchedRule, c.want, c.rule)
+		}
+	}
+}
+
+// TestUnreadInputStandsForAnyText is the glob's property: when a strict
+// glob matches a value with unread input replaced by some text, it matches
+// the value with the mark; and without the mark the matching is unchanged.
+func TestUnreadInputStandsForAnyText(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 2026))
+	alphabet := []string{"git", " ", "push", "*", "?", "/", "secrets", "a", "-f", "x"}
+	word := func(n int, withStars bool) string {
+		var b strings.Builder
+		for range n {
+			p := alphabet[r.IntN(len(alphabet))]
+			if !withStars && (p == "*" || p == "?") {
+				p = "b"
+			}
+			b.WriteString(p)
+		}
+		return b.String()
+	}
+	checked, met := 0, 0
+	for range 20000 {
+		g := newGlobProgram(word(1+r.IntN(5), true))
+		g.anyChar = true
+		head, tail, fill := word(r.IntN(4), false), word(r.IntN(3), false), word(r.IntN(4), false)
+		withMark := head + shell.InputMark + tail
+		filled := head + fill + tail
+		checked++
+		if g.match(filled, true) {
+			met++
+			if !g.match(withMark, true) {
+				t.Fatalf("glob %v matches %q but not %q", g.toks, filled, withMark)
+			}
+		}
+		if g.match(head+tail, false) != newGlobProgramNoAny(g).match(head+tail, false) {
+			t.Fatalf("the mark changed a match without it")
+		}
+	}
+	if met < 500 {
+		t.Fatalf("only %d of %d fillings met their glob: the property checked little", met, checked)
+	}
+	t.Logf("%d fillings, %d met their glob", checked, met)
+}
+
+// newGlobProgramNoAny is a copy of g without strict matching.
+func newGlobProgramNoAny(g *globProgram) *globProgram {
+	c := *g
+	c.anyChar = false
+	return &c
+}
