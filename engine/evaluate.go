@@ -248,10 +248,11 @@ func (p *compiledPolicy) evalTiered(tool string, v *callValues, tr *tracer) outc
 		return outcome{level: Deny, rule: bl.rule}
 	}
 	var bbuf, ubuf [8]*rule
-	var marks tailMarks // the command's candidates for its tails (index_readings.go)
+	var marks tailMarks  // the command's candidates for its tails (index_readings.go)
+	var list readingList // the launch readings, found once for both sets of rules
 	builtinHits := p.builtin.collectMarking(tool, v, bbuf[:0], &marks)
 	builtinHits = p.builtin.collectNormalized(tool, v, builtinHits)
-	builtinHits = p.builtin.collectReadings(tool, v, builtinHits, &marks)
+	builtinHits = p.builtin.collectReadings(tool, v, builtinHits, &marks, &list)
 	tr.hits("builtin_hits", builtinHits)
 	if hasDeny(builtinHits) {
 		tr.decide()
@@ -259,7 +260,7 @@ func (p *compiledPolicy) evalTiered(tool string, v *callValues, tr *tracer) outc
 	}
 	userHits := p.user.collectMarking(tool, v, ubuf[:0], &marks)
 	userHits = p.user.collectNormalized(tool, v, userHits)
-	userHits = p.user.collectReadings(tool, v, userHits, &marks)
+	userHits = p.user.collectReadings(tool, v, userHits, &marks, &list)
 	tr.hits("user_hits", userHits)
 	if hasDeny(userHits) {
 		tr.decide()

@@ -3,10 +3,7 @@ package engine
 import (
 	"cmp"
 	"slices"
-	"strings"
 	"sync"
-
-	"github.com/toolgate/toolgate/engine/shell"
 )
 
 // toolRules are the rules of one tool: shell rules with a literal pattern are
@@ -225,7 +222,7 @@ func (idx *ruleIndex) collectNormalized(tool string, v *callValues, hits []*rule
 // collectReadings appends to hits every ask or deny rule of idx for tool
 // that matches a launch reading of the call (launch.go) and is not a hit
 // yet, then keeps the hits in file order.
-func (idx *ruleIndex) collectReadings(tool string, v *callValues, hits []*rule, marks *tailMarks) []*rule {
+func (idx *ruleIndex) collectReadings(tool string, v *callValues, hits []*rule, marks *tailMarks, list *readingList) []*rule {
 	if !v.readings || idx.byTool[tool] == nil {
 		return hits
 	}
@@ -245,37 +242,24 @@ func (idx *ruleIndex) collectReadings(tool string, v *callValues, hits []*rule, 
 	if marks != nil {
 		tails.marks = *marks
 	}
-	visit := func(r string) {
-		if tails.isTail(r) {
-			// Only a rule anchored at the tail's start can add a hit
-			// (index_readings.go).
-			hits = tails.appendHits(r, hits)
-			return
-		}
-		nv := callValues{category: CategoryShell, command: r, slashed: slashes(r), strictOnly: true}
-		var buf [8]*rule
-		for _, h := range idx.collect(tool, &nv, buf[:0]) {
-			if !slices.Contains(hits, h) {
-				hits = append(hits, h)
-			}
-		}
-	}
 	if v.category == CategoryShell {
-		v.eachCommand(func(s string, argv []string) {
-			if v.windows && hasUpper(s) {
-				// On a Windows workspace GIT is git, wherever it
-				// starts a reading (docs/decisions.md#unlisted-launchers).
-				low := strings.ToLower(s)
-				tails.from(s)
-				visit(low)
-				tails.from(low)
-				if !shell.LaunchReadings(low, nil, visit) {
-					v.readingsCut = true
-				}
+		list.fill(v)
+		list.each(func(r, parent string) {
+			if parent != tails.command {
+				tails.from(parent)
 			}
-			tails.from(s)
-			if !shell.LaunchReadings(s, argv, visit) {
-				v.readingsCut = true
+			if tails.isTail(r) {
+				// Only a rule anchored at the tail's start can add a hit
+				// (index_readings.go).
+				hits = tails.appendHits(r, hits)
+				return
+			}
+			nv := callValues{category: CategoryShell, command: r, slashed: slashes(r), strictOnly: true}
+			var buf [8]*rule
+			for _, h := range idx.collect(tool, &nv, buf[:0]) {
+				if !slices.Contains(hits, h) {
+					hits = append(hits, h)
+				}
 			}
 		})
 	}

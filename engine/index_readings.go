@@ -4,6 +4,8 @@ import (
 	"regexp/syntax"
 	"slices"
 	"strings"
+
+	"github.com/toolgate/toolgate/engine/shell"
 )
 
 // tailRules marks the ask and deny shell rules of one tool that a launch
@@ -211,4 +213,65 @@ func (m *tailMarks) keep(pos int32) {
 	}
 	m.buf[m.n] = pos
 	m.n++
+}
+
+// readingList holds the launch readings of a call's commands, found once
+// and read by the built-in and the user rules alike: each reading with the
+// command it was read from (for the tail shortcut).
+type readingList struct {
+	filled bool
+	n      int
+	items  [24]readingItem
+	more   []readingItem
+}
+
+// readingItem is one launch reading and the command it was read from.
+type readingItem struct {
+	reading, parent string
+}
+
+// fill finds the readings of v's commands, once; a command with more than
+// the analysis reads sets v.readingsCut.
+func (l *readingList) fill(v *callValues) {
+	if l.filled {
+		return
+	}
+	l.filled = true
+	var parent string
+	add := func(r string) {
+		it := readingItem{reading: r, parent: parent}
+		if l.n < len(l.items) {
+			l.items[l.n] = it
+			l.n++
+			return
+		}
+		l.more = append(l.more, it)
+	}
+	v.eachCommand(func(s string, argv []string) {
+		if v.windows && hasUpper(s) {
+			// On a Windows workspace GIT is git, wherever it starts a
+			// reading (docs/decisions.md#unlisted-launchers).
+			low := strings.ToLower(s)
+			parent = s
+			add(low)
+			parent = low
+			if !shell.LaunchReadings(low, nil, add) {
+				v.readingsCut = true
+			}
+		}
+		parent = s
+		if !shell.LaunchReadings(s, argv, add) {
+			v.readingsCut = true
+		}
+	})
+}
+
+// each calls f with every reading and the command it was read from.
+func (l *readingList) each(f func(reading, parent string)) {
+	for _, it := range l.items[:l.n] {
+		f(it.reading, it.parent)
+	}
+	for _, it := range l.more {
+		f(it.reading, it.parent)
+	}
 }
