@@ -242,7 +242,9 @@ func (idx *ruleIndex) collectReadings(tool string, v *callValues, hits []*rule, 
 	if marks != nil {
 		tails.marks = *marks
 	}
-	if v.category == CategoryShell {
+	// When every reading is a tail and no anchored rule is a candidate,
+	// the readings can add nothing and are not walked (index_readings.go).
+	if v.category == CategoryShell && tails.mayHit(v, list) {
 		list.fill(v)
 		list.each(func(r, parent string) {
 			if parent != tails.command {

@@ -220,6 +220,9 @@ func (m *tailMarks) keep(pos int32) {
 // command it was read from (for the tail shortcut).
 type readingList struct {
 	filled bool
+	// tailsOnly caches shell.TailsOnly of a fast-path command: 0 not
+	// known yet, 1 yes, 2 no.
+	tailsOnly int8
 	n      int
 	items  [24]readingItem
 	more   []readingItem
@@ -274,4 +277,23 @@ func (l *readingList) each(f func(reading, parent string)) {
 	for _, it := range l.more {
 		f(it.reading, it.parent)
 	}
+}
+
+// mayHit reports whether the readings of v's command can add a hit from
+// t's rules. They cannot when the command took the fast path (one plain
+// command, no Windows folding), every reading of it is a tail
+// (shell.TailsOnly), no literal ask or deny rule could equal a tail, and
+// collect found no candidate among the rules marked for tails: then the
+// walk over its words is skipped.
+func (t *tailReadings) mayHit(v *callValues, list *readingList) bool {
+	if v.ctx.sh != nil || v.windows || t.tr.tails.exact || !t.marks.full || t.marks.command != v.command || t.marks.n > 0 {
+		return true
+	}
+	if list.tailsOnly == 0 {
+		list.tailsOnly = 2
+		if shell.TailsOnly(v.command) {
+			list.tailsOnly = 1
+		}
+	}
+	return list.tailsOnly != 1
 }

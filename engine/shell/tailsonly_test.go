@@ -1,0 +1,62 @@
+package shell
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestTailsOnlyIsTrue: whenever TailsOnly vouches for a command, every
+// reading launchReadings gives for it is a tail of it (starting after a
+// blank or a slash), and none is cut. It runs on the commands of the
+// engine's corpora and red-team tables, plus rows that must be refused.
+func TestTailsOnlyIsTrue(t *testing.T) {
+	commands := []string{"npm run build --silent", "chronic git push origin main", "setarch x86_64 git push",
+		"git.exe push", "/usr/lib/git-core/git-push origin", "git -C . push", "nice -n 5 git push",
+		"git send-pack origin main", "make -j4 all", "npm test -- --watch", "cargo run --release"}
+	for _, name := range []string{"../testdata/corpus/benign_tune.txt", "../testdata/corpus/benign_heldout.txt",
+		"../testdata/corpus/dangerous_tune.txt", "../testdata/corpus/dangerous_heldout.txt", "../testdata/redteam/closed_world_benign.txt"} {
+		f, err := os.Open(filepath.FromSlash(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			line := sc.Text()
+			if line == "" || line[0] == '#' {
+				continue
+			}
+			if fields := strings.SplitN(line, "\t", 3); len(fields) == 3 {
+				line = fields[2]
+			}
+			commands = append(commands, line)
+		}
+		f.Close()
+	}
+	vouched, refused := 0, 0
+	for _, c := range commands {
+		if !plainShape(c) {
+			continue
+		}
+		if !TailsOnly(c) {
+			refused++
+			continue
+		}
+		vouched++
+		ok := launchReadings(c, nil, func(r string) {
+			k := len(c) - len(r)
+			if k <= 0 || c[k:] != r || c[k-1] != ' ' && c[k-1] != '/' {
+				t.Errorf("TailsOnly(%q), but %q is no tail of it", c, r)
+			}
+		})
+		if !ok {
+			t.Errorf("TailsOnly(%q), but its readings were cut", c)
+		}
+	}
+	if vouched < 100 || refused < 20 {
+		t.Fatalf("vouched for %d commands and refused %d: the check checked little", vouched, refused)
+	}
+	t.Logf("%d plain commands vouched for, %d refused", vouched, refused)
+}
