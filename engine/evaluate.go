@@ -75,9 +75,11 @@ func (e *Engine) evaluatePolicy(req *Request, tr *tracer) Decision {
 		vals.norms = a.Normalized
 		tr.shell(sh)
 	}
-	vals.ctx = overrideCtx{e: e, req: req, sh: sh} // override.go
-	e.addResolvedNorms(&vals)                      // paths_norms.go
-	vals.windows = vals.category == CategoryShell && hasUpper(vals.command) && e.windowsWorkspace(req)
+	// A call whose one argument is its command names no working directory.
+	workdir := vals.category == CategoryShell && (len(req.ToolArgs) > 1 || vals.command == "") && hasWorkdir(req.ToolArgs)
+	vals.ctx = overrideCtx{e: e, req: req, sh: sh, workdir: workdir} // override.go
+	e.addResolvedNorms(&vals)                                                                                           // paths_norms.go
+	vals.windows = vals.category == CategoryShell && e.windowsWorkspace(req) && hasUpper(vals.command)
 	vals.readings = vals.windows || plain.Launch || e.hasReadings(&vals, sh)
 
 	var d Decision
@@ -87,7 +89,7 @@ func (e *Engine) evaluatePolicy(req *Request, tr *tracer) Decision {
 		d = e.normalizedDecision(tool, &vals, sh, tr)
 	}
 	d = e.unreadInputDecision(tool, &vals, sh, d, tr) // unread.go
-	e.mergeExternal(&d, req, vals.category, vals.command, sh, vals.ctx.memo, tr)
+	e.mergeExternal(&d, req, vals.category, vals.command, sh, &vals.ctx, tr)
 	d.Reason = p.reason(d.Level, tool, d.MatchedRule)
 	return d
 }

@@ -97,11 +97,11 @@ func (e *Engine) workspace(req *Request) string {
 // strictest with the decision, and matched_rule gets |external_directory.*.
 // For a shell tool the working directory (workdir or cwd) is itself a path,
 // and bare words that are symlinks are followed (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm).
-func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, command string, sh *shell.Analysis, memo *resolveMemo, tr *tracer) {
+func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, command string, sh *shell.Analysis, ctx *overrideCtx, tr *tracer) {
 	if category != CategoryShell && category != CategoryPath {
 		return
 	}
-	c := extCollector{e: e, req: req, ext: &e.policy.ext, shell: category == CategoryShell, memo: memo}
+	c := extCollector{e: e, req: req, ext: &e.policy.ext, shell: category == CategoryShell, memo: ctx.memo, workdir: ctx.workdir}
 	if c.shell {
 		c.shellPaths(command, sh)
 	} else {
@@ -138,7 +138,7 @@ func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, com
 // path words (from the analysis, or the plain words of a command that
 // needed none) and its bare words that are symlinks.
 func (c *extCollector) shellPaths(command string, sh *shell.Analysis) {
-	if hasWorkdir(c.req.ToolArgs) {
+	if c.workdir {
 		c.init() // the working directory is judged even with no path word
 	}
 	home := c.e.home(c.req)
@@ -212,6 +212,8 @@ type extCollector struct {
 	// memo, when set, shares resolutions with the call's resolved
 	// normalized commands (paths_norms.go).
 	memo *resolveMemo
+	// workdir: the shell call names a working directory (hasWorkdir).
+	workdir bool
 	// moved are the resolved path values of a path tool that lie outside
 	// the workspace and differ from their text (paths_rules.go).
 	moved []string

@@ -223,9 +223,9 @@ type readingList struct {
 	// tailsOnly caches shell.TailsOnly of a fast-path command: 0 not
 	// known yet, 1 yes, 2 no.
 	tailsOnly int8
-	n      int
-	items  [24]readingItem
-	more   []readingItem
+	n         int
+	items     [24]readingItem
+	more      []readingItem
 }
 
 // readingItem is one launch reading and the command it was read from.

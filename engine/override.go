@@ -21,6 +21,9 @@ type overrideCtx struct {
 	// memo shares path resolutions within the call (paths_norms.go); nil
 	// until a shell call needs one.
 	memo *resolveMemo
+	// workdir: the shell call names a working directory (hasWorkdir),
+	// looked up once.
+	workdir bool
 }
 
 // collectWithin appends to buf the overrides of idx for tool, in file order,

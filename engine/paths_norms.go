@@ -55,7 +55,7 @@ func (e *Engine) addResolvedNorms(v *callValues) {
 	}
 	c := &v.ctx
 	sh := c.sh
-	workdir := hasWorkdir(c.req.ToolArgs)
+	workdir := c.workdir
 	switch {
 	case sh == nil && !workdir && strings.IndexByte(v.command, '/') < 0 && !strings.Contains(v.command, ".."):
 		return // a plain command with no path word and no working directory

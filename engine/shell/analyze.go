@@ -391,7 +391,7 @@ func untidyText(cmd string) bool {
 // changesMeaning reports whether a plain command name makes the command
 // mean more than its words: a wrapper (the command it runs is matched on its
 // own) or cd (its operand is a directory even without a slash).
-func changesMeaning(name string) bool { return programs[name].wrapper }
+func changesMeaning(name string) bool { return lookupProgram(name).wrapper }
 
 // plainByte marks the bytes NeedsFullParse accepts.
 var plainByte = func() (t [256]bool) {

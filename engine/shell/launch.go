@@ -85,7 +85,7 @@ func hasUpper(s string) bool {
 // leavesArgsAlone reports whether a command (its program word and the word
 // after it) is known never to run a later word as a program.
 func leavesArgsAlone(prog, next string) bool {
-	k := programs[programName(prog)]
+	k := lookupProgram(programName(prog))
 	return k.inert || k.subs != nil && k.subs[next]
 }
 
@@ -97,6 +97,25 @@ type programKind struct {
 	subs    map[string]bool
 	wrapper bool
 }
+
+// lookupProgram is programs[name], with a shape check first: most words of
+// a command name no program the analysis knows, and the check (the name's
+// first byte and length) answers for them without hashing the name.
+func lookupProgram(name string) programKind {
+	if name == "" || programShapes[name[0]]&(1<<min(len(name), 63)) == 0 {
+		return programKind{}
+	}
+	return programs[name]
+}
+
+// programShapes marks, for each first byte, the lengths (63 for any
+// longer) of the names in programs.
+var programShapes = func() (t [256]uint64) {
+	for name := range programs {
+		t[name[0]] |= 1 << min(len(name), 63)
+	}
+	return t
+}()
 
 // programs joins argsInert, inertSubcommands and the wrapper table.
 var programs = func() map[string]programKind {
@@ -147,7 +166,7 @@ func Classify(cmd string) PlainReading {
 	if strings.IndexByte(name, '/') >= 0 || strings.IndexByte(name, '=') >= 0 || exeSuffix(name) > 0 {
 		return PlainReading{Full: true}
 	}
-	k := programs[name]
+	k := lookupProgram(name)
 	if k.wrapper || untidyText(cmd) {
 		return PlainReading{Full: true}
 	}
@@ -178,7 +197,7 @@ func launchesWrapperIn(rest string) bool {
 		} else {
 			rest = ""
 		}
-		if mayNameProgram(w) && programs[programName(w)].wrapper {
+		if mayNameProgram(w) && lookupProgram(programName(w)).wrapper {
 			return true
 		}
 	}
@@ -435,8 +454,9 @@ func TailsOnly(s string) bool {
 			option = true
 			continue
 		}
-		name := programName(w)
-		if exeSuffix(w) > 0 || strings.HasPrefix(name, "git-") || gitPushPlumbing[w] {
+		// git's own programs (git-push, /usr/lib/git-core/git-push) and
+		// its push plumbing give readings that are no tail.
+		if exeSuffix(w) > 0 || strings.Contains(w, "git-") || w == "send-pack" || w == "http-push" {
 			return false
 		}
 	}
