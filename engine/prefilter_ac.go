@@ -25,7 +25,15 @@ type acMachine struct {
 	dense   []int32
 	classes int32
 	classOf [256]uint8
+	// dense16 is dense in 16 bits, for an automaton of fewer than 32,768
+	// states (the built-in rules' has about 4,000): half the memory, and
+	// the top bit marks a state where a key ends (out or dict), so the
+	// common byte costs one load.
+	dense16 []uint16
 }
+
+// reportBit marks a dense16 entry whose state ends a key.
+const reportBit = 1 << 15
 
 // maxDense bounds the entries of a dense transition table (4 MB): the
 // built-in rules' automaton and a few thousand user rules' fit; a larger
@@ -110,13 +118,27 @@ func (m *acMachine) densify() {
 	if states*classes > maxDense {
 		return
 	}
-	m.dense = make([]int32, states*classes)
-	for s := range states {
-		row := m.dense[s*classes : (s+1)*classes]
-		for k, c := range reps {
-			row[k+1] = m.step(int32(s), c)
+	if states < reportBit {
+		m.dense16 = make([]uint16, states*classes)
+		for st := range states {
+			row := m.dense16[st*classes : (st+1)*classes]
+			for k, c := range reps {
+				next := m.step(int32(st), c)
+				row[k+1] = uint16(next)
+				if m.out[next] >= 0 || m.dict[next] >= 0 {
+					row[k+1] |= reportBit
+				}
+			}
+			// row[0] stays 0: a byte in no key leads to the root.
 		}
-		// row[0] stays 0: a byte in no key leads to the root.
+	} else {
+		m.dense = make([]int32, states*classes)
+		for st := range states {
+			row := m.dense[st*classes : (st+1)*classes]
+			for k, c := range reps {
+				row[k+1] = m.step(int32(st), c)
+			}
+		}
 	}
 	m.classes = int32(classes)
 	for c := range 256 {
@@ -186,12 +208,34 @@ func (m *acMachine) link() {
 // scan feeds the folded bytes of v through the automaton and appends to
 // ids the id of every key it contains that ids does not hold yet.
 func (m *acMachine) scan(v string, ids []int32) []int32 {
+	if m.dense16 != nil {
+		return m.scanDense16(v, ids)
+	}
 	if m.dense != nil {
 		return m.scanDense(v, ids)
 	}
 	var s int32
 	for i := 0; i < len(v); i++ {
 		s = m.step(s, foldTable[v[i]])
+		if m.out[s] >= 0 {
+			ids = addKey(ids, m.out[s])
+		}
+		for d := m.dict[s]; d >= 0; d = m.dict[d] {
+			ids = addKey(ids, m.out[d])
+		}
+	}
+	return ids
+}
+
+// scanDense16 is scan over the 16-bit dense table.
+func (m *acMachine) scanDense16(v string, ids []int32) []int32 {
+	var s int32
+	for i := 0; i < len(v); i++ {
+		e := m.dense16[s*m.classes+int32(m.classOf[v[i]])]
+		s = int32(e &^ reportBit)
+		if e&reportBit == 0 {
+			continue
+		}
 		if m.out[s] >= 0 {
 			ids = addKey(ids, m.out[s])
 		}
