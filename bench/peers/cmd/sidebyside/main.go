@@ -1,0 +1,51 @@
+// Command sidebyside compiles the shared policy at each size for toolgate,
+// Cedar and OPA, checks every engine's decision on every call shape, times
+// them in interleaved rounds and prints a markdown table of medians with
+// the ratios toolgate/Cedar and toolgate/OPA.
+//
+//	go run ./cmd/sidebyside -sizes 10,1000,10000 -rounds 7
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/toolgate/toolgate/bench/peers"
+)
+
+func main() {
+	sizes := flag.String("sizes", "10,1000,10000", "policy sizes in user rules, comma-separated")
+	rounds := flag.Int("rounds", 7, "interleaved rounds; each cell reports the median")
+	target := flag.Duration("target", 30*time.Millisecond, "time of one engine on one cell in one round")
+	flag.Parse()
+	var cells []peers.Cell
+	var compiles []string
+	for _, f := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			log.Fatalf("bad size %q", f)
+		}
+		c, err := peers.Compile(peers.Rules(n))
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := c.Check(peers.Shapes); err != nil {
+			log.Fatalf("size %d: %v", n, err)
+		}
+		compiles = append(compiles, fmt.Sprintf("| %d | %.3f | %.3f | %.3f |", n, c.Compile[0], c.Compile[1], c.Compile[2]))
+		fmt.Fprintf(os.Stderr, "size %d compiled (toolgate %.2fs, Cedar %.2fs, OPA %.2fs), timing...\n", n, c.Compile[0], c.Compile[1], c.Compile[2])
+		cells = append(cells, peers.Measure(n, c, peers.Shapes, *rounds, *target)...)
+	}
+	peers.WriteTable(os.Stdout, cells)
+	fmt.Println()
+	fmt.Println("| rules | toolgate compile s | Cedar compile s | OPA prepare s |")
+	fmt.Println("| ---: | ---: | ---: | ---: |")
+	for _, l := range compiles {
+		fmt.Println(l)
+	}
+}

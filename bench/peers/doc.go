@@ -1,0 +1,13 @@
+// Package peers measures toolgate's engine side by side with the two
+// engines people pick instead, OPA (Rego) and cedar-go, on the same policy
+// and the same calls: it generates one policy of n user rules, writes it
+// for each engine as that engine's experts would, checks that every engine
+// decides every call as toolgate does, and times them in interleaved
+// rounds.
+//
+// It owns the peer policies, their adapters, the call shapes and the
+// timing. It does not own toolgate's own benchmarks (engine/*_bench_test.go)
+// nor any decision rule: toolgate's answer is the expected one. It is a
+// module of its own so that the service's go.mod never depends on OPA or
+// Cedar.
+package peers

@@ -1,0 +1,104 @@
+package peers
+
+import (
+	"flag"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/engine"
+)
+
+var benchSizes = flag.String("peers.sizes", "10,1000,10000", "policy sizes of BenchmarkPeers, comma-separated")
+
+// TestEnginesAgree checks that every engine decides every shape as
+// toolgate's expected level at two sizes, and that a broken peer answer
+// would be caught: the check fails when an expected level is changed.
+func TestEnginesAgree(t *testing.T) {
+	for _, n := range []int{10, 1000} {
+		c, err := Compile(Rules(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Check(Shapes); err != nil {
+			t.Errorf("size %d: %v", n, err)
+		}
+		wrong := []Shape{Shapes[0]}
+		wrong[0].Want = engine.Deny
+		if c.Check(wrong) == nil {
+			t.Errorf("size %d: a wrong expected level passes the check", n)
+		}
+	}
+}
+
+// TestPeersFindEveryRule checks the peers' index against the rules
+// themselves: for each generated rule, a value it matches is decided by
+// Cedar and OPA as toolgate decides it, so no rule is filed where a call
+// does not look.
+func TestPeersFindEveryRule(t *testing.T) {
+	rules := Rules(200)
+	c, err := Compile(rules)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rules {
+		value := strings.ReplaceAll(strings.ReplaceAll(r.Pattern, "**", "a/b"), "*", "--x")
+		call := Call{r.Tools[0], map[string]any{"command": value}}
+		if !isShell(r.Tools[0]) {
+			call.Args = map[string]any{"path": value}
+		}
+		want := c.Engines[0].Bind(call)()
+		for _, e := range c.Engines[1:] {
+			if got := e.Bind(call)(); got != want {
+				t.Errorf("%s: %s decides %q as %s, toolgate %s", r.ID, e.Name(), value, got, want)
+			}
+		}
+	}
+}
+
+// TestIndexKey checks the literal prefix a rule is filed under.
+func TestIndexKey(t *testing.T) {
+	for _, c := range []struct{ note, tool, pattern, want string }{
+		{"two literal words", "bash", "make deploy *", "make deploy"},
+		{"capped at three words", "bash", "docker compose task7 up *", "docker compose task7"},
+		{"glob in the first word", "bash", "*.sh *", ""},
+		{"literal command", "bash", "git status", "git status"},
+		{"path: empty first part, two segments", "read_file", "/srv/proj3/**", "/srv/proj3"},
+		{"path glob in a segment", "read_file", "/srv/p*/x", "/srv"},
+	} {
+		if got := IndexKey(c.tool, c.pattern); got != c.want {
+			t.Errorf("%s: IndexKey(%q) = %q, want %q", c.note, c.pattern, got, c.want)
+		}
+	}
+}
+
+// BenchmarkPeers: size=<rules>/<shape>/<engine>, each engine's decision
+// checked before the cell is timed. The engines of a cell run one after
+// the other; cmd/sidebyside interleaves whole rounds and reports medians.
+func BenchmarkPeers(b *testing.B) {
+	for _, f := range strings.Split(*benchSizes, ",") {
+		n, err := strconv.Atoi(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c, err := Compile(Rules(n))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := c.Check(Shapes); err != nil {
+			b.Fatalf("size %d: %v", n, err)
+		}
+		for _, s := range Shapes {
+			for _, e := range c.Engines {
+				decide := e.Bind(s.Call)
+				b.Run(fmt.Sprintf("size=%d/%s/%s", n, s.Name, e.Name()), func(b *testing.B) {
+					b.ReportAllocs()
+					for b.Loop() {
+						decide()
+					}
+				})
+			}
+		}
+	}
+}
