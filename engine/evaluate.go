@@ -78,9 +78,10 @@ func (e *Engine) evaluatePolicy(req *Request, tr *tracer) Decision {
 	// A call whose one argument is its command names no working directory.
 	workdir := vals.category == CategoryShell && (len(req.ToolArgs) > 1 || vals.command == "") && hasWorkdir(req.ToolArgs)
 	vals.ctx = overrideCtx{e: e, req: req, sh: sh, workdir: workdir} // override.go
-	e.addResolvedNorms(&vals)                                                                                           // paths_norms.go
+	e.addResolvedNorms(&vals)                                        // paths_norms.go
 	vals.windows = vals.category == CategoryShell && e.windowsWorkspace(req) && hasUpper(vals.command)
 	vals.readings = vals.windows || plain.Launch || e.hasReadings(&vals, sh)
+	vals.tailsOnly = plain.TailsOnly
 
 	var d Decision
 	if len(vals.norms) == 0 && !vals.readings {

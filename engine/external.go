@@ -166,7 +166,7 @@ func (c *extCollector) shellPaths(command string, sh *shell.Analysis) {
 				c.addRevisionPath(words[i])
 			}
 		}
-	} else {
+	} else if strings.IndexByte(command, ':') >= 0 { // a REV:path word needs its colon
 		eachPlainWord(command, func(w string) { c.addRevisionPath(w) })
 	}
 	if c.e.opts.IsSymlink == nil || c.e.opts.ResolvePath == nil {

@@ -91,6 +91,9 @@ type callValues struct {
 	// readingsCut is set when a command had more launch readings than are
 	// read: no rule may allow it.
 	readingsCut bool
+	// tailsOnly: the command took the fast path and every launch reading
+	// of it is a tail (shell.Classify).
+	tailsOnly bool
 	// normAdded is set when a normalized command added a hit.
 	normAdded bool
 	// strictOnly marks the values of a normalized command: only its ask
@@ -244,7 +247,7 @@ func (idx *ruleIndex) collectReadings(tool string, v *callValues, hits []*rule, 
 	}
 	// When every reading is a tail and no anchored rule is a candidate,
 	// the readings can add nothing and are not walked (index_readings.go).
-	if v.category == CategoryShell && tails.mayHit(v, list) {
+	if v.category == CategoryShell && tails.mayHit(v) {
 		list.fill(v)
 		list.each(func(r, parent string) {
 			if parent != tails.command {

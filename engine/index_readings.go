@@ -220,9 +220,6 @@ func (m *tailMarks) keep(pos int32) {
 // command it was read from (for the tail shortcut).
 type readingList struct {
 	filled bool
-	// tailsOnly caches shell.TailsOnly of a fast-path command: 0 not
-	// known yet, 1 yes, 2 no.
-	tailsOnly int8
 	n         int
 	items     [24]readingItem
 	more      []readingItem
@@ -282,18 +279,9 @@ func (l *readingList) each(f func(reading, parent string)) {
 // mayHit reports whether the readings of v's command can add a hit from
 // t's rules. They cannot when the command took the fast path (one plain
 // command, no Windows folding), every reading of it is a tail
-// (shell.TailsOnly), no literal ask or deny rule could equal a tail, and
+// (shell.Classify's TailsOnly), no literal ask or deny rule could equal a tail, and
 // collect found no candidate among the rules marked for tails: then the
 // walk over its words is skipped.
-func (t *tailReadings) mayHit(v *callValues, list *readingList) bool {
-	if v.ctx.sh != nil || v.windows || t.tr.tails.exact || !t.marks.full || t.marks.command != v.command || t.marks.n > 0 {
-		return true
-	}
-	if list.tailsOnly == 0 {
-		list.tailsOnly = 2
-		if shell.TailsOnly(v.command) {
-			list.tailsOnly = 1
-		}
-	}
-	return list.tailsOnly != 1
+func (t *tailReadings) mayHit(v *callValues) bool {
+	return v.ctx.sh != nil || v.windows || !v.tailsOnly || t.tr.tails.exact || !t.marks.full || t.marks.command != v.command || t.marks.n > 0
 }

@@ -150,6 +150,9 @@ type PlainReading struct {
 	Full bool
 	// Launch: the command has launch readings (HasLaunchReadings).
 	Launch bool
+	// TailsOnly: with Launch, every reading is a tail of the command
+	// (tailsOnly), found in the same pass.
+	TailsOnly bool
 }
 
 // Classify is NeedsFullParse and HasLaunchReadings in one pass, with one
@@ -181,15 +184,19 @@ func Classify(cmd string) PlainReading {
 	if k.inert || k.subs != nil && k.subs[next] {
 		return PlainReading{}
 	}
-	if launchesWrapperIn(rest) {
+	wrapper, tails := laterWords(rest)
+	if wrapper {
 		return PlainReading{Full: true}
 	}
-	return PlainReading{Launch: true}
+	return PlainReading{Launch: true, TailsOnly: tails && tailWord(name)}
 }
 
-// launchesWrapperIn reports whether a later word of a plain command names a
-// wrapper or shell.
-func launchesWrapperIn(rest string) bool {
+// laterWords reads the words after a plain command's program in one pass:
+// whether one names a wrapper or shell, and whether every launch reading is
+// a tail (tailsOnly, for these words).
+func laterWords(rest string) (wrapper, tails bool) {
+	tails = true
+	words, option := 1, false
 	for rest != "" {
 		w := rest
 		if i := strings.IndexByte(rest, ' '); i >= 0 {
@@ -197,11 +204,29 @@ func launchesWrapperIn(rest string) bool {
 		} else {
 			rest = ""
 		}
+		words++
+		if words > maxTailWords {
+			tails = false
+		}
+		if isOptionWord(w) {
+			option = true
+			continue
+		}
+		if option || !tailWord(w) {
+			tails = false
+		}
 		if mayNameProgram(w) && lookupProgram(programName(w)).wrapper {
-			return true
+			return true, false
 		}
 	}
-	return false
+	return false, tails
+}
+
+// tailWord reports whether a word that is no option gives, as a program,
+// only readings that are tails: not spelt with an executable suffix, not
+// git's own program (git-push), not git's push plumbing.
+func tailWord(w string) bool {
+	return exeSuffix(w) == 0 && !strings.Contains(w, "git-") && w != "send-pack" && w != "http-push"
 }
 
 // mayNameProgram reports whether a word could name a program that a
@@ -424,20 +449,21 @@ func LeavesArgsAlone(program, next string) bool { return leavesArgsAlone(program
 // wrapper or shell with its own options and operands (wrappers.go).
 func ReadsExactly(program string) bool { return changesMeaning(programName(program)) }
 
-// maxTailWords bounds the words TailsOnly vouches for: each gives at most
+// maxTailWords bounds the words tailsOnly vouches for: each gives at most
 // one reading, far below maxLaunchReadings.
 const maxTailWords = 64
 
-// TailsOnly reports whether every launch reading of a plain command (words
+// tailsOnly reports whether every launch reading of a plain command (words
 // separated by single spaces) is a tail of it: no word spelt with an
 // executable suffix or as git's own program (git-push), no option followed
 // by a later word (which may be a subcommand read without the option), no
 // git push plumbing, and few enough words that no reading is cut. The rules
 // that match wherever their text starts cannot add a hit to such a command
 // through its readings (engine's tail rules), so a caller whose anchored
-// rules have no candidate need not walk them. TestTailsOnlyIsTrue checks it
+// rules have no candidate need not walk them. It is the
+// statement Classify's TailsOnly keeps; TestTailsOnlyIsTrue checks both
 // against launchReadings itself.
-func TailsOnly(s string) bool {
+func tailsOnly(s string) bool {
 	words, option := 0, false
 	for rest := s; rest != ""; {
 		w := rest
@@ -454,9 +480,7 @@ func TailsOnly(s string) bool {
 			option = true
 			continue
 		}
-		// git's own programs (git-push, /usr/lib/git-core/git-push) and
-		// its push plumbing give readings that are no tail.
-		if exeSuffix(w) > 0 || strings.Contains(w, "git-") || w == "send-pack" || w == "http-push" {
+		if !tailWord(w) {
 			return false
 		}
 	}

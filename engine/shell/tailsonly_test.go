@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestTailsOnlyIsTrue: whenever TailsOnly vouches for a command, every
+// TestTailsOnlyIsTrue: whenever tailsOnly vouches for a command, every
 // reading launchReadings gives for it is a tail of it (starting after a
 // blank or a slash), and none is cut. It runs on the commands of the
 // engine's corpora and red-team tables, plus rows that must be refused.
@@ -40,7 +40,10 @@ func TestTailsOnlyIsTrue(t *testing.T) {
 		if !plainShape(c) {
 			continue
 		}
-		if !TailsOnly(c) {
+		if pr := Classify(c); pr.Launch && pr.TailsOnly != tailsOnly(c) {
+			t.Errorf("Classify(%q).TailsOnly = %v, tailsOnly says %v", c, pr.TailsOnly, tailsOnly(c))
+		}
+		if !tailsOnly(c) {
 			refused++
 			continue
 		}
@@ -48,11 +51,11 @@ func TestTailsOnlyIsTrue(t *testing.T) {
 		ok := launchReadings(c, nil, func(r string) {
 			k := len(c) - len(r)
 			if k <= 0 || c[k:] != r || c[k-1] != ' ' && c[k-1] != '/' {
-				t.Errorf("TailsOnly(%q), but %q is no tail of it", c, r)
+				t.Errorf("tailsOnly(%q), but %q is no tail of it", c, r)
 			}
 		})
 		if !ok {
-			t.Errorf("TailsOnly(%q), but its readings were cut", c)
+			t.Errorf("tailsOnly(%q), but its readings were cut", c)
 		}
 	}
 	if vouched < 100 || refused < 20 {
