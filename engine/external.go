@@ -147,7 +147,7 @@ func (c *extCollector) shellPaths(command string, sh *shell.Analysis) {
 			c.add(w)
 			c.addCleaned(w)
 		}
-	} else {
+	} else if shell.MayHoldPath(command) { // no word names a path without one of its bytes
 		eachPlainWord(command, func(w string) {
 			if pw, ok := shell.PathWord(w, home); ok {
 				c.add(pw)

@@ -27,3 +27,8 @@ func LaunchReadings(s string, argv []string, visit func(reading string)) bool {
 
 // Slashes replaces \ with /, allocating only when there is a \.
 func Slashes(v string) string { return slashes(v) }
+
+// MayHoldPath reports whether text has a byte a path word needs (/ \ ~ :
+// or a dot): a plain command without one has no path word and no glued
+// option value (PathWord, ShortOptionValue).
+func MayHoldPath(text string) bool { return mayHoldPath(text) }

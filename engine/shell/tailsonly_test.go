@@ -63,3 +63,33 @@ func TestTailsOnlyIsTrue(t *testing.T) {
 	}
 	t.Logf("%d plain commands vouched for, %d refused", vouched, refused)
 }
+
+// TestNoPathByteNoPathWord: a word without a byte MayHoldPath looks for is
+// never a path word nor a glued option value, so a command without one
+// needs no look at its words (the engine's external check skips them).
+func TestNoPathByteNoPathWord(t *testing.T) {
+	words := []string{"$HOME", "${HOME}", "-la", "-o", "--out=x", "HOME=x", "npm", "run", "build", "--silent", "-C", "x=y", "~", ".", "..", "-o~", "-I.", "C:", "a:b"}
+	for _, name := range []string{"../testdata/corpus/benign_tune.txt", "../testdata/corpus/dangerous_tune.txt"} {
+		b, err := os.ReadFile(filepath.FromSlash(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		words = append(words, strings.Fields(string(b))...)
+	}
+	skipped := 0
+	for _, w := range words {
+		if MayHoldPath(w) {
+			continue
+		}
+		skipped++
+		if p, ok := PathWord(w, "/home/u"); ok {
+			t.Errorf("%q has no path byte but PathWord gives %q", w, p)
+		}
+		if v, ok := ShortOptionValue(w); ok {
+			t.Errorf("%q has no path byte but ShortOptionValue gives %q", w, v)
+		}
+	}
+	if skipped < 1000 {
+		t.Fatalf("only %d words without a path byte: the check checked little", skipped)
+	}
+}
