@@ -81,6 +81,12 @@ func (c *extCollector) addCleaned(v string) {
 // changes it: //, ./, .., a trailing /).
 func untidy(v string) bool {
 	v = slashes(v)
+	// path.Clean changes only a path with //, a . or .. element (a dot
+	// after a slash or at the start), a trailing slash, or none at all;
+	// most paths have none of these and are passed at once.
+	if v != "" && v[0] != '.' && (v == "/" || v[len(v)-1] != '/') && !strings.Contains(v, "//") && !strings.Contains(v, "/.") {
+		return false
+	}
 	return path.Clean(v) != v
 }
 
