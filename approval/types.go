@@ -101,8 +101,8 @@ type Asked struct {
 	Reason        string   `json:"reason"`
 	ExternalPaths []string `json:"external_paths,omitempty"`
 	// Cause is the step that asked (engine.Decision.Cause), so that the
-	// card says the true reason; empty for an ask read back from storage
-	// that does not keep it.
+	// card says the true reason; empty for an ask recorded before the
+	// approval history kept it.
 	Cause string `json:"cause,omitempty"`
 }
 
