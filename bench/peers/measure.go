@@ -23,7 +23,7 @@ type Cell struct {
 }
 
 // Measure times every shape on every engine in interleaved rounds: each
-// round runs every shape on toolgate, then Cedar, then OPA, for about
+// round runs every shape on toolgate, Cedar and OPA in turn, for about
 // target each, so that a noisy moment of a shared machine falls on one
 // round of all engines rather than on one engine. The reading of a cell is
 // the median over rounds.
@@ -46,10 +46,14 @@ func Measure(size int, c *Compiled, shapes []Shape, rounds int, target time.Dura
 		ns[i] = make([][]float64, len(c.Engines))
 		allocs[i] = make([][]float64, len(c.Engines))
 	}
-	for range rounds {
+	for round := range rounds {
 		for i := range shapes {
-			for j, r := range runs[i] {
-				t, a := timeRun(r.decide, r.iters)
+			for k := range runs[i] {
+				// Each round starts the cell with the next engine, so
+				// that the garbage one engine leaves is collected
+				// during each of the others' runs as often.
+				j := (round + k) % len(runs[i])
+				t, a := timeRun(runs[i][j].decide, runs[i][j].iters)
 				ns[i][j] = append(ns[i][j], t)
 				allocs[i][j] = append(allocs[i][j], a)
 			}

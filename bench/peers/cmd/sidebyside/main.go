@@ -3,7 +3,7 @@
 // them in interleaved rounds and prints a markdown table of medians with
 // the ratios toolgate/Cedar and toolgate/OPA.
 //
-//	go run ./cmd/sidebyside -sizes 10,1000,10000 -rounds 7
+//	go run ./cmd/sidebyside -sizes 10,1000,10000 -rounds 15
 package main
 
 import (
@@ -20,8 +20,8 @@ import (
 
 func main() {
 	sizes := flag.String("sizes", "10,1000,10000", "policy sizes in user rules, comma-separated")
-	rounds := flag.Int("rounds", 7, "interleaved rounds; each cell reports the median")
-	target := flag.Duration("target", 30*time.Millisecond, "time of one engine on one cell in one round")
+	rounds := flag.Int("rounds", 15, "interleaved rounds; each cell reports the median")
+	target := flag.Duration("target", 20*time.Millisecond, "time of one engine on one cell in one round")
 	flag.Parse()
 	var cells []peers.Cell
 	var compiles []string
