@@ -15,27 +15,44 @@ import (
 // many rules: the rules are data, not Rego (one module whatever the
 // policy's size, so compiling stays cheap and the rules can change without
 // a new bundle); they are indexed by tool and by the value's leading parts
-// (an object lookup, the way OPA's docs make large policies fast), so one
-// call reads only the rules whose literal prefix it has; glob.match with
-// no delimiters (null) is the glob, * matching any text as in toolgate;
-// deny beats ask beats allow, a path outside the workspace is at least
-// ask, and no hit falls to the tool's level or the default. The query is
-// prepared once (PrepareForEval); each call is one Eval.
+// (nested objects, one lookup per depth: OPA's docs make large policies
+// fast with object lookups rather than iteration), so one call reads only
+// the rules whose literal prefix it has, the same slice Cedar gets;
+// glob.match with no delimiters (null) is the glob, * matching any text as
+// in toolgate; deny beats ask beats allow, a path outside the workspace is
+// at least ask, and no hit falls to the tool's level or the default. The
+// store returns AST values (no conversion per read), the query is prepared
+// once (PrepareForEval) and each call is one Eval of an input parsed once.
 const opaModule = `package toolgate
 
 import rego.v1
 
 value := input.tool_args[data.value_arg[input.tool_name]]
 
-# hits are the levels of the rules that match the value, read from the
-# index under the value's leading 0 to 3 parts (the index files a rule by
-# the parts of its pattern before the first glob character).
+parts := split(value, data.separator[input.tool_name])
+
+# hits are the levels of the rules that match the value. A rule is filed
+# under the parts of its pattern before the first glob character (at most
+# three): rules0 holds those with none, rules1 by their first part, rules2
+# by the first two, rules3 by the first three. Each is one lookup by the
+# value's own leading parts, with no loop and no string built.
 hits contains r.action if {
-	sep := data.separator[input.tool_name]
-	parts := split(value, sep)
-	some k in [0, 1, 2, 3]
-	k <= count(parts)
-	some r in data.rules[input.tool_name][concat(sep, array.slice(parts, 0, k))]
+	some r in data.rules0[input.tool_name]
+	glob.match(r.pattern, null, value)
+}
+
+hits contains r.action if {
+	some r in data.rules1[input.tool_name][parts[0]]
+	glob.match(r.pattern, null, value)
+}
+
+hits contains r.action if {
+	some r in data.rules2[input.tool_name][parts[0]][parts[1]]
+	glob.match(r.pattern, null, value)
+}
+
+hits contains r.action if {
+	some r in data.rules3[input.tool_name][parts[0]][parts[1]][parts[2]]
 	glob.match(r.pattern, null, value)
 }
 
@@ -59,19 +76,29 @@ else := tool_level
 type opaEngine struct{ pq rego.PreparedEvalQuery }
 
 // opaData is the data document: tool levels, the workspace and the rules,
-// data.rules[tool][IndexKey] = [{pattern, action}].
+// data.rulesN[tool][part 1]...[part N] = [{id, pattern, action}] for a rule
+// whose IndexKey has N parts.
 func opaData(rules []Rule) map[string]any {
-	index := map[string]any{}
+	var byDepth [maxKeyParts + 1]map[string]any
+	for d := range byDepth {
+		byDepth[d] = map[string]any{}
+	}
 	for _, r := range rules {
+		entry := map[string]any{"id": r.ID, "pattern": r.Pattern, "action": r.Action.String()}
 		for _, t := range r.Tools {
-			byKey, _ := index[t].(map[string]any)
-			if byKey == nil {
-				byKey = map[string]any{}
-				index[t] = byKey
+			key := indexParts(t, r.Pattern)
+			node := byDepth[len(key)]
+			path := append([]string{t}, key...)
+			for _, p := range path[:len(path)-1] {
+				next, _ := node[p].(map[string]any)
+				if next == nil {
+					next = map[string]any{}
+					node[p] = next
+				}
+				node = next
 			}
-			k := IndexKey(t, r.Pattern)
-			list, _ := byKey[k].([]any)
-			byKey[k] = append(list, map[string]any{"id": r.ID, "pattern": r.Pattern, "action": r.Action.String()})
+			list, _ := node[path[len(path)-1]].([]any)
+			node[path[len(path)-1]] = append(list, entry)
 		}
 	}
 	levels, sep, arg, shell, path := map[string]any{}, map[string]any{}, map[string]any{}, map[string]any{}, map[string]any{}
@@ -84,7 +111,7 @@ func opaData(rules []Rule) map[string]any {
 	for _, t := range pathTools {
 		path[t], sep[t], arg[t] = true, separator(t), "path"
 	}
-	return map[string]any{"rules": index, "tools": levels, "separator": sep,
+	return map[string]any{"rules0": byDepth[0], "rules1": byDepth[1], "rules2": byDepth[2], "rules3": byDepth[3], "tools": levels, "separator": sep,
 		"value_arg": arg, "shell_tools": shell, "path_tools": path, "workspace_prefix": Workspace + "/"}
 }
 

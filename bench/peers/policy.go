@@ -85,14 +85,19 @@ const maxKeyParts = 3
 
 // IndexKey is the key a rule is filed under in the peer engines: the
 // leading parts of its pattern before the first one with a glob character,
-// at most maxKeyParts of them. A call looks its value's leading 0 to
-// maxKeyParts parts up, so it finds every rule whose literal prefix it has.
+// at most maxKeyParts of them (indexParts), joined. A call looks its
+// value's leading 0 to maxKeyParts parts up, so it finds every rule whose
+// literal prefix it has.
 func IndexKey(tool, pattern string) string {
-	sep := separator(tool)
-	parts := strings.Split(pattern, sep)
+	return strings.Join(indexParts(tool, pattern), separator(tool))
+}
+
+// indexParts are the parts IndexKey joins.
+func indexParts(tool, pattern string) []string {
+	parts := strings.Split(pattern, separator(tool))
 	n := 0
 	for n < len(parts) && n < maxKeyParts && !strings.ContainsAny(parts[n], "*?[") {
 		n++
 	}
-	return strings.Join(parts[:n], sep)
+	return parts[:n]
 }
