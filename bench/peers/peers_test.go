@@ -102,3 +102,24 @@ func BenchmarkPeers(b *testing.B) {
 		}
 	}
 }
+
+// TestWriteTable checks the goal column: at most Cedar's time and at most
+// 1/20 of OPA's, each bound included.
+func TestWriteTable(t *testing.T) {
+	for _, c := range []struct {
+		note          string
+		tg, cedar, op float64
+		want          string
+	}{
+		{"below both", 1000, 2000, 40000, "| 0.50 | 1/40 | met |"},
+		{"equal to Cedar, 1/20 of OPA", 1000, 1000, 20000, "| 1.00 | 1/20 | met |"},
+		{"above Cedar", 1500, 1000, 40000, "| 1.50 | 1/27 | **not met** |"},
+		{"above 1/20 of OPA", 1000, 2000, 10000, "| 0.50 | 1/10 | **not met** |"},
+	} {
+		var b strings.Builder
+		WriteTable(&b, []Cell{{Size: 1000, Shape: "s", Readings: []Reading{{c.tg, 1}, {c.cedar, 2}, {c.op, 30}}}})
+		if !strings.Contains(b.String(), "| 1,000 | s |") || !strings.Contains(b.String(), c.want) {
+			t.Errorf("%s: table\n%s\nwant a row ending %q", c.note, b.String(), c.want)
+		}
+	}
+}
