@@ -22,13 +22,19 @@ func main() {
 	sizes := flag.String("sizes", "10,1000,10000", "policy sizes in user rules, comma-separated")
 	rounds := flag.Int("rounds", 15, "interleaved rounds; each cell reports the median")
 	target := flag.Duration("target", 20*time.Millisecond, "time of one engine on one cell in one round")
+	budget := flag.Duration("budget", 10*time.Minute, "no size after the first is started after this long; the table shows the sizes done")
 	flag.Parse()
+	start := time.Now()
 	var cells []peers.Cell
 	var compiles []string
 	for _, f := range strings.Split(*sizes, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 {
 			log.Fatalf("bad size %q", f)
+		}
+		if len(cells) > 0 && time.Since(start) > *budget {
+			fmt.Fprintf(os.Stderr, "budget of %s spent: size %d and later left out\n", *budget, n)
+			break
 		}
 		c, err := peers.Compile(peers.Rules(n))
 		if err != nil {
