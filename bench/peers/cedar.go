@@ -21,8 +21,9 @@ import (
 //     determining policies of an Allow (Diagnostic.Reasons) say whether
 //     one of them asks. This keeps one authorization per call; a second
 //     policy set for asks would cost a second one on every allow;
-//   - the glob is `like`, where * matches any text as in toolgate; "**"
-//     becomes "*";
+//   - the glob is `like`, where * matches any text; "**" becomes "*", and
+//     a trailing " *", which also matches nothing in toolgate, adds an
+//     equality to the bare command;
 //   - the workspace check is a policy too: an ask permit on the path tools
 //     unless the path is under the workspace;
 //   - policy slicing: a deployment with many policies hands Authorize only
@@ -65,8 +66,14 @@ func cedarText(r Rule) string {
 	if isShell(r.Tools[0]) {
 		attr = "command"
 	}
-	fmt.Fprintf(&b, "%s (principal, action in [%s], resource) when { context.%s like %s };\n",
-		effect, cedarActions(r.Tools), attr, strconv.Quote(cedarLike(r.Pattern)))
+	cond := fmt.Sprintf("context.%s like %s", attr, strconv.Quote(cedarLike(r.Pattern)))
+	if body, ok := strings.CutSuffix(r.Pattern, " *"); ok {
+		// A trailing " *" also matches nothing in toolgate: "git push *"
+		// matches "git push".
+		cond += fmt.Sprintf(" || context.%s == %s", attr, strconv.Quote(body))
+	}
+	fmt.Fprintf(&b, "%s (principal, action in [%s], resource) when { %s };\n",
+		effect, cedarActions(r.Tools), cond)
 	return b.String()
 }
 

@@ -3,6 +3,7 @@ package peers
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -84,7 +85,7 @@ func opaData(rules []Rule) map[string]any {
 		byDepth[d] = map[string]any{}
 	}
 	for _, r := range rules {
-		entry := map[string]any{"id": r.ID, "pattern": r.Pattern, "action": r.Action.String()}
+		entry := map[string]any{"id": r.ID, "pattern": opaGlob(r.Pattern), "action": r.Action.String()}
 		for _, t := range r.Tools {
 			key := indexParts(t, r.Pattern)
 			node := byDepth[len(key)]
@@ -113,6 +114,16 @@ func opaData(rules []Rule) map[string]any {
 	}
 	return map[string]any{"rules0": byDepth[0], "rules1": byDepth[1], "rules2": byDepth[2], "rules3": byDepth[3], "tools": levels, "separator": sep,
 		"value_arg": arg, "shell_tools": shell, "path_tools": path, "workspace_prefix": Workspace + "/"}
+}
+
+// opaGlob writes a toolgate glob for glob.match: a trailing " *" also
+// matches nothing in toolgate ("git push *" matches "git push"), which is
+// the alternative {" *",""}; the one glob keeps one glob.match per rule.
+func opaGlob(pattern string) string {
+	if body, ok := strings.CutSuffix(pattern, " *"); ok {
+		return body + "{ *,}"
+	}
+	return pattern
 }
 
 // NewOPA prepares the query data.toolgate.decision over the data document

@@ -34,8 +34,9 @@ func TestEnginesAgree(t *testing.T) {
 
 // TestPeersFindEveryRule checks the peers' index against the rules
 // themselves: for each generated rule, a value it matches is decided by
-// Cedar and OPA as toolgate decides it, so no rule is filed where a call
-// does not look.
+// Cedar and OPA as toolgate decides it, and so is a shell rule's bare
+// command (a trailing " *" also matches nothing), so no rule is filed where
+// a call does not look and the globs mean the same.
 func TestPeersFindEveryRule(t *testing.T) {
 	rules := Rules(200)
 	c, err := Compile(rules)
@@ -48,10 +49,19 @@ func TestPeersFindEveryRule(t *testing.T) {
 		if !isShell(r.Tools[0]) {
 			call.Args = map[string]any{"path": value}
 		}
-		want := c.Engines[0].Bind(call)()
-		for _, e := range c.Engines[1:] {
-			if got := e.Bind(call)(); got != want {
-				t.Errorf("%s: %s decides %q as %s, toolgate %s", r.ID, e.Name(), value, got, want)
+		calls := []Call{call}
+		if isShell(r.Tools[0]) {
+			calls = append(calls, Call{r.Tools[0], map[string]any{"command": strings.TrimSuffix(r.Pattern, " *")}})
+		}
+		for _, call := range calls {
+			want := c.Engines[0].Bind(call)()
+			if want != r.Action && want != max(r.Action, engine.Ask) {
+				t.Errorf("%s: toolgate decides %v as %s, the rule says %s", r.ID, call.Args, want, r.Action)
+			}
+			for _, e := range c.Engines[1:] {
+				if got := e.Bind(call)(); got != want {
+					t.Errorf("%s: %s decides %v as %s, toolgate %s", r.ID, e.Name(), call.Args, got, want)
+				}
 			}
 		}
 	}
