@@ -7,7 +7,7 @@ GO ?= go
 FUZZTIME ?= 30000x
 SOAKFUZZTIME ?= 3000000x
 
-.PHONY: screenshots test deps generate check-generated vet unit integration agents python fuzz soak bench build run
+.PHONY: screenshots test deps generate check-generated vet unit integration agents python fuzz soak bench bench-peers build run
 
 test: deps check-generated vet unit integration fuzz
 
@@ -110,3 +110,8 @@ soak:
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./engine/...
+
+# bench-peers: toolgate side by side with OPA and Cedar (bench/peers, a module
+# of its own, so its modules are fetched on first use; not part of test).
+bench-peers:
+	cd bench/peers && $(GO) run ./cmd/sidebyside -sizes 10,1000,10000,100000 -rounds 25

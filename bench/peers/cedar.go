@@ -77,6 +77,7 @@ func cedarText(r Rule) string {
 	return b.String()
 }
 
+// cedarActions is the Cedar list of the tools' actions: Action::"bash", ...
 func cedarActions(tools []string) string {
 	a := make([]string, len(tools))
 	for i, t := range tools {
@@ -134,6 +135,7 @@ func NewCedar(rules []Rule) (Engine, error) {
 	return c, nil
 }
 
+// Name is "Cedar".
 func (c *cedarEngine) Name() string { return "Cedar" }
 
 // cedarSlice is the policies one request is authorized against: up to

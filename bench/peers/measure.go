@@ -97,6 +97,7 @@ func timeRun(decide func(), iters int) (float64, float64) {
 	return float64(d.Nanoseconds()) / float64(iters), float64(after.Mallocs-before.Mallocs) / float64(iters)
 }
 
+// median is the middle of v (the mean of the two middle values when even).
 func median(v []float64) float64 {
 	s := slices.Clone(v)
 	slices.Sort(s)
@@ -129,6 +130,7 @@ func WriteTable(w io.Writer, cells []Cell) {
 	}
 }
 
+// allocText writes allocations per decision: one decimal below 10.
 func allocText(a float64) string {
 	if a < 10 {
 		return fmt.Sprintf("%.1f", a)

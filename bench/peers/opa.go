@@ -141,6 +141,7 @@ func NewOPA(rules []Rule) (Engine, error) {
 	return opaEngine{pq}, nil
 }
 
+// Name is "OPA".
 func (o opaEngine) Name() string { return "OPA" }
 
 // Bind builds the input document once, as OPA's server parses a request

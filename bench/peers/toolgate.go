@@ -44,6 +44,7 @@ func NewToolgate(rules []Rule) (Engine, error) {
 	return toolgateEngine{e}, nil
 }
 
+// Name is "toolgate".
 func (t toolgateEngine) Name() string { return "toolgate" }
 
 // Bind builds the engine's Request once; Evaluate does the rest.
