@@ -9,5 +9,7 @@
 // timing. It does not own toolgate's own benchmarks (engine/*_bench_test.go)
 // nor any decision rule: toolgate's answer is the expected one. It is a
 // module of its own so that the service's go.mod never depends on OPA or
-// Cedar.
+// Cedar. It builds against the repository's engine (a replace of the root
+// module), so when the root module's requirements change, `go mod tidy`
+// here brings its go.sum along.
 package peers
