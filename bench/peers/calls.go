@@ -19,12 +19,15 @@ func (c *Call) value() string {
 	return s
 }
 
-// Shape is one call shape of the side-by-side and the level toolgate gives
-// it at every policy size.
+// Shape is one call shape of the side-by-side, the level toolgate gives it
+// at every policy size and what sets that level in toolgate (a rule, the
+// tool's level, the workspace: engine.Cause*), so that a cell measures the
+// path it names.
 type Shape struct {
-	Name string
-	Call Call
-	Want engine.Level
+	Name  string
+	Call  Call
+	Want  engine.Level
+	Cause string
 }
 
 // Shapes are the call shapes measured: one decided by each kind of rule,
@@ -32,22 +35,13 @@ type Shape struct {
 // and outside the workspace, and one a generated path rule matches outside
 // the workspace.
 var Shapes = []Shape{
-	{"allow_match", Call{"bash", map[string]any{"command": "make deploy --fast"}}, engine.Allow},
-	{"ask_match", Call{"bash", map[string]any{"command": "git push origin main"}}, engine.Ask},
-	{"deny_match", Call{"bash", map[string]any{"command": "kubectl delete pod web-1"}}, engine.Deny},
-	{"no_match", Call{"bash", map[string]any{"command": "npm run build --silent"}}, engine.Ask},
-	{"path_inside", Call{"read_file", map[string]any{"path": Workspace + "/src/main.go"}}, engine.Allow},
-	{"path_outside", Call{"read_file", map[string]any{"path": "/etc/hosts"}}, engine.Ask},
-	{"path_rule", Call{"write_file", map[string]any{"path": "/srv/proj3/notes.txt"}}, pathRuleWant()},
-}
-
-// pathRuleWant is the level of a write under /srv/proj3: the generated
-// rule gen_3 ("/srv/proj3/**", the same at every size from 7 rules) and
-// the ask for a path outside the workspace, the stricter of the two.
-func pathRuleWant() engine.Level {
-	r := Rules(len(headRules) + 4)[len(headRules)+3]
-	if r.Pattern != "/srv/proj3/**" {
-		panic("gen_3 is not the /srv/proj3 rule: " + r.Pattern)
-	}
-	return max(r.Action, engine.Ask)
+	{"allow_match", Call{"bash", map[string]any{"command": "make deploy --fast"}}, engine.Allow, engine.CauseRule},
+	{"ask_match", Call{"bash", map[string]any{"command": "git push origin main"}}, engine.Ask, engine.CauseRule},
+	{"deny_match", Call{"bash", map[string]any{"command": "kubectl delete pod web-1"}}, engine.Deny, engine.CauseRule},
+	{"no_match", Call{"bash", map[string]any{"command": "npm run build --silent"}}, engine.Ask, engine.CauseToolLevel},
+	{"path_inside", Call{"read_file", map[string]any{"path": Workspace + "/src/main.go"}}, engine.Allow, engine.CauseToolLevel},
+	{"path_outside", Call{"read_file", map[string]any{"path": "/etc/hosts"}}, engine.Ask, engine.CauseExternal},
+	// gen_3 allows "/srv/proj3/**" at every size from 7 rules
+	// (TestPathRuleShape); the ask for a path outside the workspace wins.
+	{"path_rule", Call{"write_file", map[string]any{"path": "/srv/proj3/notes.txt"}}, engine.Ask, engine.CauseExternal},
 }

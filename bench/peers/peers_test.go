@@ -13,8 +13,8 @@ import (
 var benchSizes = flag.String("peers.sizes", "10,1000,10000", "policy sizes of BenchmarkPeers, comma-separated")
 
 // TestEnginesAgree checks that every engine decides every shape as
-// toolgate's expected level at two sizes, and that a broken peer answer
-// would be caught: the check fails when an expected level is changed.
+// toolgate's expected level at two sizes, and that a broken answer would be
+// caught: the check fails when an expected level or cause is changed.
 func TestEnginesAgree(t *testing.T) {
 	for _, n := range []int{10, 1000} {
 		c, err := Compile(Rules(n))
@@ -24,10 +24,13 @@ func TestEnginesAgree(t *testing.T) {
 		if err := c.Check(Shapes); err != nil {
 			t.Errorf("size %d: %v", n, err)
 		}
-		wrong := []Shape{Shapes[0]}
+		wrong := []Shape{Shapes[0], Shapes[0]}
 		wrong[0].Want = engine.Deny
-		if c.Check(wrong) == nil {
-			t.Errorf("size %d: a wrong expected level passes the check", n)
+		wrong[1].Cause = engine.CauseToolLevel
+		for _, w := range wrong {
+			if c.Check([]Shape{w}) == nil {
+				t.Errorf("size %d: a wrong expectation %+v passes the check", n, w)
+			}
 		}
 	}
 }
@@ -63,6 +66,17 @@ func TestPeersFindEveryRule(t *testing.T) {
 					t.Errorf("%s: %s decides %v as %s, toolgate %s", r.ID, e.Name(), call.Args, got, want)
 				}
 			}
+		}
+	}
+}
+
+// TestPathRuleShape checks the rule the path_rule shape meets: gen_3, an
+// allow rule on /srv/proj3/**, the same at every size.
+func TestPathRuleShape(t *testing.T) {
+	for _, n := range []int{10, 1000} {
+		r := Rules(n)[len(headRules)+3]
+		if r.ID != "gen_3" || r.Pattern != "/srv/proj3/**" || r.Action != engine.Allow {
+			t.Errorf("size %d: rule %d is %+v, want gen_3 allowing /srv/proj3/**", n, len(headRules)+3, r)
 		}
 	}
 }
