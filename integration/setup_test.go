@@ -15,6 +15,8 @@ var agentPaths = map[string]string{
 	"claude-code": "claude-code-2.1.328/node_modules/@anthropic-ai/claude-code-linux-x64/claude",
 	"gemini":      "gemini-cli-0.61.0/node_modules/@google/gemini-cli/bundle/gemini.js",
 	"codex":       "codex-0.169.0/node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex",
+	// The MCP server the gateway tests stand in front of (run with node).
+	"server-filesystem": "server-filesystem-2026.8.31/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
 }
 
 // agentBinary is the path of a pinned agent's program. make test installs

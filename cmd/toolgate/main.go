@@ -21,6 +21,10 @@
 //     print their text.
 //   - toolgate evaluate decides one call (from flags, or a JSON body on
 //     stdin) through POST /api/v1/evaluate and prints the decision.
+//   - toolgate mcp -- COMMAND starts an MCP server and stands between it
+//     and the agent on stdio: each tools/call is decided through
+//     POST /api/v1/check as mcp__NAME__TOOL (cmd/internal/mcpgate), and a
+//     refused or undecidable call never reaches the server.
 //
 // The server is $TOOLGATE_URL (default http://127.0.0.1:8765) and the
 // token $TOOLGATE_TOKEN, or the --url, --token and --token-file flags.
@@ -52,6 +56,7 @@ const usage = `usage:
   toolgate add-dir <path>
   toolgate evaluate --tool NAME [--arg KEY=VALUE ...] [--channel ID] [--workspace DIR] [--explain] [--json]
   toolgate evaluate [--json] < request.json
+  toolgate mcp [--name NAME] [--wait SECONDS] [--session ID] -- COMMAND [ARGS...]   (an MCP server over stdio)
 
 Every command takes --url (default $TOOLGATE_URL, else http://127.0.0.1:8765),
 --token (default $TOOLGATE_TOKEN) and --token-file.
@@ -76,6 +81,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return runSetup(args[1:], stdout, stderr, getenv)
 	case "doctor":
 		return runDoctor(args[1:], stdout, stderr, getenv)
+	case "mcp":
+		return runMCP(args[1:], stdin, stdout, stderr, getenv)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -14,7 +14,7 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	const secret = "tg_s3cret_value_never_shown"
 	e := env(map[string]string{"TOOLGATE_TOKEN": secret, "TOOLGATE_URL": "http://127.0.0.1:1", "HOME": t.TempDir()})
 	commands := [][]string{{"hook", "claude-code"}, {"hook", "codex"}, {"hook", "gemini"}, {"permissions"}, {"add-dir"},
-		{"evaluate"}, {"setup", "claude-code"}, {"doctor"}, {"nonsense"}, {}}
+		{"evaluate"}, {"setup", "claude-code"}, {"doctor"}, {"mcp"}, {"nonsense"}, {}}
 	for _, c := range commands {
 		for _, extra := range [][]string{{"--tokn", "x"}, {"--help"}, {"-h"}} {
 			args := append(append([]string(nil), c...), extra...)

@@ -25,3 +25,5 @@ install() {
 install claude-code 2.1.328 @anthropic-ai/claude-code-linux-x64 node_modules/@anthropic-ai/claude-code-linux-x64/claude
 install codex 0.169.0 @openai/codex node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex
 install gemini-cli 0.61.0 @google/gemini-cli node_modules/@google/gemini-cli/bundle/gemini.js
+# The MCP server the gateway tests stand in front of.
+install server-filesystem 2026.8.31 @modelcontextprotocol/server-filesystem node_modules/@modelcontextprotocol/server-filesystem/dist/index.js

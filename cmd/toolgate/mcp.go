@@ -1,0 +1,189 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/toolgate/toolgate/cmd/internal/mcpgate"
+)
+
+// maxMCPWait is the longest a call waits for a person (the server's cap on
+// wait_seconds).
+const maxMCPWait = 600
+
+// mcpOptions are toolgate mcp's flags.
+type mcpOptions struct {
+	conn
+	name    string
+	wait    int
+	session string
+	channel string
+}
+
+// runMCP is toolgate mcp [--name NAME] -- COMMAND [ARGS...]: it starts the
+// MCP server COMMAND and relays between it and the client on stdin and
+// stdout, deciding every tools/call as mcp__NAME__TOOL first
+// (cmd/internal/mcpgate).
+func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	var o mcpOptions
+	fs := flag.NewFlagSet("toolgate mcp", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addConnFlags(fs, &o.conn, getenv)
+	fs.StringVar(&o.name, "name", "", "the server's name in tool names mcp__NAME__TOOL (default: the command's base name)")
+	fs.IntVar(&o.wait, "wait", maxMCPWait, "seconds a call waits for a person when the policy asks (at most 600)")
+	fs.StringVar(&o.session, "session", "", "session_id of the calls (default: mcp-NAME-PID)")
+	fs.StringVar(&o.channel, "channel", "", "channel_id of the calls (default: the server's)")
+	if err := fs.Parse(args); err != nil {
+		return exitError
+	}
+	command := fs.Args()
+	if len(command) == 0 {
+		fmt.Fprintln(stderr, "toolgate mcp: name the MCP server to start after --, as in: toolgate mcp --name fs -- npx @modelcontextprotocol/server-filesystem DIR")
+		return exitError
+	}
+	if o.wait < 0 || o.wait > maxMCPWait {
+		fmt.Fprintf(stderr, "toolgate mcp: --wait must be from 0 to %d\n", maxMCPWait)
+		return exitError
+	}
+	if o.name == "" {
+		o.name = strings.TrimSuffix(filepath.Base(command[0]), filepath.Ext(command[0]))
+	}
+	if o.session == "" {
+		o.session = fmt.Sprintf("mcp-%s-%d", o.name, os.Getpid())
+	}
+	token, err := o.resolve()
+	if err != nil {
+		fmt.Fprintf(stderr, "toolgate: %v\n", err)
+		return exitError
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serveMCP(ctx, &o, token, command, stdin, stdout, stderr)
+}
+
+// serveMCP starts the server and runs the gate until the client is done.
+func serveMCP(ctx context.Context, o *mcpOptions, token string, command []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	cmd := exec.CommandContext(ctx, command[0], command[1:]...)
+	cmd.Stderr = stderr
+	toServer, err := cmd.StdinPipe()
+	if err != nil {
+		fmt.Fprintf(stderr, "toolgate mcp: %v\n", err)
+		return exitError
+	}
+	fromServer, err := cmd.StdoutPipe()
+	if err != nil {
+		fmt.Fprintf(stderr, "toolgate mcp: %v\n", err)
+		return exitError
+	}
+	if err := cmd.Start(); err != nil {
+		fmt.Fprintf(stderr, "toolgate mcp: starting %s: %v\n", command[0], err)
+		return exitError
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	gate := &mcpgate.Gate{Decider: &checkDecider{o: o, token: token}, Log: log}
+	runErr := gate.Run(ctx, stdin, stdout, fromServer, toServer)
+	waitErr := cmd.Wait()
+	if runErr != nil && !errors.Is(runErr, os.ErrClosed) {
+		fmt.Fprintf(stderr, "toolgate mcp: %v\n", runErr)
+		return exitError
+	}
+	var exit *exec.ExitError
+	if errors.As(waitErr, &exit) {
+		return exit.ExitCode()
+	}
+	return exitOK
+}
+
+// checkDecider decides through the server's /api/v1/check, waiting for a
+// person when the policy asks; anything but an answer refuses the call.
+type checkDecider struct {
+	o     *mcpOptions
+	token string
+}
+
+// Decide implements mcpgate.Decider.
+func (d *checkDecider) Decide(ctx context.Context, tool string, args json.RawMessage) mcpgate.Verdict {
+	body, err := json.Marshal(map[string]any{"tool_name": d.toolName(tool), "tool_args": args,
+		"session_id": d.o.session, "channel_id": d.o.channel, "wait_seconds": d.o.wait})
+	if err != nil {
+		return mcpgate.Verdict{Reason: err.Error()}
+	}
+	data, err := d.post(ctx, "/api/v1/check", body, time.Duration(d.o.wait)*time.Second+30*time.Second)
+	if err != nil {
+		return mcpgate.Verdict{Reason: err.Error()}
+	}
+	var out struct {
+		Decision string `json:"decision"`
+		Reason   string `json:"reason"`
+	}
+	if err := json.Unmarshal(data, &out); err != nil {
+		return mcpgate.Verdict{Reason: "toolgate's answer could not be read"}
+	}
+	switch out.Decision {
+	case "allow":
+		return mcpgate.Verdict{Allow: true, Reason: out.Reason}
+	case "pending":
+		return mcpgate.Verdict{Reason: fmt.Sprintf("no one answered within %d seconds (%s)", d.o.wait, out.Reason)}
+	}
+	return mcpgate.Verdict{Reason: out.Reason}
+}
+
+// Hidden implements mcpgate.Decider: a tool whose level denies it is left
+// out of tools/list. An error hides nothing; its calls are still decided.
+func (d *checkDecider) Hidden(ctx context.Context, tool string) bool {
+	name := d.toolName(tool)
+	body, _ := json.Marshal(map[string]any{"tool_name": name, "tool_args": map[string]any{}, "channel_id": d.o.channel})
+	data, err := d.post(ctx, "/api/v1/evaluate", body, requestTimeout)
+	if err != nil {
+		return false
+	}
+	var out struct {
+		Level       string `json:"level"`
+		MatchedRule string `json:"matched_rule"`
+	}
+	return json.Unmarshal(data, &out) == nil && out.Level == "deny" && strings.HasPrefix(out.MatchedRule, "tools.")
+}
+
+// toolName is the name toolgate decides a tool of this server as.
+func (d *checkDecider) toolName(tool string) string { return "mcp__" + d.o.name + "__" + tool }
+
+// post is the client's post with a context, so that a cancelled call stops
+// waiting for its answer.
+func (d *checkDecider) post(ctx context.Context, path string, body []byte, timeout time.Duration) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.o.url+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Authorization", "Bearer "+d.token)
+	req.Header.Set("Content-Type", "application/json")
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("toolgate could not be reached at %s", d.o.url)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	if err != nil || len(data) > maxBody {
+		return nil, errors.New("toolgate's answer could not be read")
+	}
+	if resp.StatusCode/100 != 2 {
+		return nil, &statusError{status: resp.StatusCode, msg: errorMessage(data)}
+	}
+	return data, nil
+}
