@@ -1,5 +1,7 @@
 package engine
 
+import "strings"
+
 // Category is the kind of tool, which decides how a rule's pattern is matched.
 type Category uint8
 
@@ -43,5 +45,22 @@ func ToolCategory(tool string) Category {
 	case "mcp_fetch_webpage", "mcp_free_search", "mcp_paid_search":
 		return CategoryNetwork
 	}
+	if IsMCPTool(tool) {
+		return CategoryPath
+	}
 	return CategoryUnknown
+}
+
+// IsMCPTool reports whether a tool name is an MCP server's tool as the
+// gateway (toolgate mcp) and Claude Code name it: mcp__SERVER__TOOL. Its
+// arguments' path values are judged as a path tool's are
+// (docs/decisions.md#mcp-tools): the paths it names outside the
+// workspace ask, path rules match them, and a rule may name the tool.
+func IsMCPTool(tool string) bool {
+	rest, ok := strings.CutPrefix(tool, "mcp__")
+	if !ok {
+		return false
+	}
+	server, name, ok := strings.Cut(rest, "__")
+	return ok && server != "" && name != ""
 }

@@ -25,10 +25,11 @@ type mcpClient struct {
 
 // startGateway starts the real CLI in front of the real filesystem server
 // from npm, with the agent token, and initializes the session.
-func startGateway(t *testing.T, s *Server, token, root, url string) *mcpClient {
+func startGateway(t *testing.T, s *Server, token, url string, roots ...string) *mcpClient {
 	t.Helper()
 	server := agentBinary(t, "server-filesystem")
-	cmd := exec.Command(toolgateCLI(t), "mcp", "--name", "fs", "--wait", "20", "--url", url, "--", "node", server, root)
+	args := append([]string{"mcp", "--name", "fs", "--wait", "20", "--url", url, "--", "node", server}, roots...)
+	cmd := exec.Command(toolgateCLI(t), args...)
 	cmd.Env = append(os.Environ(), "TOOLGATE_TOKEN="+token)
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -121,16 +122,27 @@ func (c *mcpClient) call(tool string, args map[string]any) (string, bool) {
 // server from npm through `toolgate mcp` and the real toolgate server:
 // a read the policy allows runs, a write it denies never touches the canary
 // file and the model reads why, a tool denied outright is not even listed,
-// an ask waits for a person (who allows it here, and the write happens),
-// and with toolgate unreachable every call is refused.
+// a path rule on an MCP tool refuses the file it names, a read outside the
+// workspace waits for a person like any path tool's (refused here), an ask
+// waits for a person (who allows it here, and the edit happens), and with
+// toolgate unreachable every call is refused.
 func TestMCPGatewayInFrontOfFilesystemServer(t *testing.T) {
 	s := StartServer(t, ServerOptions{})
-	root := filepath.Join(t.TempDir(), "files")
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		t.Fatal(err)
+	root := filepath.Join(s.Workspace, "files")
+	outside := filepath.Join(t.TempDir(), "elsewhere")
+	for _, d := range []string{root, outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	canary := filepath.Join(root, "canary.txt")
 	writeFile(t, canary, "the canary lives\n")
+	writeFile(t, filepath.Join(root, "secret.txt"), "a secret\n")
+	writeFile(t, filepath.Join(outside, "far.txt"), "far away\n")
+	rule := map[string]any{"id": "no_mcp_secrets", "tools": []string{"mcp__fs__read_text_file"}, "pattern": "**/secret*", "action": "deny"}
+	if st, _, body := s.Call(s.Token, "POST", "/api/v1/permissions/rules", rule, nil); st != 201 && st != 200 {
+		t.Fatalf("a rule naming an MCP tool: %d %s", st, body)
+	}
 	for tool, level := range map[string]string{"mcp__fs__read_text_file": "allow", "mcp__fs__list_allowed_directories": "allow",
 		"mcp__fs__write_file": "deny", "mcp__fs__move_file": "deny", "mcp__fs__edit_file": "ask"} {
 		if st, _, body := s.Call(s.Token, "PUT", "/api/v1/permissions/tools/"+tool, map[string]any{"level": level}, nil); st != 200 {
@@ -138,7 +150,7 @@ func TestMCPGatewayInFrontOfFilesystemServer(t *testing.T) {
 		}
 	}
 	agent := createToken(t, s, "mcp-agent", "agent")
-	c := startGateway(t, s, agent, root, s.URL)
+	c := startGateway(t, s, agent, s.URL, root, outside)
 
 	list := c.request("tools/list", map[string]any{})
 	if l := string(list["result"]); !strings.Contains(l, `"read_text_file"`) || strings.Contains(l, `"write_file"`) || strings.Contains(l, `"move_file"`) {
@@ -147,6 +159,28 @@ func TestMCPGatewayInFrontOfFilesystemServer(t *testing.T) {
 
 	if text, isErr := c.call("read_text_file", map[string]any{"path": canary}); isErr || !strings.Contains(text, "the canary lives") {
 		t.Errorf("an allowed read: %q (error %v)", text, isErr)
+	}
+
+	if text, isErr := c.call("read_text_file", map[string]any{"path": filepath.Join(root, "secret.txt")}); !isErr || !strings.Contains(text, "no_mcp_secrets") {
+		t.Errorf("a read the MCP tool's path rule denies answered %q (error %v)", text, isErr)
+	}
+
+	// A path outside the workspace asks, as any path tool's would; the
+	// person refuses it.
+	c.next++
+	far := c.next
+	c.send(map[string]any{"jsonrpc": "2.0", "id": far, "method": "tools/call", "params": map[string]any{"name": "read_text_file",
+		"arguments": map[string]any{"path": filepath.Join(outside, "far.txt")}}})
+	var asked []wsApproval
+	WaitFor(t, 10*time.Second, "the outside read's ask", func() bool {
+		asked = listApprovals(t, s, s.Token, "pending")
+		return len(asked) == 1
+	})
+	if st, body := decide(t, s, s.Token, asked[0].ID, "deny"); st != 200 {
+		t.Fatalf("deny the outside read: %d %s", st, body)
+	}
+	if m := c.answer(far, 30*time.Second); !strings.Contains(string(m["result"]), `"isError":true`) || strings.Contains(string(m["result"]), "far away") {
+		t.Errorf("the refused outside read answered %s", m["result"])
 	}
 
 	text, isErr := c.call("write_file", map[string]any{"path": canary, "content": "overwritten"})
@@ -181,7 +215,7 @@ func TestMCPGatewayInFrontOfFilesystemServer(t *testing.T) {
 	}
 
 	// toolgate unreachable: every call is refused, the read included.
-	down := startGateway(t, s, agent, root, "http://127.0.0.1:1")
+	down := startGateway(t, s, agent, "http://127.0.0.1:1", root)
 	text, isErr = down.call("read_text_file", map[string]any{"path": canary})
 	if !isErr || !strings.Contains(text, "could not be reached") {
 		t.Errorf("with toolgate down a read answered %q (error %v), want a refusal", text, isErr)
