@@ -2,6 +2,7 @@ package shell
 
 import (
 	"io"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -263,6 +264,25 @@ func (s *shellVars) noteAlt(name string) {
 }
 
 // forget makes a variable unknown from here on.
+// varsSnapshot is what a subshell may change of the variables and must not
+// hand back to its parent.
+type varsSnapshot struct {
+	vars                map[string]scriptVar
+	tainted, pwdUnknown bool
+}
+
+// save snapshots the variables before a subshell runs.
+func (s *shellVars) save() varsSnapshot {
+	return varsSnapshot{vars: maps.Clone(s.vars), tainted: s.tainted, pwdUnknown: s.pwdUnknown}
+}
+
+// restore puts back the variables a subshell ran with; what expansions
+// noted meanwhile (alternatives seen, defaults) is kept, as it widens the
+// readings.
+func (s *shellVars) restore(snap varsSnapshot) {
+	s.vars, s.tainted, s.pwdUnknown = snap.vars, snap.tainted, snap.pwdUnknown
+}
+
 func (s *shellVars) forget(name string) {
 	if s.vars == nil {
 		s.vars = make(map[string]scriptVar, 4)

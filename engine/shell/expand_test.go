@@ -180,6 +180,8 @@ func TestShellReparse(t *testing.T) {
 		{note: "find -exec sh -c", cmd: `find . -exec sh -c 'cat /etc/shadow' \;`, wantNorm: "cat /etc/shadow", wantPath: "/etc/shadow"},
 		{note: "script -c", cmd: "script -q -c 'cat /etc/shadow' /dev/null", wantNorm: "cat /etc/shadow", wantPath: "/etc/shadow"},
 		{note: "flock -c", cmd: "flock /tmp/l -c 'cat /etc/shadow'", wantNorm: "cat /etc/shadow", wantPath: "/etc/shadow"},
+		{note: "an assignment inside $(...) is known after it there", cmd: `echo $(V=cat; $V /etc/shadow)`, wantNorm: "cat /etc/shadow", wantPath: "/etc/shadow"},
+		{note: "and inside ( )", cmd: `(P=/etc; cat $P/shadow)`, wantNorm: "cat /etc/shadow", wantPath: "/etc/shadow"},
 		{note: "watch joins its arguments", cmd: "watch -n 1 cat /etc/shadow", wantNorm: "cat /etc/shadow", wantPath: "/etc/shadow"},
 		{note: "trap text", cmd: "trap 'rm -rf /' EXIT", wantNorm: "rm -rf /", wantPath: "/"},
 		{note: "here-string to bash", cmd: `bash <<< "rm -rf /"`, wantNorm: "rm -rf /", wantPath: "/"},

@@ -195,9 +195,7 @@ func (w *walker) cmd(c syntax.Command) {
 		w.inPipe, w.pipeKnown = false, false
 		w.cond--
 	case *syntax.Subshell:
-		w.cond++
-		w.stmts(c.Stmts)
-		w.cond--
+		w.subshell(c.Stmts)
 	case *syntax.Block:
 		w.stmts(c.Stmts)
 	case *syntax.IfClause:
@@ -360,10 +358,18 @@ func (w *walker) arith(n syntax.Node) {
 func (w *walker) sub(stmts []*syntax.Stmt) {
 	savedIn, savedPipe := w.in, w.inPipe
 	w.in, w.inPipe = stdinState{}, false
-	w.cond++
-	w.stmts(stmts)
-	w.cond--
+	w.subshell(stmts)
 	w.in, w.inPipe = savedIn, savedPipe
+}
+
+// subshell walks commands that run in a subshell: in order, so an
+// assignment there is known to the commands after it (V=rm; $V -rf / is
+// rm -rf / inside $(...) too), and with the variables put back after, as
+// a subshell's assignments never reach its parent.
+func (w *walker) subshell(stmts []*syntax.Stmt) {
+	snap := w.vars.save()
+	w.stmts(stmts)
+	w.vars.restore(snap)
 }
 
 // substs walks the substitutions inside a word, and forgets variables that
