@@ -220,9 +220,9 @@ func (m *tailMarks) keep(pos int32) {
 // command it was read from (for the tail shortcut).
 type readingList struct {
 	filled bool
-	n         int
-	items     [24]readingItem
-	more      []readingItem
+	n      int
+	items  [24]readingItem
+	more   []readingItem
 }
 
 // readingItem is one launch reading and the command it was read from.

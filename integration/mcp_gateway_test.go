@@ -217,7 +217,7 @@ func TestMCPGatewayInFrontOfFilesystemServer(t *testing.T) {
 	// toolgate unreachable: every call is refused, the read included.
 	down := startGateway(t, s, agent, "http://127.0.0.1:1", root)
 	text, isErr = down.call("read_text_file", map[string]any{"path": canary})
-	if !isErr || !strings.Contains(text, "could not be reached") {
+	if !isErr || !strings.Contains(text, "cannot reach toolgate") {
 		t.Errorf("with toolgate down a read answered %q (error %v), want a refusal", text, isErr)
 	}
 }

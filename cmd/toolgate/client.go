@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -94,14 +95,21 @@ func (e *statusError) Error() string {
 // body when the status is 2xx; any other status is a *statusError with the
 // server's message. timeout bounds the whole exchange.
 func post(c conn, token, path string, body []byte, timeout time.Duration) ([]byte, error) {
-	req, err := http.NewRequest(http.MethodPost, c.url+path, bytes.NewReader(body))
+	return postContext(context.Background(), c, token, path, body, timeout)
+}
+
+// postContext is post that also ends when ctx does (a call the MCP client
+// cancelled stops waiting for its answer).
+func postContext(ctx context.Context, c conn, token, path string, body []byte, timeout time.Duration) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url+path, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
 	client := &http.Client{
-		Timeout: timeout,
 		// A redirect would send the token and the call elsewhere.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}

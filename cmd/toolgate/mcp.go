@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -122,7 +120,7 @@ func (d *checkDecider) Decide(ctx context.Context, tool string, args json.RawMes
 	if err != nil {
 		return mcpgate.Verdict{Reason: err.Error()}
 	}
-	data, err := d.post(ctx, "/api/v1/check", body, time.Duration(d.o.wait)*time.Second+30*time.Second)
+	data, err := postContext(ctx, d.o.conn, d.token, "/api/v1/check", body, time.Duration(d.o.wait)*time.Second+30*time.Second)
 	if err != nil {
 		return mcpgate.Verdict{Reason: err.Error()}
 	}
@@ -147,7 +145,7 @@ func (d *checkDecider) Decide(ctx context.Context, tool string, args json.RawMes
 func (d *checkDecider) Hidden(ctx context.Context, tool string) bool {
 	name := d.toolName(tool)
 	body, _ := json.Marshal(map[string]any{"tool_name": name, "tool_args": map[string]any{}, "channel_id": d.o.channel})
-	data, err := d.post(ctx, "/api/v1/evaluate", body, requestTimeout)
+	data, err := postContext(ctx, d.o.conn, d.token, "/api/v1/evaluate", body, requestTimeout)
 	if err != nil {
 		return false
 	}
@@ -160,30 +158,3 @@ func (d *checkDecider) Hidden(ctx context.Context, tool string) bool {
 
 // toolName is the name toolgate decides a tool of this server as.
 func (d *checkDecider) toolName(tool string) string { return "mcp__" + d.o.name + "__" + tool }
-
-// post is the client's post with a context, so that a cancelled call stops
-// waiting for its answer.
-func (d *checkDecider) post(ctx context.Context, path string, body []byte, timeout time.Duration) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.o.url+path, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+d.token)
-	req.Header.Set("Content-Type", "application/json")
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("toolgate could not be reached at %s", d.o.url)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
-	if err != nil || len(data) > maxBody {
-		return nil, errors.New("toolgate's answer could not be read")
-	}
-	if resp.StatusCode/100 != 2 {
-		return nil, &statusError{status: resp.StatusCode, msg: errorMessage(data)}
-	}
-	return data, nil
-}

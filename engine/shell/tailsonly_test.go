@@ -93,3 +93,37 @@ func TestNoPathByteNoPathWord(t *testing.T) {
 		t.Fatalf("only %d words without a path byte: the check checked little", skipped)
 	}
 }
+
+// tailsOnly reports whether every launch reading of a plain command (words
+// separated by single spaces) is a tail of it: no word spelt with an
+// executable suffix or as git's own program (git-push), no option followed
+// by a later word (which may be a subcommand read without the option), no
+// git push plumbing, and few enough words that no reading is cut. The rules
+// that match wherever their text starts cannot add a hit to such a command
+// through its readings (engine's tail rules), so a caller whose anchored
+// rules have no candidate need not walk them. It is the
+// test's plain statement of what Classify's TailsOnly computes in its own
+// pass; TestTailsOnlyIsTrue checks both against launchReadings itself.
+func tailsOnly(s string) bool {
+	words, option := 0, false
+	for rest := s; rest != ""; {
+		w := rest
+		if i := strings.IndexByte(rest, ' '); i >= 0 {
+			w, rest = rest[:i], rest[i+1:]
+		} else {
+			rest = ""
+		}
+		words++
+		switch {
+		case words > maxTailWords, option && !isOptionWord(w):
+			return false
+		case isOptionWord(w):
+			option = true
+			continue
+		}
+		if !tailWord(w) {
+			return false
+		}
+	}
+	return true
+}
