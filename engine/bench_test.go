@@ -140,7 +140,7 @@ func BenchmarkCompile(b *testing.B) {
 func BenchmarkDefaultPolicyShell(b *testing.B) {
 	perms, rules := defaultPolicy(b, 0)
 	ws := b.TempDir()
-	e, _ := engine.Compile(perms, rules, engine.Options{Workspace: ws, HomeDir: "/home/u", ResolvePath: store.ResolvePath})
+	e, _ := engine.Compile(perms, rules, engine.Options{Workspace: ws, HomeDir: "/home/u", ResolvePath: store.ResolvePath, KindOf: store.KindOf, Glob: store.Glob})
 	for _, c := range []struct{ name, cmd string }{
 		{"git_status", "git status"},
 		{"ls_la_src", "ls -la src"},

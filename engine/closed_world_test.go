@@ -63,7 +63,7 @@ func closedWorldEngine(t *testing.T) (*engine.Engine, string) {
 			deny("secrets_sh", "bash", "**/secrets/**"), deny("hooks_sh", "bash", "**/.git/hooks/**")},
 		"external_directory": map[string]any{"*": "allow"}}
 	e, problems := engine.Compile(perms, packageBuiltin(t), engine.Options{Workspace: ws, HomeDir: "/home/u",
-		ResolvePath: store.ResolvePath, IsSymlink: store.IsSymlink, Glob: store.Glob})
+		ResolvePath: store.ResolvePath, KindOf: store.KindOf, Glob: store.Glob})
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}

@@ -169,7 +169,7 @@ func (c *extCollector) shellPaths(command string, sh *shell.Analysis) {
 	} else if strings.IndexByte(command, ':') >= 0 { // a REV:path word needs its colon
 		eachPlainWord(command, func(w string) { c.addRevisionPath(w) })
 	}
-	if c.e.opts.IsSymlink == nil || c.e.opts.ResolvePath == nil {
+	if c.e.opts.KindOf == nil || c.e.opts.ResolvePath == nil {
 		return // no filesystem to look bare words up in
 	}
 	if sh != nil {
@@ -329,8 +329,8 @@ func (c *extCollector) count() bool {
 
 // addBare follows a bare word (no slash) that is a symlink in a base
 // directory: `cat evil`, where evil links out of the workspace, reads
-// outside it. A word that is not a link costs one lookup (IsSymlink); only
-// a link is resolved.
+// outside it. A word costs one lookup (KindOf), which also tells a folder;
+// only a link is resolved.
 func (c *extCollector) addBare(w string) {
 	if !isBareCandidate(w) {
 		return
@@ -348,8 +348,8 @@ func (c *extCollector) addBare(w string) {
 		if base == "/" {
 			lex = "/" + w
 		}
-		if !c.e.opts.IsSymlink(lex) {
-			if c.shell && c.isDir(lex) {
+		if kind := c.e.opts.KindOf(lex); kind != Symlink {
+			if c.shell && kind == Folder {
 				// A folder named bare (grep -r . secrets): its
 				// files are reached, which path rules see.
 				c.moved = append(c.moved, lex)

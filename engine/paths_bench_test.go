@@ -13,7 +13,7 @@ import (
 // BenchmarkPaths measures the external-directory check of path and shell
 // calls on a real workspace: the common case of paths inside the
 // workspace, nested arguments, a workdir and bare words. fs uses the
-// server's resolver (store.ResolvePath and IsSymlink: system calls), mem a
+// server's resolver (store.ResolvePath and KindOf: system calls), mem a
 // resolver that
 // answers at once (the engine's own cost); lookups/op counts the resolver
 // calls, which is what a busy machine's timings hide. Run:
@@ -41,13 +41,13 @@ func BenchmarkPaths(b *testing.B) {
 		e    *engine.Engine
 	}{}
 	for _, r := range []struct {
-		name      string
-		resolve   func(string) string
-		isSymlink func(string) bool
-	}{{"fs", store.ResolvePath, store.IsSymlink}, {"mem", func(p string) string { return p }, nil}} {
+		name    string
+		resolve func(string) string
+		kindOf  func(string) engine.FileKind
+	}{{"fs", store.ResolvePath, store.KindOf}, {"mem", func(p string) string { return p }, nil}} {
 		opts := engine.Options{Workspace: ws, HomeDir: "/home/u", ResolvePath: counted(r.resolve)}
-		if r.isSymlink != nil {
-			opts.IsSymlink = func(p string) bool { lookups.Add(1); return r.isSymlink(p) }
+		if r.kindOf != nil {
+			opts.KindOf = func(p string) engine.FileKind { lookups.Add(1); return r.kindOf(p) }
 		}
 		e, _ := engine.Compile(perms, rules, opts)
 		engines = append(engines, struct {

@@ -53,7 +53,7 @@ func newPathsFixture(t *testing.T) pathsFixture {
 			t.Fatal(err)
 		}
 	}
-	f.opts = engine.Options{Workspace: f.ws, HomeDir: f.home, ResolvePath: store.ResolvePath, IsSymlink: store.IsSymlink}
+	f.opts = engine.Options{Workspace: f.ws, HomeDir: f.home, ResolvePath: store.ResolvePath, KindOf: store.KindOf}
 	return f
 }
 
@@ -125,11 +125,11 @@ func TestPathsResolvedAsKernel(t *testing.T) {
 		t.Fatal(problems)
 	}
 	runPathsCases(t, f, e, kernelCases)
-	// Without IsSymlink the engine looks no bare word up (no filesystem).
+	// Without KindOf the engine looks no bare word up (no filesystem).
 	noLstat := f.opts
-	noLstat.IsSymlink = nil
+	noLstat.KindOf = nil
 	e, _ = engine.Compile(perms, nil, noLstat)
-	runPathsCases(t, f, e, []pathsCase{{"no IsSymlink: a bare word is not looked up", "bash", shellArgs("cat evil"), engine.Allow, "-"}})
+	runPathsCases(t, f, e, []pathsCase{{"no KindOf: a bare word is not looked up", "bash", shellArgs("cat evil"), engine.Allow, "-"}})
 }
 
 // kernelCases are the rows of TestPathsResolvedAsKernel.

@@ -75,6 +75,13 @@ func shortCluster(w string, tarFirst bool) bool {
 	return tarFirst && w != "" && w[0] != '-' && !strings.ContainsAny(w, "/.")
 }
 
+// plainWords appends the space-separated words of a plain command (one the
+// fast path reads without a parse) to words.
+func plainWords(words []string, command string) []string {
+	eachPlainWord(command, func(w string) { words = append(words, w) })
+	return words
+}
+
 // pathListLabel is how an external path read from a list file is listed.
 func pathListLabel(file string) string {
 	if file == "" {
@@ -99,7 +106,8 @@ func (c *extCollector) addPathLists(command string, sh *shell.Analysis) {
 	if _, ok := listFileOptions[first]; !ok {
 		return
 	}
-	if f, ok := readsPathList(strings.Fields(command)); ok {
+	var buf [16]string // a plain command's words, on the stack: no allocation on the hot path
+	if f, ok := readsPathList(plainWords(buf[:0], command)); ok {
 		c.init()
 		c.external(pathListLabel(f), true)
 	}

@@ -95,7 +95,7 @@ func untidy(v string) bool {
 // tool's arguments that names a link is a path, whatever its key
 // (docs/decisions.md#path-rules-see-every-form).
 func (c *extCollector) addBareValues(args map[string]any) {
-	if c.e.opts.IsSymlink == nil || c.e.opts.ResolvePath == nil {
+	if c.e.opts.KindOf == nil || c.e.opts.ResolvePath == nil {
 		return
 	}
 	eachKeyedString(args, func(k, t string) {
@@ -237,12 +237,6 @@ func withContents(forms []string) []string {
 		}
 	}
 	return out
-}
-
-// isDir reports whether an absolute path is a folder on this host (Glob of
-// the path with a trailing slash matches only a folder).
-func (c *extCollector) isDir(abs string) bool {
-	return c.e.opts.Glob != nil && len(c.e.opts.Glob(abs+"/")) > 0
 }
 
 // addRevisionPath records, for path rules only, the path after the colon of

@@ -125,7 +125,7 @@ func newIssueFixture(t testing.TB) *issueFixture {
 		HomeDir:          f.home,
 		ResolvePath:      store.ResolvePath,
 		BatchResolvePath: func() func(string) string { return store.NewPathResolver().Resolve },
-		IsSymlink:        store.IsSymlink,
+		KindOf:           store.KindOf,
 	}
 	pkg := packageBuiltinRules(t)
 	f.perms = map[string]map[string]any{

@@ -104,13 +104,15 @@ type Options struct {
 	// external. A resolver that returns its argument is also fine: the
 	// engine cleans the result. Nil cleans paths lexically.
 	ResolvePath func(string) string
-	// IsSymlink reports whether an absolute path exists as a symbolic link,
-	// in one lookup: the engine asks it about the bare words of a shell
-	// command (cat evil, where evil links out of the workspace) and
-	// resolves only the links with ResolvePath. Nil (or a nil ResolvePath)
-	// looks no bare word up. It must agree with ResolvePath; store gives
-	// both for a real filesystem.
-	IsSymlink func(string) bool
+	// KindOf tells what an absolute path is, in one lookup that does not
+	// follow a final symlink: the engine asks it about the bare words of a
+	// shell command (cat evil, where evil links out of the workspace;
+	// grep -r . secrets, where secrets is a folder) and resolves only the
+	// links with ResolvePath. One lookup a word, since on the hot path each
+	// system call costs more than the rest of a benign call's decision.
+	// Nil (or a nil ResolvePath) looks no bare word up. It must agree with
+	// ResolvePath; store gives both for a real filesystem.
+	KindOf func(string) FileKind
 	// Glob expands an absolute filename glob (* ? [...]) against the files
 	// that exist, as the shell would: the engine asks it about the glob
 	// words of a shell command (cat .en?), so that path rules see the files
@@ -125,3 +127,18 @@ type Options struct {
 	// web, acp, cli and tui.
 	CheckedChannels []string
 }
+
+// FileKind is what one lookup of a path found, without following a final
+// symlink.
+type FileKind uint8
+
+const (
+	// NoFile: nothing by that name, or it could not be looked at.
+	NoFile FileKind = iota
+	// PlainFile: a file that is neither a folder nor a link.
+	PlainFile
+	// Folder: a directory.
+	Folder
+	// Symlink: a symbolic link, dangling or not.
+	Symlink
+)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/toolgate/toolgate/engine"
 )
 
 // ResolvePath resolves an absolute, forward-slash path as the kernel would
@@ -259,9 +261,10 @@ const (
 	lookupMissing                    // a component is missing, with no symlink before it
 )
 
-// IsSymlink reports whether p exists as a symbolic link, with one lstat.
-// It is the engine's Options.IsSymlink beside ResolvePath.
-func IsSymlink(p string) bool { return lstatIsLink(p) }
+// KindOf tells what p is (nothing, a plain file, a folder or a symbolic
+// link, dangling or not), with one lstat. It is the engine's
+// Options.KindOf beside ResolvePath.
+func KindOf(p string) engine.FileKind { return lstatKind(p) }
 
 // MaxGlobMatches bounds the files Glob returns for one pattern.
 const MaxGlobMatches = 64

@@ -5,6 +5,8 @@ import (
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/toolgate/toolgate/engine"
 )
 
 // openat2Broken is set once openat2 proves unusable (an old kernel or a
@@ -42,15 +44,23 @@ func noSymlinkLookup(p string) lookupState {
 	}
 }
 
-// lstatIsLink is one lstat into a Stat_t on the stack (os.Lstat would
+// lstatKind is one lstat into a Stat_t on the stack (os.Lstat would
 // allocate a FileInfo).
-func lstatIsLink(p string) bool {
+func lstatKind(p string) engine.FileKind {
 	var st unix.Stat_t
 	for {
 		err := unix.Lstat(p, &st)
 		if errors.Is(err, unix.EINTR) {
 			continue
 		}
-		return err == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK
+		switch {
+		case err != nil:
+			return engine.NoFile
+		case st.Mode&unix.S_IFMT == unix.S_IFLNK:
+			return engine.Symlink
+		case st.Mode&unix.S_IFMT == unix.S_IFDIR:
+			return engine.Folder
+		}
+		return engine.PlainFile
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/toolgate/toolgate/engine"
 )
 
 // TestResolvePathKernelOrder: .. is applied after the symlinks before it
@@ -56,8 +58,9 @@ func TestResolvePathKernelOrder(t *testing.T) {
 	}
 }
 
-// TestIsSymlink: one lstat tells a link (dangling or not) from anything else.
-func TestIsSymlink(t *testing.T) {
+// TestKindOf: one lstat tells a link (dangling or not, to a folder or not)
+// from a folder, a plain file and nothing.
+func TestKindOf(t *testing.T) {
 	dir := t.TempDir()
 	must := func(err error) {
 		t.Helper()
@@ -68,11 +71,20 @@ func TestIsSymlink(t *testing.T) {
 	must(os.WriteFile(filepath.Join(dir, "file"), nil, 0o644))
 	must(os.Symlink("/", filepath.Join(dir, "link")))
 	must(os.Symlink(filepath.Join(dir, "nowhere"), filepath.Join(dir, "dangling")))
+	must(os.Mkdir(filepath.Join(dir, "sub"), 0o755))
 	for _, c := range []struct {
 		note, name string
-		want       bool
-	}{{"a file", "file", false}, {"a link", "link", true}, {"a dangling link", "dangling", true}, {"missing", "missing", false}, {"the dir", "", false}} {
-		if got := IsSymlink(filepath.ToSlash(filepath.Join(dir, c.name))); got != c.want {
+		want       engine.FileKind
+	}{
+		{"a file", "file", engine.PlainFile},
+		{"a link to a folder", "link", engine.Symlink},
+		{"a dangling link", "dangling", engine.Symlink},
+		{"missing", "missing", engine.NoFile},
+		{"a folder", "sub", engine.Folder},
+		{"the dir itself", "", engine.Folder},
+		{"below a plain file", "file/x", engine.NoFile},
+	} {
+		if got := KindOf(filepath.ToSlash(filepath.Join(dir, c.name))); got != c.want {
 			t.Errorf("%s: got %v, want %v", c.note, got, c.want)
 		}
 	}

@@ -62,8 +62,8 @@ type core struct {
 	// batchResolve makes the resolver of one batch of calls; nil when
 	// Options.ResolvePath was given (the engine then uses that alone).
 	batchResolve func() func(string) string
-	// isSymlink is IsSymlink with the real resolver, else nil (resolve.go).
-	isSymlink func(string) bool
+	// kindOf is KindOf with the real resolver, else nil (resolve.go).
+	kindOf func(string) engine.FileKind
 	// glob is Glob with the real resolver, else nil (resolve.go).
 	glob func(string) []string
 
@@ -135,10 +135,10 @@ func OpenBackend(ctx context.Context, b Backend, opts Options) (*Store, error) {
 		opts.Logger = slog.Default()
 	}
 	var batchResolve func() func(string) string
-	var isSymlink func(string) bool // only with the real resolver, to agree with it
+	var kindOf func(string) engine.FileKind // only with the real resolver, to agree with it
 	var glob func(string) []string
 	if opts.ResolvePath == nil {
-		opts.ResolvePath, batchResolve, isSymlink, glob = ResolvePath, newBatchResolver, IsSymlink, Glob
+		opts.ResolvePath, batchResolve, kindOf, glob = ResolvePath, newBatchResolver, KindOf, Glob
 	}
 	if opts.HomeDir == "" {
 		if h, err := os.UserHomeDir(); err == nil {
@@ -146,7 +146,7 @@ func OpenBackend(ctx context.Context, b Backend, opts Options) (*Store, error) {
 		}
 	}
 	s := &Store{core: &core{backend: b, opts: opts, log: opts.Logger, kick: make(chan struct{}, 1),
-		batchResolve: batchResolve, isSymlink: isSymlink, glob: glob}}
+		batchResolve: batchResolve, kindOf: kindOf, glob: glob}}
 	doc, err := b.Read(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("store: read the policy from %s: %w", b.Name(), err)
@@ -494,7 +494,7 @@ func (s *Store) EngineOptions() engine.Options {
 		HomeDir:          s.opts.HomeDir,
 		ResolvePath:      s.opts.ResolvePath,
 		BatchResolvePath: s.batchResolve,
-		IsSymlink:        s.isSymlink,
+		KindOf:           s.kindOf,
 		Glob:             s.glob,
 		CheckedChannels:  s.opts.CheckedChannels,
 	}
