@@ -30,12 +30,14 @@ type mcpOptions struct {
 	wait    int
 	session string
 	channel string
+	http    httpOptions
 }
 
 // runMCP is toolgate mcp [--name NAME] -- COMMAND [ARGS...]: it starts the
 // MCP server COMMAND and relays between it and the client on stdin and
 // stdout, deciding every tools/call as mcp__NAME__TOOL first
-// (cmd/internal/mcpgate).
+// (cmd/internal/mcpgate). With --upstream URL it is the same gateway in
+// front of a Streamable HTTP MCP server, serving on --listen (mcp_http.go).
 func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	var o mcpOptions
 	fs := flag.NewFlagSet("toolgate mcp", flag.ContinueOnError)
@@ -45,19 +47,28 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 	fs.IntVar(&o.wait, "wait", maxMCPWait, "seconds a call waits for a person when the policy asks (at most 600)")
 	fs.StringVar(&o.session, "session", "", "session_id of the calls (default: mcp-NAME-PID)")
 	fs.StringVar(&o.channel, "channel", "", "channel_id of the calls (default: the server's)")
+	addHTTPFlags(fs, &o.http)
 	if err := fs.Parse(args); err != nil {
 		return exitError
 	}
 	command := fs.Args()
-	if len(command) == 0 {
-		fmt.Fprintln(stderr, "toolgate mcp: name the MCP server to start after --, as in: toolgate mcp --name fs -- npx @modelcontextprotocol/server-filesystem DIR")
+	if msg := o.http.check(command); msg != "" {
+		fmt.Fprintln(stderr, "toolgate mcp: "+msg)
+		return exitError
+	}
+	if len(command) == 0 && o.http.upstream == "" {
+		fmt.Fprintln(stderr, "toolgate mcp: name the MCP server to start after --, as in: toolgate mcp --name fs -- npx @modelcontextprotocol/server-filesystem DIR, or its URL with --upstream")
 		return exitError
 	}
 	if o.wait < 0 || o.wait > maxMCPWait {
 		fmt.Fprintf(stderr, "toolgate mcp: --wait must be from 0 to %d\n", maxMCPWait)
 		return exitError
 	}
-	if o.name == "" {
+	switch {
+	case o.name != "":
+	case o.http.upstream != "":
+		o.name = o.http.defaultName()
+	default:
 		o.name = strings.TrimSuffix(filepath.Base(command[0]), filepath.Ext(command[0]))
 	}
 	if o.session == "" {
@@ -70,6 +81,9 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if o.http.upstream != "" {
+		return serveMCPHTTP(ctx, &o, token, stderr)
+	}
 	return serveMCP(ctx, &o, token, command, stdin, stdout, stderr)
 }
 

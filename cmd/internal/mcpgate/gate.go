@@ -1,10 +1,12 @@
-// Package mcpgate stands between an MCP client and an MCP server that speak
-// the stdio transport (one JSON-RPC message per line): every tools/call
-// request is put to a Decider first, and only an allowed one reaches the
-// server; a refused one is answered as a tool result with isError and the
-// reason, which the model reads. Every other message passes through byte
-// for byte, but for the answers to tools/list, which leave out the tools
-// the Decider hides. It owns the relay and its fail-closed reading of
+// Package mcpgate stands between an MCP client and an MCP server: every
+// tools/call request is put to a Decider first, and only an allowed one
+// reaches the server; a refused one is answered as a tool result with
+// isError and the reason, which the model reads. Every other message
+// passes through byte for byte, but for the answers to tools/list, which
+// leave out the tools the Decider hides. The judge (judge.go) makes every
+// such decision and rewrite for both transports: Gate relays the stdio
+// transport (one JSON-RPC message per line), Proxy the Streamable HTTP
+// one (http.go). It owns the relays and their fail-closed reading of
 // messages; it does not own the policy, how a decision is asked for (the
 // toolgate CLI asks the server's /api/v1/check) or the server's process.
 package mcpgate
@@ -45,18 +47,15 @@ type Decider interface {
 // never sent what the gate could not read).
 const maxLine = 16 << 20
 
-// Gate is one relay.
+// Gate is one relay over stdio.
 type Gate struct {
 	Decider Decider
 	Log     *slog.Logger
 
 	toClient lockedWriter
 	toServer lockedWriter
-
-	mu      sync.Mutex
-	calls   map[string]context.CancelFunc // tools/call requests being decided, by id
-	listIDs map[string]bool               // tools/list requests whose answer is filtered
-	wg      sync.WaitGroup
+	judge    *judge
+	wg       sync.WaitGroup
 }
 
 // lockedWriter writes whole lines from several goroutines.
@@ -79,11 +78,8 @@ func (l *lockedWriter) line(b []byte) error {
 // closed by the caller) and the server's output ends. client and server
 // are the two sides' output; toClient and toServer their input.
 func (g *Gate) Run(ctx context.Context, client io.Reader, toClient io.Writer, server io.Reader, toServer io.Writer) error {
-	if g.Log == nil {
-		g.Log = slog.New(slog.DiscardHandler)
-	}
 	g.toClient.w, g.toServer.w = toClient, toServer
-	g.calls, g.listIDs = map[string]context.CancelFunc{}, map[string]bool{}
+	g.judge = newJudge(g.Decider, g.Log)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	fromServer := make(chan error, 1)
@@ -123,97 +119,35 @@ func (g *Gate) clientToServer(ctx context.Context, client io.Reader) error {
 	return nil
 }
 
-// fromClient handles one line of the client.
+// fromClient handles one line of the client as the judge says.
 func (g *Gate) fromClient(ctx context.Context, line []byte) error {
-	msg, err := readMessage(line)
+	st := g.judge.read(ctx, "", line)
 	switch {
-	case errors.Is(err, errBatch):
-		// A batch is passed on only when it holds no call to decide.
-		if batchHasCall(line) {
-			return g.toClient.line(invalidRequest(nil, "a batch with tools/call is refused; send each call on its own"))
-		}
-		return g.toServer.line(line)
-	case err != nil:
-		// What the gate cannot read is never passed on: the server might
-		// read it as a call.
-		g.Log.Warn("mcp: unreadable message refused", "err", err)
-		return g.toClient.line(parseError("the gate could not read the message: " + err.Error()))
-	}
-	switch msg.method {
-	case "tools/call":
-		if msg.id == nil {
-			// A call sent as a notification gets no answer; it is not
-			// run either.
-			return nil
-		}
-		g.decide(ctx, line, msg)
+	case st.call != nil:
+		g.decide(line, st.call)
 		return nil
-	case "tools/list":
-		if msg.id != nil {
-			g.mu.Lock()
-			g.listIDs[string(msg.id)] = true
-			g.mu.Unlock()
-		}
-	case "notifications/cancelled":
-		if id, ok := cancelledID(msg.params); ok && g.cancel(id) {
-			return nil // the server never saw the call
-		}
+	case st.answer != nil:
+		return g.toClient.line(st.answer)
+	case st.forward:
+		return g.toServer.line(line)
 	}
-	return g.toServer.line(line)
+	return nil
 }
 
-// decide asks the Decider about one call, in its own goroutine so that
+// decide has the judge decide one call, in its own goroutine so that
 // other messages flow while a person answers.
-func (g *Gate) decide(ctx context.Context, line []byte, msg message) {
-	tool, args, err := callOf(msg.params)
-	if err != nil {
-		g.toClient.line(invalidRequest(msg.id, err.Error()))
-		return
-	}
-	key := string(msg.id)
-	callCtx, cancel := context.WithCancel(ctx)
-	g.mu.Lock()
-	if _, dup := g.calls[key]; dup {
-		g.mu.Unlock()
-		cancel()
-		g.toClient.line(invalidRequest(msg.id, "a call with this id is being decided"))
-		return
-	}
-	g.calls[key] = cancel
-	g.mu.Unlock()
+func (g *Gate) decide(line []byte, c *call) {
 	g.wg.Add(1)
 	go func() {
 		defer g.wg.Done()
-		v := g.Decider.Decide(callCtx, tool, args)
-		cancelled := callCtx.Err() != nil
-		g.mu.Lock()
-		_, live := g.calls[key]
-		delete(g.calls, key)
-		g.mu.Unlock()
-		cancel()
-		if !live || cancelled {
-			return // cancelled by the client, or the gate is closing: no answer is due
+		forward, answer := g.judge.decide(c)
+		switch {
+		case forward:
+			g.toServer.line(line)
+		case answer != nil:
+			g.toClient.line(answer)
 		}
-		if !v.Allow {
-			g.Log.Info("mcp: call refused", "tool", tool, "reason", v.Reason)
-			g.toClient.line(refusal(msg.id, v.Reason))
-			return
-		}
-		g.toServer.line(line)
 	}()
-}
-
-// cancel ends the decision of a call being decided; it reports whether
-// there was one.
-func (g *Gate) cancel(id json.RawMessage) bool {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	c, ok := g.calls[string(id)]
-	if ok {
-		delete(g.calls, string(id))
-		c()
-	}
-	return ok
 }
 
 // serverToClient passes the server's messages on, filtering the answers
@@ -223,7 +157,7 @@ func (g *Gate) serverToClient(ctx context.Context, server io.Reader) error {
 	sc.Buffer(make([]byte, 64<<10), maxLine)
 	for sc.Scan() {
 		line := sc.Bytes()
-		if out, ok := g.filterList(ctx, line); ok {
+		if out, ok := g.judge.filter(ctx, "", line); ok {
 			line = out
 		}
 		if err := g.toClient.line(line); err != nil {
@@ -231,25 +165,4 @@ func (g *Gate) serverToClient(ctx context.Context, server io.Reader) error {
 		}
 	}
 	return sc.Err()
-}
-
-// filterList leaves out of a tools/list answer the tools the Decider
-// hides; ok is false for any other message.
-func (g *Gate) filterList(ctx context.Context, line []byte) ([]byte, bool) {
-	msg, err := readMessage(line)
-	if err != nil || msg.id == nil || msg.method != "" {
-		return nil, false
-	}
-	g.mu.Lock()
-	listed := g.listIDs[string(msg.id)]
-	delete(g.listIDs, string(msg.id))
-	g.mu.Unlock()
-	if !listed {
-		return nil, false
-	}
-	out, changed, err := withoutHidden(line, func(name string) bool { return g.Decider.Hidden(ctx, name) })
-	if err != nil || !changed {
-		return nil, false
-	}
-	return out, true
 }
