@@ -24,7 +24,9 @@
 //   - toolgate mcp -- COMMAND starts an MCP server and stands between it
 //     and the agent on stdio: each tools/call is decided through
 //     POST /api/v1/check as mcp__NAME__TOOL (cmd/internal/mcpgate), and a
-//     refused or undecidable call never reaches the server.
+//     refused or undecidable call never reaches the server. With
+//     --upstream URL it serves the same gateway on --listen in front of
+//     a Streamable HTTP MCP server.
 //
 // The server is $TOOLGATE_URL (default http://127.0.0.1:8765) and the
 // token $TOOLGATE_TOKEN, or the --url, --token and --token-file flags.
@@ -57,6 +59,7 @@ const usage = `usage:
   toolgate evaluate --tool NAME [--arg KEY=VALUE ...] [--channel ID] [--workspace DIR] [--explain] [--json]
   toolgate evaluate [--json] < request.json
   toolgate mcp [--name NAME] [--wait SECONDS] [--session ID] -- COMMAND [ARGS...]   (an MCP server over stdio)
+  toolgate mcp [--name NAME] [--wait SECONDS] --upstream URL [--listen ADDR] [--allow-origin ORIGIN]   (an MCP server over HTTP)
 
 Every command takes --url (default $TOOLGATE_URL, else http://127.0.0.1:8765),
 --token (default $TOOLGATE_TOKEN) and --token-file.

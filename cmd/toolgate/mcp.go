@@ -43,7 +43,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 	fs := flag.NewFlagSet("toolgate mcp", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addConnFlags(fs, &o.conn, getenv)
-	fs.StringVar(&o.name, "name", "", "the server's name in tool names mcp__NAME__TOOL (default: the command's base name)")
+	fs.StringVar(&o.name, "name", "", "the server's name in tool names mcp__NAME__TOOL (default: the command's base name, or the --upstream URL's host)")
 	fs.IntVar(&o.wait, "wait", maxMCPWait, "seconds a call waits for a person when the policy asks (at most 600)")
 	fs.StringVar(&o.session, "session", "", "session_id of the calls (default: mcp-NAME-PID)")
 	fs.StringVar(&o.channel, "channel", "", "channel_id of the calls (default: the server's)")
