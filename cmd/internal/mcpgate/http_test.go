@@ -27,24 +27,59 @@ type upstream struct {
 	seen []string
 }
 
-func newUpstream(t *testing.T, jsonResponse bool) *upstream {
+// upstreamOptions shape the server: JSON answers instead of event
+// streams, and an event store, which lets a client resume a cut stream.
+type upstreamOptions struct {
+	json      bool
+	resumable bool
+}
+
+func newUpstream(t testing.TB, jsonResponse bool) *upstream {
+	return newUpstreamWith(t, upstreamOptions{json: jsonResponse})
+}
+
+func newUpstreamWith(t testing.TB, o upstreamOptions) *upstream {
 	t.Helper()
 	u := &upstream{ran: map[string]int{}}
 	server := mcp.NewServer(&mcp.Implementation{Name: "canary", Version: "1"}, nil)
-	for _, name := range []string{"read", "write"} {
-		mcp.AddTool(server, &mcp.Tool{Name: name}, func(ctx context.Context, req *mcp.CallToolRequest, in struct {
-			Text string `json:"text"`
-		}) (*mcp.CallToolResult, any, error) {
+	type textArgs struct {
+		Text string `json:"text"`
+	}
+	tool := func(name string, run func(context.Context, *mcp.CallToolRequest, textArgs) (string, error)) {
+		mcp.AddTool(server, &mcp.Tool{Name: name}, func(ctx context.Context, req *mcp.CallToolRequest, in textArgs) (*mcp.CallToolResult, any, error) {
 			u.mu.Lock()
 			u.ran[name]++
 			u.mu.Unlock()
+			text, err := run(ctx, req, in)
+			if err != nil {
+				return nil, nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, nil, nil
+		})
+	}
+	for _, name := range []string{"read", "write", "slow"} {
+		tool(name, func(ctx context.Context, req *mcp.CallToolRequest, in textArgs) (string, error) {
 			// A notification on the way: it reaches the client through the
 			// gateway's event stream.
 			req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Data: name + " ran"})
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name + ": " + in.Text}}}, nil, nil
+			return name + ": " + in.Text, nil
 		})
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, &mcp.StreamableHTTPOptions{JSONResponse: jsonResponse})
+	// sample asks the client's model: a request from the server to the
+	// client, whose answer the client POSTs back.
+	tool("sample", func(ctx context.Context, req *mcp.CallToolRequest, in textArgs) (string, error) {
+		res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 10,
+			Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: in.Text}}}})
+		if err != nil {
+			return "", err
+		}
+		return "the client's model said: " + res.Content.(*mcp.TextContent).Text, nil
+	})
+	opts := &mcp.StreamableHTTPOptions{JSONResponse: o.json}
+	if o.resumable {
+		opts.EventStore = mcp.NewMemoryEventStore(nil)
+	}
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, opts)
 	u.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -52,8 +87,12 @@ func newUpstream(t *testing.T, jsonResponse bool) *upstream {
 			Method string `json:"method"`
 		}
 		json.Unmarshal(body, &m)
+		seen := strings.TrimSpace(r.Method + " " + m.Method)
+		if r.Header.Get("Last-Event-ID") != "" {
+			seen += " resumed"
+		}
 		u.mu.Lock()
-		u.seen = append(u.seen, strings.TrimSpace(r.Method+" "+m.Method))
+		u.seen = append(u.seen, seen)
 		u.mu.Unlock()
 		h.ServeHTTP(w, r)
 	}))
@@ -150,8 +189,12 @@ func TestProxyDecidesEveryCall(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(list.Tools) != 1 || list.Tools[0].Name != "read" {
-				t.Errorf("tools/list through the proxy: %+v, want only read", list.Tools)
+			var names []string
+			for _, tl := range list.Tools {
+				names = append(names, tl.Name)
+			}
+			if got := strings.Join(names, ","); got != "read,sample,slow" {
+				t.Errorf("tools/list through the proxy: %s, want all but the hidden write", got)
 			}
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"text": "hi"}})
 			if err != nil || res.IsError || resultText(res) != "read: hi" || up.runs("read") != 1 {
@@ -179,6 +222,123 @@ func TestProxyDecidesEveryCall(t *testing.T) {
 				t.Errorf("closing the session did not reach the server: %v", up.seen)
 			}
 		})
+	}
+}
+
+// TestProxyRelaysTheServersRequests: a request of the server to the
+// client (sampling, asked while an allowed call runs) reaches the client
+// on the call's event stream and the client's answer reaches the server.
+func TestProxyRelaysTheServersRequests(t *testing.T) {
+	up := newUpstream(t, false)
+	proxy := newProxy(t, &policyDecider{allowed: map[string]bool{"sample": true}}, up.srv.URL+"/mcp")
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+		CreateMessageHandler: func(_ context.Context, r *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			asked := r.Params.Messages[0].Content.(*mcp.TextContent).Text
+			return &mcp.CreateMessageResult{Model: "stand-in", Role: "assistant", Content: &mcp.TextContent{Text: "yes to " + asked}}, nil
+		}})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: proxy.URL + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sample", Arguments: map[string]any{"text": "hello"}})
+	if err != nil || res.IsError || resultText(res) != "the client's model said: yes to hello" {
+		t.Errorf("a call whose server asks the client: %v %v", res, err)
+	}
+}
+
+// TestProxyCancelledCallNeverRuns: a call waiting for a decision that the
+// client gives up on ends its decision, never reaches the server, and
+// leaves the session working.
+func TestProxyCancelledCallNeverRuns(t *testing.T) {
+	up := newUpstream(t, false)
+	d := &policyDecider{allowed: map[string]bool{"slow": true, "read": true}, hold: make(chan struct{}), sawCancel: make(chan struct{})}
+	proxy := newProxy(t, d, up.srv.URL+"/mcp")
+	cs, err := connect(t, proxy.URL+"/mcp", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := cs.CallTool(short, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{}}); err == nil {
+		t.Fatal("a call given up on answered")
+	}
+	select {
+	case <-d.sawCancel:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the decision of the call given up on did not end")
+	}
+	close(d.hold)
+	ctx, cancel2 := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel2()
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"text": "after"}}); err != nil || resultText(res) != "read: after" {
+		t.Errorf("the next call: %v %v", res, err)
+	}
+	if up.runs("slow") != 0 {
+		t.Errorf("the call given up on ran %d times", up.runs("slow"))
+	}
+}
+
+// cutOnce cuts the first answer to a tools/call after its first event,
+// as a dropped connection would.
+type cutOnce struct {
+	once sync.Once
+}
+
+func (c *cutOnce) RoundTrip(r *http.Request) (*http.Response, error) {
+	var body []byte
+	if r.Body != nil {
+		body, _ = io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err != nil || !bytes.Contains(body, []byte(`"tools/call"`)) {
+		return resp, err
+	}
+	c.once.Do(func() { resp.Body = &cutAfterEvent{ReadCloser: resp.Body} })
+	return resp, nil
+}
+
+// cutAfterEvent ends a stream with an error after its first event.
+type cutAfterEvent struct {
+	io.ReadCloser
+	seen []byte
+}
+
+func (c *cutAfterEvent) Read(p []byte) (int, error) {
+	if i := bytes.Index(c.seen, []byte("\n\n")); i >= 0 {
+		return 0, io.ErrUnexpectedEOF
+	}
+	n, err := c.ReadCloser.Read(p[:1])
+	c.seen = append(c.seen, p[:n]...)
+	return n, err
+}
+
+// TestProxyResumesACutStream: when a call's event stream is cut after an
+// event, the client resumes it through the proxy with Last-Event-ID and
+// the server replays the call's answer.
+func TestProxyResumesACutStream(t *testing.T) {
+	up := newUpstreamWith(t, upstreamOptions{resumable: true})
+	u, _ := url.Parse(up.srv.URL + "/mcp")
+	proxy := httptest.NewServer(&Proxy{Decider: &policyDecider{allowed: map[string]bool{"read": true}}, Upstream: u, Transport: &cutOnce{}})
+	defer proxy.Close()
+	cs, err := connectWith(t, &mcp.StreamableClientTransport{Endpoint: proxy.URL + "/mcp", DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"text": "resumed"}})
+	if err != nil || resultText(res) != "read: resumed" {
+		t.Errorf("a call whose stream was cut: %v %v", res, err)
+	}
+	if !up.saw("GET resumed") || up.runs("read") != 1 {
+		t.Errorf("the server saw %v and ran the call %d times, want one run and a resumed GET", up.seen, up.runs("read"))
 	}
 }
 
@@ -298,4 +458,42 @@ func TestFilterEvents(t *testing.T) {
 			t.Errorf("%s: got %.200q, want %.200q", c.note, out.String(), c.want)
 		}
 	}
+}
+
+// allowAll allows every call: the benchmark measures the proxy, not a
+// decision.
+type allowAll struct{}
+
+func (allowAll) Decide(context.Context, string, json.RawMessage) Verdict { return Verdict{Allow: true} }
+func (allowAll) Hidden(context.Context, string) bool                     { return false }
+
+// BenchmarkProxyCall is one allowed tools/call with the SDK's client and
+// server, straight to the server and through the proxy.
+func BenchmarkProxyCall(b *testing.B) {
+	up := newUpstream(b, false)
+	proxy := httptest.NewServer(&Proxy{Decider: allowAll{}, Upstream: mustURL(up.srv.URL + "/mcp")})
+	defer proxy.Close()
+	for _, c := range []struct{ note, endpoint string }{{"direct", up.srv.URL + "/mcp"}, {"through the proxy", proxy.URL + "/mcp"}} {
+		b.Run(c.note, func(b *testing.B) {
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(),
+				&mcp.StreamableClientTransport{Endpoint: c.endpoint, DisableStandaloneSSE: true}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cs.Close()
+			for b.Loop() {
+				if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read", Arguments: map[string]any{"text": "x"}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func mustURL(s string) *url.URL {
+	u, err := url.Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return u
 }

@@ -32,7 +32,7 @@ func (e *eventStream) Close() error {
 
 // copyEvents copies events from r to w, rewriting their data.
 func copyEvents(w io.Writer, r io.Reader, rewrite func([]byte) ([]byte, bool)) error {
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReader(r)
 	var ev event
 	var line []byte
 	for {
