@@ -21,6 +21,9 @@ type setupOptions struct {
 	dryRun   bool
 	remove   bool
 	codexBin string
+	// mcp wraps the agent's MCP servers in toolgate mcp instead of
+	// writing hooks (docs/agents.md#wrapping-an-agents-mcp-servers).
+	mcp bool
 }
 
 // runSetup is `toolgate setup <agent>`: it puts toolgate's hooks into the
@@ -32,6 +35,13 @@ func runSetup(args []string, stdout, stderr io.Writer, getenv func(string) strin
 	if err != nil {
 		fmt.Fprintf(stderr, "toolgate setup: %v\n", err)
 		return exitError
+	}
+	if o.mcp {
+		if err := runSetupMCP(agent, o, stdout, getenv); err != nil {
+			fmt.Fprintf(stderr, "toolgate setup: %v\n", err)
+			return exitError
+		}
+		return exitOK
 	}
 	path, err := settingsFile(agent, o.project, getenv)
 	if err != nil {
@@ -77,6 +87,7 @@ func parseSetupArgs(args []string, stderr io.Writer, getenv func(string) string)
 	fs.BoolVar(&o.dryRun, "dry-run", false, "print the settings file it would write and change nothing")
 	fs.BoolVar(&o.remove, "remove", false, "take toolgate's hooks out of the settings instead")
 	fs.StringVar(&o.codexBin, "codex-bin", "codex", "codex: the Codex program that trusts the hooks")
+	fs.BoolVar(&o.mcp, "mcp", false, "put toolgate mcp in front of the agent's stdio MCP servers instead of writing hooks (with --remove: take it out)")
 	agent, err := parseAgentArgs(fs, args)
 	if err != nil {
 		return o, "", err
@@ -262,8 +273,8 @@ func writeSettings(path string, old, data []byte) (string, error) {
 	backup := ""
 	if info, err := os.Stat(path); err == nil {
 		mode = info.Mode().Perm()
-		backup = path + ".bak-" + time.Now().UTC().Format("20060102T150405Z")
-		if err := os.WriteFile(backup, old, mode); err != nil {
+		var err error
+		if backup, err = keepBackup(path, old, mode); err != nil {
 			return "", fmt.Errorf("keeping a backup: %w", err)
 		}
 	} else if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -286,4 +297,27 @@ func writeSettings(path string, old, data []byte) (string, error) {
 		return "", err
 	}
 	return backup, os.Rename(tmp.Name(), path)
+}
+
+// keepBackup writes old beside path as <path>.bak-<UTC time>, never over
+// an earlier backup: two runs within a second (hooks, then MCP servers, of
+// one Gemini settings file) keep both.
+func keepBackup(path string, old []byte, mode os.FileMode) (string, error) {
+	base := path + ".bak-" + time.Now().UTC().Format("20060102T150405Z")
+	name := base
+	for i := 2; ; i++ {
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		if errors.Is(err, os.ErrExist) && i < 100 {
+			name = fmt.Sprintf("%s-%d", base, i)
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		if _, err := f.Write(old); err != nil {
+			f.Close()
+			return "", err
+		}
+		return name, f.Close()
+	}
 }
