@@ -46,6 +46,9 @@ type Proxy struct {
 	rp    *httputil.ReverseProxy
 }
 
+// errRedirect refuses a redirect of the upstream.
+var errRedirect = errors.New("it answered with a redirect, which the gateway does not pass on")
+
 // listKey marks a request whose JSON answer holds a tools/list answer.
 type listKey struct{}
 
@@ -140,6 +143,11 @@ func (p *Proxy) post(w http.ResponseWriter, r *http.Request) {
 // (a POST's, or the GET stream, which may replay a POST's answers when
 // resumed), and a JSON answer to a POST that held a tools/list.
 func (p *Proxy) modifyResponse(resp *http.Response) error {
+	if resp.StatusCode/100 == 3 {
+		// The client would follow it past the gateway.
+		resp.Body.Close()
+		return errRedirect
+	}
 	scope := resp.Request.Header.Get(sessionHeader)
 	if scope == "" {
 		// The initialize answer starts the session it names.

@@ -430,6 +430,21 @@ func TestProxyUpstreamDown(t *testing.T) {
 	}
 }
 
+// TestProxyRefusesRedirects: a redirect of the server is not passed on,
+// since the client would follow it past the gateway.
+func TestProxyRefusesRedirects(t *testing.T) {
+	up := newUpstream(t, false)
+	redirecting := httptest.NewServer(http.RedirectHandler(up.srv.URL+"/mcp", http.StatusTemporaryRedirect))
+	defer redirecting.Close()
+	proxy := newProxy(t, &policyDecider{}, redirecting.URL+"/mcp")
+	if _, err := connect(t, proxy.URL+"/mcp", nil); err == nil || !strings.Contains(err.Error(), "redirect") {
+		t.Errorf("initialize answered by a redirect: %v", err)
+	}
+	if up.saw("POST initialize") {
+		t.Error("the client followed the redirect past the gateway")
+	}
+}
+
 // TestFilterEvents: an event stream passes byte for byte (ids, comments,
 // retry hints, CRLF), but for the data rewrite changes, and events flow
 // one by one.
