@@ -64,6 +64,9 @@ func runSetup(args []string, stdout, stderr io.Writer, getenv func(string) strin
 	if changed && !o.dryRun && !o.remove {
 		fmt.Fprintf(stdout, "check it: toolgate doctor %s%s\n", agent, projectFlag(o.project))
 	}
+	if o.remove {
+		mentionGatedServers(stdout, agent, o, getenv)
+	}
 	return exitOK
 }
 

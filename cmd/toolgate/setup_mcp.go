@@ -194,6 +194,27 @@ func runSetupMCP(agent string, o setupOptions, stdout io.Writer, getenv func(str
 	return nil
 }
 
+// mentionGatedServers is --remove without --mcp: the hooks go, and if MCP
+// servers still start behind toolgate mcp (which refuses every call once
+// toolgate is gone) it says so and how to take the gateway out too.
+func mentionGatedServers(stdout io.Writer, agent string, o setupOptions, getenv func(string) string) {
+	files, err := mcpFiles(agent, o.project, getenv)
+	if err != nil {
+		return
+	}
+	n := 0
+	for _, f := range files {
+		p, err := planMCPFile(agent, f, wrapOptions(o), true)
+		if err == nil {
+			n += p.changes()
+		}
+	}
+	if n > 0 {
+		fmt.Fprintf(stdout, "%d MCP server(s) still start behind toolgate mcp: toolgate setup %s --mcp --remove%s takes it out\n",
+			n, agent, projectFlag(o.project))
+	}
+}
+
 // mcpPlan is one file as setup would write it.
 type mcpPlan struct {
 	old, data []byte

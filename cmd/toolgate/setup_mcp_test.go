@@ -312,6 +312,10 @@ func TestSetupMCPTwiceThenRemove(t *testing.T) {
 			if backups, _ := filepath.Glob(path + ".bak-*"); len(backups) != 1 {
 				t.Errorf("backups %v after two runs, want one", backups)
 			}
+			code, out, errs := runSetupArgs(getenv, c.agent, "--remove")
+			if code != exitOK || !strings.Contains(out, "still start behind toolgate mcp: toolgate setup "+c.agent+" --mcp --remove") {
+				t.Errorf("--remove without --mcp: exit %d\n%s%s\nwant it to name the wrapped servers", code, out, errs)
+			}
 			if out := run("--remove"); !strings.Contains(out, "unwrapped") {
 				t.Errorf("--remove says:\n%s", out)
 			}
