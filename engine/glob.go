@@ -34,6 +34,12 @@ type globProgram struct {
 	// outside the class (git push origin +main;
 	// docs/decisions.md#deny-globs-match-any-character).
 	anyChar bool
+	// literal is the glob's text before an optional trailing " *" when it
+	// holds no other * or ?: a prefix rule (git push *), the common form,
+	// which match then decides without running the NFA.
+	literal     string
+	isLiteral   bool
+	literalTail bool
 }
 
 // classTable marks the bytes a glob * or ? may match (docs/decisions.md):
@@ -80,6 +86,8 @@ func newGlobProgram(p string) *globProgram {
 	if optionalTail {
 		g.toks = append(g.toks, globTok{kind: tokLit, c: ' '}, globTok{kind: tokStar})
 	}
+	g.literal, g.literalTail = body, optionalTail
+	g.isLiteral = !strings.ContainsAny(body, "*?")
 	g.final = make([]uint64, (len(g.toks)+1+63)/64)
 	setBit(g.final, bodyEnd)
 	if optionalTail {
@@ -149,31 +157,55 @@ func (g *globProgram) step(cur, next []uint64, c byte, any bool) {
 	g.closure(next)
 }
 
-// globRun holds the two state sets of one match, on the stack for short globs.
+// globRun holds the two state sets of one match, in buf for short globs
+// (so on the stack: no pointer into the run is kept in it, which would
+// move it to the heap on every match) and in spill for long ones; flip
+// tells which half is the current set.
 type globRun struct {
-	g         *globProgram
-	any       bool // * and ? match any byte
-	buf       [4]uint64
-	cur, next []uint64
+	g     *globProgram
+	any   bool // * and ? match any byte
+	flip  bool
+	words int
+	buf   [4]uint64
+	spill []uint64
+}
+
+// sets returns the current state set and the one the next step writes.
+func (r *globRun) sets() (cur, next []uint64) {
+	all := r.buf[:]
+	if r.spill != nil {
+		all = r.spill
+	}
+	a, b := all[:r.words], all[r.words:2*r.words]
+	if r.flip {
+		return b, a
+	}
+	return a, b
+}
+
+// cur is the current state set.
+func (r *globRun) cur() []uint64 {
+	cur, _ := r.sets()
+	return cur
 }
 
 func (g *globProgram) start(r *globRun, strict bool) {
 	r.g = g
 	r.any = strict && g.anyChar
-	words := len(g.final)
-	if 2*words <= len(r.buf) {
-		r.cur, r.next = r.buf[:words], r.buf[words:2*words]
-	} else {
-		r.cur, r.next = make([]uint64, words), make([]uint64, words)
+	r.words = len(g.final)
+	if 2*r.words > len(r.buf) {
+		r.spill = make([]uint64, 2*r.words)
 	}
-	clear(r.cur)
-	r.cur[0] = 1
-	g.closure(r.cur)
+	cur := r.cur()
+	clear(cur)
+	cur[0] = 1
+	g.closure(cur)
 }
 
 func (r *globRun) advance(c byte) {
-	r.g.step(r.cur, r.next, c, r.any)
-	r.cur, r.next = r.next, r.cur
+	cur, next := r.sets()
+	r.g.step(cur, next, c, r.any)
+	r.flip = !r.flip
 }
 
 // feed advances over the byte of v at i, or over unread input
@@ -195,9 +227,10 @@ func (r *globRun) feed(v string, i int) int {
 // may make (docs/decisions.md#unread-input).
 func (r *globRun) anyText() {
 	n := len(r.g.toks) + 1
+	cur := r.cur()
 	low := -1
 	for i := range n {
-		if hasBit(r.cur, i) {
+		if hasBit(cur, i) {
 			low = i
 			break
 		}
@@ -206,21 +239,44 @@ func (r *globRun) anyText() {
 		return
 	}
 	for i := low; i < n; i++ {
-		setBit(r.cur, i)
+		setBit(cur, i)
 	}
 }
 
-func (r *globRun) accepting() bool { return intersects(r.cur, r.g.final) }
+func (r *globRun) accepting() bool { return intersects(r.cur(), r.g.final) }
 
 // match reports whether the glob matches all of v; strict lets * and ?
 // match any byte when the glob is a deny or ask rule's.
 func (g *globProgram) match(v string, strict bool) bool {
+	if g.isLiteral && strings.IndexByte(v, shell.InputMark[0]) < 0 {
+		return g.matchLiteral(v, strict)
+	}
 	var r globRun
 	g.start(&r, strict)
-	for i := 0; i < len(v) && anyBit(r.cur); i++ {
+	for i := 0; i < len(v) && anyBit(r.cur()); i++ {
 		i = r.feed(v, i)
 	}
 	return r.accepting()
+}
+
+// matchLiteral is match for a literal glob on a value without unread input
+// (which the NFA reads as any text): the literal itself, or, with the
+// trailing " *", the literal, a space and a run of class characters (any
+// characters in a strict match of a deny or ask rule's glob).
+func (g *globProgram) matchLiteral(v string, strict bool) bool {
+	if !strings.HasPrefix(v, g.literal) {
+		return false
+	}
+	rest := v[len(g.literal):]
+	switch {
+	case rest == "":
+		return true
+	case !g.literalTail || rest[0] != ' ':
+		return false
+	case strict && g.anyChar:
+		return true
+	}
+	return !outsideClass(rest[1:])
 }
 
 // matchPathOrParent reports whether the glob matches v, or any parent p of v
@@ -244,7 +300,7 @@ func (g *globProgram) matchPathOrParent(v string, strict bool) bool {
 				return true
 			}
 		}
-		if !anyBit(r.cur) {
+		if !anyBit(r.cur()) {
 			return false
 		}
 	}

@@ -69,3 +69,56 @@ func TestGlobLongPathIsLinear(t *testing.T) {
 		t.Errorf("1 MiB path took %v", d)
 	}
 }
+
+// TestLiteralGlobAgreesWithNFA: a prefix rule's glob (a literal with an
+// optional trailing " *") decided by matchLiteral agrees with the NFA on
+// random values made from the literal: cut short, extended with class and
+// non-class bytes, with unread input, in allow and strict matches.
+func TestLiteralGlobAgreesWithNFA(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	pieces := []string{"git", " ", "push", "-", "x", ".", "/", ";", "|", "$", "\n", "`", "\\", "\x00\x01", "\x00", "\x01", "é", "*", "?"}
+	word := func(n int) string {
+		var b strings.Builder
+		for range n {
+			b.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		return b.String()
+	}
+	checked := 0
+	for range 4000 {
+		body := strings.NewReplacer("*", "", "?", "").Replace(word(1 + rng.Intn(4)))
+		pattern := body
+		if rng.Intn(2) == 0 {
+			pattern += " *"
+		}
+		g := newGlobProgram(pattern)
+		if !g.isLiteral {
+			t.Fatalf("%q: not read as a literal glob", pattern)
+		}
+		g.anyChar = rng.Intn(2) == 0
+		nfa := *g
+		nfa.isLiteral = false
+		for range 40 {
+			var v string
+			switch rng.Intn(4) {
+			case 0:
+				v = body[:rng.Intn(len(body)+1)] + word(rng.Intn(3))
+			case 1:
+				v = body + " " + word(rng.Intn(5))
+			case 2:
+				v = body + word(rng.Intn(3))
+			default:
+				v = word(rng.Intn(6))
+			}
+			for _, strict := range []bool{false, true} {
+				if got, want := g.match(v, strict), nfa.match(v, strict); got != want {
+					t.Fatalf("glob %q (anyChar %v) on %q, strict %v: literal path %v, NFA %v", pattern, g.anyChar, v, strict, got, want)
+				}
+				checked++
+			}
+		}
+	}
+	if checked < 300000 {
+		t.Fatalf("only %d comparisons", checked)
+	}
+}
