@@ -52,11 +52,13 @@ func readsPathList(words []string) (string, bool) {
 			next = words[i+1]
 		}
 		for _, o := range opts {
-			if o.long != "" && (w == o.long || strings.HasPrefix(w, o.long+"=")) {
-				if v, found := strings.CutPrefix(w, o.long+"="); found {
-					return v, true
+			if o.long != "" && strings.HasPrefix(w, o.long) {
+				switch rest := w[len(o.long):]; {
+				case rest == "":
+					return next, true
+				case rest[0] == '=':
+					return rest[1:], true
 				}
-				return next, true
 			}
 			if o.short != 0 && shortCluster(w, i == 1 && name == "tar") && strings.IndexByte(w, o.short) > 0 {
 				return next, true
