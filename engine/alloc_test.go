@@ -43,3 +43,37 @@ func TestEvaluateNoAllocWhenNothingMatches(t *testing.T) {
 		}
 	}
 }
+
+// TestRuleHitsCostNoAllocation: an allow, ask or deny rule hit on a plain
+// command costs no allocation once its reason was built (reasonMemo): with
+// a large policy in memory every allocation costs the collector more.
+func TestRuleHitsCostNoAllocation(t *testing.T) {
+	perms := decodePermissions(t, defaultPermissions)
+	perms["rules"] = []any{
+		map[string]any{"id": "allow_deploy", "tools": []any{"bash"}, "pattern": "make deploy *", "action": "allow"},
+		map[string]any{"id": "ask_push", "tools": []any{"bash"}, "pattern": "git push *", "action": "ask"},
+		map[string]any{"id": "deny_delete", "tools": []any{"bash"}, "pattern": "kubectl delete *", "action": "deny"},
+		map[string]any{"id": "ask_run", "tools": []any{"bash"}, "pattern": "npm * --watch", "action": "ask"},
+	}
+	e, problems := Compile(perms, nil, Options{Workspace: "/ws/project", HomeDir: "/home/u"})
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	for _, c := range []struct {
+		note, command, rule string
+		level              Level
+	}{
+		{"ask rule, prefix glob", "git push origin main", "tiered_policy:rules:rules[ask_push]", Ask},
+		{"deny rule, prefix glob", "kubectl delete pod web-1", "tiered_policy:rules:deny:rules[deny_delete]", Deny},
+		{"ask rule, a glob the NFA runs", "npm run dev --watch", "tiered_policy:rules:rules[ask_run]", Ask},
+	} {
+		req := &Request{ToolName: "bash", ToolArgs: map[string]any{"command": c.command}}
+		d := e.Evaluate(req)
+		if d.Level != c.level || d.MatchedRule != c.rule {
+			t.Fatalf("%s: got %v by %q", c.note, d.Level, d.MatchedRule)
+		}
+		if got := testing.AllocsPerRun(200, func() { e.Evaluate(req) }); got != 0 {
+			t.Errorf("%s: got %v allocs per Evaluate, want 0", c.note, got)
+		}
+	}
+}

@@ -76,6 +76,8 @@ type compiledPolicy struct {
 
 	// reasons caches the ask reasons of the common no-hit outcomes.
 	reasons map[reasonKey]string
+	// hitReasons remembers the reasons of rule hits as calls meet them.
+	hitReasons *reasonMemo
 }
 
 type reasonKey struct {
@@ -152,6 +154,7 @@ func CompileSection(sec *policy.Section, builtin *policy.Builtin, opts Options) 
 	p.ext = c.compileExternal(&sec.External)
 	p.owners = c.compileOwners(&sec.Owners)
 	p.reasons = buildReasonCache(p)
+	p.hitReasons = &reasonMemo{}
 	orderProblems(c.problems)
 	e := &Engine{opts: opts, problems: c.problems, policy: p}
 	if opts.Workspace != "" {

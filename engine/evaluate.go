@@ -545,7 +545,7 @@ func (p *compiledPolicy) reason(l Level, tool, rule string) string {
 	if r, ok := p.reasons[key]; ok {
 		return r
 	}
-	return formatReason(l, tool, rule)
+	return p.hitReasons.reason(key)
 }
 
 // formatReason builds a reason string.

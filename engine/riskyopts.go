@@ -304,13 +304,23 @@ func init() {
 // own pattern names as a word (`sed -i *`, or the exact command an "always
 // allow" recorded) was allowed on purpose and does not count.
 func (p *compiledPolicy) riskyUnderAllowRule(matched, cmd string, sh *shell.Analysis) (RiskyUse, bool) {
-	patterns, exact, fromRule := p.allowPatterns(matched)
-	if !fromRule || exact {
-		// An exact pattern (the command an "always allow" recorded) was
-		// approved as it is, options and all.
+	if !p.mayBeAllowRule(matched) {
 		return RiskyUse{}, false
 	}
+	// The rule's patterns are looked up only once a risky option is found:
+	// most allowed commands have none.
+	var patterns []string
+	var exact, looked bool
 	named := func(opt string) bool {
+		if !looked {
+			patterns, exact, _ = p.allowPatterns(matched)
+			looked = true
+		}
+		if exact {
+			// An exact pattern (the command an "always allow" recorded)
+			// was approved as it is, options and all.
+			return true
+		}
 		for _, pat := range patterns {
 			if namesWord(pat, opt) {
 				return true
@@ -321,8 +331,14 @@ func (p *compiledPolicy) riskyUnderAllowRule(matched, cmd string, sh *shell.Anal
 	check := func(argv []string) (RiskyUse, bool) {
 		for range len(argv) {
 			use, ok := RiskyOption(argv)
-			if !ok || !named(use.Option) {
-				return use, ok
+			if !ok {
+				return use, false
+			}
+			if !named(use.Option) {
+				return use, true
+			}
+			if exact {
+				return RiskyUse{}, false
 			}
 			// The rule names this option: look past it for another.
 			i := slices.IndexFunc(argv, func(w string) bool { return w == use.Option || strings.HasPrefix(w, use.Option+"=") })
@@ -336,6 +352,9 @@ func (p *compiledPolicy) riskyUnderAllowRule(matched, cmd string, sh *shell.Anal
 	if sh == nil {
 		// A plain command (shell.NeedsFullParse is false): its words are its
 		// space-separated fields.
+		if !mayHaveRiskyOption(cmd) {
+			return RiskyUse{}, false
+		}
 		return check(strings.Fields(cmd))
 	}
 	for _, list := range [2][][]string{sh.Argv, sh.Commands} {
@@ -346,6 +365,36 @@ func (p *compiledPolicy) riskyUnderAllowRule(matched, cmd string, sh *shell.Anal
 		}
 	}
 	return RiskyUse{}, false
+}
+
+// mayHaveRiskyOption reports whether RiskyOption may find anything in a
+// plain command: its first word sets a variable, or names env or a program
+// with a table of risky options. It spares the split of every other
+// allowed command.
+func mayHaveRiskyOption(cmd string) bool {
+	for i := 0; i < len(cmd); i++ {
+		if c := cmd[i]; c >= 0x80 || c != ' ' && (c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r') {
+			return true // strings.Fields splits there too: leave it to the full check
+		}
+	}
+	first, _, _ := strings.Cut(strings.TrimLeft(cmd, " "), " ")
+	if strings.IndexByte(first, '=') >= 0 {
+		return true
+	}
+	prog := baseName(first)
+	if prog == "env" {
+		return true
+	}
+	_, ok := riskyTables[prog]
+	return ok
+}
+
+// mayBeAllowRule reports whether a matched_rule may name allow rules whose
+// options are checked (allowPatterns): tiered user or built-in rules or a
+// legacy tools.<t>.patterns entry.
+func (p *compiledPolicy) mayBeAllowRule(matched string) bool {
+	return strings.HasPrefix(matched, "tiered_policy:rules:") || strings.HasPrefix(matched, "tiered_policy:builtin:") ||
+		strings.HasPrefix(matched, "tools.") && strings.Contains(matched, ".patterns['")
 }
 
 // allowPatterns returns the patterns of the allow rules named by a

@@ -181,6 +181,9 @@ func TestRiskyOption(t *testing.T) {
 			}
 		}
 		got, ok := RiskyOption(argv)
+		if ok {
+			checkRiskyPrecheck(t, tc.note, argv)
+		}
 		if tc.want == "" {
 			if ok {
 				t.Errorf("%s: RiskyOption(%q) = %+v, want none", tc.note, argv, got)
@@ -300,4 +303,30 @@ func FuzzRiskyOption(f *testing.F) {
 			t.Errorf("RiskyOption(%q) = %+v: a finding without an option or reason", argv, use)
 		}
 	})
+}
+
+// checkRiskyPrecheck: mayHaveRiskyOption, which spares the split of a
+// plain command, is true for every plain spelling of a command in which
+// RiskyOption finds something (it may only be looser about skipping).
+func checkRiskyPrecheck(t *testing.T, note string, argv []string) {
+	t.Helper()
+	for _, w := range argv {
+		if strings.ContainsAny(w, " \t") {
+			return // not a plain command's word
+		}
+	}
+	rest := strings.Join(argv[1:], " ")
+	for _, cmd := range []string{
+		strings.Join(argv, " "),
+		strings.Join(argv, "\t"),
+		"  " + strings.Join(argv, " "),
+		"/usr/bin/" + argv[0] + " " + rest,
+		argv[0] + ".exe " + rest,
+		"LC_ALL=C " + strings.Join(argv, " "),
+		argv[0] + "\u00a0" + rest,
+	} {
+		if _, found := RiskyOption(strings.Fields(cmd)); found && !mayHaveRiskyOption(cmd) {
+			t.Errorf("%s: %q has a risky option, but the precheck skips it", note, cmd)
+		}
+	}
 }
