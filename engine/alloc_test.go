@@ -61,7 +61,7 @@ func TestRuleHitsCostNoAllocation(t *testing.T) {
 	}
 	for _, c := range []struct {
 		note, command, rule string
-		level              Level
+		level               Level
 	}{
 		{"ask rule, prefix glob", "git push origin main", "tiered_policy:rules:rules[ask_push]", Ask},
 		{"deny rule, prefix glob", "kubectl delete pod web-1", "tiered_policy:rules:deny:rules[deny_delete]", Deny},
