@@ -66,6 +66,7 @@ func TestRuleHitsCostNoAllocation(t *testing.T) {
 		{"ask rule, prefix glob", "git push origin main", "tiered_policy:rules:rules[ask_push]", Ask},
 		{"deny rule, prefix glob", "kubectl delete pod web-1", "tiered_policy:rules:deny:rules[deny_delete]", Deny},
 		{"ask rule, a glob the NFA runs", "npm run dev --watch", "tiered_policy:rules:rules[ask_run]", Ask},
+		{"allow rule, a program with no risky-option table", "make deploy --fast", "tiered_policy:rules:rules[allow_deploy]", Allow},
 	} {
 		req := &Request{ToolName: "bash", ToolArgs: map[string]any{"command": c.command}}
 		d := e.Evaluate(req)
