@@ -462,3 +462,55 @@ model = "o4-mini"
 		t.Errorf("config.toml:\n%s\nwant:\n%s", data, want)
 	}
 }
+
+// TestSetupMCPCodexLayoutsRoundTrip checks config.toml layouts people
+// write: wrapped, each reads as the gateway in front of the server; taken
+// out again, each is the old text (or, where setup writes a value its own
+// way, the same document).
+func TestSetupMCPCodexLayoutsRoundTrip(t *testing.T) {
+	cases := []struct {
+		note  string
+		toml  string
+		name  string
+		argv  []any
+		exact bool
+	}{
+		{note: "a comment right after [", toml: "[mcp_servers.fs]\ncommand = \"npx\"\nargs = [ # flags\n  \"-y\", \"x\" ]\n", name: "fs", argv: []any{"npx", "-y", "x"}, exact: true},
+		{note: "a quoted name with a dot", toml: "[mcp_servers.\"my.server\"]\ncommand = \"srv\"\nargs = [\"a\"]\n", name: "my.server", argv: []any{"srv", "a"}, exact: true},
+		{note: "windows line ends", toml: "# x\r\n[mcp_servers.fs]\r\ncommand = \"npx\"\r\nargs = [\r\n  \"x\",\r\n]\r\n", name: "fs", argv: []any{"npx", "x"}, exact: true},
+		{note: "a literal string and an empty args", toml: "[mcp_servers.fs]\ncommand = 'C:\\bin\\srv.exe'\nargs = []\n", name: "fs", argv: []any{`C:\bin\srv.exe`}},
+		{note: "env_vars over several lines", toml: "[mcp_servers.fs]\ncommand = \"srv\"\nenv_vars = [\n  \"A\",\n  \"B\",\n]\n", name: "fs", argv: []any{"srv"}, exact: true},
+		{note: "the last table, no final newline", toml: "[mcp_servers.fs]\ncommand = \"srv\"", name: "fs", argv: []any{"srv"}},
+	}
+	for _, c := range cases {
+		t.Run(c.note, func(t *testing.T) {
+			home, getenv := setupEnv(t)
+			writeFiles(t, home, map[string]string{".codex/config.toml": c.toml})
+			path := filepath.Join(home, ".codex", "config.toml")
+			if code, out, errs := runSetupArgs(getenv, "codex", "--mcp", "--bin", "/opt/toolgate"); code != exitOK {
+				t.Fatalf("wrap: exit %d\n%s%s", code, out, errs)
+			}
+			doc := readDoc(t, path)
+			server := dig(doc, "mcp_servers", c.name).(map[string]any)
+			if got, want := server["args"], gated(c.name, c.argv...); !reflect.DeepEqual(got, want) || server["command"] != "/opt/toolgate" {
+				t.Errorf("wrapped: %v %#v, want /opt/toolgate %#v", server["command"], got, want)
+			}
+			if ev, _ := server["env_vars"].([]any); len(ev) == 0 || ev[0] != "TOOLGATE_TOKEN" {
+				t.Errorf("env_vars %#v, want TOOLGATE_TOKEN first", server["env_vars"])
+			}
+			if code, out, errs := runSetupArgs(getenv, "codex", "--mcp", "--remove", "--bin", "/opt/toolgate"); code != exitOK {
+				t.Fatalf("unwrap: exit %d\n%s%s", code, out, errs)
+			}
+			after, _ := os.ReadFile(path)
+			var want, got map[string]any
+			_ = toml.Unmarshal([]byte(c.toml), &want)
+			_ = toml.Unmarshal(after, &got)
+			if wantArgs, ok := dig(want, "mcp_servers", c.name, "args").([]any); ok && len(wantArgs) == 0 {
+				delete(dig(want, "mcp_servers", c.name).(map[string]any), "args") // an empty args goes with the gateway's words
+			}
+			if (c.exact && string(after) != c.toml) || !reflect.DeepEqual(got, want) {
+				t.Errorf("after --remove:\n%q\nwant:\n%q", after, c.toml)
+			}
+		})
+	}
+}

@@ -150,37 +150,49 @@ func tomlServerEdits(text []byte, m mcpOutcome, t tomlServer, w mcpWrap, remove 
 	edits := []tomlEdit{{start: t.command.valStart, end: t.command.end, text: tomlString(m.after[0])}}
 	want["command"] = m.after[0]
 	want["args"] = anyList(m.after[1:])
-	lineEnd := t.command.end
-	if !remove {
-		prefix := m.after[1 : len(m.after)-len(m.before)+1] // the gateway's words and the old command
-		if t.args != nil {
-			sep := listSep(text, t.args)
-			edits = append(edits, tomlEdit{start: t.args.valStart + 1, end: t.args.valStart + 1, text: tomlList(prefix) + sep})
-			lineEnd = max(lineEnd, t.args.end)
-		}
-		var added []string
-		if t.args == nil {
-			added = append(added, "args = ["+tomlList(m.after[1:])+"]")
-		}
-		if w.tokenFile == "" {
-			envVars, _ := want["env_vars"].([]any)
-			switch {
-			case t.envVars == nil:
-				added = append(added, "env_vars = ["+tomlString(tokenEnv)+"]")
-				want["env_vars"] = []any{tokenEnv}
-			case !containsString(t.envVars.strs, tokenEnv):
-				sep := listSep(text, t.envVars)
-				edits = append(edits, tomlEdit{start: t.envVars.valStart + 1, end: t.envVars.valStart + 1, text: tomlString(tokenEnv) + sep})
-				want["env_vars"] = append([]any{tokenEnv}, envVars...)
-			}
-		}
-		if len(added) > 0 {
-			edits = append(edits, tomlEdit{start: lineEnd, end: lineEnd, text: strings.Join(added, "\n"), line: true})
-		}
-		return edits
+	if remove {
+		return append(edits, unwrapTOMLEdits(text, m, t, want)...)
 	}
-	// Unwrapping: the gateway's words go from args, and TOOLGATE_TOKEN from
-	// env_vars (a server of its own never needs toolgate's token).
+	return append(edits, wrapTOMLEdits(text, m, t, w, want)...)
+}
+
+// wrapTOMLEdits puts the gateway's words first in args (or writes args),
+// and without a token file adds TOOLGATE_TOKEN to env_vars, which is how
+// Codex passes a variable of its own environment on to a server.
+func wrapTOMLEdits(text []byte, m mcpOutcome, t tomlServer, w mcpWrap, want map[string]any) []tomlEdit {
+	var edits []tomlEdit
+	var added []string // new key lines, after the command's (or args') line
+	lineEnd := t.command.end
+	if t.args != nil {
+		prefix := m.after[1 : len(m.after)-len(m.before)+1] // the gateway's words and the old command
+		edits = append(edits, tomlEdit{start: t.args.valStart + 1, end: t.args.valStart + 1, text: tomlList(prefix) + listSep(text, t.args)})
+		lineEnd = max(lineEnd, t.args.end)
+	} else {
+		added = append(added, "args = ["+tomlList(m.after[1:])+"]")
+	}
+	if w.tokenFile == "" {
+		switch {
+		case t.envVars == nil:
+			added = append(added, "env_vars = ["+tomlString(tokenEnv)+"]")
+			want["env_vars"] = []any{tokenEnv}
+		case !containsString(t.envVars.strs, tokenEnv):
+			at := t.envVars.valStart + 1
+			edits = append(edits, tomlEdit{start: at, end: at, text: tomlString(tokenEnv) + listSep(text, t.envVars)})
+			old, _ := want["env_vars"].([]any)
+			want["env_vars"] = append([]any{tokenEnv}, old...)
+		}
+	}
+	if len(added) > 0 {
+		edits = append(edits, tomlEdit{start: lineEnd, end: lineEnd, text: strings.Join(added, "\n"), line: true})
+	}
+	return edits
+}
+
+// unwrapTOMLEdits takes the gateway's words out of args (the whole line
+// when nothing is left of it), and TOOLGATE_TOKEN out of env_vars: a
+// server of its own never needs toolgate's token.
+func unwrapTOMLEdits(text []byte, m mcpOutcome, t tomlServer, want map[string]any) []tomlEdit {
+	var edits []tomlEdit
 	cut := len(m.before) - len(m.after) // the gateway's words and the server's command
 	el := t.args.elems
 	switch e, whole := wholeLine(text, t.args); {
@@ -192,24 +204,25 @@ func tomlServerEdits(text []byte, m mcpOutcome, t tomlServer, w mcpWrap, remove 
 	default:
 		edits = append(edits, tomlEdit{start: el[0][0], end: t.args.end - 1})
 	}
-	if t.envVars != nil {
-		if i := indexString(t.envVars.strs, tokenEnv); i >= 0 {
-			rest := []any{}
-			for j, s := range t.envVars.strs {
-				if j != i {
-					rest = append(rest, s)
-				}
-			}
-			want["env_vars"] = rest
-			if e, ok := wholeLine(text, t.envVars); ok && len(rest) == 0 {
-				edits = append(edits, e)
-				delete(want, "env_vars")
-			} else {
-				edits = append(edits, dropElement(t.envVars, i))
-			}
+	if t.envVars == nil {
+		return edits
+	}
+	i := indexString(t.envVars.strs, tokenEnv)
+	if i < 0 {
+		return edits
+	}
+	rest := []any{}
+	for j, s := range t.envVars.strs {
+		if j != i {
+			rest = append(rest, s)
 		}
 	}
-	return edits
+	want["env_vars"] = rest
+	if e, ok := wholeLine(text, t.envVars); ok && len(rest) == 0 {
+		delete(want, "env_vars")
+		return append(edits, e)
+	}
+	return append(edits, dropElement(text, t.envVars, i))
 }
 
 // listSep is what goes between the words setup puts first in an array and
@@ -254,15 +267,15 @@ func wholeLine(text []byte, kv *tomlKV) (tomlEdit, bool) {
 	return tomlEdit{start: start, end: end}, true
 }
 
-// dropElement takes element i out of an array: with the comma after it,
-// or before it when it is the last.
-func dropElement(kv *tomlKV, i int) tomlEdit {
+// dropElement takes element i out of an array: with the comma (and one
+// space) after it, or the comma before it when it is the last.
+func dropElement(text []byte, kv *tomlKV, i int) tomlEdit {
 	el := kv.elems
 	switch {
 	case len(el) == 1:
 		return tomlEdit{start: el[0][0], end: kv.end - 1}
 	case i+1 < len(el):
-		return tomlEdit{start: el[i][0], end: el[i+1][0]}
+		return tomlEdit{start: el[i][0], end: afterSep(text, el[i][1])}
 	}
 	return tomlEdit{start: el[i-1][1], end: el[i][1]}
 }
