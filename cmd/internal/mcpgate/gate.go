@@ -77,6 +77,13 @@ func (l *lockedWriter) line(b []byte) error {
 // Run relays until the client's input ends (then the server's input is
 // closed by the caller) and the server's output ends. client and server
 // are the two sides' output; toClient and toServer their input.
+//
+// When the server's output ends first (it crashed or exited), Run returns
+// at once, the calls being decided cancelled, without waiting for the
+// client's input: nothing can answer the calls the server was given, and
+// the caller's exit closes the client's side, which is how the client
+// learns of a server's end without a gate. Waiting on would leave the
+// client waiting forever for those answers.
 func (g *Gate) Run(ctx context.Context, client io.Reader, toClient io.Writer, server io.Reader, toServer io.Writer) error {
 	g.toClient.w, g.toServer.w = toClient, toServer
 	g.judge = newJudge(g.Decider, g.Log)
@@ -84,7 +91,16 @@ func (g *Gate) Run(ctx context.Context, client io.Reader, toClient io.Writer, se
 	defer cancel()
 	fromServer := make(chan error, 1)
 	go func() { fromServer <- g.serverToClient(ctx, server) }()
-	err := g.clientToServer(ctx, client)
+	fromClient := make(chan error, 1)
+	go func() { fromClient <- g.clientToServer(ctx, client) }()
+	var err error
+	select {
+	case err = <-fromClient:
+	case err = <-fromServer:
+		cancel()
+		g.wg.Wait()
+		return err
+	}
 	g.wg.Wait() // calls being decided finish (or are cancelled) first
 	if c, ok := toServer.(io.Closer); ok {
 		c.Close()

@@ -188,3 +188,19 @@ func TestGateHidesDeniedTools(t *testing.T) {
 		t.Errorf("an answer to something else was filtered: %s", got)
 	}
 }
+
+// TestGateEndsWithTheServer: when the server's output ends with a call in
+// it (a crash), Run returns without waiting for the client's input, so the
+// client is not left waiting for an answer that cannot come.
+func TestGateEndsWithTheServer(t *testing.T) {
+	d := &policyDecider{allowed: map[string]bool{"read_text_file": true}}
+	h := newHarness(t, d)
+	h.send(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"/x"}}}`)
+	next(t, h.server, "the server")
+	h.answer.Close()
+	select {
+	case <-h.done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the gate went on after the server's end, with the client's input still open")
+	}
+}
