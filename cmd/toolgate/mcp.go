@@ -90,6 +90,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 // serveMCP starts the server and runs the gate until the client is done.
 func serveMCP(ctx context.Context, o *mcpOptions, token string, command []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	cmd := exec.CommandContext(ctx, command[0], command[1:]...)
+	cmd.Env = upstreamEnv(os.Environ())
 	cmd.Stderr = stderr
 	toServer, err := cmd.StdinPipe()
 	if err != nil {
@@ -118,6 +119,20 @@ func serveMCP(ctx context.Context, o *mcpOptions, token string, command []string
 		return exit.ExitCode()
 	}
 	return exitOK
+}
+
+// upstreamEnv is the gateway's environment without toolgate's token: the
+// MCP server is the program the gateway stands in front of, and with the
+// token it could ask toolgate for decisions itself, or answer asks with a
+// token that has that right.
+func upstreamEnv(environ []string) []string {
+	out := make([]string, 0, len(environ))
+	for _, kv := range environ {
+		if name, _, _ := strings.Cut(kv, "="); name != "TOOLGATE_TOKEN" {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // checkDecider decides through the server's /api/v1/check, waiting for a
