@@ -38,6 +38,9 @@ type rule struct {
 	set      ruleSet
 	category Category
 	level    Level
+	// args marks a match_type: args rule, which matches the call's
+	// arguments as canonical JSON (args_match.go), not its command or paths.
+	args bool
 }
 
 // toolLevel is a configured level and the matched_rule naming it.
@@ -220,6 +223,10 @@ func (c *compiler) compileLegacyPatterns(tool string, pats []policy.LegacyPatter
 type ruleIndex struct {
 	all    []*rule
 	byTool map[string]*toolRules
+	// byServer finds, by server name, the list of the mcp__SERVER__* rules
+	// (also byTool's entry under that name): the rules of an MCP tool no
+	// rule names on its own (rulesOf).
+	byServer map[string]*toolRules
 	// byName finds a rule by its name (its matched_rule part) in one
 	// lookup: the risky-option check after an allow reads the allow rule's
 	// pattern, which a scan of all would make cost grow with the policy.
@@ -268,9 +275,9 @@ func (c *compiler) keepRule(r *rule, seen map[string]int, pr *policy.Rule, path 
 // compileRule compiles one decoded rule, or returns nil (with problems)
 // when it cannot take part; path gives the rule's path for problems.
 func (c *compiler) compileRule(pr *policy.Rule, path func() string, set ruleSet) *rule {
-	r := &rule{set: set, id: pr.ID}
+	r := &rule{set: set, id: pr.ID, args: pr.MatchType == policy.MatchArgs}
 	r.tools = c.ruleTools(pr.Tools, path)
-	mt, partial, err := compilePattern(pr.Pattern)
+	mt, partial, err := compileRulePattern(pr.Pattern, r.args)
 	if err != nil {
 		c.problem(path()+".pattern", "%v", err)
 	} else if partial != nil {
@@ -282,8 +289,12 @@ func (c *compiler) compileRule(pr *policy.Rule, path func() string, set ruleSet)
 		return nil
 	}
 	r.category = ToolCategory(r.tools[0])
-	if r.category == CategoryNetwork {
+	if r.category == CategoryNetwork && !r.args {
 		c.problem(path()+".tools", "rules for network tools never match (docs/decisions.md#patterns)")
+		return nil
+	}
+	if r.args && set == setOverride {
+		c.problem(path()+".match_type", "an approval override matches a command or path values, never args; the override is skipped (docs/decisions.md#args-rules)")
 		return nil
 	}
 	r.m = mt
@@ -324,6 +335,11 @@ func checkTools(tools []string) *policy.FieldError {
 	}
 	first := ToolCategory(tools[0])
 	for _, name := range tools {
+		if strings.HasPrefix(name, "mcp__") {
+			if err := checkMCPName(name); err != nil {
+				return &policy.FieldError{Field: "tools", Err: policy.ErrBadTools, Message: err.Error() + "; the rule is skipped"}
+			}
+		}
 		cat := ToolCategory(name)
 		if cat == CategoryUnknown {
 			return &policy.FieldError{Field: "tools", Err: policy.ErrBadTools,
@@ -401,9 +417,11 @@ func buildReasonCache(p *compiledPolicy) map[reasonKey]string {
 }
 
 // CheckRule says what keeps a rule from taking part, as compiling would:
-// its tools (policy.ErrNoTools, policy.ErrBadTools: unknown or of mixed
-// categories), its pattern (policy.ErrBadPattern) or, for network tools,
-// that it never matches (policy.ErrNetworkTools). nil when the rule would
+// its tools (policy.ErrNoTools, policy.ErrBadTools: unknown, of mixed
+// categories, or an MCP name of another form than mcp__SERVER__TOOL or
+// mcp__SERVER__*), its pattern (policy.ErrBadPattern) or, for network
+// tools, that it never matches (policy.ErrNetworkTools; an args rule
+// does). nil when the rule would
 // compile. Field is "tools" or "pattern"; callers tell the kinds apart with
 // errors.Is, never by the message. A re: pattern that compiles only
 // alternative by alternative counts as a pattern error, as ValidatePattern
@@ -415,7 +433,7 @@ func CheckRule(r *policy.Rule) *policy.FieldError {
 	if err := ValidatePattern(r.Pattern); err != nil {
 		return &policy.FieldError{Field: "pattern", Message: err.Error(), Err: policy.ErrBadPattern}
 	}
-	if ToolCategory(r.Tools[0]) == CategoryNetwork {
+	if ToolCategory(r.Tools[0]) == CategoryNetwork && r.MatchType != policy.MatchArgs {
 		return &policy.FieldError{Field: "tools", Message: "rules for network tools never match (docs/decisions.md#patterns)", Err: policy.ErrNetworkTools}
 	}
 	return nil

@@ -19,28 +19,35 @@ type toolRules struct {
 	// tails marks the rules a tail of a command can meet alone
 	// (index_readings.go).
 	tails tailRules
+	// args are the match_type: args rules, matched against the arguments'
+	// canonical JSON (args_match.go), with their own prefilter.
+	args   []*rule
+	argsPF *prefilter
 }
 
 func newRuleIndex(rules []*rule) ruleIndex {
 	idx := ruleIndex{all: rules, byTool: map[string]*toolRules{}, byName: make(map[string][]*rule, len(rules))}
+	named := mcpToolsNamed(rules)
 	for _, r := range rules {
 		idx.byName[r.name] = append(idx.byName[r.name], r)
 		for _, t := range r.tools {
-			tr := idx.byTool[t]
-			if tr == nil {
-				tr = &toolRules{}
-				idx.byTool[t] = tr
-			}
-			if r.category == CategoryShell && !r.m.isRegex && !r.m.hasWild {
-				if tr.exact == nil {
-					tr.exact = map[string][]*rule{}
-				}
-				tr.exact[r.m.exact] = append(tr.exact[r.m.exact], r)
+			tr := idx.add(t, r)
+			server, ok := mcpServerWildcard(t)
+			if !ok {
 				continue
 			}
-			tr.scan = append(tr.scan, r)
-			if r.addDir != "" {
-				tr.addDirs = append(tr.addDirs, r)
+			// mcp__SERVER__*: every tool of the server. A tool of it that
+			// some rule names has its own list, which holds the server's
+			// rules too, in file order; any other tool of it finds the
+			// server's list (rulesOf). So a call still costs one lookup.
+			if idx.byServer == nil {
+				idx.byServer = map[string]*toolRules{}
+			}
+			idx.byServer[server] = tr
+			for _, tool := range named[server] {
+				if !slices.Contains(r.tools, tool) {
+					idx.add(tool, r)
+				}
 			}
 		}
 	}
@@ -62,12 +69,75 @@ func newRuleIndex(rules []*rule) ruleIndex {
 		if len(tr.scan) > 0 {
 			tr.pf = newPrefilter(tr.scan, keys)
 		}
+		if len(tr.args) > 0 {
+			tr.argsPF = newPrefilter(tr.args, keys)
+		}
 		tr.markTails()
 	}
 	for _, r := range rules {
 		r.m.dropTrees() // the keys are known; the trees would only hold memory
 	}
 	return idx
+}
+
+// add puts rule r in the list of tool t and returns that list.
+func (idx *ruleIndex) add(t string, r *rule) *toolRules {
+	tr := idx.byTool[t]
+	if tr == nil {
+		tr = &toolRules{}
+		idx.byTool[t] = tr
+	}
+	switch {
+	case r.args:
+		tr.args = append(tr.args, r)
+	case r.category == CategoryShell && !r.m.isRegex && !r.m.hasWild:
+		if tr.exact == nil {
+			tr.exact = map[string][]*rule{}
+		}
+		tr.exact[r.m.exact] = append(tr.exact[r.m.exact], r)
+	default:
+		tr.scan = append(tr.scan, r)
+		if r.addDir != "" {
+			tr.addDirs = append(tr.addDirs, r)
+		}
+	}
+	return tr
+}
+
+// mcpToolsNamed lists, by server, the MCP tools (mcp__SERVER__TOOL, not
+// the wildcard) the rules name, each once.
+func mcpToolsNamed(rules []*rule) map[string][]string {
+	var named map[string][]string
+	for _, r := range rules {
+		for _, t := range r.tools {
+			server, tool, ok := SplitMCPTool(t)
+			if !ok || tool == MCPWildcard || slices.Contains(named[server], t) {
+				continue
+			}
+			if named == nil {
+				named = map[string][]string{}
+			}
+			named[server] = append(named[server], t)
+		}
+	}
+	return named
+}
+
+// rulesOf returns the rules of a tool: its own list, else, for an MCP tool
+// no rule names, the list of its server's mcp__SERVER__* rules; nil when
+// there are none.
+func (idx *ruleIndex) rulesOf(tool string) *toolRules {
+	if tr := idx.byTool[tool]; tr != nil {
+		return tr
+	}
+	if idx.byServer == nil {
+		return nil
+	}
+	server, _, ok := SplitMCPTool(tool)
+	if !ok {
+		return nil
+	}
+	return idx.byServer[server]
 }
 
 // callValues are the values of one call that rules match against.
@@ -101,6 +171,10 @@ type callValues struct {
 	strictOnly bool
 	// ctx is what approval overrides are checked against (override.go).
 	ctx overrideCtx
+	// argsJSON is the canonical JSON of the arguments once an args rule
+	// needed it; argsState says whether it was written (args_match.go).
+	argsJSON  string
+	argsState uint8
 }
 
 // pathValueBufs hold the path values of calls being evaluated.
@@ -159,10 +233,20 @@ func (idx *ruleIndex) collect(tool string, v *callValues, hits []*rule) []*rule 
 // the candidates of a shell command that tails of its launch readings can
 // meet alone (index_readings.go), so that they need no scan of their own.
 func (idx *ruleIndex) collectMarking(tool string, v *callValues, hits []*rule, marks *tailMarks) []*rule {
-	tr := idx.byTool[tool]
+	tr := idx.rulesOf(tool)
 	if tr == nil {
 		return hits
 	}
+	hits = tr.collectValues(v, hits, marks)
+	if len(tr.args) > 0 {
+		hits = tr.argsHits(v, hits) // args_match.go
+	}
+	return hits
+}
+
+// collectValues is collectMarking for the rules that match the call's
+// command or path values.
+func (tr *toolRules) collectValues(v *callValues, hits []*rule, marks *tailMarks) []*rule {
 	if marks != nil {
 		marks.start(v)
 	}
@@ -200,7 +284,7 @@ func (idx *ruleIndex) collectMarking(tool string, v *callValues, hits []*rule, m
 // keeps the hits in file order. A normalized form only ever adds a stricter
 // hit: allow rules keep matching the raw command alone (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm).
 func (idx *ruleIndex) collectNormalized(tool string, v *callValues, hits []*rule) []*rule {
-	if len(v.norms) == 0 || idx.byTool[tool] == nil {
+	if len(v.norms) == 0 || idx.rulesOf(tool) == nil {
 		return hits
 	}
 	added := false
@@ -226,7 +310,7 @@ func (idx *ruleIndex) collectNormalized(tool string, v *callValues, hits []*rule
 // that matches a launch reading of the call (launch.go) and is not a hit
 // yet, then keeps the hits in file order.
 func (idx *ruleIndex) collectReadings(tool string, v *callValues, hits []*rule, marks *tailMarks, list *readingList) []*rule {
-	if !v.readings || idx.byTool[tool] == nil {
+	if !v.readings || idx.rulesOf(tool) == nil {
 		return hits
 	}
 	n := len(hits)
@@ -241,7 +325,7 @@ func (idx *ruleIndex) collectReadings(tool string, v *callValues, hits []*rule, 
 			}
 		}
 	}
-	tails := tailReadings{tr: idx.byTool[tool]}
+	tails := tailReadings{tr: idx.rulesOf(tool)}
 	if marks != nil {
 		tails.marks = *marks
 	}
@@ -350,7 +434,7 @@ func mergeHit(hits, exact []*rule, r *rule) ([]*rule, []*rule) {
 
 // first returns the first rule of idx in file order for tool that matches.
 func (idx *ruleIndex) first(tool string, v *callValues) *rule {
-	tr := idx.byTool[tool]
+	tr := idx.rulesOf(tool)
 	if tr == nil {
 		return nil
 	}

@@ -31,7 +31,7 @@ type overrideCtx struct {
 // inside what was approved (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm, last point).
 // Every such override is named in matched_rule (docs/decisions.md).
 func (idx *ruleIndex) collectWithin(tool string, v *callValues, buf []*rule) []*rule {
-	if idx.byTool[tool] == nil {
+	if idx.rulesOf(tool) == nil {
 		return buf
 	}
 	hits := idx.collect(tool, v, buf)
@@ -53,7 +53,7 @@ func (idx *ruleIndex) collectWithin(tool string, v *callValues, buf []*rule) []*
 // tool's is, and never covers more than its directory (shellWithin;
 // docs/decisions.md#add-dir-spellings). The hits stay in file order.
 func (idx *ruleIndex) addDirSpellings(tool string, v *callValues, kept []*rule) []*rule {
-	dirs := idx.byTool[tool].addDirs
+	dirs := idx.rulesOf(tool).addDirs
 	if len(dirs) == 0 {
 		return kept
 	}

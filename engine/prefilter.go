@@ -451,6 +451,13 @@ func (pf *prefilter) candidates(v *callValues, buf []int32) []int32 {
 			hits = pf.ac.scan("//", hits)
 		}
 	}
+	return pf.merge(buf, hits, nonASCII)
+}
+
+// merge appends to buf the rules that are always candidates, the ASCII-only
+// ones for a value with non-ASCII bytes, and the rules of the keys found
+// (hits), ascending and without repeats.
+func (pf *prefilter) merge(buf, hits []int32, nonASCII bool) []int32 {
 	start := len(buf)
 	sources := 0
 	if len(pf.always) > 0 {

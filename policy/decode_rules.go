@@ -76,8 +76,8 @@ func (d *decoder) rule(m map[string]any, path func() string) Rule {
 	d.ruleLevel(&r, &v, path)
 	if v.matchType != nil {
 		s, _ := ScalarString(v.matchType)
-		if s != MatchCommand && s != MatchPath {
-			d.problem(path()+".match_type", "unknown match_type %q; allowed: command, path", s)
+		if !ValidMatchType(s) {
+			d.problem(path()+".match_type", "unknown match_type %q; allowed: command, path, args", s)
 		}
 		r.MatchType = s
 	}

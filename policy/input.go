@@ -97,8 +97,8 @@ func checkRuleField(field, key string, v any, pattern PatternCheck) *FieldError 
 			return fieldErr(field, "invalid severity %q, only LOW, MEDIUM, HIGH, CRITICAL", fmt.Sprint(v))
 		}
 	case "match_type":
-		if s, _ := v.(string); s != MatchCommand && s != MatchPath {
-			return fieldErr(field, "invalid match_type %q, only command or path", fmt.Sprint(v))
+		if s, _ := v.(string); !ValidMatchType(s) {
+			return fieldErr(field, "invalid match_type %q, only command, path or args", fmt.Sprint(v))
 		}
 	case "pattern":
 		s, ok := v.(string)

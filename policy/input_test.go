@@ -29,6 +29,8 @@ func TestCheckRuleInput(t *testing.T) {
 		{"level not a string", map[string]any{"action": 3}, true, "action", `无效级别 "3"`},
 		{"bad severity", map[string]any{"severity": "huge"}, true, "severity", `invalid severity "huge"`},
 		{"bad match type", map[string]any{"match_type": "url"}, true, "match_type", `invalid match_type "url"`},
+		{"args match type", map[string]any{"tools": []any{"mcp__db__*"}, "pattern": `{"q":"*"}`, "action": "allow", "match_type": "args"}, false, "", ""},
+		{"match type in another case", map[string]any{"match_type": "ARGS"}, true, "match_type", "only command, path or args"},
 		{"pattern not a string", map[string]any{"pattern": 5}, true, "pattern", "pattern must be a string"},
 		{"pattern that does not compile", map[string]any{"pattern": "re:("}, true, "pattern", "missing )"},
 		{"empty tool name", map[string]any{"tools": " "}, true, "tools", "工具名不能为空"},

@@ -15,11 +15,17 @@ const (
 	SourceCLIAddDir    = "cli_add_dir"
 )
 
-// Match types of a rule.
+// Match types of a rule. command and path say what the rule's tools
+// match anyway (informative); args makes the rule match the call's
+// arguments as canonical JSON (docs/decisions.md#args-rules).
 const (
 	MatchCommand = "command"
 	MatchPath    = "path"
+	MatchArgs    = "args"
 )
+
+// ValidMatchType reports whether s is a match type a rule may name.
+func ValidMatchType(s string) bool { return s == MatchCommand || s == MatchPath || s == MatchArgs }
 
 // MaxOverrideID bounds the length of an "always allow" override id.
 const MaxOverrideID = 120

@@ -103,14 +103,15 @@ func ruleFormFrom(r *http.Request) templates.RuleForm {
 	}
 }
 
-// checkRule says what is wrong with a rule's tools and pattern, or "":
+// checkRule says what is wrong with a rule's tools and pattern (read as its
+// match type reads it), or "":
 // engine.CheckRule checks them as compiling the policy will, and its
 // error's kind (errors.Is) picks the words, never its text.
-func checkRule(tools []string, pattern string, t translator) string {
+func checkRule(tools []string, pattern, matchType string, t translator) string {
 	if len(tools) == 0 {
 		return t("rules.err.notools")
 	}
-	err := engine.CheckRule(&policy.Rule{Tools: tools, Pattern: pattern})
+	err := engine.CheckRule(&policy.Rule{Tools: tools, Pattern: pattern, MatchType: matchType})
 	switch {
 	case err == nil:
 		return ""
@@ -143,7 +144,7 @@ func (u *UI) createRule(w http.ResponseWriter, r *http.Request) {
 	form := ruleFormFrom(r)
 	rule := u.ruleOf(form)
 	t := translatorFor(r.Context())
-	if msg := checkRule(rule.Tools, form.Pattern, t); msg != "" && msg != t("rules.err.network") {
+	if msg := checkRule(rule.Tools, form.Pattern, form.MatchType, t); msg != "" && msg != t("rules.err.network") {
 		form.Error = t.f("err.notsaved", msg)
 		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
 		return
@@ -163,7 +164,7 @@ func (u *UI) updateRule(w http.ResponseWriter, r *http.Request) {
 	form.Editing = true
 	rule := u.ruleOf(form)
 	t := translatorFor(r.Context())
-	if msg := checkRule(rule.Tools, form.Pattern, t); msg != "" && msg != t("rules.err.network") {
+	if msg := checkRule(rule.Tools, form.Pattern, form.MatchType, t); msg != "" && msg != t("rules.err.network") {
 		form.Error = t.f("err.notsaved", msg)
 		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
 		return
@@ -200,7 +201,7 @@ func (u *UI) checkPattern(w http.ResponseWriter, r *http.Request) {
 	tools := policy.SplitTools(r.PostFormValue("tools"))
 	pattern := strings.TrimSpace(r.PostFormValue("pattern"))
 	t := translatorFor(r.Context())
-	msg := checkRule(tools, pattern, t)
+	msg := checkRule(tools, pattern, strings.TrimSpace(r.PostFormValue("match_type")), t)
 	if pattern == "" {
 		msg = t("rules.err.nopattern")
 	}
@@ -223,7 +224,7 @@ func (u *UI) runRuleTest(box templates.TestBox, t translator) ([]templates.TestR
 	rule := u.ruleOf(templates.RuleForm{Tools: box.Tools, Pattern: box.Pattern, Action: box.Action,
 		Severity: box.Severity, MatchType: box.MatchType, ID: "tested"})
 	tools := rule.Tools
-	if msg := checkRule(tools, box.Pattern, t); msg != "" {
+	if msg := checkRule(tools, box.Pattern, box.MatchType, t); msg != "" {
 		return nil, msg
 	}
 	perms := map[string]any{"enabled": true, "schema": "tiered_policy", "rules": []any{rule.Map()}}

@@ -24,7 +24,7 @@ func (u *UI) previewRule(w http.ResponseWriter, r *http.Request) {
 	form.Editing = form.OrigID != ""
 	rule := u.ruleOf(form)
 	t := translatorFor(r.Context())
-	if msg := checkRule(rule.Tools, form.Pattern, t); msg != "" {
+	if msg := checkRule(rule.Tools, form.Pattern, form.MatchType, t); msg != "" {
 		form.Error = t.f("rules.err.nopreview", msg)
 		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
 		return

@@ -195,17 +195,21 @@ func TestSessionEndsWithItsToken(t *testing.T) {
 // TestCheckRule: the as-you-type check reports the engine's problems.
 func TestCheckRule(t *testing.T) {
 	cases := []struct {
-		note, tools, pattern, want string
+		note, tools, pattern, matchType, want string
 	}{
-		{"fine", "bash", "git status *", ""},
-		{"bad regex", "bash", "re:(", "does not compile"},
-		{"mixed categories", "bash, read_file", "x", "mixes shell and path"},
-		{"unknown tool", "my_tool", "x", "unknown tool"},
-		{"network", "mcp_fetch_webpage", "x", "never match"},
-		{"no tool", "", "x", "at least one tool"},
+		{"fine", "bash", "git status *", "", ""},
+		{"bad regex", "bash", "re:(", "", "does not compile"},
+		{"mixed categories", "bash, read_file", "x", "", "mixes shell and path"},
+		{"unknown tool", "my_tool", "x", "", "unknown tool"},
+		{"network", "mcp_fetch_webpage", "x", "", "never match"},
+		{"no tool", "", "x", "", "at least one tool"},
+		{"a network args rule matches", "mcp_fetch_webpage", `*"url":"https://example.com/*`, "args", ""},
+		{"an MCP server's every tool", "mcp__fs__*", "/srv/**", "", ""},
+		{"an MCP wildcard inside the tool part", "mcp__fs__read_*", "/srv/**", "", "only a whole tool part * is a wildcard"},
+		{"an MCP name without a tool", "mcp__fs", "/srv/**", "", "write mcp__SERVER__TOOL"},
 	}
 	for _, c := range cases {
-		got := checkRule(policy.SplitTools(c.tools), c.pattern, english)
+		got := checkRule(policy.SplitTools(c.tools), c.pattern, c.matchType, english)
 		if c.want == "" && got != "" || !strings.Contains(got, c.want) {
 			t.Errorf("%s: got %q, want it to say %q", c.note, got, c.want)
 		}
