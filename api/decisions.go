@@ -70,17 +70,21 @@ func (d *DecisionRecorder) Observe(o service.Observation, req *engine.Request, d
 
 // DecisionWire is one logged decision on the wire.
 type DecisionWire struct {
-	ID          int64     `json:"id"`
-	Time        time.Time `json:"time"`
-	Source      string    `json:"source"`
-	Agent       string    `json:"agent"`
-	ToolName    string    `json:"tool_name"`
-	Summary     string    `json:"summary"`
-	ChannelID   string    `json:"channel_id"`
-	SessionID   string    `json:"session_id"`
-	Level       string    `json:"level"`
-	MatchedRule *string   `json:"matched_rule"`
-	LatencyUS   int64     `json:"latency_us"`
+	ID       int64     `json:"id"`
+	Time     time.Time `json:"time"`
+	Source   string    `json:"source"`
+	Agent    string    `json:"agent"`
+	ToolName string    `json:"tool_name"`
+	// MCPServer and MCPTool split an MCP tool's name mcp__SERVER__TOOL;
+	// absent for other tools.
+	MCPServer   string  `json:"mcp_server,omitempty"`
+	MCPTool     string  `json:"mcp_tool,omitempty"`
+	Summary     string  `json:"summary"`
+	ChannelID   string  `json:"channel_id"`
+	SessionID   string  `json:"session_id"`
+	Level       string  `json:"level"`
+	MatchedRule *string `json:"matched_rule"`
+	LatencyUS   int64   `json:"latency_us"`
 }
 
 // DecisionListResponse is a page of GET /api/v1/decisions.
@@ -92,6 +96,7 @@ type DecisionListResponse struct {
 func decisionToWire(e decisionlog.Entry) DecisionWire {
 	w := DecisionWire{ID: e.ID, Time: e.Time, Source: e.Source, Agent: e.Agent, ToolName: e.Tool, Summary: e.Summary,
 		ChannelID: e.Channel, SessionID: e.Session, Level: e.Level, LatencyUS: e.LatencyMicros}
+	w.MCPServer, w.MCPTool = e.MCP()
 	if e.MatchedRule != "" {
 		rule := e.MatchedRule
 		w.MatchedRule = &rule
@@ -100,11 +105,11 @@ func decisionToWire(e decisionlog.Entry) DecisionWire {
 }
 
 // decisionQueryParams are the query parameters of GET /api/v1/decisions.
-var decisionQueryParams = map[string]bool{"tool": true, "level": true, "rule": true, "session": true, "agent": true,
+var decisionQueryParams = map[string]bool{"tool": true, "server": true, "level": true, "rule": true, "session": true, "agent": true,
 	"since": true, "until": true, "limit": true, "cursor": true, "offset": true}
 
 // ParseDecisionQuery reads the filters and paging of GET /api/v1/decisions
-// (also used by the admin page): tool, level, rule (substring), session,
+// (also used by the admin page): tool, server (an MCP server's tools), level, rule (substring), session,
 // agent (one of Agents), since and until (RFC 3339), limit (1-500), cursor
 // or offset.
 func ParseDecisionQuery(v url.Values) (decisionlog.Query, error) {
@@ -113,7 +118,7 @@ func ParseDecisionQuery(v url.Values) (decisionlog.Query, error) {
 			return decisionlog.Query{}, badRequest(k, "unknown query parameter %q", k)
 		}
 	}
-	q := decisionlog.Query{Tool: v.Get("tool"), Rule: v.Get("rule"), Session: v.Get("session")}
+	q := decisionlog.Query{Tool: v.Get("tool"), Server: v.Get("server"), Rule: v.Get("rule"), Session: v.Get("session")}
 	if lv := v.Get("level"); lv != "" {
 		l, ok := engine.ParseLevel(lv)
 		if !ok {

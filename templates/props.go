@@ -292,6 +292,13 @@ type ApprovalRow struct {
 	ID      string
 	Tool    string
 	Summary string
+	// Server and ServerTool are an MCP call's server and tool
+	// (mcp__SERVER__TOOL); empty for any other tool.
+	Server     string
+	ServerTool string
+	// ArgList are an MCP call's arguments one by one, redacted: a string
+	// as it is, any other value as indented JSON.
+	ArgList []ArgLine
 	// Hidden is true when the call held characters that hide or reorder
 	// text (shown as <U+XXXX>): the card warns.
 	Hidden bool
@@ -321,6 +328,12 @@ type ApprovalRow struct {
 	Expires    string
 	ExpiresISO string
 	ExpiresIn  string
+}
+
+// ArgLine is one argument of a call as a person reads it.
+type ArgLine struct {
+	Key   string
+	Value string
 }
 
 // RiskCue says how much care an ask needs.

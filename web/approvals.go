@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -81,7 +82,7 @@ func (u *UI) approvalItem(w http.ResponseWriter, r *http.Request) {
 func approvalRow(a approval.Approval, index map[string]ruleMeta, now time.Time, t translator) templates.ApprovalRow {
 	req := engine.Request{ToolName: a.Request.ToolName, ToolArgs: a.Request.ToolArgs, ChannelID: a.Request.ChannelID, Workspace: a.Request.Workspace}
 	redacted := redact.ClipArgs(redact.ShownArgs(a.Request.ToolArgs), maxShownArg)
-	args, _ := json.MarshalIndent(redacted, "", "  ")
+	args := indentJSON(redacted)
 	words := explainRule(a.Asked.MatchedRule, a.Request.ToolName, index, t)
 	switch a.Asked.Cause {
 	case engine.CauseEscalation:
@@ -96,8 +97,8 @@ func approvalRow(a approval.Approval, index map[string]ruleMeta, now time.Time, 
 		}
 	}
 	row := templates.ApprovalRow{
-		ID: a.ID, Tool: redact.Visible(a.Request.ToolName), Summary: redact.Clip(redact.Shown(summary(a.Request.ToolArgs)), maxShownArg), Args: string(args),
-		Hidden:  redact.HasInvisible(summary(a.Request.ToolArgs)) || redact.HasInvisible(string(args)),
+		ID: a.ID, Tool: redact.Visible(a.Request.ToolName), Summary: redact.Clip(redact.Shown(summary(a.Request.ToolArgs)), maxShownArg), Args: args,
+		Hidden:  redact.HasInvisible(summary(a.Request.ToolArgs)) || redact.HasInvisible(args),
 		Channel: cmp.Or(a.Request.ChannelID, "web"), Session: cmp.Or(a.Request.SessionID, "–"),
 		Reason: cmp.Or(words.Reason, a.Asked.Reason), EngineReason: a.Asked.Reason, Rule: a.Asked.MatchedRule,
 		External: externalText(a.Asked.ExternalPaths), ExternalPaths: a.Asked.ExternalPaths,
@@ -107,10 +108,41 @@ func approvalRow(a approval.Approval, index map[string]ruleMeta, now time.Time, 
 		Expires: a.ExpiresAt.UTC().Format("15:04:05 UTC"), ExpiresISO: a.ExpiresAt.UTC().Format(time.RFC3339),
 		ExpiresIn: untilText(a.ExpiresAt.Sub(now), t),
 	}
+	if server, tool, ok := engine.SplitMCPTool(a.Request.ToolName); ok {
+		row.Server, row.ServerTool = redact.Visible(server), redact.Visible(tool)
+		row.ArgList = argLines(redacted)
+	}
 	if o, err := store.AlwaysAllowOverride(&req); err == nil {
 		row.RememberType, row.Remember = str(o["match_type"]), redact.Shown(str(o["pattern"]))
 	}
 	return row
+}
+
+// indentJSON writes v as indented JSON for a person: < > & as they are
+// (the page escapes them as HTML).
+func indentJSON(v any) string {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// argLines lists shown (redacted, visible, clipped) arguments by key, in
+// key order: a string as it is, so that a query or a message reads as
+// written, any other value as indented JSON.
+func argLines(shown map[string]any) []templates.ArgLine {
+	keys := slices.Sorted(maps.Keys(shown))
+	out := make([]templates.ArgLine, 0, len(keys))
+	for _, k := range keys {
+		v, ok := shown[k].(string)
+		if !ok {
+			v = indentJSON(shown[k])
+		}
+		out = append(out, templates.ArgLine{Key: k, Value: v})
+	}
+	return out
 }
 
 // riskCue sums up how much care an ask needs: the worst severity of the

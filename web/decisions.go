@@ -53,7 +53,7 @@ func (u *UI) decisionsPage(w http.ResponseWriter, r *http.Request, log DecisionR
 		return
 	}
 	v := r.URL.Query()
-	p.Filter = templates.DecisionFilter{Tool: v.Get("tool"), Level: v.Get("level"), Rule: v.Get("rule"),
+	p.Filter = templates.DecisionFilter{Tool: v.Get("tool"), Server: v.Get("server"), Level: v.Get("level"), Rule: v.Get("rule"),
 		Session: v.Get("session"), Agent: v.Get("agent"), Since: localTime(v.Get("since")), Until: localTime(v.Get("until")), Range: v.Get("range")}
 	p.Agents = decisionlog.Agents
 	t := translatorFor(r.Context())
@@ -125,7 +125,7 @@ func localTime(s string) string {
 // decisionQuery reads the page's filters; a bad value is an error to show,
 // in the page's language.
 func decisionQuery(v url.Values, now time.Time, t translator) (decisionlog.Query, error) {
-	q := decisionlog.Query{Tool: v.Get("tool"), Rule: v.Get("rule"), Session: v.Get("session"), Limit: decisionPage}
+	q := decisionlog.Query{Tool: v.Get("tool"), Server: v.Get("server"), Rule: v.Get("rule"), Session: v.Get("session"), Limit: decisionPage}
 	if a := v.Get("agent"); a != "" {
 		if !slices.Contains(decisionlog.Agents, a) {
 			return q, errors.New(t.f("decisions.err.agent", strings.Join(decisionlog.Agents, ", "), a))

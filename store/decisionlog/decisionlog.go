@@ -48,6 +48,14 @@ type Entry struct {
 	FullArgs bool            `json:"-"`
 }
 
+// MCP returns the server and the tool of an entry whose tool is an MCP
+// server's (mcp__SERVER__TOOL), derived from the tool name the log keeps;
+// "", "" for any other tool.
+func (e *Entry) MCP() (server, tool string) {
+	server, tool, _ = engine.SplitMCPTool(e.Tool)
+	return server, tool
+}
+
 // Agents are the agents a decision can come from (Entry's
 // Agent), in the order the pages list them.
 var Agents = []string{"claude-code", "codex", "gemini", "jiuwenswarm", "rest"}
@@ -320,13 +328,17 @@ func (l *Log) Prune(ctx context.Context) (int64, error) {
 
 // Query filters and pages the log. Empty fields do not filter.
 type Query struct {
-	Tool    string
-	Level   string
-	Rule    string // a substring of matched_rule
-	Session string
-	Agent   string
-	Since   time.Time
-	Until   time.Time
+	Tool string
+	// Server keeps the calls of one MCP server's tools (mcp__SERVER__...);
+	// ToolPrefix the calls of tools whose name begins with it.
+	Server     string
+	ToolPrefix string
+	Level      string
+	Rule       string // a substring of matched_rule
+	Session    string
+	Agent      string
+	Since      time.Time
+	Until      time.Time
 	// Limit is the page size (1-500, default 50). Before is a cursor: only
 	// entries with a smaller id; Offset skips entries (used without Before).
 	Limit  int
@@ -344,8 +356,13 @@ type Page struct {
 	NextBefore int64
 }
 
-// OpContains is the Op of a Cond whose Arg is a substring of the column.
-const OpContains = "contains"
+// OpContains is the Op of a Cond whose Arg is a substring of the column;
+// OpPrefix of one whose Arg begins the column. Both compare bytes, with no
+// wildcard characters.
+const (
+	OpContains = "contains"
+	OpPrefix   = "prefix"
+)
 
 // Cond is one condition of a query: Column Op Arg, with Op one of "=",
 // ">=", "<" and OpContains. Each log writes it in its own SQL.
@@ -367,6 +384,12 @@ func (q Query) Conds() []Cond {
 		if f.v != "" {
 			add(f.col, f.op, f.v)
 		}
+	}
+	if q.Server != "" {
+		add("tool", OpPrefix, "mcp__"+q.Server+"__")
+	}
+	if q.ToolPrefix != "" {
+		add("tool", OpPrefix, q.ToolPrefix)
 	}
 	if !q.Since.IsZero() {
 		add("ts", ">=", q.Since.UnixMicro())
@@ -390,8 +413,11 @@ func (q Query) where() (string, []any) {
 	args := make([]any, len(conds))
 	for i, c := range conds {
 		sqls[i] = c.Column + " " + c.Op + " ?"
-		if c.Op == OpContains {
+		switch c.Op {
+		case OpContains:
 			sqls[i] = "instr(" + c.Column + ", ?) > 0"
+		case OpPrefix:
+			sqls[i] = "instr(" + c.Column + ", ?) = 1"
 		}
 		args[i] = c.Arg
 	}

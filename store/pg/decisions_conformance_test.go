@@ -75,6 +75,9 @@ func conformanceEntries(base time.Time) []decisionlog.Entry {
 			Session: sessions[i%len(sessions)], Level: levels[(i/2)%len(levels)], MatchedRule: rules[i%len(rules)],
 			LatencyMicros: int64(i * 11),
 		}
+		if i%8 == 7 { // every other MCP entry: another server, whose name begins the first's
+			e.Tool = "mcp__git__hub__x"
+		}
 		switch i % 9 {
 		case 3: // a full request given as is
 			e.Request = &engine.Request{ToolName: e.Tool, ToolArgs: map[string]any{"path": fmt.Sprintf("/p/%d", i), "n": float64(i)}}
@@ -104,6 +107,12 @@ func conformanceQueries(base time.Time) []struct {
 		{"negative limit takes the default", decisionlog.Query{Limit: -3}},
 		{"by tool", decisionlog.Query{Tool: "bash"}},
 		{"by a tool with no entries", decisionlog.Query{Tool: "glob"}},
+		{"by MCP server", decisionlog.Query{Server: "git"}},
+		{"by another MCP server", decisionlog.Query{Server: "github"}},
+		{"an MCP server is not a prefix of a longer one", decisionlog.Query{Server: "gi"}},
+		{"an MCP server with a LIKE wildcard", decisionlog.Query{Server: "g%"}},
+		{"every MCP tool", decisionlog.Query{ToolPrefix: "mcp__"}},
+		{"a tool prefix with a LIKE wildcard", decisionlog.Query{ToolPrefix: "mcp_%"}},
 		{"by level", decisionlog.Query{Level: "deny"}},
 		{"rule substring", decisionlog.Query{Rule: "git_push"}},
 		{"rule substring is case-sensitive", decisionlog.Query{Rule: "tools.bash"}},
@@ -152,6 +161,8 @@ func oracleIDs(entries []decisionlog.Entry, q decisionlog.Query) []int64 {
 		case q.Tool != "" && e.Tool != q.Tool, q.Level != "" && e.Level != q.Level,
 			q.Rule != "" && !strings.Contains(e.MatchedRule, q.Rule), q.Session != "" && e.Session != q.Session,
 			q.Agent != "" && agent != q.Agent, !q.Since.IsZero() && ts < q.Since.UnixMicro(),
+			q.Server != "" && !strings.HasPrefix(e.Tool, "mcp__"+q.Server+"__"),
+			q.ToolPrefix != "" && !strings.HasPrefix(e.Tool, q.ToolPrefix),
 			!q.Until.IsZero() && ts >= q.Until.UnixMicro(), q.Before > 0 && id >= q.Before:
 			continue
 		}

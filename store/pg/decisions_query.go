@@ -82,8 +82,11 @@ func decisionWhere(q decisionlog.Query, first int) (string, []any) {
 	for i, c := range conds {
 		p := "$" + strconv.Itoa(first+i)
 		sqls[i] = c.Column + " " + c.Op + " " + p
-		if c.Op == decisionlog.OpContains {
+		switch c.Op {
+		case decisionlog.OpContains:
 			sqls[i] = "strpos(" + c.Column + ", " + p + ") > 0"
+		case decisionlog.OpPrefix:
+			sqls[i] = "strpos(" + c.Column + ", " + p + ") = 1"
 		}
 		args[i] = c.Arg
 		if s, ok := c.Arg.(string); ok {

@@ -263,22 +263,56 @@ func looksRandom(run string) bool {
 // secretKey matches argument names whose whole value is a secret.
 var secretKey = regexp.MustCompile(`(?i)` + secretName)
 
-// RedactArgs returns a deep copy of tool arguments with secrets masked: the
+// Args returns a deep copy of tool arguments with secrets masked: the
 // value of a key that names a secret (password, token, api_key, ...) is
-// replaced whole, and every other string goes through Redact.
+// replaced whole, and so is every string, number or boolean inside a list
+// or object under such a key (an MCP tool's {"auth": {"pin": 1234}});
+// every other string goes through Redact.
 func Args(args map[string]any) map[string]any {
 	if args == nil {
 		return nil
 	}
 	out := make(map[string]any, len(args))
 	for k, v := range args {
-		if s, ok := v.(string); ok && secretKey.MatchString(k) && s != "" {
-			out[k] = Redacted
-			continue
+		if secretKey.MatchString(k) {
+			if s, ok := v.(string); !ok || s != "" {
+				out[k] = maskAll(v)
+				continue
+			}
 		}
 		out[k] = redactValue(v)
 	}
 	return out
+}
+
+// maskAll replaces every string, number and boolean of v with Redacted,
+// keeping the shape of lists and objects (and their keys) and nulls.
+func maskAll(v any) any {
+	switch t := v.(type) {
+	case nil:
+		return nil
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			out[k] = maskAll(x)
+		}
+		return out
+	case map[any]any:
+		out := make(map[string]any, len(t))
+		for k, x := range t {
+			if ks, ok := k.(string); ok {
+				out[ks] = maskAll(x)
+			}
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, x := range t {
+			out[i] = maskAll(x)
+		}
+		return out
+	}
+	return Redacted
 }
 
 func redactValue(v any) any {
@@ -311,23 +345,31 @@ const SummaryMax = 300
 
 // Summarize is the redacted one-line summary of a call's arguments that the
 // decision log keeps: the command of a shell tool, the path values of a
-// path tool, else the arguments as JSON.
+// path tool, else (an MCP tool's among them) the arguments as canonical
+// JSON (keys sorted, as args rules match them), each string cut to
+// summaryValueMax so that one long value does not hide the others.
 func Summarize(tool string, args map[string]any) string {
 	var s string
 	switch engine.ToolCategory(tool) {
 	case engine.CategoryShell:
 		s = Text(engine.ShellCommand(args))
 	case engine.CategoryPath:
-		s = pathSummary(args)
+		if !engine.IsMCPTool(tool) {
+			s = pathSummary(args)
+		}
 	}
 	if s == "" && len(args) > 0 {
-		b, err := json.Marshal(Args(args))
-		if err == nil {
+		if j, err := engine.CanonicalArgs(ClipArgs(Args(args), summaryValueMax)); err == nil {
+			s = j
+		} else if b, err := json.Marshal(Args(args)); err == nil {
 			s = string(b)
 		}
 	}
 	return truncate(Visible(strings.ReplaceAll(s, "\n", `\n`)), SummaryMax)
 }
+
+// summaryValueMax is the longest string value a JSON summary keeps.
+const summaryValueMax = 120
 
 // pathSummary lists the string arguments of a path tool as key=value, keys
 // sorted, redacted.

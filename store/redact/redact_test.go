@@ -56,11 +56,13 @@ func TestRedact(t *testing.T) {
 
 func TestRedactArgs(t *testing.T) {
 	in := map[string]any{
-		"command":  "mysql -pSECRET",
-		"password": "hunter2",
-		"env":      map[string]any{"API_TOKEN": "t0k", "HOME": "/home/u"},
-		"list":     []any{"--token=abc", 3.0},
-		"count":    2.0,
+		"command":   "mysql -pSECRET",
+		"password":  "hunter2",
+		"env":       map[string]any{"API_TOKEN": "t0k", "HOME": "/home/u"},
+		"list":      []any{"--token=abc", 3.0},
+		"count":     2.0,
+		"pin_token": 123456.0,
+		"auth":      map[string]any{"user": "me", "code": 4711.0, "scopes": []any{"repo", true}, "none": nil},
 	}
 	got := Args(in)
 	checks := []struct {
@@ -75,6 +77,11 @@ func TestRedactArgs(t *testing.T) {
 		{"list strings redacted", got["list"].([]any)[0], "--token=[REDACTED]"},
 		{"numbers kept", got["count"], 2.0},
 		{"input untouched", in["password"], "hunter2"},
+		{"a number under a secret key masked", got["pin_token"], Redacted},
+		{"a string in an object under a secret key", got["auth"].(map[string]any)["user"], Redacted},
+		{"a number in an object under a secret key", got["auth"].(map[string]any)["code"], Redacted},
+		{"a list under a secret key", got["auth"].(map[string]any)["scopes"].([]any)[1], Redacted},
+		{"a null under a secret key stays null", got["auth"].(map[string]any)["none"], nil},
 	}
 	for _, c := range checks {
 		if c.got != c.want {
@@ -96,6 +103,12 @@ func TestSummarize(t *testing.T) {
 		{"path tool, path first", "write_file", map[string]any{"path": "a.txt", "content": "hi"}, "path=a.txt content=hi"},
 		{"other tool as json", "mcp_fetch_webpage", map[string]any{"url": "https://x/?token=1"}, `{"url":"https://x/?token=[REDACTED]"}`},
 		{"no args", "custom", nil, ""},
+		{"MCP tool as canonical JSON, redacted", "mcp__db__query", map[string]any{"sql": "select 1 where a < b", "password": "hunter2", "opts": map[string]any{"z": 1.0, "a": "x"}},
+			`{"opts":{"a":"x","z":1},"password":"[REDACTED]","sql":"select 1 where a < b"}`},
+		{"MCP tool with a path, still JSON", "mcp__fs__read_file", map[string]any{"path": "/ws/a", "token": "ghp_abcdefghijklmnopqrstuvwxyz0123456789"},
+			`{"path":"/ws/a","token":"[REDACTED]"}`},
+		{"MCP tool, a long value cut alone", "mcp__fs__write_file", map[string]any{"content": strings.Repeat("y", 500), "path": "/ws/b"},
+			`{"content":"` + strings.Repeat("y", 80) + `… [420 more bytes not shown]","path":"/ws/b"}`},
 	}
 	for _, c := range cases {
 		if got := Summarize(c.tool, c.args); got != c.want {
