@@ -227,7 +227,7 @@ func TestOverrides(t *testing.T) {
 }
 
 func TestPlayground(t *testing.T) {
-	p := PlaygroundProps{Nav: admin, Tools: []string{"bash"}, Form: PlayForm{Tool: "bash", Command: "ls"},
+	p := PlaygroundProps{Nav: admin, Tools: []ToolOption{{Value: "bash"}, {Value: "mcp__fs__*", Label: "MCP server fs: every tool"}}, Form: PlayForm{Tool: "bash", Command: "ls"},
 		Result: &PlayResult{Level: "allow", MatchedRule: "tools.bash", Reason: "Allowed by rule: tools.bash",
 			Steps: []StepRow{{Name: "baseline", Result: "allow"}, {Name: "tool_level", Result: "allow", Rule: "tools.bash", Decisive: true}, {Name: "escalation"}}}}
 	d := doc(t, Playground(p))

@@ -98,6 +98,14 @@ type OverviewProps struct {
 }
 
 // ToolRow is one tool on the tools page.
+// ToolOption is one choice of a tool list: the tool name, and how the
+// list labels it (an MCP tool's server and tool; empty for others).
+type ToolOption struct {
+	Value string
+	Label string
+}
+
+// ToolRow is one tool on the tools page.
 type ToolRow struct {
 	Name     string
 	Category string
@@ -181,6 +189,9 @@ type RulesProps struct {
 	Test          TestBox
 	// Preview is what the rule in the form would change, when asked.
 	Preview RulePreview
+	// Tools are the choices of the tools field: the known tools and the
+	// MCP tools seen.
+	Tools []ToolOption
 }
 
 // RulePreview is the impact preview of a rule before it is saved: the
@@ -282,7 +293,7 @@ type PlayResult struct {
 type PlaygroundProps struct {
 	Nav    Nav
 	Form   PlayForm
-	Tools  []string
+	Tools  []ToolOption
 	Error  string
 	Result *PlayResult
 }
@@ -391,7 +402,7 @@ type ToolGroup struct {
 }
 
 // toolCategories is the order of the tools page's groups.
-var toolCategories = []string{"shell", "path", "network", "other"}
+var toolCategories = []string{"shell", "path", "network", "mcp", "other"}
 
 // toolGroups groups rows by category, keeping their order within each.
 func toolGroups(rows []ToolRow) []ToolGroup {

@@ -36,6 +36,7 @@ const (
 // session and headers as the other pages. log is nil when the decision log
 // is off; the page then says so.
 func (u *UI) MountDecisions(r chi.Router, log DecisionReader) {
+	u.decisions = log
 	if rd, ok := log.(RecentDecisions); ok && log != nil {
 		u.recent = rd
 	}

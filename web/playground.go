@@ -16,7 +16,7 @@ func (u *UI) playgroundPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	if q.Get("tool") == "" {
 		render(w, r, http.StatusOK, templates.Playground(templates.PlaygroundProps{
-			Nav: u.nav(r, "/playground"), Tools: knownTools(), Form: templates.PlayForm{Tool: "bash", Channel: "web"},
+			Nav: u.nav(r, "/playground"), Tools: toolOptions(u.mcpToolsSeen(r), translatorFor(r.Context())), Form: templates.PlayForm{Tool: "bash", Channel: "web"},
 		}))
 		return
 	}
@@ -35,7 +35,7 @@ func (u *UI) decidePlay(w http.ResponseWriter, r *http.Request, get func(string)
 	f := func(k string) string { return strings.TrimSpace(get(k)) }
 	form := templates.PlayForm{Tool: f("tool"), Args: f("args"), Command: get("command"),
 		Path: f("path"), Channel: f("channel"), Workspace: f("workspace")}
-	p := templates.PlaygroundProps{Nav: u.nav(r, "/playground"), Tools: knownTools(), Form: form}
+	p := templates.PlaygroundProps{Nav: u.nav(r, "/playground"), Tools: toolOptions(u.mcpToolsSeen(r), translatorFor(r.Context())), Form: form}
 	if !p.Nav.CanEdit {
 		render(w, r, http.StatusOK, templates.Playground(p))
 		return

@@ -37,7 +37,8 @@ func (u *UI) ruleEditPage(w http.ResponseWriter, r *http.Request) {
 
 func (u *UI) rulesProps(r *http.Request, form templates.RuleForm, test templates.TestBox) templates.RulesProps {
 	sec, etag := u.typed()
-	p := templates.RulesProps{Nav: u.nav(r, "/rules"), ETag: etag, Form: form, Test: test}
+	p := templates.RulesProps{Nav: u.nav(r, "/rules"), ETag: etag, Form: form, Test: test,
+		Tools: toolOptions(u.mcpToolsSeen(r), translatorFor(r.Context()))}
 	mode := sec.Mode
 	p.Mode = mode.String()
 	for i := range sec.Rules {

@@ -15,7 +15,7 @@ import (
 func (u *UI) toolsPage(w http.ResponseWriter, r *http.Request) {
 	sec, etag := u.typed()
 	render(w, r, http.StatusOK, templates.Tools(templates.ToolsProps{
-		Nav: u.nav(r, "/tools"), ETag: etag, Tools: toolRows(sec.Tools),
+		Nav: u.nav(r, "/tools"), ETag: etag, Tools: mcpRows(toolRows(sec.Tools), u.mcpToolsSeen(r)),
 		Default: orAsk(sec.Defaults.String()),
 	}))
 }
@@ -65,6 +65,9 @@ func categoryName(tool string) string {
 	case engine.CategoryShell:
 		return "shell"
 	case engine.CategoryPath:
+		if engine.IsMCPTool(tool) {
+			return "mcp"
+		}
 		return "path"
 	case engine.CategoryNetwork:
 		return "network"

@@ -65,6 +65,9 @@ type UI struct {
 	csrf      *http.CrossOriginProtection
 	// recent feeds the rules page's impact preview; nil without a decision log.
 	recent RecentDecisions
+	// decisions is the decision log, for the MCP tools it has seen
+	// (mcp_tools.go); nil without one.
+	decisions DecisionReader
 }
 
 // New builds the admin pages.
