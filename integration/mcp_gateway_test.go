@@ -25,12 +25,19 @@ type mcpClient struct {
 
 // startGateway starts the real CLI in front of the real filesystem server
 // from npm, with the agent token, and initializes the session.
-func startGateway(t *testing.T, s *Server, token, url string, roots ...string) *mcpClient {
+func startGateway(t *testing.T, token, url string, roots ...string) *mcpClient {
 	t.Helper()
 	server := agentBinary(t, "server-filesystem")
 	args := append([]string{"mcp", "--name", "fs", "--wait", "20", "--url", url, "--", "node", server}, roots...)
 	cmd := exec.Command(toolgateCLI(t), args...)
 	cmd.Env = append(os.Environ(), "TOOLGATE_TOKEN="+token)
+	return startStdioMCP(t, cmd)
+}
+
+// startStdioMCP starts an MCP server that speaks stdio (the gateway, or a
+// server itself) and initializes the session.
+func startStdioMCP(t *testing.T, cmd *exec.Cmd) *mcpClient {
+	t.Helper()
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +157,7 @@ func TestMCPGatewayInFrontOfFilesystemServer(t *testing.T) {
 		}
 	}
 	agent := createToken(t, s, "mcp-agent", "agent")
-	c := startGateway(t, s, agent, s.URL, root, outside)
+	c := startGateway(t, agent, s.URL, root, outside)
 
 	list := c.request("tools/list", map[string]any{})
 	if l := string(list["result"]); !strings.Contains(l, `"read_text_file"`) || strings.Contains(l, `"write_file"`) || strings.Contains(l, `"move_file"`) {
@@ -215,7 +222,7 @@ func TestMCPGatewayInFrontOfFilesystemServer(t *testing.T) {
 	}
 
 	// toolgate unreachable: every call is refused, the read included.
-	down := startGateway(t, s, agent, "http://127.0.0.1:1", root)
+	down := startGateway(t, agent, "http://127.0.0.1:1", root)
 	text, isErr = down.call("read_text_file", map[string]any{"path": canary})
 	if !isErr || !strings.Contains(text, "cannot reach toolgate") {
 		t.Errorf("with toolgate down a read answered %q (error %v), want a refusal", text, isErr)
