@@ -153,6 +153,8 @@ func CompileSection(sec *policy.Section, builtin *policy.Builtin, opts Options) 
 		}
 	}
 	p.builtin, p.user, p.overrides = c.compileRuleSets(builtinRules, sec.Rules, sec.Overrides)
+	c.checkExamples(sec.Rules, policy.PathRules)
+	c.checkExamples(sec.Overrides, policy.PathOverrides)
 	p.builtinWords = builtinDescriptions(builtinRules)
 	p.ext = c.compileExternal(&sec.External)
 	p.owners = c.compileOwners(&sec.Owners)

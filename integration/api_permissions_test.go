@@ -143,6 +143,37 @@ func TestAPIPermissionsCRUD(t *testing.T) {
 		wantStatus(t, "delete unknown", st, body, 404, "")
 	})
 
+	t.Run("rule examples", func(t *testing.T) {
+		rule := map[string]any{"id": "no_push", "tools": []string{"bash"}, "pattern": "git push *", "action": "deny",
+			"examples": map[string]any{"match": []string{"git push origin main", "git -C repo push"}, "no_match": []string{"git pull"}}}
+		st, body := call("POST", "/api/v1/permissions/rules", rule)
+		wantStatus(t, "create with examples that hold", st, body, 201, "")
+		if cfg := s.ReadFile("config.yaml"); !strings.Contains(cfg, "no_match:") || !strings.Contains(cfg, "- git -C repo push") {
+			t.Errorf("config.yaml lacks the examples:\n%s", cfg)
+		}
+		st, body = call("GET", "/api/v1/permissions/rules/no_push", nil)
+		if ex, _ := DecodeJSON[map[string]any](t, body)["examples"].(map[string]any); st != 200 || len(ex["match"].([]any)) != 2 {
+			t.Errorf("GET rule = %d %s, want its examples", st, body)
+		}
+		bad := map[string]any{"id": "no_pull", "tools": []string{"bash"}, "pattern": "git pull *", "action": "deny",
+			"examples": map[string]any{"match": []string{"git fetch"}}}
+		st, body = call("POST", "/api/v1/permissions/rules", bad)
+		wantStatus(t, "an example that does not hold", st, body, 400, "permissions.rules[1].examples.match[0]")
+		if !strings.Contains(string(body), `rule \"no_pull\" does not match its example \"git fetch\"`) {
+			t.Errorf("the 400 does not name the rule and the example: %s", body)
+		}
+		st, body = call("PATCH", "/api/v1/permissions/rules/no_push", map[string]any{"pattern": "git push --force *"})
+		wantStatus(t, "a pattern change that breaks an example", st, body, 400, "permissions.rules[0].examples.match[0]")
+		st, body = call("POST", "/api/v1/permissions/rules", map[string]any{"tools": []string{"bash"}, "pattern": "x *", "action": "ask",
+			"examples": map[string]any{"match": 3}})
+		wantStatus(t, "examples of the wrong shape", st, body, 400, "examples")
+		if strings.Contains(s.ReadFile("config.yaml"), "no_pull") || !strings.Contains(s.ReadFile("config.yaml"), "pattern: git push *") {
+			t.Errorf("a refused write changed config.yaml:\n%s", s.ReadFile("config.yaml"))
+		}
+		st, body = call("DELETE", "/api/v1/permissions/rules/no_push", nil)
+		wantStatus(t, "delete", st, body, 204, "")
+	})
+
 	t.Run("approval overrides", func(t *testing.T) {
 		o := map[string]any{"id": "o1", "tools": []string{"bash"}, "match_type": "command", "pattern": "make test", "action": "allow", "source": "user_approval"}
 		st, body := call("POST", "/api/v1/permissions/approval-overrides", o)

@@ -36,7 +36,7 @@ func (d *decoder) rules(list []any, path string) []Rule {
 // (a 100,000-rule policy made ten lookups a rule a visible share of
 // decoding).
 type ruleValues struct {
-	id, tools, pattern, matchType, action, severity, description, source any
+	id, tools, pattern, matchType, action, severity, description, source, examples any
 }
 
 // rule decodes one rule mapping; path gives its path for problems.
@@ -61,6 +61,8 @@ func (d *decoder) rule(m map[string]any, path func() string) Rule {
 			v.description = x
 		case "source":
 			v.source = x
+		case "examples":
+			v.examples = x
 		default:
 			if r.Extra == nil {
 				r.Extra = map[string]any{}
@@ -83,7 +85,62 @@ func (d *decoder) rule(m map[string]any, path func() string) Rule {
 	}
 	r.Description, _ = ScalarString(v.description)
 	r.Source, _ = ScalarString(v.source)
+	if v.examples != nil {
+		ex, err := DecodeExamples(v.examples)
+		if err != "" {
+			d.problem(path()+".examples", "%s", err)
+		}
+		r.Examples = ex
+	}
 	return r
+}
+
+// DecodeExamples reads a rule's examples: a mapping with match and no_match,
+// each a list of strings (or one string). It returns what it could read
+// and, when the value has another shape, what is wrong ("" when nothing).
+func DecodeExamples(v any) (*Examples, string) {
+	m, ok := asMap(v)
+	if !ok {
+		return nil, "examples must be a mapping with match and no_match lists of strings"
+	}
+	ex := &Examples{}
+	for _, k := range sortedKeys(m) {
+		var list *[]string
+		switch k {
+		case ExampleMatch:
+			list = &ex.Match
+		case ExampleNoMatch:
+			list = &ex.NoMatch
+		default:
+			return ex, "unknown key " + strconv.Quote(k) + " in examples (allowed: match, no_match)"
+		}
+		values, ok := exampleValues(m[k])
+		if !ok {
+			return ex, k + " must be a list of strings"
+		}
+		*list = values
+	}
+	return ex, ""
+}
+
+// exampleValues reads one list of examples: a list of strings or one string.
+func exampleValues(v any) ([]string, bool) {
+	if s, ok := v.(string); ok {
+		return []string{s}, true
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, false
+	}
+	out := make([]string, 0, len(list))
+	for _, x := range list {
+		s, ok := x.(string)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, s)
+	}
+	return out, true
 }
 
 // ruleTools reads a rule's tools: a list or one string; nil (reported) when

@@ -41,6 +41,29 @@ func (r *Rule) Map() map[string]any {
 	if r.Source != "" {
 		m["source"] = r.Source
 	}
+	if r.Examples != nil {
+		m["examples"] = r.Examples.Map()
+	}
+	return m
+}
+
+// Map renders examples as config.yaml holds them, each list only when it
+// has values.
+func (x *Examples) Map() map[string]any {
+	m := make(map[string]any, 2)
+	for _, kv := range []struct {
+		key    string
+		values []string
+	}{{ExampleMatch, x.Match}, {ExampleNoMatch, x.NoMatch}} {
+		if len(kv.values) == 0 {
+			continue
+		}
+		list := make([]any, len(kv.values))
+		for i, v := range kv.values {
+			list[i] = v
+		}
+		m[kv.key] = list
+	}
 	return m
 }
 

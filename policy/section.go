@@ -80,10 +80,29 @@ type Rule struct {
 	BadSeverity string
 	Description string
 	Source      string
+	// Examples are values the rule must match and must not match, checked
+	// whenever the policy is written or loaded (docs/configuration.md#rule-examples);
+	// nil when the rule has none.
+	Examples *Examples
 	// Extra holds the other keys (approved_by, created_at, ...), which the
 	// engine ignores.
 	Extra map[string]any
 }
+
+// Examples are a rule's own tests: values of the kind the rule matches (a
+// command for a shell tool's rule, a path for a path tool's, the
+// arguments' JSON for a match_type: args rule) that it must match (Match)
+// and must not match (NoMatch).
+type Examples struct {
+	Match   []string
+	NoMatch []string
+}
+
+// ExampleKeys are the keys of a rule's examples mapping.
+const (
+	ExampleMatch   = "match"
+	ExampleNoMatch = "no_match"
+)
 
 // Override is an approval override: a Rule of which only action: allow
 // entries take part (docs/decisions.md#the-order-of-the-steps step 4).
