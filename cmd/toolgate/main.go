@@ -21,6 +21,9 @@
 //     print their text.
 //   - toolgate evaluate decides one call (from flags, or a JSON body on
 //     stdin) through POST /api/v1/evaluate and prints the decision.
+//   - toolgate import AGENT FILE converts an agent's permission settings
+//     into toolgate's (package importer), prints them and, with --write,
+//     adds what the policy lacks through the REST API.
 //   - toolgate mcp -- COMMAND starts an MCP server and stands between it
 //     and the agent on stdio: each tools/call is decided through
 //     POST /api/v1/check as mcp__NAME__TOOL (cmd/internal/mcpgate), and a
@@ -47,6 +50,8 @@ const (
 	exitOK    = 0
 	exitError = 1 // a command failed (bad arguments, an API error)
 	exitBlock = 2 // a hook could not get an answer: the agent blocks the call
+	// exitPartial (3, import.go): an import carried some entries over not
+	// as they decide in the agent, or not at all.
 )
 
 const usage = `usage:
@@ -60,6 +65,7 @@ const usage = `usage:
   toolgate evaluate [--json] < request.json
   toolgate mcp [--name NAME] [--wait SECONDS] [--session ID] -- COMMAND [ARGS...]   (an MCP server over stdio)
   toolgate mcp [--name NAME] [--wait SECONDS] --upstream URL [--listen ADDR] [--allow-origin ORIGIN]   (an MCP server over HTTP)
+  toolgate import claude-code|codex|gemini|opencode FILE [--write] [--project DIR] [--home DIR]
 
 Every command takes --url (default $TOOLGATE_URL, else http://127.0.0.1:8765),
 --token (default $TOOLGATE_TOKEN) and --token-file.
@@ -86,6 +92,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return runDoctor(args[1:], stdout, stderr, getenv)
 	case "mcp":
 		return runMCP(args[1:], stdin, stdout, stderr, getenv)
+	case "import":
+		return runImport(args[1:], stdout, stderr, getenv)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

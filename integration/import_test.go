@@ -1,0 +1,116 @@
+package integration
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// importConfig is a policy with a comment the import must keep.
+const importConfig = `# the team's policy; keep this comment
+permissions:
+  schema: tiered_policy
+  defaults: {"*": ask}  # ask what no rule names
+  external_directory: {"*": ask}
+  rules: []
+`
+
+// TestImportWritesThroughTheAPI runs the real `toolgate import` against a
+// real server: without --write nothing changes; with it the converted
+// rules land in config.yaml with its comments kept and decide as the
+// agent would, through the agent's own hook route and tool names; a second
+// run writes nothing; a file with entries toolgate cannot carry exits 3.
+func TestImportWritesThroughTheAPI(t *testing.T) {
+	s := StartServer(t, ServerOptions{ConfigYAML: importConfig, BuiltinYAML: "rules: []\n"})
+	ws := s.Workspace
+	settings := filepath.Join(ws, ".claude", "settings.json")
+	sample, err := os.ReadFile("../importer/testdata/claude-settings-docs.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, settings, string(sample))
+	run := func(args ...string) cliResult { return runCLI(t, ws, s.URL, s.Token, "", args...) }
+
+	before := s.ReadFile("config.yaml")
+	r := run("import", "claude-code", settings)
+	if r.code != 0 || !strings.Contains(r.stdout, "pattern: curl *") || !strings.Contains(r.stdout, "re:^"+ws+`/\.env(?:/.*)?$`) {
+		t.Fatalf("import without --write: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if s.ReadFile("config.yaml") != before {
+		t.Fatal("import without --write changed config.yaml")
+	}
+
+	r = run("import", "claude-code", settings, "--write")
+	if r.code != 0 || !strings.Contains(r.stderr, "wrote 7 changes") {
+		t.Fatalf("import --write: exit %d\n%s", r.code, r.stderr)
+	}
+	cfg := s.ReadFile("config.yaml")
+	for _, want := range []string{"# the team's policy; keep this comment", "# ask what no rule names", "import_claude_deny_bash_curl", "source: import:claude-code"} {
+		if !strings.Contains(cfg, want) {
+			t.Errorf("config.yaml lacks %q:\n%s", want, cfg)
+		}
+	}
+
+	// The agent's own names, through its hook: Read of .env, Bash curl.
+	hook := func(tool string, input map[string]any) string {
+		body := map[string]any{"hook_event_name": "PreToolUse", "session_id": "s", "cwd": ws, "tool_name": tool, "tool_input": input}
+		st, _, b := s.Call(s.Token, "POST", "/api/v1/hooks/claude-code?wait_seconds=0&ask=agent&workspace="+ws, body, nil)
+		if st != 200 {
+			t.Fatalf("hook %s: %d %s", tool, st, b)
+		}
+		var out struct {
+			HookSpecificOutput struct {
+				PermissionDecision string `json:"permissionDecision"`
+			} `json:"hookSpecificOutput"`
+		}
+		_ = json.Unmarshal(b, &out)
+		return out.HookSpecificOutput.PermissionDecision
+	}
+	for _, c := range []struct {
+		tool  string
+		input map[string]any
+		want  string
+	}{
+		{"Read", map[string]any{"file_path": filepath.Join(ws, ".env")}, "deny"},
+		{"Read", map[string]any{"file_path": filepath.Join(ws, "secrets", "k")}, "deny"},
+		{"Grep", map[string]any{"pattern": "x", "path": filepath.Join(ws, ".env.local")}, "deny"},
+		{"Bash", map[string]any{"command": "curl -s https://example.com"}, "deny"},
+		{"Bash", map[string]any{"command": "npm run test -- --watch"}, "allow"},
+		{"Bash", map[string]any{"command": "npm run lint"}, "allow"},
+		{"Bash", map[string]any{"command": "npm run build"}, "ask"},
+	} {
+		if got := hook(c.tool, c.input); got != c.want {
+			t.Errorf("%s %v: %q, Claude Code's settings give %s", c.tool, c.input, got, c.want)
+		}
+	}
+
+	r = run("import", "claude-code", settings, "--write")
+	if r.code != 0 || !strings.Contains(r.stderr, "wrote 0 changes; 7 were already in the policy") {
+		t.Errorf("second import --write: exit %d\n%s", r.code, r.stderr)
+	}
+	if after := s.ReadFile("config.yaml"); after != cfg {
+		t.Errorf("a second import changed config.yaml:\n%s", after)
+	}
+
+	rules := filepath.Join(t.TempDir(), "default.rules")
+	codex, err := os.ReadFile("../importer/testdata/codex-docs.rules")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, rules, string(codex))
+	r = run("import", "codex", rules, "--write")
+	if r.code != 3 || !strings.Contains(r.stderr, "not carried over: host_executable") || !strings.Contains(r.stdout, "# example, must match: gh pr view 7888") {
+		t.Errorf("codex import: exit %d, want 3 (host_executable not carried)\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	st, _, b := s.Call(s.Token, "POST", "/api/v1/evaluate", map[string]any{"tool_name": "bash", "tool_args": map[string]any{"command": "git push origin main"}, "workspace": ws}, nil)
+	if st != 200 || !strings.Contains(string(b), `"level":"ask"`) || !strings.Contains(string(b), "import_codex_prompt_git_push") {
+		t.Errorf("evaluate git push after the codex import: %d %s", st, b)
+	}
+
+	r = run("import", "cursor", rules)
+	if r.code != 1 || !strings.Contains(r.stderr, "unknown agent") {
+		t.Errorf("unknown agent: exit %d %s", r.code, r.stderr)
+	}
+}
