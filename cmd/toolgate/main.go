@@ -66,6 +66,7 @@ const usage = `usage:
   toolgate mcp [--name NAME] [--wait SECONDS] [--session ID] -- COMMAND [ARGS...]   (an MCP server over stdio)
   toolgate mcp [--name NAME] [--wait SECONDS] --upstream URL [--listen ADDR] [--allow-origin ORIGIN]   (an MCP server over HTTP)
   toolgate import claude-code|codex|gemini|opencode FILE [--write] [--project DIR] [--home DIR]
+  toolgate test [--config-dir DIR] [--workspace DIR] [DECISIONS.jsonl]   (the rules' examples and expected decisions, no server)
 
 Every command takes --url (default $TOOLGATE_URL, else http://127.0.0.1:8765),
 --token (default $TOOLGATE_TOKEN) and --token-file.
@@ -94,6 +95,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return runMCP(args[1:], stdin, stdout, stderr, getenv)
 	case "import":
 		return runImport(args[1:], stdout, stderr, getenv)
+	case "test":
+		return runTest(args[1:], stdout, stderr, getenv)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/store"
+)
+
+// testCase is one line of a decisions file: a call and the level it must
+// get (and, when given, the rule that must decide it).
+type testCase struct {
+	engine.Request
+	Want        string `json:"want"`
+	MatchedRule string `json:"matched_rule,omitempty"`
+	Note        string `json:"note,omitempty"`
+}
+
+// runTest is toolgate test [--config-dir DIR] [--workspace DIR] [FILE]: a
+// policy's CI test, run without a server. It compiles the config dir's
+// policy as the server would, prints every validation problem (a rule
+// example that does not hold among them), then decides each call of FILE
+// (JSON lines: {"tool_name", "tool_args", "want"}) and prints each miss.
+// It exits 0 when all hold and 1 on any problem or miss.
+func runTest(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	fs := flag.NewFlagSet("toolgate test", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("config-dir", "", "the config dir whose config.yaml and builtin_rules.yaml are tested (default $JIUWENSWARM_CONFIG_DIR, else ~/.jiuwenswarm/config)")
+	workspace := fs.String("workspace", "", "the workspace calls are decided in (default: the current directory)")
+	if err := fs.Parse(args); err != nil {
+		return exitError
+	}
+	if fs.NArg() > 1 {
+		fmt.Fprintf(stderr, "toolgate test: one decisions file at most, got %q\n", fs.Args())
+		return exitError
+	}
+	e, problems, examples, err := compileConfigDir(*dir, *workspace, getenv)
+	if err != nil {
+		fmt.Fprintf(stderr, "toolgate test: %v\n", err)
+		return exitError
+	}
+	failed := 0
+	for _, p := range problems {
+		fmt.Fprintf(stdout, "problem: %s: %s\n", p.Path, p.Message)
+		failed++
+	}
+	cases, misses := 0, 0
+	if fs.NArg() == 1 {
+		cases, misses, err = runCases(e, fs.Arg(0), stdout)
+		if err != nil {
+			fmt.Fprintf(stderr, "toolgate test: %v\n", err)
+			return exitError
+		}
+	}
+	fmt.Fprintf(stdout, "%d rule examples, %d problems; %d calls, %d missed\n", examples, failed, cases, misses)
+	if failed > 0 || misses > 0 {
+		return exitError
+	}
+	return exitOK
+}
+
+// compileConfigDir compiles a config dir's policy as the server would, with
+// no filesystem lookups (paths are cleaned as written, so the test decides
+// the same on every machine), and counts the rules' examples.
+func compileConfigDir(dir, workspace string, getenv func(string) string) (*engine.Engine, []engine.Problem, int, error) {
+	if dir == "" {
+		dir = getenv("JIUWENSWARM_CONFIG_DIR")
+	}
+	dir, err := store.ResolveConfigDir(dir)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return nil, nil, 0, fmt.Errorf("config dir %s: not a directory", dir)
+	}
+	perms, builtin, problems, err := store.ReadPolicy(dir)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if workspace == "" {
+		if workspace, err = os.Getwd(); err != nil {
+			return nil, nil, 0, err
+		}
+	}
+	home, _ := os.UserHomeDir()
+	e, compiled := engine.Compile(perms, builtin, engine.Options{Workspace: workspace, HomeDir: home})
+	problems = append(problems, compiled...)
+	sec := policy.DecodeSection(perms)
+	examples := 0
+	for _, list := range [][]policy.Rule{sec.Rules, sec.Overrides} {
+		for _, r := range list {
+			if r.Examples != nil {
+				examples += len(r.Examples.Match) + len(r.Examples.NoMatch)
+			}
+		}
+	}
+	return e, problems, examples, nil
+}
+
+// runCases decides each call of a decisions file and prints each miss.
+func runCases(e *engine.Engine, file string, stdout io.Writer) (cases, misses int, err error) {
+	f, err := os.Open(file)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 4<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 || line[0] == '#' {
+			continue
+		}
+		c, err := decodeCase(line)
+		if err != nil {
+			return cases, misses, fmt.Errorf("%s:%d: %w", file, n, err)
+		}
+		cases++
+		d := e.Evaluate(&c.Request)
+		if d.Level.String() == c.Want && (c.MatchedRule == "" || c.MatchedRule == d.MatchedRule) {
+			continue
+		}
+		misses++
+		args, _ := json.Marshal(c.ToolArgs)
+		fmt.Fprintf(stdout, "miss: %s:%d: %s %s: got %s (%s), want %s", file, n, c.ToolName, args, d.Level, d.MatchedRule, c.Want)
+		if c.MatchedRule != "" {
+			fmt.Fprintf(stdout, " (%s)", c.MatchedRule)
+		}
+		if c.Note != "" {
+			fmt.Fprintf(stdout, " [%s]", c.Note)
+		}
+		fmt.Fprintln(stdout)
+	}
+	return cases, misses, sc.Err()
+}
+
+// decodeCase reads one line: the call, and want as a level.
+func decodeCase(line []byte) (testCase, error) {
+	var c testCase
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return c, fmt.Errorf("not a call with want: %w", err)
+	}
+	if c.ToolName == "" {
+		return c, fmt.Errorf("tool_name is required")
+	}
+	level, ok := policy.ParseLevel(c.Want)
+	if !ok {
+		return c, fmt.Errorf("want must be allow, ask or deny, not %q", c.Want)
+	}
+	c.Want = level.String()
+	if c.ToolArgs == nil {
+		c.ToolArgs = map[string]any{}
+	}
+	return c, nil
+}

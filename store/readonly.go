@@ -1,0 +1,45 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/toolgate/toolgate/engine"
+)
+
+// ReadPolicy reads the policy of a config dir without opening it as a
+// store: config.yaml's permissions section and builtin_rules.yaml's rules
+// (the package default when the file is absent, as the server reads it),
+// writing nothing and taking no lock. It is what `toolgate test` checks in
+// a CI job, where no server runs. A file that cannot be parsed is an error;
+// a section that is not a mapping is a problem.
+func ReadPolicy(dir string) (perms map[string]any, builtinRules []any, problems []engine.Problem, err error) {
+	raw, err := os.ReadFile(filepath.Join(dir, ConfigFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		raw = nil
+	case err != nil:
+		return nil, nil, nil, err
+	}
+	if raw != nil {
+		perms, problems, err = decodeSection(raw)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("%s: %w", ConfigFile, err)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, BuiltinFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return perms, packageRules(), problems, nil
+	case err != nil:
+		return nil, nil, nil, err
+	}
+	builtinRules, err = decodeRuleList(b)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: %w", BuiltinFile, err)
+	}
+	return perms, builtinRules, problems, nil
+}
