@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // A match_type: args rule matches the call's arguments written as
@@ -63,9 +64,22 @@ func (m *matcher) matchArgs(text string) bool {
 // CanonicalArgs writes tool arguments as args rules match them: JSON with
 // object keys sorted, no white space and no HTML escaping; no arguments
 // are {}. An error means the arguments hold a value JSON cannot write.
+// The values a JSON request decodes to are written by appendCanonical
+// (canonical.go), byte for byte as encoding/json writes them; anything
+// else goes through encoding/json.
 func CanonicalArgs(args map[string]any) (string, error) {
 	if args == nil {
 		return "{}", nil
+	}
+	buf := canonicalBufs.Get().(*[]byte)
+	out, ok := appendCanonical((*buf)[:0], args)
+	text := string(out)
+	if cap(out) <= maxPooledCanonical {
+		*buf = out[:0]
+	}
+	canonicalBufs.Put(buf)
+	if ok {
+		return text, nil
 	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -75,6 +89,13 @@ func CanonicalArgs(args map[string]any) (string, error) {
 	}
 	return strings.TrimSuffix(b.String(), "\n"), nil
 }
+
+// canonicalBufs hold the buffers CanonicalArgs writes into (a recursive
+// writer's buffer would escape to the heap on every call); a buffer grown
+// past maxPooledCanonical is not kept.
+var canonicalBufs = sync.Pool{New: func() any { b := make([]byte, 0, 512); return &b }}
+
+const maxPooledCanonical = 64 << 10
 
 // Argument text states of callValues.
 const (

@@ -80,7 +80,9 @@ func newRuleIndex(rules []*rule) ruleIndex {
 	return idx
 }
 
-// add puts rule r in the list of tool t and returns that list.
+// add puts rule r in the list of tool t and returns that list. A rule
+// that names a tool twice (or a tool and its server's mcp__SERVER__*) is
+// in the list once: rules arrive in file order, so it would be the last.
 func (idx *ruleIndex) add(t string, r *rule) *toolRules {
 	tr := idx.byTool[t]
 	if tr == nil {
@@ -89,13 +91,17 @@ func (idx *ruleIndex) add(t string, r *rule) *toolRules {
 	}
 	switch {
 	case r.args:
-		tr.args = append(tr.args, r)
+		if !isLast(tr.args, r) {
+			tr.args = append(tr.args, r)
+		}
 	case r.category == CategoryShell && !r.m.isRegex && !r.m.hasWild:
 		if tr.exact == nil {
 			tr.exact = map[string][]*rule{}
 		}
-		tr.exact[r.m.exact] = append(tr.exact[r.m.exact], r)
-	default:
+		if !isLast(tr.exact[r.m.exact], r) {
+			tr.exact[r.m.exact] = append(tr.exact[r.m.exact], r)
+		}
+	case !isLast(tr.scan, r):
 		tr.scan = append(tr.scan, r)
 		if r.addDir != "" {
 			tr.addDirs = append(tr.addDirs, r)
@@ -103,6 +109,9 @@ func (idx *ruleIndex) add(t string, r *rule) *toolRules {
 	}
 	return tr
 }
+
+// isLast reports whether r is the last rule of list.
+func isLast(list []*rule, r *rule) bool { return len(list) > 0 && list[len(list)-1] == r }
 
 // mcpToolsNamed lists, by server, the MCP tools (mcp__SERVER__TOOL, not
 // the wildcard) the rules name, each once.
@@ -438,6 +447,19 @@ func (idx *ruleIndex) first(tool string, v *callValues) *rule {
 	if tr == nil {
 		return nil
 	}
+	best := tr.firstValue(v)
+	if len(tr.args) > 0 {
+		var buf [8]*rule
+		if hits := tr.argsHits(v, buf[:0]); len(hits) > 0 && (best == nil || hits[0].order < best.order) {
+			best = hits[0]
+		}
+	}
+	return best
+}
+
+// firstValue is first for the rules that match the call's command or
+// path values.
+func (tr *toolRules) firstValue(v *callValues) *rule {
 	var best *rule
 	if tr.exact != nil && v.category == CategoryShell {
 		if rs := tr.exact[v.slashed]; len(rs) > 0 {

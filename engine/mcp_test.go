@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -188,3 +190,68 @@ func TestCanonicalArgs(t *testing.T) {
 
 // policyRule is the decoded rule CheckRule takes.
 type policyRule = policy.Rule
+
+// TestMCPIndexMatchesScanOnRandomPolicies: with rules naming MCP tools,
+// every tool of a server and args rules, the index (the server lists, the
+// args prefilter) finds exactly the hits of the plain in-order scan, on
+// random policies and calls, and decides alike.
+func TestMCPIndexMatchesScanOnRandomPolicies(t *testing.T) {
+	r := rand.New(rand.NewPCG(32, 2026))
+	tools := []string{"mcp__fs__read", "mcp__fs__write", "mcp__fs__*", "mcp__db__query", "mcp__db__*", "mcp__f__s__x", "read_file"}
+	values := []string{"/srv/a", "/srv/secret/k", "select 1", "drop table t", "SELECT <x> & y", `C:\x`, "ok", ""}
+	patterns := []string{`{"path":"*"}`, `{"q":"select *"}`, `re:(?i)drop\s+table`, `*secret*`, "/srv/**", `re:"q":"[^"]*<`, `{"path":"/srv/a"}`, "*", `re:^\{"path":"C:\\\\`}
+	calls := []string{"mcp__fs__read", "mcp__fs__write", "mcp__fs__list", "mcp__db__query", "mcp__db__other", "mcp__f__s__x", "mcp__fsx__read", "read_file"}
+	for p := 0; p < 400; p++ {
+		var rules, builtinRules []any
+		for i, n := 0, r.IntN(14); i < n; i++ {
+			rule := map[string]any{"id": fmt.Sprintf("r%d", i), "pattern": patterns[r.IntN(len(patterns))],
+				"action": []string{"allow", "ask", "deny"}[r.IntN(3)]}
+			named := []any{tools[r.IntN(len(tools))]}
+			if r.IntN(3) == 0 {
+				named = append(named, tools[r.IntN(len(tools))])
+			}
+			rule["tools"] = named
+			if r.IntN(2) == 0 {
+				rule["match_type"] = "args"
+			}
+			if r.IntN(5) == 0 {
+				builtinRules = append(builtinRules, rule)
+			} else {
+				rules = append(rules, rule)
+			}
+		}
+		e, _ := Compile(map[string]any{"schema": "tiered_policy", "rules": rules, "defaults": map[string]any{"*": "ask"}},
+			builtinRules, Options{Workspace: "/srv", HomeDir: "/home/u"})
+		plain := plainEngine(e)
+		for c := 0; c < 8; c++ {
+			args := map[string]any{}
+			for k, n := 0, r.IntN(3); k < n; k++ {
+				args[[]string{"path", "q", "n"}[r.IntN(3)]] = values[r.IntN(len(values))]
+			}
+			checkAgainstScan(t, "random MCP", e, plain, mcpCall(calls[r.IntN(len(calls))], args))
+		}
+		if t.Failed() {
+			t.Fatalf("policy %d: rules %v builtin %v", p, rules, builtinRules)
+		}
+	}
+}
+
+// BenchmarkRulesOf: the lookup of a tool's rules: a tool a rule names, an
+// MCP tool only its server's rules cover (one map lookup more), and a tool
+// no rule covers.
+func BenchmarkRulesOf(b *testing.B) {
+	e, _ := compileYAML(b, `
+schema: tiered_policy
+rules:
+  - {id: a, tools: [mcp__fs__read, bash], pattern: /x, action: deny}
+  - {id: b, tools: ["mcp__db__*"], pattern: /x, action: deny}
+`, "")
+	idx := &e.policy.user
+	for _, tool := range []string{"bash", "mcp__fs__read", "mcp__db__query", "mcp__gh__issue", "read_file"} {
+		b.Run(tool, func(b *testing.B) {
+			for b.Loop() {
+				_ = idx.rulesOf(tool)
+			}
+		})
+	}
+}

@@ -23,7 +23,7 @@ import (
 func scanCollect(idx *ruleIndex, tool string, v *callValues) []*rule {
 	var hits []*rule
 	for _, r := range idx.all {
-		if slices.Contains(r.tools, tool) && v.matches(r) {
+		if ruleApplies(r, tool) && scanMatches(r, v) {
 			hits = append(hits, r)
 		}
 	}
@@ -33,11 +33,37 @@ func scanCollect(idx *ruleIndex, tool string, v *callValues) []*rule {
 // scanFirst is the reference of ruleIndex.first.
 func scanFirst(idx *ruleIndex, tool string, v *callValues) *rule {
 	for _, r := range idx.all {
-		if slices.Contains(r.tools, tool) && v.matches(r) {
+		if ruleApplies(r, tool) && scanMatches(r, v) {
 			return r
 		}
 	}
 	return nil
+}
+
+// ruleApplies says whether a rule covers a tool: the rule names it, or the
+// tool is an MCP server's and the rule names every tool of that server.
+func ruleApplies(r *rule, tool string) bool {
+	if slices.Contains(r.tools, tool) {
+		return true
+	}
+	server, _, ok := SplitMCPTool(tool)
+	return ok && slices.Contains(r.tools, "mcp__"+server+"__*")
+}
+
+// scanMatches is the reference match of one rule: an args rule against
+// the canonical JSON of the call's own arguments, any other by its values.
+func scanMatches(r *rule, v *callValues) bool {
+	if !r.args {
+		return v.matches(r)
+	}
+	if v.strictOnly || v.ctx.req == nil {
+		return false
+	}
+	text, err := CanonicalArgs(v.ctx.req.ToolArgs)
+	if err != nil {
+		return r.level >= Ask
+	}
+	return r.m.matchArgs(text)
 }
 
 // plainEngine returns a copy of e whose rule indexes scan every rule of a
@@ -58,7 +84,11 @@ func plainIndex(idx ruleIndex) ruleIndex {
 	for tool := range idx.byTool {
 		tr := &toolRules{pf: &prefilter{}}
 		for _, r := range idx.all {
-			if slices.Contains(r.tools, tool) {
+			if r.args && ruleApplies(r, tool) {
+				tr.args = append(tr.args, r) // no prefilter: every one runs
+				continue
+			}
+			if ruleApplies(r, tool) {
 				tr.scan = append(tr.scan, r)
 				// Every ask and deny shell rule meets every tail of a
 				// launch reading: the reference for the tail shortcut.
@@ -68,6 +98,12 @@ func plainIndex(idx ruleIndex) ruleIndex {
 			}
 		}
 		out.byTool[tool] = tr
+	}
+	for server := range idx.byServer {
+		if out.byServer == nil {
+			out.byServer = map[string]*toolRules{}
+		}
+		out.byServer[server] = out.byTool["mcp__"+server+"__*"]
 	}
 	return out
 }
@@ -92,6 +128,7 @@ func checkAgainstScan(t *testing.T, note string, e, plain *Engine, req *Request)
 	var vals callValues
 	vals.category = ToolCategory(req.ToolName)
 	e.fillValues(&vals, req, nil)
+	vals.ctx.req = req // args rules read the call's arguments
 	p := e.policy
 	for _, set := range []struct {
 		name string
