@@ -46,7 +46,7 @@ var claudeTools = map[string][]string{
 	"WebSearch":    {"mcp_free_search"},
 }
 
-var claudeEntry = regexp.MustCompile(`^([A-Za-z0-9_.-]+)(?:\((.*)\))?$`)
+var claudeEntry = regexp.MustCompile(`^([A-Za-z0-9_.*-]+)(?:\((.*)\))?$`)
 
 // ClaudeCode converts a Claude Code settings.json.
 func ClaudeCode(data []byte, opts Options) (*Result, error) {
