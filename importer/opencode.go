@@ -69,6 +69,10 @@ func Opencode(data []byte, opts Options) (*Result, error) {
 	if v, ok := obj.get("permission"); ok {
 		entries = append(entries, opencodeBlock(r, "permission", v)...)
 	}
+	if _, ok := obj.get("permissions"); ok {
+		// The list form of newer releases ({action, resource, effect}).
+		r.problem("permissions", "opencode's newer permissions list is not read yet; the permission block is")
+	}
 	if agents, ok := obj.get("agent"); ok {
 		if a, ok := agents.(*ordered); ok {
 			for _, name := range a.keys {
