@@ -42,11 +42,10 @@ func (c *compiler) checkExamples(list []policy.Rule, listPath string) {
 // exampleMiss says why value does not hold as an example of r (want:
 // matched or not), "" when it holds.
 func exampleMiss(r *policy.Rule, value string, want bool, opts Options) string {
-	req, msg := exampleRequest(r, value)
+	got, msg := ExampleMatches(r, value, opts)
 	if msg != "" {
 		return msg
 	}
-	got := RuleMatchesAlone(r, req, opts)
 	switch {
 	case got == want:
 		return ""
@@ -54,6 +53,17 @@ func exampleMiss(r *policy.Rule, value string, want bool, opts Options) string {
 		return "rule " + ruleLabel(r) + " does not match its example " + strconv.Quote(value)
 	}
 	return "rule " + ruleLabel(r) + " matches " + strconv.Quote(value) + ", listed under no_match"
+}
+
+// ExampleMatches reports whether r matches an example value as the check
+// of its examples decides it, or why the value cannot be one ("" when it
+// can): the rule form runs each example through it as you type.
+func ExampleMatches(r *policy.Rule, value string, opts Options) (bool, string) {
+	req, msg := exampleRequest(r, value)
+	if msg != "" {
+		return false, msg
+	}
+	return RuleMatchesAlone(r, req, opts), ""
 }
 
 // RuleMatchesAlone reports whether a policy made of r alone decides req by

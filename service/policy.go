@@ -291,6 +291,10 @@ func (p *Policy) AlwaysAllowBy(req *engine.Request, by string) (map[string]any, 
 	return p.AlwaysAllow(req, by)
 }
 
+// EngineOptions are the options the policy in force is compiled with, for
+// checks that must decide as it does (a rule's examples in the form).
+func (p *Policy) EngineOptions() engine.Options { return p.docs.EngineOptions() }
+
 // Validate dry-runs a section; nothing is written.
 func (p *Policy) Validate(section map[string]any) []engine.Problem {
 	return p.docs.Validate(section)

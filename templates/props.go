@@ -150,7 +150,10 @@ type RuleForm struct {
 	Action      string
 	Severity    string
 	Description string
-	Error       string
+	// Match and NoMatch are the rule's examples, one a line.
+	Match   string
+	NoMatch string
+	Error   string
 }
 
 // TestResult is one sample call of the "test this rule" box.

@@ -28,6 +28,9 @@ func (u *UI) ruleEditPage(w http.ResponseWriter, r *http.Request) {
 		row := ruleRow(rule)
 		form := templates.RuleForm{Editing: true, OrigID: id, ID: id, Tools: row.Tools, Pattern: row.Pattern,
 			MatchType: row.MatchType, Action: row.Action, Severity: row.Severity, Description: row.Description}
+		if rule.Examples != nil {
+			form.Match, form.NoMatch = strings.Join(rule.Examples.Match, "\n"), strings.Join(rule.Examples.NoMatch, "\n")
+		}
 		render(w, r, http.StatusOK, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
 		return
 	}
@@ -101,6 +104,7 @@ func ruleFormFrom(r *http.Request) templates.RuleForm {
 	return templates.RuleForm{
 		OrigID: f("orig_id"), ID: f("id"), Tools: f("tools"), Pattern: f("pattern"), MatchType: f("match_type"),
 		Action: f("action"), Severity: f("severity"), Description: f("description"),
+		Match: f("examples_match"), NoMatch: f("examples_no_match"),
 	}
 }
 
@@ -126,7 +130,7 @@ func checkRule(tools []string, pattern, matchType string, t translator) string {
 
 // ruleFields are the fields of a rule the form edits; a cleared one is
 // removed from the rule.
-var ruleFields = []string{"id", "tools", "pattern", "action", "severity", "match_type", "description"}
+var ruleFields = []string{"id", "tools", "pattern", "action", "severity", "match_type", "description", "examples"}
 
 // ruleOf decodes the rule of a form as config.yaml's entry would be
 // (policy.FormMap: values trimmed, empty fields left out). A rule without
@@ -137,7 +141,27 @@ func (u *UI) ruleOf(f templates.RuleForm) policy.Rule {
 	if rule.ID == "" {
 		rule.ID = u.pol.RuleIDFor(rule.Tools, rule.Pattern, f.OrigID)
 	}
+	rule.Examples = formExamples(f.Match, f.NoMatch)
 	return rule
+}
+
+// formExamples reads the examples of the form, one a line (blank lines
+// skipped); nil when there are none, which removes them from the rule.
+func formExamples(match, noMatch string) *policy.Examples {
+	lines := func(text string) []string {
+		var out []string
+		for _, l := range strings.Split(text, "\n") {
+			if l = strings.TrimSpace(l); l != "" {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	ex := &policy.Examples{Match: lines(match), NoMatch: lines(noMatch)}
+	if len(ex.Match) == 0 && len(ex.NoMatch) == 0 {
+		return nil
+	}
+	return ex
 }
 
 // createRule adds a rule.
@@ -197,17 +221,64 @@ func (u *UI) deleteRule(w http.ResponseWriter, r *http.Request) {
 }
 
 // checkPattern answers the as-you-type check of the rule form with JSON
-// {ok, message}.
+// {ok, message, examples}: the pattern's check, and, once it is usable,
+// each example decided as saving will check it (engine.RuleMatchesAlone).
 func (u *UI) checkPattern(w http.ResponseWriter, r *http.Request) {
-	tools := policy.SplitTools(r.PostFormValue("tools"))
-	pattern := strings.TrimSpace(r.PostFormValue("pattern"))
+	form := ruleFormFrom(r)
+	tools := policy.SplitTools(form.Tools)
 	t := translatorFor(r.Context())
-	msg := checkRule(tools, pattern, strings.TrimSpace(r.PostFormValue("match_type")), t)
-	if pattern == "" {
+	msg := checkRule(tools, form.Pattern, form.MatchType, t)
+	if form.Pattern == "" {
 		msg = t("rules.err.nopattern")
 	}
+	var examples []exampleResult
+	if msg == "" {
+		examples = u.checkExamples(form, t)
+	}
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{"ok": msg == "", "message": cmp.Or(msg, t("rules.check.ok"))})
+	_ = json.NewEncoder(w).Encode(map[string]any{"ok": msg == "", "message": cmp.Or(msg, t("rules.check.ok")), "examples": examples})
+}
+
+// exampleResult is one example's line in the as-you-type check.
+type exampleResult struct {
+	Value   string `json:"value"`
+	OK      bool   `json:"ok"`
+	Message string `json:"message"`
+}
+
+// checkExamples decides each example of the form's rule.
+func (u *UI) checkExamples(form templates.RuleForm, t translator) []exampleResult {
+	rule, _, _ := policy.DecodeRule(policy.FormMap(url.Values{"tools": {form.Tools}, "pattern": {form.Pattern},
+		"action": {form.Action}, "severity": {form.Severity}, "match_type": {form.MatchType}}), "rule")
+	ex := formExamples(form.Match, form.NoMatch)
+	if ex == nil || rule.Inert() {
+		return nil
+	}
+	opts := u.pol.EngineOptions()
+	var out []exampleResult
+	for _, list := range []struct {
+		values []string
+		want   bool
+	}{{ex.Match, true}, {ex.NoMatch, false}} {
+		for _, v := range list.values {
+			got, bad := engine.ExampleMatches(&rule, v, opts)
+			res := exampleResult{Value: v, OK: bad == "" && got == list.want}
+			switch {
+			case bad != "":
+				res.Message = bad
+			case res.OK && got:
+				res.Message = t("rules.examples.matches")
+			case res.OK:
+				res.Message = t("rules.examples.nomatches")
+			case got:
+				res.Message = t("rules.examples.unwanted")
+			default:
+				res.Message = t("rules.examples.missed")
+			}
+			out = append(out, res)
+		}
+	}
+	return out
 }
 
 // testRule runs sample calls against a one-rule policy.
