@@ -338,3 +338,55 @@ func mcpLogProblem(t *testing.T, s *Server, sc mcpAgentScenario) string {
 	}
 	return "the decision log has no " + sc.logged + " " + sc.rule + " for " + name + ": " + strings.Join(entries, ", ")
 }
+
+// mcpReadmeRun is one call an agent wired as the README says makes
+// through the gateway, and what must then be true.
+type mcpReadmeRun struct {
+	note, tool string
+	args       func(f mcpFiles) map[string]any
+	noToken    bool   // the wiring leaves out what passes the gateway its token
+	want       string // in the tool result
+	reaches    bool   // the call is in what the server read
+	check      func(f mcpFiles) string
+}
+
+var mcpReadmeRuns = []mcpReadmeRun{
+	{note: "an allowed read returns the file", tool: "read_text_file", want: "the canary lives", reaches: true,
+		args: func(f mcpFiles) map[string]any { return map[string]any{"path": f.canary} }},
+	{note: "a write a rule denies never reaches the server", tool: "write_file", want: "no_mcp_writes",
+		args:  func(f mcpFiles) map[string]any { return map[string]any{"path": f.canary, "content": "overwritten\n"} },
+		check: func(f mcpFiles) string { return unchanged(f.canary, canaryText) }},
+	{note: "without the token the gateway starts no server", tool: "read_text_file", noToken: true,
+		args: func(f mcpFiles) map[string]any { return map[string]any{"path": f.canary} }},
+}
+
+// mcpLoggedUpstream is the filesystem server's command line with what it
+// reads copied to the upstream log (see writeMCPConfig).
+func mcpLoggedUpstream(f mcpFiles, server string) []string {
+	return []string{"bash", "-c", `exec node "$@" < <(exec tee -a "$0")`, f.upstreamLog, server, f.root}
+}
+
+// problem checks one run: the tool result, whether the call reached the
+// server, the disk; without the token, that the server never started.
+func (r mcpReadmeRun) problem(f mcpFiles, results string) string {
+	log, _ := os.ReadFile(f.upstreamLog)
+	if r.noToken {
+		if results != "" || len(log) > 0 {
+			return "without its token the gateway still started the server (it read " + tail(string(log)) + ")"
+		}
+		return ""
+	}
+	if results == "" {
+		return "the agent never sent the call's result"
+	}
+	if !strings.Contains(results, r.want) {
+		return "the tool result lacks " + r.want
+	}
+	if reached := bytes.Contains(log, []byte(`"tools/call"`)); reached != r.reaches {
+		return "the call reached the server: " + strconv.FormatBool(reached)
+	}
+	if r.check != nil {
+		return r.check(f)
+	}
+	return ""
+}

@@ -21,6 +21,10 @@ type responsesStub struct {
 	srv  *httptest.Server
 	tool string
 	args map[string]any
+	// namespace, if set, is the namespace tool that holds tool: Codex
+	// offers an MCP server's tools as one, named mcp__SERVER.
+	namespace string
+	offered   bool // a request offered the tool
 
 	mu      sync.Mutex
 	results []string // the function_call_output texts Codex sent back
@@ -46,7 +50,10 @@ func (s *responsesStub) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	var req struct {
 		Tools []struct {
-			Name string `json:"name"`
+			Name  string `json:"name"`
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
 		} `json:"tools"`
 		Input []struct {
 			Type   string          `json:"type"`
@@ -59,7 +66,10 @@ func (s *responsesStub) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	offers := false
 	for _, t := range req.Tools {
-		offers = offers || t.Name == s.tool
+		offers = offers || (s.namespace == "" && t.Name == s.tool)
+		for _, inner := range t.Tools {
+			offers = offers || (s.namespace != "" && t.Name == s.namespace && inner.Name == s.tool)
+		}
 	}
 	result, hasResult := "", false
 	for _, in := range req.Input {
@@ -68,6 +78,7 @@ func (s *responsesStub) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mu.Lock()
+	s.offered = s.offered || offers
 	answerTool := offers && !hasResult && s.calls == 0
 	if answerTool {
 		s.calls++
@@ -84,6 +95,9 @@ func (s *responsesStub) serve(w http.ResponseWriter, r *http.Request) {
 	if answerTool {
 		args, _ := json.Marshal(s.args)
 		item = map[string]any{"type": "function_call", "id": "fc_stub", "name": s.tool, "arguments": string(args), "call_id": "call_stub_1"}
+		if s.namespace != "" {
+			item["namespace"] = s.namespace
+		}
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	events := []map[string]any{
@@ -112,6 +126,13 @@ func (s *responsesStub) turnTime() time.Duration {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.took
+}
+
+// wasOffered reports whether any request offered the tool.
+func (s *responsesStub) wasOffered() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.offered
 }
 
 func (s *responsesStub) toolResults() []string {
