@@ -114,3 +114,60 @@ func TestImportWritesThroughTheAPI(t *testing.T) {
 		t.Errorf("unknown agent: exit %d %s", r.code, r.stderr)
 	}
 }
+
+// TestImportEveryAgentWrites writes each agent's samples through the real
+// CLI and server: every rule shape the importer makes (args rules on MCP
+// server wildcards and network tools, command regexps, tool levels of
+// tools toolgate does not know) is accepted by the API, and decides.
+func TestImportEveryAgentWrites(t *testing.T) {
+	s := StartServer(t, ServerOptions{ConfigYAML: importConfig, BuiltinYAML: "rules: []\n"})
+	ws := s.Workspace
+	run := func(args ...string) cliResult { return runCLI(t, ws, s.URL, s.Token, "", args...) }
+	testdata, err := filepath.Abs("../importer/testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		agent, file string
+		code        int
+	}{
+		{"gemini", "gemini-pickle-rick.toml", 0},
+		{"gemini", "gemini-priority.toml", 3},
+		{"opencode", "opencode-order.jsonc", 3},
+		{"claude-code", "claude-permissions-forms.json", 3},
+		{"codex", "codex-example.rules", 0},
+	} {
+		r := run("import", c.agent, filepath.Join(testdata, c.file), "--write", "--project", ws)
+		if r.code != c.code || !strings.Contains(r.stderr, "toolgate import: wrote ") {
+			t.Errorf("%s %s: exit %d, want %d\n%s", c.agent, c.file, r.code, c.code, r.stderr)
+		}
+	}
+	// The policy in force has no problem (an inert imported rule would be one).
+	if st, _, b := s.Call(s.Token, "GET", "/readyz", nil, nil); st != 200 || strings.Contains(string(b), "rules[") {
+		t.Errorf("/readyz after the imports: %d %s", st, b)
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"mcp__github__list_issues", map[string]any{}, "allow"},        // gemini mcpName, a server wildcard
+		{"mcp__github__create_issue", map[string]any{"t": "x"}, "ask"}, // its higher-priority ask
+		{"mcp__puppeteer__puppeteer_navigate", map[string]any{"url": "https://x"}, "ask"},
+		{"delegate_to_agent", map[string]any{}, "allow"},                                          // a tool level of a tool toolgate does not know
+		{"bash", map[string]any{"command": "python3 spawn_morty.py"}, "ask"},                      // claude's bare Bash ask beats gemini's regexp allow
+		{"bash", map[string]any{"command": "git reset --hard"}, "deny"},                           // codex forbidden
+		{"mcp_fetch_webpage", map[string]any{"url": "https://docs.example.com/a"}, "allow"},       // opencode URL pattern
+		{"mcp_fetch_webpage", map[string]any{"url": "https://example.com.evil.net/"}, "ask"},      // claude domain rule: not this host
+		{"edit_file", map[string]any{"file_path": filepath.Join(ws, "src", "a", "b.ts")}, "deny"}, // Edit(/src/**/*.ts)
+	} {
+		st, _, b := s.Call(s.Token, "POST", "/api/v1/evaluate", map[string]any{"tool_name": c.tool, "tool_args": c.args, "workspace": ws}, nil)
+		if st != 200 || !strings.Contains(string(b), `"level":"`+c.want+`"`) {
+			t.Errorf("%s %v: %d %s, want %s", c.tool, c.args, st, b, c.want)
+		}
+	}
+	r := run("import", "gemini", filepath.Join(testdata, "gemini-pickle-rick.toml"), "--write")
+	if r.code != 0 || !strings.Contains(r.stderr, "wrote 0 changes") {
+		t.Errorf("second gemini import: exit %d\n%s", r.code, r.stderr)
+	}
+}
