@@ -149,4 +149,31 @@ func TestBrowserMCPCall(t *testing.T) {
 	if got := attrJS(t, ctx, `Array.from(document.querySelectorAll('[data-testid="rule-match-type"] option')).map(o => o.value).join(",")`); got != ",command,path,args" {
 		t.Errorf("match types offered: %q", got)
 	}
+	// A network tool's rule never matches, unless it is an args rule: the
+	// check as you type reads the match type, and the form saves it.
+	run(t, ctx, "a network tool's rule",
+		chromedp.SendKeys(tid("rule-tools"), "mcp_fetch_webpage"),
+		chromedp.SendKeys(tid("rule-pattern-input"), `*"url":"https://intranet.example/*`))
+	WaitFor(t, 5*time.Second, "the network rule to be flagged", func() bool {
+		return strings.Contains(textOf(t, ctx, tid("pattern-check")), "never match")
+	})
+	attrJS(t, ctx, `(() => { const s = document.querySelector('[data-testid="rule-match-type"]');
+		s.value = "args"; s.dispatchEvent(new Event("change", {bubbles: true})); return s.value; })()`)
+	WaitFor(t, 5*time.Second, "the args rule to be accepted", func() bool {
+		return textOf(t, ctx, tid("pattern-check")) == "Pattern OK."
+	})
+	run(t, ctx, "save it",
+		chromedp.SendKeys(tid("rule-id-input"), "intranet"),
+		chromedp.SetValue(tid("rule-action-select"), "deny"),
+		chromedp.Click(tid("rule-add")),
+		chromedp.WaitVisible(tid("rules-table")))
+	_, _, rulesBody := s.Call(s.Token, "GET", "/api/v1/permissions/rules", nil, nil)
+	if !strings.Contains(string(rulesBody), `"match_type":"args"`) || !strings.Contains(string(rulesBody), `"intranet"`) {
+		t.Fatalf("the saved rule: %s", rulesBody)
+	}
+	st, _, body = s.Call(agent, "POST", "/api/v1/evaluate", map[string]any{"tool_name": "mcp_fetch_webpage",
+		"tool_args": map[string]any{"url": "https://intranet.example/hr"}, "channel_id": "web"}, nil)
+	if st != 200 || !strings.Contains(string(body), `"level":"deny"`) {
+		t.Errorf("a fetch of the intranet: %d %s, want deny", st, body)
+	}
 }
