@@ -53,9 +53,9 @@ func TestCodexCallsMCPToolsThroughToolgate(t *testing.T) {
 			var err error
 			// Codex sometimes sends its first request without the MCP
 			// tools (seen on the loaded 2-core machine; why is not known):
-			// the model stand-in then never
-			// calls the tool, so such a run is tried again, twice at most.
-			// A run where the tool was offered is never retried.
+			// the model stand-in then never calls the tool, so such a run
+			// is tried again, twice at most. A run where the tool was
+			// offered is never retried.
 			for attempt := 0; attempt < 3 && (attempt == 0 || (!sc.noToken && !stub.wasOffered())); attempt++ {
 				if attempt > 0 {
 					t.Logf("Codex's turn began without the MCP tools; run %d", attempt+1)
