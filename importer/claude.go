@@ -109,6 +109,8 @@ func claudeEntryTo(r *Result, where, e, level string, opts Options) {
 	switch {
 	case !hasSpec && known:
 		r.wholeTool(tools, level, idBase, desc)
+	case !hasSpec && strings.Contains(name, "*"):
+		r.problem(where, "a wildcard tool name; toolgate names tools one by one (an MCP server's as mcp__SERVER__*)")
 	case !hasSpec:
 		// Any other tool reaches toolgate under its own name.
 		r.wholeTool([]string{name}, level, idBase, desc)

@@ -181,7 +181,7 @@ const everything = "re:^"
 func (r *Result) wholeTool(tools []string, level, idBase, description string) {
 	var asRule []string
 	for _, t := range tools {
-		if level == Ask && ruleTool(t) || strings.HasSuffix(t, "__*") {
+		if level == Ask && ruleTool(t) || strings.HasPrefix(t, "mcp__") && strings.HasSuffix(t, "__*") {
 			asRule = append(asRule, t)
 			continue
 		}
