@@ -35,7 +35,8 @@ func decisionRow(e decisionlog.Entry, index map[string]ruleMeta, eng *engine.Eng
 		d := eng.Evaluate(&engine.Request{ToolName: e.Tool, ToolArgs: args, ChannelID: e.Channel, Explain: true})
 		row.Trace = stepRows(d.Trace)
 		row.Rebuilt = t("why.rebuilt") + " " + d.Level.String() + "."
-		if strings.HasSuffix(e.Summary, "…") || strings.HasSuffix(e.Summary, " more bytes not shown]") {
+		// A summary cut at its end, or (an MCP call's JSON) in a value.
+		if strings.HasSuffix(e.Summary, "…") || strings.Contains(e.Summary, " more bytes not shown]") {
 			row.Rebuilt += " " + t("why.cut")
 		}
 	}

@@ -265,8 +265,8 @@ var secretKey = regexp.MustCompile(`(?i)` + secretName)
 
 // Args returns a deep copy of tool arguments with secrets masked: the
 // value of a key that names a secret (password, token, api_key, ...) is
-// replaced whole, and so is every string, number or boolean inside a list
-// or object under such a key (an MCP tool's {"auth": {"pin": 1234}});
+// replaced whole, and so is every string or number inside a list or
+// object under such a key (an MCP tool's {"auth": {"pin": 1234}});
 // every other string goes through Redact.
 func Args(args map[string]any) map[string]any {
 	if args == nil {
@@ -285,12 +285,13 @@ func Args(args map[string]any) map[string]any {
 	return out
 }
 
-// maskAll replaces every string, number and boolean of v with Redacted,
-// keeping the shape of lists and objects (and their keys) and nulls.
+// maskAll replaces every string and number of v with Redacted, keeping
+// the shape of lists and objects (their keys), booleans and nulls, which
+// hold no secret.
 func maskAll(v any) any {
 	switch t := v.(type) {
-	case nil:
-		return nil
+	case nil, bool:
+		return t
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for k, x := range t {

@@ -80,7 +80,8 @@ func TestRedactArgs(t *testing.T) {
 		{"a number under a secret key masked", got["pin_token"], Redacted},
 		{"a string in an object under a secret key", got["auth"].(map[string]any)["user"], Redacted},
 		{"a number in an object under a secret key", got["auth"].(map[string]any)["code"], Redacted},
-		{"a list under a secret key", got["auth"].(map[string]any)["scopes"].([]any)[1], Redacted},
+		{"a string in a list under a secret key", got["auth"].(map[string]any)["scopes"].([]any)[0], Redacted},
+		{"a boolean under a secret key kept", got["auth"].(map[string]any)["scopes"].([]any)[1], true},
 		{"a null under a secret key stays null", got["auth"].(map[string]any)["none"], nil},
 	}
 	for _, c := range checks {
