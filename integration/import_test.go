@@ -14,7 +14,9 @@ permissions:
   schema: tiered_policy
   defaults: {"*": ask}  # ask what no rule names
   external_directory: {"*": ask}
-  rules: []
+  rules:
+    # ours already: the import must not add it again under its own id
+    - {id: no_curl, tools: bash, match_type: command, pattern: "curl *", action: deny}
 `
 
 // TestImportWritesThroughTheAPI runs the real `toolgate import` against a
@@ -43,11 +45,11 @@ func TestImportWritesThroughTheAPI(t *testing.T) {
 	}
 
 	r = run("import", "claude-code", settings, "--write")
-	if r.code != 0 || !strings.Contains(r.stderr, "wrote 7 changes") {
+	if r.code != 0 || !strings.Contains(r.stderr, "wrote 6 changes; already in the policy: 1") {
 		t.Fatalf("import --write: exit %d\n%s", r.code, r.stderr)
 	}
 	cfg := s.ReadFile("config.yaml")
-	for _, want := range []string{"# the team's policy; keep this comment", "# ask what no rule names", "import_claude_deny_bash_curl", "source: import:claude-code"} {
+	for _, want := range []string{"# the team's policy; keep this comment", "# ask what no rule names", "import_claude_deny_read_env", "source: import:claude-code", "# ours already"} {
 		if !strings.Contains(cfg, want) {
 			t.Errorf("config.yaml lacks %q:\n%s", want, cfg)
 		}
@@ -87,8 +89,11 @@ func TestImportWritesThroughTheAPI(t *testing.T) {
 	}
 
 	r = run("import", "claude-code", settings, "--write")
-	if r.code != 0 || !strings.Contains(r.stderr, "wrote 0 changes; 7 were already in the policy") {
+	if r.code != 0 || !strings.Contains(r.stderr, "wrote 0 changes; already in the policy: 7") {
 		t.Errorf("second import --write: exit %d\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(cfg, "import_claude_deny_bash_curl") {
+		t.Errorf("the import added a rule the policy had under another id:\n%s", cfg)
 	}
 	if after := s.ReadFile("config.yaml"); after != cfg {
 		t.Errorf("a second import changed config.yaml:\n%s", after)

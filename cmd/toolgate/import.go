@@ -140,7 +140,33 @@ func opencodeProject(file, home string) string {
 type currentPolicy struct {
 	Tools    map[string]any    `json:"tools"`
 	Defaults map[string]string `json:"defaults"`
-	Rules    []importer.Rule   `json:"rules"`
+	Rules    []currentRule     `json:"rules"`
+}
+
+// currentRule is a rule as the section holds it: tools is a list or one
+// name.
+type currentRule struct {
+	ID        string `json:"id"`
+	Tools     any    `json:"tools"`
+	MatchType string `json:"match_type"`
+	Pattern   string `json:"pattern"`
+	Action    string `json:"action"`
+}
+
+// rule is the rule in the importer's shape, for comparing.
+func (c currentRule) rule() importer.Rule {
+	r := importer.Rule{ID: c.ID, MatchType: c.MatchType, Pattern: c.Pattern, Action: c.Action}
+	switch t := c.Tools.(type) {
+	case string:
+		r.Tools = []string{t}
+	case []any:
+		for _, v := range t {
+			if s, ok := v.(string); ok {
+				r.Tools = append(r.Tools, s)
+			}
+		}
+	}
+	return r
 }
 
 // writeImport adds to the server's policy what the import converted and
@@ -163,6 +189,12 @@ func writeImport(c conn, res *importer.Result, stderr io.Writer) int {
 	if err := json.Unmarshal(data, &cur); err != nil {
 		fmt.Fprintf(stderr, "toolgate: the server's answer is not a permissions section: %v\n", err)
 		return exitError
+	}
+	have := make([]importer.Rule, 0, len(cur.Rules))
+	ids := map[string]bool{}
+	for _, r := range cur.Rules {
+		have = append(have, r.rule())
+		ids[r.ID] = true
 	}
 	var written, kept int
 	put := func(method, path string, body any) error {
@@ -191,12 +223,8 @@ func writeImport(c conn, res *importer.Result, stderr io.Writer) int {
 			return writeFailed(stderr, written, err)
 		}
 	}
-	ids := map[string]bool{}
-	for _, r := range cur.Rules {
-		ids[r.ID] = true
-	}
 	for _, r := range res.Rules {
-		if hasRule(cur.Rules, r) {
+		if hasRule(have, r) {
 			kept++
 			continue
 		}
@@ -204,9 +232,9 @@ func writeImport(c conn, res *importer.Result, stderr io.Writer) int {
 		if err := put(http.MethodPost, "/api/v1/permissions/rules", r); err != nil {
 			return writeFailed(stderr, written, err)
 		}
-		cur.Rules = append(cur.Rules, r)
+		have = append(have, r)
 	}
-	fmt.Fprintf(stderr, "toolgate import: wrote %d changes; %d were already in the policy\n", written, kept)
+	fmt.Fprintf(stderr, "toolgate import: wrote %d changes; already in the policy: %d\n", written, kept)
 	return exitOK
 }
 
