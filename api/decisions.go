@@ -26,6 +26,17 @@ type DecisionRecorder struct {
 	log      DecisionLog
 	metrics  *Metrics // nil when metrics are off
 	fullArgs bool
+	// policy is the engine in force (nil: none known), whose shadow rules
+	// the log's writer asks about each call.
+	policy func() *engine.Engine
+}
+
+// WithPolicy gives the recorder the engine in force, so that the log
+// records what its shadow rules would have decided (on the writer, not
+// here: a policy without shadow rules costs a call one nil check).
+func (d *DecisionRecorder) WithPolicy(policy func() *engine.Engine) *DecisionRecorder {
+	d.policy = policy
+	return d
 }
 
 // NewDecisionRecorder builds the recorder; log nil means the log is off
@@ -53,7 +64,14 @@ func (d *DecisionRecorder) Observe(o service.Observation, req *engine.Request, d
 			d.metrics.ObserveSkipped()
 		}
 	}
+	var shadowed *engine.Engine
+	if d.policy != nil {
+		if e := d.policy(); e != nil && e.Shadow() != nil {
+			shadowed = e
+		}
+	}
 	d.log.Enqueue(decisionlog.Entry{
+		Policy:        shadowed,
 		Time:          now,
 		Source:        o.Source,
 		Agent:         o.Agent,
@@ -85,6 +103,10 @@ type DecisionWire struct {
 	Level       string  `json:"level"`
 	MatchedRule *string `json:"matched_rule"`
 	LatencyUS   int64   `json:"latency_us"`
+	// ShadowLevel and ShadowRule: what the policy's shadow rules would have
+	// decided, when that differs from level.
+	ShadowLevel string `json:"shadow_level,omitempty"`
+	ShadowRule  string `json:"shadow_rule,omitempty"`
 }
 
 // DecisionListResponse is a page of GET /api/v1/decisions.
@@ -97,6 +119,7 @@ func decisionToWire(e decisionlog.Entry) DecisionWire {
 	w := DecisionWire{ID: e.ID, Time: e.Time, Source: e.Source, Agent: e.Agent, ToolName: e.Tool, Summary: e.Summary,
 		ChannelID: e.Channel, SessionID: e.Session, Level: e.Level, LatencyUS: e.LatencyMicros}
 	w.MCPServer, w.MCPTool = e.MCP()
+	w.ShadowLevel, w.ShadowRule = e.ShadowLevel, e.ShadowRule
 	if e.MatchedRule != "" {
 		rule := e.MatchedRule
 		w.MatchedRule = &rule

@@ -125,6 +125,7 @@ func (s *Server) Mount(r chi.Router) {
 			r.With(require(service.RightEvaluate)).Post("/evaluate", s.handleEvaluate)
 			r.With(require(service.RightEvaluate)).Post("/evaluate/batch", s.handleEvaluateBatch)
 			r.With(require(service.RightRead)).Get("/decisions", s.handleListDecisions)
+			r.With(require(service.RightRead)).Get("/shadow", s.handleListShadow)
 			r.With(require(service.RightWrite)).Post("/permissions/preview", s.handlePreview)
 			s.mountHooks(r)
 			s.mountPermissions(r)

@@ -133,6 +133,15 @@ func Compile(perms map[string]any, builtin []any, opts Options) (*Engine, []Prob
 // compile, unknown tools, duplicate ids, ...), in the order of the parts
 // and entries they name (orderProblems).
 func CompileSection(sec *policy.Section, builtin *policy.Builtin, opts Options) (*Engine, []Problem) {
+	if sec != nil && hasShadowRules(sec.Rules) {
+		return compileWithShadow(sec, builtin, opts) // shadow.go
+	}
+	return compileSection(sec, builtin, opts)
+}
+
+// compileSection is CompileSection of a section whose rules are all
+// enforced.
+func compileSection(sec *policy.Section, builtin *policy.Builtin, opts Options) (*Engine, []Problem) {
 	if sec == nil {
 		sec = &policy.Section{Enabled: true, External: policy.ExternalDirs{Star: Ask}}
 	}

@@ -8,6 +8,9 @@ type Engine struct {
 	policy   *compiledPolicy
 	// serverWS is opts.Workspace, cleaned and resolved once.
 	serverWS string
+	// shadow is the policy with its shadow rules enforced, nil when it
+	// has none (shadow.go).
+	shadow *Engine
 }
 
 // Problems returns the validation problems found when the policy was compiled.

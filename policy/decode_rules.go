@@ -1,6 +1,9 @@
 package policy
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 func (d *decoder) ruleList(v any, path string) []Rule {
 	if v == nil {
@@ -36,7 +39,7 @@ func (d *decoder) rules(list []any, path string) []Rule {
 // (a 100,000-rule policy made ten lookups a rule a visible share of
 // decoding).
 type ruleValues struct {
-	id, tools, pattern, matchType, action, severity, description, source, examples any
+	id, tools, pattern, matchType, action, severity, description, source, examples, mode any
 }
 
 // rule decodes one rule mapping; path gives its path for problems.
@@ -63,6 +66,8 @@ func (d *decoder) rule(m map[string]any, path func() string) Rule {
 			v.source = x
 		case "examples":
 			v.examples = x
+		case "mode":
+			v.mode = x
 		default:
 			if r.Extra == nil {
 				r.Extra = map[string]any{}
@@ -85,6 +90,17 @@ func (d *decoder) rule(m map[string]any, path func() string) Rule {
 	}
 	r.Description, _ = ScalarString(v.description)
 	r.Source, _ = ScalarString(v.source)
+	if v.mode != nil {
+		s, _ := ScalarString(v.mode)
+		switch s = strings.ToLower(strings.TrimSpace(s)); s {
+		case RuleModeShadow, RuleModeEnforce:
+			r.Mode = s
+		case "":
+		default:
+			// An unknown mode is enforced: a typo never turns a rule off.
+			d.problem(path()+".mode", "unknown mode %q; allowed: shadow, enforce (the rule is enforced)", s)
+		}
+	}
 	if v.examples != nil {
 		ex, err := DecodeExamples(v.examples)
 		if err != "" {

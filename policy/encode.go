@@ -41,6 +41,9 @@ func (r *Rule) Map() map[string]any {
 	if r.Source != "" {
 		m["source"] = r.Source
 	}
+	if r.Mode != "" {
+		m["mode"] = r.Mode
+	}
 	if r.Examples != nil {
 		m["examples"] = r.Examples.Map()
 	}

@@ -13,7 +13,7 @@ import (
 
 // RuleFields are the keys a rule or override in a request may have
 // (docs/configuration.md#permissions-keys).
-var RuleFields = [...]string{"id", "tools", "pattern", "action", "severity", "match_type", "description", "source", "examples"}
+var RuleFields = [...]string{"id", "tools", "pattern", "action", "severity", "match_type", "description", "source", "examples", "mode"}
 
 func isRuleField(k string) bool {
 	for _, f := range RuleFields {
@@ -60,7 +60,7 @@ func CheckLevelMap(field string, v any) *FieldError {
 func CheckRuleInput(field string, m map[string]any, partial bool, pattern PatternCheck) *FieldError {
 	for _, k := range sortedKeys(m) {
 		if !isRuleField(k) {
-			return fieldErr(SubField(field, k), "unknown field %q (allowed: id, tools, pattern, action, severity, match_type, description, source, examples)", k)
+			return fieldErr(SubField(field, k), "unknown field %q (allowed: id, tools, pattern, action, severity, match_type, description, source, examples, mode)", k)
 		}
 		if m[k] == nil {
 			if !partial || k == "id" || k == "tools" || k == "pattern" {
@@ -115,6 +115,10 @@ func checkRuleField(field, key string, v any, pattern PatternCheck) *FieldError 
 	case "examples":
 		if _, msg := DecodeExamples(v); msg != "" {
 			return fieldErr(field, "%s", msg)
+		}
+	case "mode":
+		if s, _ := v.(string); s != RuleModeShadow && s != RuleModeEnforce {
+			return fieldErr(field, "invalid mode %q, only shadow or enforce", fmt.Sprint(v))
 		}
 	default: // id, description, source
 		s, ok := v.(string)

@@ -80,6 +80,10 @@ type Rule struct {
 	BadSeverity string
 	Description string
 	Source      string
+	// Mode is "shadow" for a rule evaluated beside the policy in force
+	// without changing any decision (docs/configuration.md#shadow-rules),
+	// else "" (enforced).
+	Mode string
 	// Examples are values the rule must match and must not match, checked
 	// whenever the policy is written or loaded (docs/configuration.md#rule-examples);
 	// nil when the rule has none.
@@ -97,6 +101,16 @@ type Examples struct {
 	Match   []string
 	NoMatch []string
 }
+
+// RuleModeShadow is the mode of a shadow rule; RuleModeEnforce (or no mode)
+// enforces the rule.
+const (
+	RuleModeShadow  = "shadow"
+	RuleModeEnforce = "enforce"
+)
+
+// Shadow reports whether the rule is a shadow rule.
+func (r *Rule) Shadow() bool { return r.Mode == RuleModeShadow }
 
 // ExampleKeys are the keys of a rule's examples mapping.
 const (

@@ -152,7 +152,7 @@ func OwnerPatternPath(channel, principal, tool, pat string) string {
 // section are written: a rule's id, tools, match type and pattern first,
 // then its level; a section's switches before its lists.
 var keyRanks = map[string]int{
-	"id": 0, "tools": 1, "match_type": 2, "pattern": 3, "action": 4, "severity": 5, "description": 6, "source": 7, "examples": 8, "match": 8, "no_match": 9,
+	"id": 0, "tools": 1, "match_type": 2, "pattern": 3, "action": 4, "severity": 5, "description": 6, "source": 7, "mode": 8, "examples": 9, "match": 9, "no_match": 10,
 	"enabled": 10, "schema": 11, "version": 12, "permission_mode": 13, "defaults": 14,
 	"rules": 16, "approval_overrides": 17, "external_directory": 18, "owner_scopes": 19, "deny_guidance_message": 20,
 }

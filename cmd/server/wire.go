@@ -222,7 +222,7 @@ func wireDecisionLog(c config, s *storage) *decisionParts {
 	}
 	p.metrics = api.NewMetrics(mo)
 	st.OnChange(p.metrics.ConfigReloaded)
-	p.recorder = api.NewDecisionRecorder(p.decisionLog(), p.metrics, c.logFullArgs)
+	p.recorder = api.NewDecisionRecorder(p.decisionLog(), p.metrics, c.logFullArgs).WithPolicy(st.Engine)
 	return p
 }
 

@@ -36,6 +36,11 @@ type Entry struct {
 	MatchedRule string `json:"matched_rule"`
 	// LatencyMicros is the time from the request's arrival to the decision.
 	LatencyMicros int64 `json:"latency_us"`
+	// ShadowLevel and ShadowRule are what the policy would have decided
+	// with its shadow rules enforced, set only when that level differs
+	// from Level (a call a shadow rule would change).
+	ShadowLevel string `json:"shadow_level,omitempty"`
+	ShadowRule  string `json:"shadow_rule,omitempty"`
 	// Request is the whole call with its arguments redacted; it is kept only
 	// when full arguments are logged (--log-full-args) and feeds the preview.
 	Request *engine.Request `json:"-"`
@@ -46,6 +51,10 @@ type Entry struct {
 	// caller must not change Call after Enqueue.
 	Call     *engine.Request `json:"-"`
 	FullArgs bool            `json:"-"`
+	// Policy is the engine that decided Call, when its policy has shadow
+	// rules: the writer asks it, off the request path, what they would
+	// have decided (engine.ShadowOf).
+	Policy *engine.Engine `json:"-"`
 }
 
 // MCP returns the server and the tool of an entry whose tool is an MCP
@@ -68,6 +77,14 @@ func (e *Entry) Prepare() {
 	}
 	if e.Summary == "" {
 		e.Summary = redact.Summarize(e.Call.ToolName, e.Call.ToolArgs)
+	}
+	if e.Policy != nil {
+		level, _ := engine.ParseLevel(e.Level)
+		d := engine.Decision{Level: level, MatchedRule: e.MatchedRule}
+		if s := e.Policy.ShadowOf(e.Call, d); s.Changed {
+			e.ShadowLevel, e.ShadowRule = s.Level.String(), s.MatchedRule
+		}
+		e.Policy = nil
 	}
 	if e.FullArgs && e.Request == nil {
 		r := *e.Call
@@ -171,12 +188,20 @@ ALTER TABLE decisions ADD COLUMN agent TEXT NOT NULL DEFAULT 'rest';
 CREATE INDEX decisions_agent ON decisions(agent, id);
 `
 
+// decisionShadowSchema adds what the shadow rules would have decided:
+// migration 4. Rows logged before it have none.
+const decisionShadowSchema = `
+ALTER TABLE decisions ADD COLUMN shadow_level TEXT NOT NULL DEFAULT '';
+ALTER TABLE decisions ADD COLUMN shadow_rule TEXT NOT NULL DEFAULT '';
+`
+
 // migrations are the schema history of decisions.db. Versions 2 and 3
 // keep the numbers they had when every database shared one list, so that
 // files written before the split are recognised as up to date.
 var migrations = []sqlite.Migration{
 	{Version: 2, Name: "decision log", SQL: decisionSchema},
 	{Version: 3, Name: "decision log agent", SQL: decisionAgentSchema},
+	{Version: 4, Name: "decision log shadow", SQL: decisionShadowSchema},
 }
 
 // Open opens (creating if needed) the decision log's SQLite file at path,
@@ -224,7 +249,7 @@ func (l *Log) closeInsert() {
 const insertRows = 100
 
 // insertColumns are the columns one entry writes, in the order of rowValues.
-const insertColumns = 11
+const insertColumns = 13
 
 // insert writes a batch of entries in one transaction, insertRows to a
 // statement.
@@ -277,12 +302,12 @@ func (l *Log) insertStmt(tx *sql.Tx, n int) (*sql.Stmt, error) {
 func insertStatement(n int) string {
 	var b strings.Builder
 	b.WriteString(`INSERT INTO decisions
-		(ts, source, agent, tool, summary, channel, session, level, matched_rule, latency_us, request) VALUES `)
+		(ts, source, agent, tool, summary, channel, session, level, matched_rule, latency_us, request, shadow_level, shadow_rule) VALUES `)
 	for i := 0; i < n; i++ {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString("(?,?,?,?,?,?,?,?,?,?,?)")
+		b.WriteString("(?,?,?,?,?,?,?,?,?,?,?,?,?)")
 	}
 	return b.String()
 }
@@ -305,7 +330,7 @@ func (l *Log) rowValues(e *Entry) ([insertColumns]any, error) {
 		e.Agent = "rest"
 	}
 	return [insertColumns]any{e.Time.UnixMicro(), e.Source, e.Agent, e.Tool, e.Summary, e.Channel, e.Session,
-		e.Level, e.MatchedRule, e.LatencyMicros, req}, nil
+		e.Level, e.MatchedRule, e.LatencyMicros, req, e.ShadowLevel, e.ShadowRule}, nil
 }
 
 // Prune deletes entries older than the retention and, beyond MaxRows, the
@@ -339,6 +364,10 @@ type Query struct {
 	Agent      string
 	Since      time.Time
 	Until      time.Time
+	// Shadowed keeps the calls a shadow rule would have decided
+	// otherwise; ShadowRule those whose shadow outcome names this rule id.
+	Shadowed   bool
+	ShadowRule string
 	// Limit is the page size (1-500, default 50). Before is a cursor: only
 	// entries with a smaller id; Offset skips entries (used without Before).
 	Limit  int
@@ -365,7 +394,7 @@ const (
 )
 
 // Cond is one condition of a query: Column Op Arg, with Op one of "=",
-// ">=", "<" and OpContains. Each log writes it in its own SQL.
+// "<>", ">=", "<", OpContains and OpPrefix. Each log writes it in its own SQL.
 type Cond struct {
 	Column string
 	Op     string
@@ -390,6 +419,12 @@ func (q Query) Conds() []Cond {
 	}
 	if q.ToolPrefix != "" {
 		add("tool", OpPrefix, q.ToolPrefix)
+	}
+	if q.Shadowed {
+		add("shadow_level", "<>", "")
+	}
+	if q.ShadowRule != "" {
+		add("shadow_rule", OpContains, "rules["+q.ShadowRule+"]")
 	}
 	if !q.Since.IsZero() {
 		add("ts", ">=", q.Since.UnixMicro())
@@ -424,7 +459,7 @@ func (q Query) where() (string, []any) {
 	return " WHERE " + strings.Join(sqls, " AND "), args
 }
 
-const decisionColumns = `id, ts, source, agent, tool, summary, channel, session, level, matched_rule, latency_us, request`
+const decisionColumns = `id, ts, source, agent, tool, summary, channel, session, level, matched_rule, latency_us, request, shadow_level, shadow_rule`
 
 // Query returns one page of entries matching q, newest first. The full
 // request is not included.
@@ -471,7 +506,7 @@ func scanDecisions(rows *sql.Rows, withRequest bool) ([]Entry, error) {
 		var ts int64
 		var req sql.NullString
 		if err := rows.Scan(&e.ID, &ts, &e.Source, &e.Agent, &e.Tool, &e.Summary, &e.Channel, &e.Session,
-			&e.Level, &e.MatchedRule, &e.LatencyMicros, &req); err != nil {
+			&e.Level, &e.MatchedRule, &e.LatencyMicros, &req, &e.ShadowLevel, &e.ShadowRule); err != nil {
 			return nil, fmt.Errorf("scan decision: %w", err)
 		}
 		e.Time = time.UnixMicro(ts).UTC()

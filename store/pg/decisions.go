@@ -44,6 +44,9 @@ CREATE INDEX decisions_ts ON decisions (ts);
 CREATE INDEX decisions_tool ON decisions (tool, id);
 CREATE INDEX decisions_session ON decisions (session, id);
 CREATE INDEX decisions_agent ON decisions (agent, id);
+`}, {Version: 2, Name: "decision log shadow", SQL: `
+ALTER TABLE decisions ADD COLUMN shadow_level text NOT NULL DEFAULT '';
+ALTER TABLE decisions ADD COLUMN shadow_rule text NOT NULL DEFAULT '';
 `}}
 
 // DecisionLogOptions configure a DecisionLog: the SQLite log's options
@@ -110,7 +113,7 @@ func (l *DecisionLog) writeBatch(ctx context.Context, batch []decisionlog.Entry)
 
 // decisionCopyColumns are the columns one entry writes, in rowValues' order.
 var decisionCopyColumns = []string{"ts", "replica", "source", "agent", "tool", "summary", "channel",
-	"session", "level", "matched_rule", "latency_us", "request"}
+	"session", "level", "matched_rule", "latency_us", "request", "shadow_level", "shadow_rule"}
 
 // rows prepares (and redacts) the column values of a batch.
 func (l *DecisionLog) rows(batch []decisionlog.Entry) ([][]any, error) {
@@ -147,7 +150,7 @@ func (l *DecisionLog) rowValues(e *decisionlog.Entry) ([]any, error) {
 	}
 	return []any{e.Time.UnixMicro(), l.opts.Replica, pgText(e.Source), pgText(e.Agent), pgText(e.Tool),
 		pgText(e.Summary), pgText(e.Channel), pgText(e.Session), pgText(e.Level), pgText(e.MatchedRule),
-		e.LatencyMicros, req}, nil
+		e.LatencyMicros, req, pgText(e.ShadowLevel), pgText(e.ShadowRule)}, nil
 }
 
 // pgText is s as a PostgreSQL text value can hold it: a NUL byte or a byte

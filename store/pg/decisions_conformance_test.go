@@ -63,6 +63,8 @@ func conformanceEntries(base time.Time) []decisionlog.Entry {
 	sessions := []string{"s1", "s2", "", "sé"}
 	agents := []string{"", "codex", "claude-code", "rest", "gemini"}
 	secret := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "mysql -pSECRET db"}, ChannelID: "web", Explain: true}
+	shadowed := shadowPolicy()
+	push := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "git push origin main"}}
 	var out []decisionlog.Entry
 	at := base
 	for i := range 60 {
@@ -86,9 +88,31 @@ func conformanceEntries(base time.Time) []decisionlog.Entry {
 		case 7: // the raw call, summary only
 			e.Summary, e.Call = "", secret
 		}
+		switch i % 11 {
+		case 2: // decided by a policy with a shadow rule that would deny it
+			e.Level, e.Summary, e.Call, e.Policy = "ask", "", push, shadowed
+		case 6: // a shadow outcome given as is, with a multi-byte rule id
+			e.ShadowLevel, e.ShadowRule = "allow", "tiered_policy:rules:rules[essai_é]"
+		}
 		out = append(out, e)
 	}
 	return out
+}
+
+// shadowPolicy is a policy whose shadow rule would deny git push.
+func shadowPolicy() *engine.Engine {
+	e, _ := engine.Compile(map[string]any{"schema": "tiered_policy", "tools": map[string]any{"bash": "ask"},
+		"rules": []any{map[string]any{"id": "no_push", "tools": []any{"bash"}, "pattern": "git push *", "action": "deny", "mode": "shadow"}}},
+		nil, engine.Options{})
+	return e
+}
+
+// shadowOf is what an entry's shadow outcome must be once written.
+func shadowOf(e decisionlog.Entry) (level, rule string) {
+	if e.Policy != nil {
+		return "deny", "tiered_policy:rules:deny:rules[no_push]"
+	}
+	return e.ShadowLevel, e.ShadowRule
 }
 
 // conformanceQueries are the queries both logs must answer alike.
@@ -135,6 +159,10 @@ func conformanceQueries(base time.Time) []struct {
 		{"negative offset", decisionlog.Query{Offset: -5, Limit: 7}},
 		{"offset past the end", decisionlog.Query{Offset: 100}},
 		{"a NUL in a filter", decisionlog.Query{Rule: "\x00"}},
+		{"calls a shadow rule would change", decisionlog.Query{Shadowed: true}},
+		{"by shadow rule", decisionlog.Query{Shadowed: true, ShadowRule: "no_push"}},
+		{"by a multi-byte shadow rule", decisionlog.Query{Shadowed: true, ShadowRule: "essai_é"}},
+		{"a shadow rule id is not a prefix", decisionlog.Query{Shadowed: true, ShadowRule: "no_pus"}},
 		{"invalid UTF-8 in a filter", decisionlog.Query{Session: "\xff", Tool: "bash\xfe"}},
 		{"every filter", decisionlog.Query{Tool: "bash", Level: "allow", Rule: "tools", Session: "s1", Agent: "rest",
 			Since: base, Until: base.Add(time.Hour)}},
@@ -164,6 +192,9 @@ func oracleIDs(entries []decisionlog.Entry, q decisionlog.Query) []int64 {
 			q.Server != "" && !strings.HasPrefix(e.Tool, "mcp__"+q.Server+"__"),
 			q.ToolPrefix != "" && !strings.HasPrefix(e.Tool, q.ToolPrefix),
 			!q.Until.IsZero() && ts >= q.Until.UnixMicro(), q.Before > 0 && id >= q.Before:
+			continue
+		}
+		if level, rule := shadowOf(e); q.Shadowed && level == "" || q.ShadowRule != "" && !strings.Contains(rule, "rules["+q.ShadowRule+"]") {
 			continue
 		}
 		ids = append(ids, id)

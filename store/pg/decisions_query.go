@@ -96,7 +96,7 @@ func decisionWhere(q decisionlog.Query, first int) (string, []any) {
 	return " WHERE " + strings.Join(sqls, " AND "), args
 }
 
-const pgDecisionColumns = `id, ts, source, agent, tool, summary, channel, session, level, matched_rule, latency_us, request`
+const pgDecisionColumns = `id, ts, source, agent, tool, summary, channel, session, level, matched_rule, latency_us, request, shadow_level, shadow_rule`
 
 // Query returns one page of every replica's entries matching q, newest
 // first. The full request is not included.
@@ -146,7 +146,7 @@ func (l *DecisionLog) scan(ctx context.Context, what string, withRequest bool, s
 	var ts int64
 	var req *string
 	_, err = pgx.ForEachRow(rows, []any{&e.ID, &ts, &e.Source, &e.Agent, &e.Tool, &e.Summary, &e.Channel,
-		&e.Session, &e.Level, &e.MatchedRule, &e.LatencyMicros, &req}, func() error {
+		&e.Session, &e.Level, &e.MatchedRule, &e.LatencyMicros, &req, &e.ShadowLevel, &e.ShadowRule}, func() error {
 		got := e
 		got.Time = time.UnixMicro(ts).UTC()
 		if withRequest && req != nil {
