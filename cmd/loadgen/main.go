@@ -4,6 +4,10 @@
 //
 //	loadgen -url http://127.0.0.1:8080 -token $TOKEN -c 64 -d 10s [-rate 15000] [-batch 100] [-pid 1234] [-populate $WORKSPACE]
 //
+// With -get /healthz it sends GET /healthz instead, on the same transport
+// and connections, so that a route that does no work can be compared with
+// evaluate on one server.
+//
 // With -serve-noop it is instead the server: a net/http server that
 // answers every request with a fixed decision, to measure what HTTP alone
 // costs on the machine.
@@ -26,12 +30,15 @@ import (
 
 type config struct {
 	url, token, mix string
-	conns, batch    int
-	dur             time.Duration
-	pid             int
-	populate        string
-	rate            float64
-	transport       string
+	// get, when set, is the path every request GETs (no body) instead of
+	// POSTing calls to evaluate.
+	get          string
+	conns, batch int
+	dur          time.Duration
+	pid          int
+	populate     string
+	rate         float64
+	transport    string
 }
 
 func main() {
@@ -45,6 +52,7 @@ func main() {
 	flag.IntVar(&c.pid, "pid", 0, "server process id, to report VmRSS/VmHWM from /proc")
 	flag.Float64Var(&c.rate, "rate", 0, "requests/s offered in all, spread evenly over the connections (open loop: latency counts from when each request was due); 0 sends each request as soon as the last one is answered")
 	flag.StringVar(&c.transport, "transport", defaultTransport, "events: all connections on one thread with epoll (Linux); goroutines: one goroutine per connection")
+	flag.StringVar(&c.get, "get", "", "GET this path (e.g. /healthz) instead of POSTing calls to evaluate: same connections, transport and token header, no body (-mix and -batch do not apply)")
 	flag.StringVar(&c.populate, "populate", "", "create the files path calls name (src/pkg*/file*.go) under this dir, the server's workspace, first")
 	serve := flag.String("serve-noop", "", "instead of driving a server, be one: answer every request on this loopback address with a fixed decision (the HTTP floor)")
 	flag.Parse()
@@ -109,6 +117,30 @@ func bodies(c config) ([][]byte, error) {
 	return out, nil
 }
 
+// requests are the prebuilt requests the transports cycle through: one
+// GET of c.get, or one POST per body of the mix.
+func requests(c config, host string) ([][]byte, error) {
+	if c.get != "" {
+		if c.batch > 0 || !strings.HasPrefix(c.get, "/") {
+			return nil, fmt.Errorf("-get takes a path starting with / and no -batch, got %q", c.get)
+		}
+		return [][]byte{buildGet(host, c.get, c.token)}, nil
+	}
+	reqBodies, err := bodies(c)
+	if err != nil {
+		return nil, err
+	}
+	path := "/api/v1/evaluate"
+	if c.batch > 0 {
+		path = "/api/v1/evaluate/batch"
+	}
+	reqs := make([][]byte, len(reqBodies))
+	for i, b := range reqBodies {
+		reqs[i] = buildRequest(host, path, c.token, b)
+	}
+	return reqs, nil
+}
+
 func run(c config) error {
 	if err := checkLoopback(c.url); err != nil {
 		return err
@@ -121,18 +153,10 @@ func run(c config) error {
 			return err
 		}
 	}
-	reqBodies, err := bodies(c)
+	u, _ := url.Parse(c.url)
+	reqs, err := requests(c, u.Host)
 	if err != nil {
 		return err
-	}
-	path := "/api/v1/evaluate"
-	if c.batch > 0 {
-		path = "/api/v1/evaluate/batch"
-	}
-	u, _ := url.Parse(c.url)
-	reqs := make([][]byte, len(reqBodies))
-	for i, b := range reqBodies {
-		reqs[i] = buildRequest(u.Host, path, c.token, b)
 	}
 	cpu0 := processCPU(c.pid)
 	self0 := processCPU(os.Getpid())
@@ -157,7 +181,11 @@ func run(c config) error {
 	if c.batch > 0 {
 		per = int64(c.batch)
 	}
-	fmt.Printf("connections %d, duration %.1fs, batch %d, mix %s, transport %s\n", c.conns, elapsed, c.batch, c.mix, c.transport)
+	if c.get != "" {
+		fmt.Printf("connections %d, duration %.1fs, GET %s, transport %s\n", c.conns, elapsed, c.get, c.transport)
+	} else {
+		fmt.Printf("connections %d, duration %.1fs, batch %d, mix %s, transport %s\n", c.conns, elapsed, c.batch, c.mix, c.transport)
+	}
 	if c.rate > 0 {
 		fmt.Printf("open loop: %.0f requests/s offered; latency counts from when each request was due\n", c.rate)
 	}

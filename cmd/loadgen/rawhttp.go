@@ -18,6 +18,13 @@ func buildRequest(host, path, token string, body []byte) []byte {
 	return b.Bytes()
 }
 
+// buildGet renders one GET without a body. It carries the same
+// Authorization header as the POSTs, so that the two differ in what the
+// server does, not in what it parses.
+func buildGet(host, path, token string) []byte {
+	return fmt.Appendf(nil, "GET %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\n\r\n", path, host, token)
+}
+
 // errBadResponse is a response the parser cannot read.
 var errBadResponse = errors.New("bad HTTP response")
 

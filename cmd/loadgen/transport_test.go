@@ -226,3 +226,56 @@ func TestTransportsSurviveIdleClose(t *testing.T) {
 		}
 	}
 }
+
+// TestTransportsGet: with -get, both transports send bodiless GETs of that
+// path with the token (what the /healthz comparison relies on), the server
+// reads each as a complete request, and -get refuses -batch and a path
+// without its leading slash.
+func TestTransportsGet(t *testing.T) {
+	var served, bad atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n, _ := io.Copy(io.Discard, r.Body)
+		if r.Method != http.MethodGet || r.URL.Path != "/healthz" || r.ContentLength != 0 || n != 0 ||
+			r.Header.Get("Authorization") != "Bearer tok" || len(r.TransferEncoding) != 0 {
+			bad.Add(1)
+			http.Error(w, "bad request", http.StatusBadRequest)
+			return
+		}
+		served.Add(1)
+		_, _ = w.Write([]byte(`{"status":"ok"}`))
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	for _, tr := range transports() {
+		c := config{conns: 3, dur: 200 * time.Millisecond, get: "/healthz", token: "tok", mix: "benign", transport: tr}
+		reqs, err := requests(c, u.Host)
+		if err != nil || len(reqs) != 1 {
+			t.Fatalf("%s: requests: %d, %v", tr, len(reqs), err)
+		}
+		served.Store(0)
+		start := time.Now()
+		var res result
+		if tr == "events" {
+			if res, err = runEvents(c, u.Host, reqs, start, start.Add(c.dur)); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			res = runGoroutines(c, u.Host, reqs, start, start.Add(c.dur))
+		}
+		if res.requests == 0 || res.failures != 0 || res.requests > served.Load() || bad.Load() != 0 {
+			t.Errorf("%s: %d requests, %d failed, server answered %d and refused %d; want some, none failed or refused",
+				tr, res.requests, res.failures, served.Load(), bad.Load())
+		}
+	}
+	for _, tc := range []struct {
+		note string
+		c    config
+	}{
+		{"with -batch", config{get: "/healthz", batch: 10}},
+		{"no leading slash", config{get: "healthz"}},
+	} {
+		if _, err := requests(tc.c, u.Host); err == nil {
+			t.Errorf("%s: got no error", tc.note)
+		}
+	}
+}
