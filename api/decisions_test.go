@@ -61,7 +61,7 @@ func newDecisionServer(tb testing.TB, logOn bool, opts decisionlog.Options) *dec
 	srv := api.New(api.Deps{Policy: st, Tokens: tokens, Observer: api.NewDecisionRecorder(dl, metrics, true),
 		Decisions: dl, Metrics: metrics.Handler()})
 	r := chi.NewRouter()
-	r.Use(middleware.RequestID, api.RequestLog(discardLogger()), middleware.Recoverer)
+	r.Use(api.RequestLog(discardLogger()), middleware.Recoverer)
 	srv.Mount(r)
 	hs := httptest.NewServer(r)
 	tb.Cleanup(hs.Close)

@@ -136,5 +136,5 @@ func (s *Server) handleEvaluate(w http.ResponseWriter, r *http.Request) {
 	}
 	d := s.deps.Policy.Engine().Evaluate(req)
 	s.observe(service.SourceEvaluate, start, req, d, from)
-	writeJSON(w, http.StatusOK, decisionWire(d))
+	writeDecision(w, d)
 }

@@ -58,12 +58,10 @@ func (s *Server) handleEvaluateBatch(w http.ResponseWriter, r *http.Request) {
 	}
 	decisions := make([]engine.Decision, len(reqs))
 	s.deps.Policy.Engine().EvaluateBatch(reqs, decisions)
-	out := EvaluateBatchResponse{Decisions: make([]EvaluateResponse, len(reqs))}
 	for i, d := range decisions {
 		s.observe(service.SourceEvaluate, start, &reqs[i], d, from)
-		out.Decisions[i] = decisionWire(d)
 	}
-	writeJSON(w, http.StatusOK, out)
+	writeDecisions(w, decisions)
 }
 
 // batchRequests validates and converts every call, naming the first bad

@@ -142,7 +142,7 @@ func wire(c config, log *slog.Logger) (_ *app, err error) {
 // routes mounts the API, the websocket and the pages on one router.
 func routes(apiServer *api.Server, hub *web.Hub, ui *web.UI, dl *decisionParts, log *slog.Logger) http.Handler {
 	r := chi.NewRouter()
-	r.Use(middleware.RequestID, api.RequestLog(log), middleware.Recoverer)
+	r.Use(api.RequestLog(log), middleware.Recoverer)
 	apiServer.Mount(r)
 	r.Get("/ws", hub.ServeHTTP)
 	ui.Mount(r)
