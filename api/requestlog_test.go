@@ -53,27 +53,23 @@ func TestRequestLog(t *testing.T) {
 			continue
 		}
 		var line struct {
-			Level, Msg, RequestID, Method, Path string
-			Status                              int
+			Level, Msg, Method, Path string
+			Status                   int
+			ID                       string `json:"request_id"`
 		}
 		if err := json.Unmarshal(out.Bytes(), &line); err != nil {
 			t.Fatalf("%s: %v: %q", tc.note, err, out.String())
 		}
-		// encoding/json matches request_id to RequestID only by tag.
-		var ids struct {
-			ID string `json:"request_id"`
-		}
-		_ = json.Unmarshal(out.Bytes(), &ids)
 		path, _, _ := strings.Cut(tc.target, "?")
 		if line.Level != tc.level || line.Msg != "request" || line.Method != tc.method || line.Path != path || line.Status != tc.status {
 			t.Errorf("%s: got %s", tc.note, out.String())
 		}
 		switch {
-		case tc.clientID != "" && ids.ID != tc.clientID:
-			t.Errorf("%s: request_id %q, want the client's %q", tc.note, ids.ID, tc.clientID)
-		case tc.clientID == "" && (!generated.MatchString(ids.ID) || seen[ids.ID]):
-			t.Errorf("%s: request_id %q: want host/random-NNNNNN, new each time", tc.note, ids.ID)
+		case tc.clientID != "" && line.ID != tc.clientID:
+			t.Errorf("%s: request_id %q, want the client's %q", tc.note, line.ID, tc.clientID)
+		case tc.clientID == "" && (!generated.MatchString(line.ID) || seen[line.ID]):
+			t.Errorf("%s: request_id %q: want host/random-NNNNNN, new each time", tc.note, line.ID)
 		}
-		seen[ids.ID] = true
+		seen[line.ID] = true
 	}
 }
