@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chromedp/chromedp"
 )
 
 // TestShadowRules: a rule with mode: shadow decides nothing (git push
@@ -73,5 +75,50 @@ func TestShadowRules(t *testing.T) {
 	}
 	if st, _, body := s.Call(s.Token, "PATCH", "/api/v1/permissions/rules/builds", map[string]any{"mode": "maybe"}, nil); st != 400 || !strings.Contains(string(body), "mode") {
 		t.Errorf("a bad mode: %d %s", st, body)
+	}
+}
+
+// TestBrowserShadowPage: the rules table marks a shadow rule, the shadow
+// page lists the calls it would have decided otherwise, and its one button
+// enforces the rule (config.yaml loses the mode; the next call is decided
+// by it).
+func TestBrowserShadowPage(t *testing.T) {
+	s := StartServer(t, ServerOptions{BuiltinYAML: "rules: []\n", ConfigYAML: `permissions:
+  schema: tiered_policy
+  tools: {bash: ask}
+  rules:
+    - {id: no_push, tools: [bash], pattern: "git push *", action: deny, mode: shadow}
+`})
+	eval := func(cmd string) string {
+		st, _, body := s.Call(s.Token, "POST", "/api/v1/evaluate", map[string]any{"tool_name": "bash", "tool_args": map[string]any{"command": cmd}}, nil)
+		if st != 200 {
+			t.Fatalf("evaluate %q: %d %s", cmd, st, body)
+		}
+		return DecodeJSON[map[string]any](t, body)["level"].(string)
+	}
+	if got := eval("git push origin main"); got != "ask" {
+		t.Fatalf("shadow rule decided: %s", got)
+	}
+	WaitFor(t, 5*time.Second, "the shadow outcome to be logged", func() bool {
+		_, _, body := s.Call(s.Token, "GET", "/api/v1/shadow", nil, nil)
+		return strings.Contains(string(body), "no_push")
+	})
+	ctx := newBrowser(t)
+	run(t, ctx, "log in",
+		chromedp.Navigate(s.URL+"/"), chromedp.WaitVisible(tid("login-form")),
+		chromedp.SendKeys(tid("token"), s.Token), chromedp.Click(tid("login-submit")),
+		chromedp.WaitVisible(tid("severity-table")))
+	run(t, ctx, "the rules table", chromedp.Navigate(s.URL+"/rules"), chromedp.WaitVisible(tid("rule-shadow")))
+	run(t, ctx, "the shadow page", chromedp.Click(tid("rule-shadow")), chromedp.WaitVisible(tid("shadow-calls")))
+	if got := textOf(t, ctx, tid("shadow-calls")); !strings.Contains(got, "git push origin main") || !strings.Contains(textOf(t, ctx, tid("shadow-would")), "deny") {
+		t.Errorf("shadow page calls: %q", got)
+	}
+	screenshot(t, ctx, "shadow-page")
+	run(t, ctx, "enforce", chromedp.Click(tid("shadow-enforce")), chromedp.WaitVisible(tid("flash")))
+	if c := s.ReadFile("config.yaml"); strings.Contains(c, "mode:") || !strings.Contains(c, "id: no_push") {
+		t.Errorf("after enforce, config.yaml:\n%s", c)
+	}
+	if got := eval("git push origin main"); got != "deny" {
+		t.Errorf("the enforced rule does not decide: %s", got)
 	}
 }

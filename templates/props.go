@@ -136,6 +136,34 @@ type RuleRow struct {
 	// Level is what the rule gives in the current mode: its action, or its
 	// severity's level.
 	Level string
+	// Shadow: the rule decides nothing yet (mode: shadow).
+	Shadow bool
+}
+
+// ShadowProps is the shadow rules page: each shadow rule with the logged
+// calls it would have decided otherwise.
+type ShadowProps struct {
+	Nav  Nav
+	ETag string
+	// Off: the decision log is off, so nothing is recorded.
+	Off   bool
+	Rules []ShadowRuleView
+	Error string
+}
+
+// ShadowRuleView is one shadow rule and the calls it would change.
+type ShadowRuleView struct {
+	Rule  RuleRow
+	Calls []ShadowCallRow
+	// More: more calls than shown.
+	More bool
+}
+
+// ShadowCallRow is one logged call a shadow rule would decide otherwise.
+type ShadowCallRow struct {
+	Tool, Summary, Level, ShadowLevel string
+	// At is when it was decided (UTC text), AtISO the same in RFC 3339.
+	At, AtISO string
 }
 
 // RuleForm is the add or edit form of a rule.

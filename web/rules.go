@@ -84,7 +84,7 @@ func ruleRow(r *policy.Rule) templates.RuleRow {
 	}
 	return templates.RuleRow{
 		ID: r.ID, Tools: policy.ToolsText(r.Tools), Pattern: r.Pattern, MatchType: r.MatchType,
-		Action: action, Severity: severity, Description: r.Description, Source: r.Source,
+		Action: action, Severity: severity, Description: r.Description, Source: r.Source, Shadow: r.Shadow(),
 	}
 }
 
