@@ -55,3 +55,47 @@ external_directory: {"*": ask}
 		t.Errorf("link call alone: got %s, want allow (Evaluate keeps ResolvePath)", d.Level)
 	}
 }
+
+// TestEvaluateBatchLooksEachWordUpOnce: a batch asks KindOf about each bare
+// word once, whatever number of its calls name it, and decides as Evaluate
+// does (a link found once is a link in every call); a new batch, or a
+// single Evaluate, asks again.
+func TestEvaluateBatchLooksEachWordUpOnce(t *testing.T) {
+	asked := map[string]int{}
+	opts := testOpts
+	opts.ResolvePath = func(p string) string {
+		if p == "/ws/project/evil" {
+			return "/etc/shadow"
+		}
+		return p
+	}
+	opts.KindOf = func(p string) FileKind {
+		asked[p]++
+		if p == "/ws/project/evil" {
+			return Symlink
+		}
+		return NoFile
+	}
+	e, probs := compileYAMLOpts(t, "enabled: true\nschema: tiered_policy\ntools: {bash: allow}\nexternal_directory: {\"*\": ask}\n", "", opts)
+	if len(probs) != 0 {
+		t.Fatalf("problems: %v", probs)
+	}
+	var reqs []Request
+	for range 50 {
+		reqs = append(reqs, *shellCall("bash", "npm run build"), *shellCall("bash", "cat evil"))
+	}
+	got := make([]Decision, len(reqs))
+	e.EvaluateBatch(reqs, got)
+	for i, d := range got {
+		if want := e.Evaluate(&reqs[i]); d.Level != want.Level || d.MatchedRule != want.MatchedRule {
+			t.Fatalf("call %d: batch %v (%s), alone %v (%s)", i, d.Level, d.MatchedRule, want.Level, want.MatchedRule)
+		}
+	}
+	if got[1].Level != Ask || got[99].Level != Ask {
+		t.Errorf("cat evil (a link out of the workspace): %v, %v; want ask", got[1].Level, got[99].Level)
+	}
+	// 100 batch calls and 100 single ones: the batch asked once a word.
+	if asked["/ws/project/run"] != 51 || asked["/ws/project/evil"] != 51 {
+		t.Errorf("lookups: %v; want each word once in the batch and once per single call", asked)
+	}
+}
