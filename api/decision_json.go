@@ -3,9 +3,9 @@ package api
 import (
 	"net/http"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/internal/jsontext"
 )
 
 // The decision routes answer thousands of times a second, so their answer
@@ -78,80 +78,24 @@ func writeJSONBytes(w http.ResponseWriter, b []byte) {
 // (field order, omitempty, null matched_rule), for a d without a Trace.
 func appendDecision(b []byte, d engine.Decision) []byte {
 	b = append(b, `{"level":`...)
-	b = appendJSONString(b, d.Level.String())
+	b = jsontext.AppendString(b, d.Level.String())
 	b = append(b, `,"matched_rule":`...)
 	if d.MatchedRule == "" {
 		b = append(b, "null"...)
 	} else {
-		b = appendJSONString(b, d.MatchedRule)
+		b = jsontext.AppendString(b, d.MatchedRule)
 	}
 	b = append(b, `,"reason":`...)
-	b = appendJSONString(b, d.Reason)
+	b = jsontext.AppendString(b, d.Reason)
 	if len(d.ExternalPaths) > 0 {
 		b = append(b, `,"external_paths":[`...)
 		for i, p := range d.ExternalPaths {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, p)
+			b = jsontext.AppendString(b, p)
 		}
 		b = append(b, ']')
 	}
 	return append(b, '}')
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s quoted as encoding/json does with HTML
-// escaping off (writeJSON's SetEscapeHTML(false)): \" \\ \b \f \n \r \t,
-// other control bytes as \u00XX, invalid UTF-8 as \ufffd, and U+2028 and
-// U+2029 escaped, since JavaScript reads them as line ends.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

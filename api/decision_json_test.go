@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/internal/jsontext"
 )
 
 // hardStrings are strings whose JSON needs every kind of escape.
@@ -84,7 +85,7 @@ func FuzzAppendJSONString(f *testing.F) {
 		if err := enc.Encode(s); err != nil {
 			t.Fatal(err)
 		}
-		if got := appendJSONString(nil, s); string(got)+"\n" != want.String() {
+		if got := jsontext.AppendString(nil, s); string(got)+"\n" != want.String() {
 			t.Errorf("%q: got %s, want %s", s, got, want.String())
 		}
 	})

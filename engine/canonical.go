@@ -5,7 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/toolgate/toolgate/internal/jsontext"
 )
 
 // appendCanonical appends v as canonical JSON (CanonicalArgs) without
@@ -22,7 +23,7 @@ func appendCanonical(b []byte, v any) ([]byte, bool) {
 	case bool:
 		return strconv.AppendBool(b, t), true
 	case string:
-		return appendJSONString(b, t), true
+		return jsontext.AppendString(b, t), true
 	case float64:
 		return appendJSONFloat(b, t)
 	case map[string]any:
@@ -48,7 +49,7 @@ func appendCanonical(b []byte, v any) ([]byte, bool) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendJSONString(b, x)
+			b = jsontext.AppendString(b, x)
 		}
 		return append(b, ']'), true
 	}
@@ -68,7 +69,7 @@ func appendCanonicalObject(b []byte, m map[string]any) ([]byte, bool) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, k)
+		b = jsontext.AppendString(b, k)
 		b = append(b, ':')
 		var ok bool
 		if b, ok = appendCanonical(b, m[k]); !ok {
@@ -96,58 +97,4 @@ func appendJSONFloat(b []byte, f float64) ([]byte, bool) {
 		}
 	}
 	return b, true
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString writes s as a JSON string as encoding/json does with
-// HTML escaping off: " and \ escaped, control characters as \b \f \n \r
-// \t or \u00XX, invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
