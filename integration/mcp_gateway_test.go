@@ -188,6 +188,8 @@ func TestMCPGatewayInFrontOfFilesystemServer(t *testing.T) {
 	}
 	if m := c.answer(far, 30*time.Second); !strings.Contains(string(m["result"]), `"isError":true`) || strings.Contains(string(m["result"]), "far away") {
 		t.Errorf("the refused outside read answered %s", m["result"])
+	} else if r := string(m["result"]); !strings.Contains(r, "refused it when asked") || !strings.Contains(r, "from the test") {
+		t.Errorf("the model should read that a person refused the outside read, with their comment: %s", r)
 	}
 
 	text, isErr := c.call("write_file", map[string]any{"path": canary, "content": "overwritten"})

@@ -153,10 +153,7 @@ func (d *checkDecider) Decide(ctx context.Context, tool string, args json.RawMes
 	if err != nil {
 		return mcpgate.Verdict{Reason: err.Error()}
 	}
-	var out struct {
-		Decision string `json:"decision"`
-		Reason   string `json:"reason"`
-	}
+	var out checkAnswer
 	if err := json.Unmarshal(data, &out); err != nil {
 		return mcpgate.Verdict{Reason: "toolgate's answer could not be read"}
 	}
@@ -166,7 +163,45 @@ func (d *checkDecider) Decide(ctx context.Context, tool string, args json.RawMes
 	case "pending":
 		return mcpgate.Verdict{Reason: fmt.Sprintf("no one answered within %d seconds (%s)", d.o.wait, out.Reason)}
 	}
-	return mcpgate.Verdict{Reason: out.Reason}
+	return mcpgate.Verdict{Reason: out.refusal()}
+}
+
+// checkAnswer is what the gateway reads of a /api/v1/check answer.
+type checkAnswer struct {
+	Decision string `json:"decision"`
+	Reason   string `json:"reason"`
+	// Approval is set when the policy asked: the ask as a person (or the
+	// timeout) settled it.
+	Approval *struct {
+		ID        string `json:"id"`
+		Status    string `json:"status"`
+		DecidedBy string `json:"decided_by"`
+		Comment   string `json:"comment"`
+	} `json:"approval"`
+}
+
+// refusal words a refused call for the model. A policy's deny gives the
+// policy's reason; an ask that ended refused says how it ended, since the
+// ask's own reason ("Approval required for ...") would read as if no one
+// had been asked: a person's refusal names who refused and their comment,
+// as the hook answers do.
+func (c checkAnswer) refusal() string {
+	a := c.Approval
+	switch {
+	case a == nil:
+		return c.Reason
+	case a.Status == "denied":
+		msg := fmt.Sprintf("%s refused it when asked (approval %s)", a.DecidedBy, a.ID)
+		if a.Comment != "" {
+			msg += ": " + a.Comment
+		}
+		return msg
+	case a.Status == "expired":
+		return fmt.Sprintf("approval %s expired unanswered (%s)", a.ID, c.Reason)
+	case a.Status == "cancelled":
+		return fmt.Sprintf("approval %s was cancelled (the server is shutting down)", a.ID)
+	}
+	return c.Reason
 }
 
 // Hidden implements mcpgate.Decider: a tool whose level denies it is left
