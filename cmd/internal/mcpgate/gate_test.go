@@ -63,6 +63,7 @@ func newHarness(t *testing.T, d Decider) *harness {
 	serverOutR, serverOutW := io.Pipe()
 	toClientR, toClientW := io.Pipe()
 	h := &harness{client: clientW, server: bufio.NewScanner(serverInR), toClient: bufio.NewScanner(toClientR), answer: serverOutW, done: make(chan error, 1)}
+	h.toClient.Buffer(make([]byte, 64<<10), maxLine)
 	g := &Gate{Decider: d}
 	go func() { h.done <- g.Run(context.Background(), clientR, toClientW, serverOutR, serverInW) }()
 	t.Cleanup(func() { clientW.Close(); serverOutW.Close() })
