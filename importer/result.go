@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -121,6 +122,10 @@ func (r *Result) drop(entry, format string, args ...any) {
 // setTool sets a whole-tool level; two entries for one tool keep the
 // stricter, as every source here lets a deny of a tool beat an allow.
 func (r *Result) setTool(tool, level string) {
+	if hasControl(tool) {
+		r.problem(strconv.Quote(tool), "the tool name holds a control character (a newline, a tab, ...), which no tool's name does; not carried over")
+		return
+	}
 	if strictness(level) > strictness(r.Tools[tool]) {
 		r.Tools[tool] = level
 	}
@@ -129,6 +134,10 @@ func (r *Result) setTool(tool, level string) {
 // addRule appends a rule with an id made from its source, unique in the
 // result; a rule that decides like one already there is not added twice.
 func (r *Result) addRule(rule Rule, idBase string) {
+	if hasControl(rule.Pattern) || slices.ContainsFunc(rule.Tools, hasControl) {
+		r.problem(rule.Description+" "+strconv.Quote(rule.Pattern), "the entry holds a control character (a newline, a tab, ...), which no command, path or tool name these settings decide holds; not carried over")
+		return
+	}
 	for i := range r.Rules {
 		if r.Rules[i].Same(rule) {
 			r.Rules[i].Match = append(r.Rules[i].Match, rule.Match...)
@@ -139,6 +148,12 @@ func (r *Result) addRule(rule Rule, idBase string) {
 	rule.ID = r.uniqueID(idBase)
 	rule.Source = "import:" + r.Agent
 	r.Rules = append(r.Rules, rule)
+}
+
+// hasControl reports whether s holds an ASCII control character. No real
+// entry does, and such text would not survive the printed YAML intact.
+func hasControl(s string) bool {
+	return strings.ContainsFunc(s, func(c rune) bool { return c < 0x20 || c == 0x7f })
 }
 
 var idUnsafe = regexp.MustCompile(`[^a-z0-9]+`)
