@@ -3,6 +3,7 @@ package importer
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.starlark.net/starlark"
@@ -33,8 +34,9 @@ const codexMaxSteps = 1_000_000
 
 // Codex converts a Codex .rules file. The file is run as Starlark with
 // only prefix_rule, network_rule and host_executable defined (no load,
-// no I/O), as Codex runs it.
-func Codex(data []byte, name string) (*Result, error) {
+// no I/O), as Codex runs it. opts gives the workspace and home the
+// engine checks a rule's examples in.
+func Codex(data []byte, name string, opts Options) (*Result, error) {
 	r := newResult("codex")
 	thread := &starlark.Thread{Name: "import"}
 	thread.SetMaxExecutionSteps(codexMaxSteps)
@@ -53,7 +55,7 @@ func Codex(data []byte, name string) (*Result, error) {
 		})
 	}
 	predeclared := starlark.StringDict{
-		"prefix_rule": record("prefix_rule", func(where string, kw []starlark.Tuple) error { return codexPrefixRule(r, where, kw) }),
+		"prefix_rule": record("prefix_rule", func(where string, kw []starlark.Tuple) error { return codexPrefixRule(r, where, kw, opts) }),
 		"network_rule": record("network_rule", func(where string, kw []starlark.Tuple) error {
 			r.problem(where+" "+kwargsText(kw), "Codex's network rules judge its sandbox's network proxy, which toolgate does not see")
 			return nil
@@ -63,8 +65,8 @@ func Codex(data []byte, name string) (*Result, error) {
 			return nil
 		}),
 	}
-	opts := &syntax.FileOptions{Set: true, While: true, TopLevelControl: true, GlobalReassign: true}
-	if _, err := starlark.ExecFileOptions(opts, thread, name, data, predeclared); err != nil {
+	fileOpts := &syntax.FileOptions{Set: true, While: true, TopLevelControl: true, GlobalReassign: true}
+	if _, err := starlark.ExecFileOptions(fileOpts, thread, name, data, predeclared); err != nil {
 		var ee *starlark.EvalError
 		if errors.As(err, &ee) {
 			return nil, fmt.Errorf("the rules file does not run: %s", ee.Backtrace())
@@ -85,7 +87,7 @@ func kwargsText(kw []starlark.Tuple) string {
 
 // codexPrefixRule converts one prefix_rule call. An error stops the
 // import, as a rule Codex itself refuses stops Codex loading the file.
-func codexPrefixRule(r *Result, where string, kw []starlark.Tuple) error {
+func codexPrefixRule(r *Result, where string, kw []starlark.Tuple, opts Options) error {
 	var pattern *starlark.List
 	decision, justification := "allow", ""
 	var match, notMatch *starlark.List
@@ -142,9 +144,16 @@ func codexPrefixRule(r *Result, where string, kw []starlark.Tuple) error {
 	if justification != "" {
 		desc += ": " + justification
 	}
-	for _, prefix := range expand(words) {
+	prefixes := expand(words)
+	for _, e := range yes {
+		if !slices.ContainsFunc(prefixes, func(p []string) bool { return startsWith(e, p) }) {
+			r.problem(where, "match example %q does not start with the rule's prefix as toolgate splits it into words", e)
+		}
+	}
+	for _, prefix := range prefixes {
 		rule := Rule{Tools: []string{"bash"}, MatchType: "command", Pattern: prefixGlob(strings.Join(prefix, " ")),
-			Action: level, Description: desc, Match: examplesFor(yes, prefix), NoMatch: no}
+			Action: level, Description: desc}
+		rule.Examples = checkedExamples(r, where, rule, examplesFor(yes, prefix), no, opts)
 		r.addRule(rule, "codex_"+decision+"_"+strings.Join(prefix, "_"))
 	}
 	return nil
@@ -155,11 +164,17 @@ func codexPrefixRule(r *Result, where string, kw []starlark.Tuple) error {
 func examplesFor(examples, prefix []string) []string {
 	var out []string
 	for _, e := range examples {
-		if w, err := shell.Fields(e, nil); err == nil && len(w) >= len(prefix) && equalWords(w[:len(prefix)], prefix) {
+		if startsWith(e, prefix) {
 			out = append(out, e)
 		}
 	}
 	return out
+}
+
+// startsWith reports whether a command's words start with prefix.
+func startsWith(command string, prefix []string) bool {
+	w, err := shell.Fields(command, nil)
+	return err == nil && len(w) >= len(prefix) && equalWords(w[:len(prefix)], prefix)
 }
 
 func equalWords(a, b []string) bool {

@@ -8,6 +8,8 @@
 //
 // It does not write a policy, reach a server or decide a call: it returns a
 // Result that cmd/toolgate prints and, with --write, sends through the REST
-// API, and the engine decides. It imports nothing of toolgate, so the
-// terminal client stays a client of the server.
+// API, and the server's engine decides. It uses the engine only to check a
+// rule's examples as the server will when they are written
+// (docs/configuration.md#rule-examples), so an example that does not hold
+// is reported instead of making the server refuse the import.
 package importer

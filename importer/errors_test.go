@@ -22,7 +22,7 @@ func TestCodexFilesCodexRefuses(t *testing.T) {
 	} {
 		t.Run(c.note, func(t *testing.T) {
 			start := time.Now()
-			_, err := Codex([]byte(c.file), "x.rules")
+			_, err := Codex([]byte(c.file), "x.rules", Options{})
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("error %v, want one saying %q", err, c.err)
 			}
@@ -41,7 +41,7 @@ READ_ONLY = ["status", "log", "diff"]
 for sub in READ_ONLY:
     prefix_rule(pattern=["git", sub])
 prefix_rule(pattern=["echo", "a b"], decision="forbidden")
-`), "x.rules")
+`), "x.rules", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -40,6 +40,7 @@ type sample struct {
 	problems []string // a part of each problem's entry, in order
 	stricter int      // how many of them were carried over, stricter
 	dropped  int
+	yaml     []string // parts the printed YAML must hold
 	calls    []call
 }
 
@@ -111,7 +112,12 @@ func runSample(t *testing.T, s sample) {
 	if stricter != s.stricter || len(r.Dropped) != s.dropped {
 		t.Errorf("%d stricter, %d dropped; want %d, %d", stricter, len(r.Dropped), s.stricter, s.dropped)
 	}
-	e := compile(t, r)
+	for _, part := range s.yaml {
+		if !strings.Contains(text, part) {
+			t.Errorf("the YAML lacks %q", part)
+		}
+	}
+	e := compile(t, r) // the engine checks the rules' examples too
 	for _, c := range s.calls {
 		d := e.Evaluate(&engine.Request{ToolName: c.tool, ToolArgs: c.args, ChannelID: "cli", Workspace: workspace})
 		if d.Level.String() != c.want {
@@ -185,11 +191,13 @@ func TestClaudeCodeSamples(t *testing.T) {
 
 func TestCodexSamples(t *testing.T) {
 	codex := func(name string) func([]byte) (*Result, error) {
-		return func(data []byte) (*Result, error) { return Codex(data, name) }
+		return func(data []byte) (*Result, error) { return Codex(data, name, sampleOpts) }
 	}
 	for _, s := range []sample{
 		{note: "openai/codex's example policy: forbidden, prompt and allow prefixes with their examples",
 			convert: codex("codex-example.rules"), file: "codex-example.rules", rules: 8,
+			yaml: []string{"examples:\n        match:\n          - git reset --hard\n        no_match:\n          - git reset --keep\n          - git reset --merge\n",
+				"- ls -a .\n", "- cp -r src dest\n", "- hea -n 1,5p CHANGELOG.md\n"},
 			calls: []call{
 				sh("git reset --hard", "deny"),
 				sh("git reset --hard HEAD~1", "deny"),
@@ -203,7 +211,12 @@ func TestCodexSamples(t *testing.T) {
 			}},
 		{note: "the docs' rules: a justification, string examples, alternatives; host_executable is reported",
 			convert: codex("codex-docs.rules"), file: "codex-docs.rules", rules: 3,
-			problems: []string{"host_executable"},
+			// The ask rule's wider reading of an argument with commas only
+			// shows where it makes a decision stricter, never in the
+			// one-rule policy that checks examples: that example is left out.
+			problems: []string{`pattern=["gh", "pr", "view"]`, "host_executable"},
+			yaml: []string{"match:\n          - gh pr view 7888\n          - gh pr view --repo openai/codex\n        no_match:\n          - gh pr --repo openai/codex view 7888\n",
+				"match:\n          - git push origin main\n        no_match:\n          - git status\n"},
 			calls: []call{
 				sh("gh pr view 7888 --json title,body,comments", "ask"),
 				sh("gh pr --repo openai/codex view 7888", "ask"), // no rule: the default

@@ -30,17 +30,11 @@ func (r *Result) Section() Section {
 }
 
 // YAML renders the section under a permissions: key, as config.yaml holds
-// it. A rule's examples (Codex's match and not_match) are comments above
-// it: toolgate's rules have no field for them yet.
+// it.
 func (r *Result) YAML() (string, error) {
 	var doc yaml.Node
 	if err := doc.Encode(map[string]Section{"permissions": r.Section()}); err != nil {
 		return "", err
-	}
-	if rules := findKey(findKey(&doc, "permissions"), "rules"); rules != nil {
-		for i, n := range rules.Content {
-			n.HeadComment = examplesComment(r.Rules[i])
-		}
 	}
 	var b bytes.Buffer
 	enc := yaml.NewEncoder(&b)
@@ -49,35 +43,6 @@ func (r *Result) YAML() (string, error) {
 		return "", err
 	}
 	return b.String(), nil
-}
-
-// examplesComment lists a rule's examples, "" when it has none.
-func examplesComment(r Rule) string {
-	var lines []string
-	for _, e := range r.Match {
-		lines = append(lines, "example, must match: "+e)
-	}
-	for _, e := range r.NoMatch {
-		lines = append(lines, "example, must not match: "+e)
-	}
-	return strings.Join(lines, "\n")
-}
-
-// findKey is the value of key in a mapping node (the document's root
-// mapping when n is a document).
-func findKey(n *yaml.Node, key string) *yaml.Node {
-	if n == nil {
-		return nil
-	}
-	if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-		n = n.Content[0]
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
 }
 
 // Report lists what was not carried over and what was left out, one

@@ -38,12 +38,34 @@ type Rule struct {
 	Action      string   `json:"action" yaml:"action"`
 	Description string   `json:"description,omitempty" yaml:"description,omitempty"`
 	Source      string   `json:"source" yaml:"source"`
-	// Match and NoMatch are commands the source said the rule must and
-	// must not match (Codex's match and not_match). toolgate's rules have
-	// no field for them yet, so they are printed beside the rule, not
-	// written.
-	Match   []string `json:"-" yaml:"-"`
-	NoMatch []string `json:"-" yaml:"-"`
+	// Examples are the commands the source said the rule must and must not
+	// match (Codex's match and not_match), as the rule's examples
+	// (docs/configuration.md#rule-examples); nil when it has none.
+	Examples *Examples `json:"examples,omitempty" yaml:"examples,omitempty"`
+}
+
+// Examples are a rule's examples as config.yaml and the REST API hold
+// them.
+type Examples struct {
+	Match   []string `json:"match,omitempty" yaml:"match,omitempty"`
+	NoMatch []string `json:"no_match,omitempty" yaml:"no_match,omitempty"`
+}
+
+// with is x with more examples added; nil when there are none.
+func (x *Examples) with(more *Examples) *Examples {
+	if more == nil {
+		return x
+	}
+	out := &Examples{}
+	if x != nil {
+		*out = Examples{Match: slices.Clone(x.Match), NoMatch: slices.Clone(x.NoMatch)}
+	}
+	out.Match = append(out.Match, more.Match...)
+	out.NoMatch = append(out.NoMatch, more.NoMatch...)
+	if len(out.Match) == 0 && len(out.NoMatch) == 0 {
+		return nil
+	}
+	return out
 }
 
 // Same reports whether two rules decide alike: the same tools, match type,
@@ -140,8 +162,7 @@ func (r *Result) addRule(rule Rule, idBase string) {
 	}
 	for i := range r.Rules {
 		if r.Rules[i].Same(rule) {
-			r.Rules[i].Match = append(r.Rules[i].Match, rule.Match...)
-			r.Rules[i].NoMatch = append(r.Rules[i].NoMatch, rule.NoMatch...)
+			r.Rules[i].Examples = r.Rules[i].Examples.with(rule.Examples)
 			return
 		}
 	}

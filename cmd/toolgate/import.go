@@ -109,7 +109,7 @@ func convertFile(agent, file string, o *importOptions) (*importer.Result, error)
 		}
 		return importer.ClaudeCode(data, opts)
 	case "codex":
-		return importer.Codex(data, filepath.Base(file))
+		return importer.Codex(data, filepath.Base(file), opts)
 	case "gemini":
 		return importer.Gemini(data)
 	case "opencode":
