@@ -67,11 +67,15 @@ func ExampleMatches(r *policy.Rule, value string, opts Options) (bool, string) {
 }
 
 // RuleMatchesAlone reports whether a policy made of r alone decides req by
-// r: the test of a rule's examples, and of a rule typed into a form.
+// r: the test of a rule's examples, and of a rule typed into a form. The
+// policy's default is allow, the least strict level, so that every reading
+// by which an ask or deny rule makes a decision stricter shows (an ask
+// rule's * reaches a comma or a quote only where that makes a call
+// stricter: never under a default of ask).
 func RuleMatchesAlone(r *policy.Rule, req *Request, opts Options) bool {
 	rc := *r
 	rc.ID, rc.Index, rc.Examples = exampleRuleID, 0, nil
-	sec := policy.Section{Enabled: true, Tiered: true, Defaults: Ask,
+	sec := policy.Section{Enabled: true, Tiered: true, Defaults: Allow,
 		External: policy.ExternalDirs{Star: Allow, StarSet: true}, Rules: []policy.Rule{rc}}
 	e, _ := CompileSection(&sec, nil, Options{Workspace: opts.Workspace, HomeDir: opts.HomeDir, CheckedChannels: opts.CheckedChannels})
 	return strings.Contains(e.Evaluate(req).MatchedRule, "rules["+exampleRuleID+"]")

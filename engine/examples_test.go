@@ -28,6 +28,8 @@ func TestRuleExamples(t *testing.T) {
 			map[string]any{"match": []any{"git push origin main", "git push"}, "no_match": []any{"git pull", "git status"}}), ""},
 		{"a deny rule matches its command behind a program option", rule("push", bash, "git push *", "deny",
 			map[string]any{"match": []any{"git -C repo push --force"}}), ""},
+		{"an ask rule's * reaches a comma where that asks (a default of allow shows it)", rule("view", bash, "gh pr view *", "ask",
+			map[string]any{"match": []any{"gh pr view 7888 --json title,body,comments"}}), ""},
 		{"an allow glob never matches a second command", rule("st", bash, "git status *", "allow",
 			map[string]any{"no_match": []any{"git status; rm -rf /"}}), ""},
 		{"a match that does not hold", rule("push", bash, "git push *", "deny",

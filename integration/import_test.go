@@ -107,19 +107,17 @@ func TestImportWritesThroughTheAPI(t *testing.T) {
 	writeFile(t, rules, string(codex))
 	r = run("import", "codex", rules, "--write")
 	if r.code != 3 || !strings.Contains(r.stderr, "not carried over: host_executable") ||
-		!strings.Contains(r.stderr, `match example "gh pr view 7888 --json title,body,comments" does not match in toolgate`) ||
+		strings.Contains(r.stderr, "does not match in toolgate") ||
 		!strings.Contains(r.stderr, "toolgate import: wrote 3 changes") {
-		t.Errorf("codex import: exit %d, want 3 (host_executable and one example not carried), 3 rules written\n%s%s", r.code, r.stdout, r.stderr)
+		t.Errorf("codex import: exit %d, want 3 (host_executable not carried, every example carried), 3 rules written\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	// The examples the server accepted are in config.yaml, under their rules.
 	cfg = s.ReadFile("config.yaml")
-	for _, want := range []string{"- gh pr view 7888\n", "- gh pr view --repo openai/codex\n", "no_match:\n", "- gh pr --repo openai/codex view 7888\n", "- git push origin main\n", "- git status\n"} {
+	for _, want := range []string{"- gh pr view 7888\n", "- gh pr view --repo openai/codex\n", "- gh pr view 7888 --json title,body,comments\n",
+		"no_match:\n", "- gh pr --repo openai/codex view 7888\n", "- git push origin main\n", "- git status\n"} {
 		if !strings.Contains(cfg, want) {
 			t.Errorf("config.yaml lacks the example %q:\n%s", want, cfg)
 		}
-	}
-	if strings.Contains(cfg, "title,body,comments") {
-		t.Errorf("config.yaml holds the example toolgate does not match:\n%s", cfg)
 	}
 	st, _, b := s.Call(s.Token, "POST", "/api/v1/evaluate", map[string]any{"tool_name": "bash", "tool_args": map[string]any{"command": "git push origin main"}, "workspace": ws}, nil)
 	if st != 200 || !strings.Contains(string(b), `"level":"ask"`) || !strings.Contains(string(b), "import_codex_prompt_git_push") {
