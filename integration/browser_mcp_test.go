@@ -165,11 +165,13 @@ func TestBrowserMCPCall(t *testing.T) {
 	run(t, ctx, "save it",
 		chromedp.SendKeys(tid("rule-id-input"), "intranet"),
 		chromedp.SetValue(tid("rule-action-select"), "deny"),
-		chromedp.Click(tid("rule-add")),
-		chromedp.WaitVisible(tid("rules-table")))
+		chromedp.Click(tid("rule-add")))
+	// The page before the click has a rules table too: wait for the save
+	// itself (the flash of the page it leads to), not for a table.
+	run(t, ctx, "the save's answer", chromedp.WaitVisible(tid("flash")))
 	_, _, rulesBody := s.Call(s.Token, "GET", "/api/v1/permissions/rules", nil, nil)
 	if !strings.Contains(string(rulesBody), `"match_type":"args"`) || !strings.Contains(string(rulesBody), `"intranet"`) {
-		t.Fatalf("the saved rule: %s", rulesBody)
+		t.Fatalf("the saved rule: %s (the page: %q)", rulesBody, textOf(t, ctx, tid("flash")))
 	}
 	st, _, body = s.Call(agent, "POST", "/api/v1/evaluate", map[string]any{"tool_name": "mcp_fetch_webpage",
 		"tool_args": map[string]any{"url": "https://intranet.example/hr"}, "channel_id": "web"}, nil)
