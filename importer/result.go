@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // The levels of a toolgate rule or tool.
@@ -158,6 +161,13 @@ func (r *Result) setTool(tool, level string) {
 func (r *Result) addRule(rule Rule, idBase string) {
 	if hasControl(rule.Pattern) || slices.ContainsFunc(rule.Tools, hasControl) {
 		r.problem(rule.Description+" "+strconv.Quote(rule.Pattern), "the entry holds a control character (a newline, a tab, ...), which no command, path or tool name these settings decide holds; not carried over")
+		return
+	}
+	// What the engine would not take part (an empty pattern, a regexp it
+	// cannot compile, a tool it does not know) is reported, never written:
+	// an inert imported rule would silently decide nothing.
+	if err := engine.CheckRule(&policy.Rule{Tools: rule.Tools, Pattern: rule.Pattern, MatchType: rule.MatchType}); err != nil {
+		r.problem(rule.Description+" "+strconv.Quote(rule.Pattern), "toolgate would not use the rule (%s: %s); not carried over", err.Field, err.Message)
 		return
 	}
 	for i := range r.Rules {
