@@ -133,7 +133,7 @@ func Compile(perms map[string]any, builtin []any, opts Options) (*Engine, []Prob
 // compile, unknown tools, duplicate ids, ...), in the order of the parts
 // and entries they name (orderProblems).
 func CompileSection(sec *policy.Section, builtin *policy.Builtin, opts Options) (*Engine, []Problem) {
-	if sec != nil && hasShadowRules(sec.Rules) {
+	if sec != nil && hasShadowRules(sec.Rules, sec.Overrides) {
 		return compileWithShadow(sec, builtin, opts) // shadow.go
 	}
 	return compileSection(sec, builtin, opts)

@@ -9,14 +9,33 @@ import "github.com/toolgate/toolgate/policy"
 // (Shadow), which the decision log asks off the request path what each
 // call would have got.
 
-// hasShadowRules reports whether any rule is a shadow rule.
-func hasShadowRules(rules []policy.Rule) bool {
-	for i := range rules {
-		if rules[i].Shadow() {
-			return true
+// hasShadowRules reports whether any rule of the lists is a shadow rule.
+func hasShadowRules(lists ...[]policy.Rule) bool {
+	for _, rules := range lists {
+		for i := range rules {
+			if rules[i].Shadow() {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// splitShadow returns the rules in force (shadow rules left out) and all
+// of them enforced.
+func splitShadow(rules []policy.Rule) (live, all []policy.Rule) {
+	all = make([]policy.Rule, len(rules))
+	live = make([]policy.Rule, 0, len(rules))
+	for i, r := range rules {
+		if !r.Shadow() {
+			l := r
+			l.Examples = nil // checked once, in the compile of all the rules
+			live = append(live, l)
+		}
+		r.Mode = ""
+		all[i] = r
+	}
+	return live, all
 }
 
 // compileWithShadow compiles the policy in force (shadow rules left out)
@@ -24,17 +43,12 @@ func hasShadowRules(rules []policy.Rule) bool {
 // every rule, shadow rules included, is validated as if enforced, so a
 // shadow rule that would not compile is reported before it is enforced.
 func compileWithShadow(sec *policy.Section, builtin *policy.Builtin, opts Options) (*Engine, []Problem) {
-	all := *sec
-	all.Rules = make([]policy.Rule, len(sec.Rules))
-	live := *sec
-	live.Rules = make([]policy.Rule, 0, len(sec.Rules))
-	for i, r := range sec.Rules {
-		if !r.Shadow() {
-			live.Rules = append(live.Rules, r)
-		}
-		r.Mode = ""
-		all.Rules[i] = r
-	}
+	all, live := *sec, *sec
+	// An approval override in shadow mode is tried the same way: enforcing
+	// it because only rules were looked at would allow what its author
+	// meant only to watch.
+	live.Rules, all.Rules = splitShadow(sec.Rules)
+	live.Overrides, all.Overrides = splitShadow(sec.Overrides)
 	shadow, problems := compileSection(&all, builtin, opts)
 	e, _ := compileSection(&live, builtin, opts)
 	e.problems = problems

@@ -41,6 +41,14 @@ func TestShadowRules(t *testing.T) {
 				c.note, d.Level, d.MatchedRule, s, c.level, c.shadowLevel, c.shadowRule, c.changed)
 		}
 	}
+	// An approval override in shadow mode allows nothing yet.
+	watched, _ := engine.Compile(map[string]any{"schema": "tiered_policy", "tools": map[string]any{"bash": "ask"},
+		"approval_overrides": []any{map[string]any{"id": "o1", "tools": []any{"bash"}, "pattern": "make release", "action": "allow", "mode": "shadow"}}},
+		nil, engine.Options{Workspace: "/ws"})
+	release := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make release"}}
+	if d := watched.Evaluate(release); d.Level != engine.Ask || !watched.ShadowOf(release, d).Changed {
+		t.Errorf("a shadow override: in force %v (%s), want ask, and allow only in the shadow", d.Level, d.MatchedRule)
+	}
 	plain, _ := engine.Compile(map[string]any{"schema": "tiered_policy"}, nil, engine.Options{})
 	if plain.Shadow() != nil || plain.ShadowOf(&engine.Request{ToolName: "bash"}, engine.Decision{}).Changed {
 		t.Error("a policy without shadow rules has a shadow")
