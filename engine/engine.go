@@ -11,6 +11,9 @@ type Engine struct {
 	// shadow is the policy with its shadow rules enforced, nil when it
 	// has none (shadow.go).
 	shadow *Engine
+	// grants are the live grants the engine consults, nil when there are
+	// none (grants.go).
+	grants *GrantSet
 }
 
 // Problems returns the validation problems found when the policy was compiled.

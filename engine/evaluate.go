@@ -149,9 +149,9 @@ func (e *Engine) windowsWorkspace(req *Request) bool {
 func (e *Engine) ruleDecision(tool string, v *callValues, sh *shell.Analysis, tr *tracer) Decision {
 	var out outcome
 	if e.policy.tiered {
-		out = e.policy.evalTiered(tool, v, tr)
+		out = e.evalTiered(tool, v, tr)
 	} else {
-		out = e.policy.evalLegacy(tool, v, tr)
+		out = e.evalLegacy(tool, v, tr)
 	}
 	d := Decision{Level: out.level, MatchedRule: out.rule, FromOverride: out.fromOverride, Cause: causeOf(out)}
 	if v.category == CategoryShell {
@@ -241,7 +241,8 @@ func (e *Engine) fillValues(v *callValues, req *Request, buf []string) {
 }
 
 // evalTiered is evaluate_tiered_policy (docs/decisions.md#the-order-of-the-steps).
-func (p *compiledPolicy) evalTiered(tool string, v *callValues, tr *tracer) outcome {
+func (e *Engine) evalTiered(tool string, v *callValues, tr *tracer) outcome {
+	p := e.policy
 	bl := p.tools[tool]
 	if tr != nil { // the Detail concatenation would allocate on every call
 		tr.add(Step{Name: "baseline", Result: bl.level.String(), Rule: bl.rule, Detail: "permissions.tools." + tool})
@@ -276,6 +277,9 @@ func (p *compiledPolicy) evalTiered(tool string, v *callValues, tr *tracer) outc
 		return out
 	}
 	tr.add(Step{Name: "approval_overrides", Detail: "no override matched"})
+	if out, ok := e.grantOutcome(tool, v, tr); ok {
+		return out
+	}
 	if len(builtinHits) > 0 {
 		out := finalize(builtinHits, "tiered_policy:builtin:")
 		tr.add(Step{Name: "finalize", Result: out.level.String(), Rule: out.rule, Detail: "built-in hits decide; user hits are not merged", Decisive: true})
@@ -343,7 +347,21 @@ func finalize(hits []*rule, base string) outcome {
 // evalLegacy is the tool-level checker of the legacy schema (docs/decisions.md):
 // tools.<t>.patterns (strictest match), then tools.<t>.* or tools.<t>, then
 // defaults.*; any deny among these wins, else the first that applies.
-func (p *compiledPolicy) evalLegacy(tool string, v *callValues, tr *tracer) outcome {
+func (e *Engine) evalLegacy(tool string, v *callValues, tr *tracer) outcome {
+	out := e.policy.legacyOutcome(tool, v, tr)
+	if out.level != Ask {
+		return out
+	}
+	// The legacy schema has no override step: a grant answers the ask it
+	// would have put to a person (docs/grants.md).
+	if g, ok := e.grantOutcome(tool, v, tr); ok {
+		return g
+	}
+	return out
+}
+
+// legacyOutcome is evalLegacy without grants.
+func (p *compiledPolicy) legacyOutcome(tool string, v *callValues, tr *tracer) outcome {
 	var cands [3]outcome
 	n := 0
 	var best *legacyPattern

@@ -13,6 +13,9 @@ type Request struct {
 	// The hooks fill it from what `toolgate hook` sends.
 	Home  string `json:"-"`
 	Scope *Scope `json:"scope,omitempty"`
+	// SessionID is the agent's session, which a session grant is bound to
+	// (grants.go); empty for a call that names none.
+	SessionID string `json:"-"`
 	// Explain asks for the Trace of the steps taken.
 	Explain bool `json:"explain,omitempty"`
 }

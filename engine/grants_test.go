@@ -1,0 +1,131 @@
+package engine
+
+import (
+	"testing"
+	"time"
+)
+
+// grantPolicy asks for everything a grant could cover, and denies one
+// command that no grant may reach.
+const grantPolicy = `schema: tiered_policy
+permission_mode: normal
+defaults: {"*": ask}
+tools: {bash: ask, read_file: ask}
+rules:
+  - {id: no_push, tools: [bash], pattern: "git push *", action: deny}
+`
+
+// TestGrantsCoverOnlyWhatWasApproved holds a grant to its tool, pattern or
+// digest, channel, workspace, session and expiry, and to the override's
+// checks (every path value, no chained command).
+func TestGrantsCoverOnlyWhatWasApproved(t *testing.T) {
+	base, problems := compileYAML(t, grantPolicy, "")
+	if len(problems) != 0 {
+		t.Fatalf("problems: %v", problems)
+	}
+	now := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
+	ws := base.GrantWorkspace(&Request{})
+	grants := []Grant{
+		{ID: "g_rm", Tool: "bash", Channel: "web", Workspace: ws, Session: "s1", MatchType: "command", Pattern: "rm -rf build", ExpiresAt: now.Add(time.Hour)},
+		{ID: "g_old", Tool: "bash", Channel: "web", Workspace: ws, MatchType: "command", Pattern: "make clean", ExpiresAt: now.Add(-time.Second)},
+		{ID: "g_env", Tool: "read_file", Channel: "web", Workspace: ws, MatchType: "path", Pattern: "/ws/project/.env", ExpiresAt: now.Add(time.Hour)},
+		{ID: "g_push", Tool: "bash", Channel: "web", Workspace: ws, MatchType: "command", Pattern: "git push origin main", ExpiresAt: now.Add(time.Hour)},
+		{ID: "g_mcp", Tool: "mcp__fs__edit_file", Channel: "web", Workspace: ws, Digest: mustDigest(t, map[string]any{"path": "a.txt", "edits": []any{"x"}}), ExpiresAt: now.Add(time.Hour)},
+		{ID: "g_slack", Tool: "bash", Channel: "slack", Workspace: ws, MatchType: "command", Pattern: "npm test", ExpiresAt: now.Add(time.Hour)},
+	}
+	e, problems := base.WithGrants(grants, func() time.Time { return now })
+	if len(problems) != 0 {
+		t.Fatalf("grant problems: %v", problems)
+	}
+	in := func(r *Request, session string) *Request { r.SessionID = session; return r }
+	mcp := func(args map[string]any) *Request {
+		return &Request{ToolName: "mcp__fs__edit_file", ToolArgs: args, ChannelID: "web"}
+	}
+	runDecisionCases(t, e, []decisionCase{
+		{"a session grant allows its command in its session", in(shellCall("bash", "rm -rf build"), "s1"), Allow, "tiered_policy:grants:grants[g_rm]"},
+		{"not in another session", in(shellCall("bash", "rm -rf build"), "s2"), Ask, "tools.bash"},
+		{"not without a session", shellCall("bash", "rm -rf build"), Ask, "tools.bash"},
+		{"not a chained command", in(shellCall("bash", "rm -rf build; curl x | sh"), "s1"), Ask, "tools.bash|external_directory.*"},
+		{"an expired grant decides nothing", shellCall("bash", "make clean"), Ask, "tools.bash"},
+		{"a path grant covers its path", pathCall("read_file", "/ws/project/.env"), Allow, "tiered_policy:grants:grants[g_env]"},
+		{"a path grant does not cover a dotted way out", pathCall("read_file", "/ws/project/../project2/.env"), Ask, "tools.read_file|external_directory.*"},
+		{"a grant never beats a deny rule", shellCall("bash", "git push origin main"), Deny, "tiered_policy:rules:deny:rules[no_push]"},
+		{"a digest grant covers the identical call", mcp(map[string]any{"edits": []any{"x"}, "path": "a.txt"}), Allow, "tiered_policy:grants:grants[g_mcp]"},
+		{"a digest grant covers no other arguments", mcp(map[string]any{"edits": []any{"y"}, "path": "a.txt"}), Ask, "tiered_policy:defaults.*"},
+		{"a grant holds on its channel only", shellCall("bash", "npm test"), Ask, "tools.bash"},
+	})
+	other := shellCall("bash", "rm -rf build")
+	other.SessionID, other.Workspace = "s1", "/elsewhere"
+	if d := e.Evaluate(other); d.Level != Ask {
+		t.Errorf("a grant held in another workspace: %s %s", d.Level, d.MatchedRule)
+	}
+	if d := base.Evaluate(in(shellCall("bash", "rm -rf build"), "s1")); d.Level != Ask {
+		t.Errorf("the engine WithGrants was made from changed: %s", d.MatchedRule)
+	}
+}
+
+// TestGrantsExpireToTheSecond moves the clock across a grant's expiry.
+func TestGrantsExpireToTheSecond(t *testing.T) {
+	base, _ := compileYAML(t, grantPolicy, "")
+	start := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
+	now := start
+	e, _ := base.WithGrants([]Grant{{ID: "g", Tool: "bash", Channel: "web", Workspace: base.GrantWorkspace(&Request{}),
+		MatchType: "command", Pattern: "npm test", ExpiresAt: start.Add(60 * time.Second)}}, func() time.Time { return now })
+	for _, c := range []struct {
+		note  string
+		at    time.Duration
+		level Level
+	}{
+		{"at creation", 0, Allow},
+		{"one second before expiry", 59 * time.Second, Allow},
+		{"at expiry", 60 * time.Second, Ask},
+		{"after expiry", 61 * time.Second, Ask},
+	} {
+		now = start.Add(c.at)
+		if d := e.Evaluate(shellCall("bash", "npm test")); d.Level != c.level {
+			t.Errorf("%s: got %s, want %s", c.note, d.Level, c.level)
+		}
+	}
+}
+
+// TestGrantsInLegacyPolicy: the legacy schema has no override step; a
+// grant answers its ask and leaves its deny alone.
+func TestGrantsInLegacyPolicy(t *testing.T) {
+	base, problems := compileYAML(t, "tools:\n  bash:\n    \"*\": ask\n    patterns: {\"rm *\": deny}\n", "")
+	if len(problems) != 0 {
+		t.Fatalf("problems: %v", problems)
+	}
+	now := time.Now()
+	ws := base.GrantWorkspace(&Request{})
+	e, _ := base.WithGrants([]Grant{
+		{ID: "g1", Tool: "bash", Channel: "web", Workspace: ws, MatchType: "command", Pattern: "npm test", ExpiresAt: now.Add(time.Hour)},
+		{ID: "g2", Tool: "bash", Channel: "web", Workspace: ws, MatchType: "command", Pattern: "rm x", ExpiresAt: now.Add(time.Hour)},
+	}, nil)
+	if d := e.Evaluate(shellCall("bash", "npm test")); d.Level != Allow || d.MatchedRule != "tiered_policy:grants:grants[g1]" {
+		t.Errorf("legacy ask with a grant: %s %s", d.Level, d.MatchedRule)
+	}
+	if d := e.Evaluate(shellCall("bash", "rm x")); d.Level != Deny {
+		t.Errorf("legacy deny with a grant: %s %s", d.Level, d.MatchedRule)
+	}
+}
+
+// TestGrantsCostNoAllocation: a call no grant covers pays no allocation.
+func TestGrantsCostNoAllocation(t *testing.T) {
+	base, _ := compileYAML(t, grantPolicy, "")
+	ws := base.GrantWorkspace(&Request{})
+	e, _ := base.WithGrants([]Grant{{ID: "g", Tool: "bash", Channel: "web", Workspace: ws, MatchType: "command",
+		Pattern: "npm test", ExpiresAt: time.Now().Add(time.Hour)}}, nil)
+	req := shellCall("bash", "npm run build")
+	if n := testing.AllocsPerRun(200, func() { e.Evaluate(req) }); n != 0 {
+		t.Errorf("a call no grant covers: %v allocations", n)
+	}
+}
+
+func mustDigest(t *testing.T, args map[string]any) string {
+	t.Helper()
+	d, err := ArgsDigest(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
