@@ -69,8 +69,10 @@ check-generated:
 	@if [ -d .git ] && ! git diff --exit-code -- '*_templ.go'; then \
 		echo "templ output is stale: run 'make generate' and commit"; exit 1; fi
 
+# vet runs go vet and staticcheck (a tool of go.mod); both must be clean.
 vet:
 	$(GO) vet ./...
+	$(GO) tool staticcheck ./...
 
 # unit and integration run through gotestsum (a tool of go.mod): a line per
 # package, or per test in the long integration package, as each finishes, so

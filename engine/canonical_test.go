@@ -23,7 +23,7 @@ func stdCanonical(t testing.TB, v any) string {
 // canonicalPieces are strings and numbers that exercise every escape and
 // number form.
 var canonicalPieces = []any{"", "a", `q"uote`, `back\slash`, "<tag>&amp;", "tab\tnl\nret\rbs\bff\f", "\x00\x01\x1f\x7f",
-	"日本語", "\u2028\u2029", "\xff\xfe bad", "é\xc3", "🙂", 0.0, -0.0, 1.0, -1.5, 1e-7, 1e-6, 123456789.0, 1e20, 1e21, 1.5e300, 5e-324,
+	"日本語", "\u2028\u2029", "\xff\xfe bad", "é\xc3", "🙂", 0.0, math.Copysign(0, -1), 1.0, -1.5, 1e-7, 1e-6, 123456789.0, 1e20, 1e21, 1.5e300, 5e-324,
 	math.MaxFloat64, 0.1, 100.0, 3.14159, true, false, nil}
 
 // randomValue builds a random JSON value of depth at most d.

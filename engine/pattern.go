@@ -234,9 +234,6 @@ func (m *matcher) strict() {
 	}
 }
 
-// matchGlobValue matches an already normalized value against the glob.
-func (m *matcher) matchGlobValue(v string) bool { return m.matchGlobAs(v, false) }
-
 func (m *matcher) matchGlobAs(v string, strict bool) bool {
 	if !m.hasWild {
 		return v == m.exact

@@ -43,7 +43,7 @@ type mcpFiles struct {
 	canary, far     string
 	fifo            string // a read of it blocks the server until it is killed
 	upstreamLog     string // every message the server received
-	configFile, url string
+	configFile      string
 }
 
 const (

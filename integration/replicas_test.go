@@ -55,7 +55,7 @@ func TestReplicasEditDecidesOnAll(t *testing.T) {
 			t.Errorf("replica %d: ETag %q, replica 1 serves %q", i, got, etag)
 		}
 	}
-	st, _, body = rs.r[1].Call(rs.r[1].Token, "GET", "/api/v1/permissions", nil, nil)
+	_, _, body = rs.r[1].Call(rs.r[1].Token, "GET", "/api/v1/permissions", nil, nil)
 	sec := DecodeJSON[map[string]any](t, body)
 	sec["tools"].(map[string]any)["read_file"] = "ask"
 	st, _, body = rs.r[1].Call(rs.r[1].Token, "PUT", "/api/v1/permissions", sec, http.Header{"If-Match": {etag}})

@@ -55,10 +55,7 @@ func newDoors(t *testing.T) *doors {
 	return &doors{srv: srv, st: st, tokens: tokens}
 }
 
-var (
-	csrfRE = regexp.MustCompile(`name="csrf_token" value="([^"]*)"`)
-	etagRE = regexp.MustCompile(`name="etag" value="([^"]*)"`)
-)
+var csrfRE = regexp.MustCompile(`name="csrf_token" value="([^"]*)"`)
 
 func find(re *regexp.Regexp, s string) string {
 	if m := re.FindStringSubmatch(s); m != nil {

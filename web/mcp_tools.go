@@ -69,15 +69,6 @@ func toolOptions(mcpSeen []string, t translator) []templates.ToolOption {
 	return out
 }
 
-// toolValues are the values of options.
-func toolValues(options []templates.ToolOption) []string {
-	out := make([]string, len(options))
-	for i, o := range options {
-		out[i] = o.Value
-	}
-	return out
-}
-
 // mcpRows adds a row for each MCP tool seen that is not configured and
 // keeps the MCP rows sorted by name among themselves (the page groups rows
 // by category, in their order).

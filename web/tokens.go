@@ -86,9 +86,9 @@ func (u *UI) revokeToken(w http.ResponseWriter, r *http.Request) {
 
 // splitList reads a comma- or space-separated list; nil when empty.
 func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' }) {
-		out = append(out, f)
+	out := strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == ' ' })
+	if len(out) == 0 {
+		return nil
 	}
 	return out
 }

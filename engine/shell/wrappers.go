@@ -9,7 +9,9 @@ import (
 type wrapKind uint8
 
 const (
-	// runsCommand: options (and operands), then a command and its arguments.
+	// runsCommand: options (and operands), then a command and its arguments;
+	// the zero kind, which a wrapper entry without a kind has.
+	//lint:ignore U1000 named for the reader: entries leave the zero kind unset
 	runsCommand wrapKind = iota
 	// runsScript: no command, only script text as the value of a scriptOpt
 	// (su -c, script -c).
@@ -146,12 +148,6 @@ func programName(word string) string {
 		return strings.ToLower(word)
 	}
 	return word
-}
-
-// isAssignWord reports whether a word is NAME=VALUE.
-func isAssignWord(w string) bool {
-	i := strings.IndexByte(w, '=')
-	return i > 0 && isEnvName(w[:i])
 }
 
 // optScan is the result of skipping a wrapper's options.

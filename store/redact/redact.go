@@ -226,11 +226,6 @@ func hasPrefixFold(s, prefix string) bool {
 	return true
 }
 
-// randomRun is a long run of token characters; looksRandom decides whether
-// it is a secret: toolgate's own tokens (64 hex digits) and other generated
-// keys passed bare, as in `echo <token>`, carry no name to go by.
-var randomRun = regexp.MustCompile(`[A-Za-z0-9_\-+]{40,}={0,2}`)
-
 // looksRandom reports whether a run is hex of 48 digits or more (longer
 // than a git SHA-1), or mixes upper case, lower case and digits.
 func looksRandom(run string) bool {
