@@ -31,7 +31,9 @@ type Grant struct {
 	// Session limits the grant to one session; empty covers any.
 	Session string
 	// MatchType and Pattern are what Remembered found in the approved
-	// call; both empty for a digest grant.
+	// call, as the call had it (not a pattern: WithGrants makes it match
+	// only itself, policy.LiteralPattern, so `cat *` covers no other cat);
+	// both empty for a digest grant.
 	MatchType, Pattern string
 	// Digest is ArgsDigest of the approved call's arguments, for a grant
 	// without a pattern.
@@ -84,7 +86,7 @@ func (e *Engine) WithGrants(grants []Grant, now func() time.Time) (*Engine, []Pr
 			set.digests[g.Tool] = append(set.digests[g.Tool], i)
 			continue
 		}
-		pr := policy.Rule{Index: i, ID: g.ID, Tools: []string{g.Tool}, MatchType: g.MatchType, Pattern: g.Pattern, Action: policy.Allow}
+		pr := policy.Rule{Index: i, ID: g.ID, Tools: []string{g.Tool}, MatchType: g.MatchType, Pattern: policy.LiteralPattern(g.Pattern), Action: policy.Allow}
 		r := c.compileRule(&pr, func() string { return policy.ItemPath("grants", i) }, setOverride)
 		if r == nil {
 			continue

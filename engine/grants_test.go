@@ -31,6 +31,8 @@ func TestGrantsCoverOnlyWhatWasApproved(t *testing.T) {
 		{ID: "g_env", Tool: "read_file", Channel: "web", Workspace: ws, MatchType: "path", Pattern: "/ws/project/.env", ExpiresAt: now.Add(time.Hour)},
 		{ID: "g_push", Tool: "bash", Channel: "web", Workspace: ws, MatchType: "command", Pattern: "git push origin main", ExpiresAt: now.Add(time.Hour)},
 		{ID: "g_mcp", Tool: "mcp__fs__edit_file", Channel: "web", Workspace: ws, Digest: mustDigest(t, map[string]any{"path": "a.txt", "edits": []any{"x"}}), ExpiresAt: now.Add(time.Hour)},
+		{ID: "g_cat", Tool: "bash", Channel: "web", Workspace: ws, MatchType: "command", Pattern: "cat *", ExpiresAt: now.Add(time.Hour)},
+		{ID: "g_re", Tool: "bash", Channel: "web", Workspace: ws, MatchType: "command", Pattern: "re:.*", ExpiresAt: now.Add(time.Hour)},
 		{ID: "g_slack", Tool: "bash", Channel: "slack", Workspace: ws, MatchType: "command", Pattern: "npm test", ExpiresAt: now.Add(time.Hour)},
 	}
 	e, problems := base.WithGrants(grants, func() time.Time { return now })
@@ -52,6 +54,9 @@ func TestGrantsCoverOnlyWhatWasApproved(t *testing.T) {
 		{"a grant never beats a deny rule", shellCall("bash", "git push origin main"), Deny, "tiered_policy:rules:deny:rules[no_push]"},
 		{"a digest grant covers the identical call", mcp(map[string]any{"edits": []any{"x"}, "path": "a.txt"}), Allow, "tiered_policy:grants:grants[g_mcp]"},
 		{"a digest grant covers no other arguments", mcp(map[string]any{"edits": []any{"y"}, "path": "a.txt"}), Ask, "tiered_policy:defaults.*"},
+		{"a remembered glob covers only itself", shellCall("bash", "cat *"), Allow, "tiered_policy:grants:grants[g_cat]"},
+		{"a remembered glob is not a glob", shellCall("bash", "cat /ws/project/x"), Ask, "tools.bash"},
+		{"a remembered re: is not a regex", shellCall("bash", "echo hi"), Ask, "tools.bash"},
 		{"a grant holds on its channel only", shellCall("bash", "npm test"), Ask, "tools.bash"},
 	})
 	other := shellCall("bash", "rm -rf build")
