@@ -101,34 +101,52 @@ func post(c conn, token, path string, body []byte, timeout time.Duration) ([]byt
 // postContext is post that also ends when ctx does (a call the MCP client
 // cancelled stops waiting for its answer).
 func postContext(ctx context.Context, c conn, token, path string, body []byte, timeout time.Duration) ([]byte, error) {
+	data, _, err := exchange(ctx, c, token, http.MethodPost, path, body, "", timeout)
+	return data, err
+}
+
+// exchange is one exchange with the server: method on path with body (no
+// body when nil), the token, and If-Match when etag is set. It returns the
+// answer's body and ETag when the status is 2xx; any other status is a
+// *statusError with the server's message. timeout bounds it all.
+func exchange(ctx context.Context, c conn, token, method, path string, body []byte, etag string, timeout time.Duration) ([]byte, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url+path, bytes.NewReader(body))
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.url+path, rd)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if etag != "" {
+		req.Header.Set("If-Match", etag)
+	}
 	client := &http.Client{
 		// A redirect would send the token and the call elsewhere.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("cannot reach toolgate at %s: %w", c.url, err)
+		return nil, "", fmt.Errorf("cannot reach toolgate at %s: %w", c.url, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
-		return nil, fmt.Errorf("reading toolgate's answer: %w", err)
+		return nil, "", fmt.Errorf("reading toolgate's answer: %w", err)
 	}
 	if len(data) > maxBody {
-		return nil, fmt.Errorf("toolgate's answer is larger than %d bytes", maxBody)
+		return nil, "", fmt.Errorf("toolgate's answer is larger than %d bytes", maxBody)
 	}
 	if resp.StatusCode/100 != 2 {
-		return nil, &statusError{status: resp.StatusCode, msg: errorMessage(data)}
+		return nil, "", &statusError{status: resp.StatusCode, msg: errorMessage(data)}
 	}
-	return data, nil
+	return data, resp.Header.Get("ETag"), nil
 }
 
 // errorMessage is the message of an error body, with its fields; the raw

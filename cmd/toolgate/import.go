@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -296,29 +295,5 @@ func freeID(ids map[string]bool, id string) string {
 // send is one exchange with the server with any method, If-Match when
 // etag is set; it returns the body and the answer's ETag.
 func send(c conn, token, method, path string, body []byte, etag string) ([]byte, string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, c.url+path, bytes.NewReader(body))
-	if err != nil {
-		return nil, "", err
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	if etag != "" {
-		req.Header.Set("If-Match", etag)
-	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err := client.Do(req)
-	if err != nil {
-		return nil, "", fmt.Errorf("cannot reach toolgate at %s: %w", c.url, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
-	if err != nil {
-		return nil, "", fmt.Errorf("reading toolgate's answer: %w", err)
-	}
-	if resp.StatusCode/100 != 2 {
-		return nil, "", &statusError{status: resp.StatusCode, msg: errorMessage(data)}
-	}
-	return data, resp.Header.Get("ETag"), nil
+	return exchange(context.Background(), c, token, method, path, body, etag, requestTimeout)
 }

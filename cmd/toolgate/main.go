@@ -24,6 +24,9 @@
 //   - toolgate import AGENT FILE converts an agent's permission settings
 //     into toolgate's (package importer), prints them and, with --write,
 //     adds what the policy lacks through the REST API.
+//   - toolgate grants lists the live grants (answers remembered for a
+//     session or a while, docs/grants.md) and toolgate grants revoke ID
+//     takes one back.
 //   - toolgate mcp -- COMMAND starts an MCP server and stands between it
 //     and the agent on stdio: each tools/call is decided through
 //     POST /api/v1/check as mcp__NAME__TOOL (cmd/internal/mcpgate), and a
@@ -67,6 +70,8 @@ const usage = `usage:
   toolgate mcp [--name NAME] [--wait SECONDS] --upstream URL [--listen ADDR] [--allow-origin ORIGIN]   (an MCP server over HTTP)
   toolgate import claude-code|codex|gemini|opencode FILE [--write] [--project DIR] [--home DIR]
   toolgate test [--config-dir DIR] [--workspace DIR] [DECISIONS.jsonl]   (the rules' examples and expected decisions, no server)
+  toolgate grants [--agent AGENT] [--session ID] [--tool NAME] [--json]   (the live grants)
+  toolgate grants revoke ID
 
 Every command takes --url (default $TOOLGATE_URL, else http://127.0.0.1:8765),
 --token (default $TOOLGATE_TOKEN) and --token-file.
@@ -97,6 +102,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return runImport(args[1:], stdout, stderr, getenv)
 	case "test":
 		return runTest(args[1:], stdout, stderr, getenv)
+	case "grants":
+		return runGrants(args[1:], stdout, stderr, getenv)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
