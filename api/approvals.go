@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/service"
 )
 
@@ -85,8 +86,23 @@ func (s *Server) handleGetApproval(w http.ResponseWriter, r *http.Request) {
 
 // DecisionRequest is the body of POST /api/v1/approvals/{id}/decision.
 type DecisionRequest struct {
-	Choice  string `json:"choice"`
-	Comment string `json:"comment"`
+	Choice string `json:"choice"`
+	// TTLSeconds is how long an allow_for grant holds (docs/grants.md);
+	// only allow_for takes it.
+	TTLSeconds *int   `json:"ttl_seconds"`
+	Comment    string `json:"comment"`
+}
+
+// ttl is the request's ttl_seconds as a duration; a value given with
+// another choice, or out of range, is refused by the approvals service.
+func (in DecisionRequest) ttl() (time.Duration, error) {
+	if in.TTLSeconds == nil {
+		return 0, nil
+	}
+	if n := *in.TTLSeconds; n <= 0 {
+		return 0, badRequest("ttl_seconds", "ttl_seconds must be a whole number of seconds from %d to %d", int(grant.MinTTL.Seconds()), int(grant.MaxTTL.Seconds()))
+	}
+	return time.Duration(*in.TTLSeconds) * time.Second, nil
 }
 
 // handleDecideApproval is POST /api/v1/approvals/{id}/decision. The first
@@ -97,8 +113,13 @@ func (s *Server) handleDecideApproval(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
+	ttl, err := in.ttl()
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
 	p, _ := PrincipalFrom(r.Context())
-	a, err := s.approvals.Decide(r.Context(), p, chi.URLParam(r, "id"), approval.Choice(in.Choice), in.Comment)
+	a, err := s.approvals.DecideFor(r.Context(), p, chi.URLParam(r, "id"), approval.Choice(in.Choice), ttl, in.Comment)
 	if err != nil {
 		writeError(w, r, err)
 		return

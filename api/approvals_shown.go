@@ -33,6 +33,10 @@ func readApprovalView(r *http.Request) (approvalView, error) {
 func (v approvalView) one(a approval.Approval) approval.Approval {
 	if !v.raw {
 		a.Request.ToolArgs = redact.Args(a.Request.ToolArgs)
+		if a.Grant != nil {
+			g := shownGrant(*a.Grant)
+			a.Grant = &g
+		}
 	}
 	return a
 }

@@ -52,6 +52,7 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
+	req.SessionID = in.SessionID // a session grant holds in its session only
 	d := s.deps.Policy.Engine().Evaluate(req)
 	s.observe(service.SourceCheck, start, req, d, from)
 	out := CheckResponse{Decision: d.Level.String(), EvaluateResponse: decisionWire(d)}
@@ -59,7 +60,7 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, out)
 		return
 	}
-	asked, err := s.approvals.Ask(r.Context(), principalToken(r), req, d, in.SessionID, time.Duration(wait)*time.Second)
+	asked, err := s.approvals.Ask(r.Context(), principalToken(r), req, d, in.SessionID, from.Agent, time.Duration(wait)*time.Second)
 	switch {
 	case err != nil:
 		writeError(w, r, err)

@@ -261,6 +261,7 @@ func (s *Server) decideHook(w http.ResponseWriter, r *http.Request, agent hookAg
 		return c, false
 	}
 	c.req = agent.engineRequest(&c.in, s.hookWorkspace(r, c), c.params.home)
+	c.req.SessionID = c.in.SessionID // a session grant holds in its session only
 	err = checkShellArgs(c.req.ToolName, c.req.ToolArgs)
 	if err == nil {
 		err = s.bindChannel(r, c.req.ChannelID)
@@ -348,7 +349,7 @@ func (s *Server) hookAsk(w http.ResponseWriter, r *http.Request, c hookCall) (pe
 	if !s.approvals.Available() {
 		return personAnswer{message: "toolgate: this call needs a person's approval, and this server takes no approvals"}, true
 	}
-	asked, err := s.approvals.Ask(r.Context(), principalToken(r), c.req, c.d, c.in.SessionID, c.params.wait)
+	asked, err := s.approvals.Ask(r.Context(), principalToken(r), c.req, c.d, c.in.SessionID, c.agent.name, c.params.wait)
 	switch {
 	case err != nil:
 		s.hookError(w, r, c, err)

@@ -188,7 +188,13 @@ func (s *Server) callRPC(r *http.Request, c rpcCall) rpcResponse {
 		resp.Error = &RPCError{Code: rpcForbidden, Message: e.Message, Data: map[string]any{"status": e.Status, "code": e.Code}}
 		return resp
 	}
-	result, err := m.run(s, c.Params)
+	var result any
+	var err error
+	if m.as != nil {
+		result, err = m.as(s, r, c.Params)
+	} else {
+		result, err = m.run(s, c.Params)
+	}
 	if err != nil {
 		resp.Error = rpcErrorOf(r, err)
 		return resp

@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/toolgate/toolgate/service"
@@ -13,6 +14,9 @@ import (
 type rpcMethod struct {
 	right service.Right
 	run   func(s *Server, params json.RawMessage) (any, error)
+	// as, when set instead of run, also gets the request (its context and
+	// principal): the methods that act as a person.
+	as func(s *Server, r *http.Request, params json.RawMessage) (any, error)
 }
 
 // rpcMethodTable lists the methods of docs/agents.md#editing-the-policy-over-the-api and openapi.yaml; New builds
@@ -20,19 +24,22 @@ type rpcMethod struct {
 // since the methods refer to each other).
 func rpcMethodTable() map[string]rpcMethod {
 	return map[string]rpcMethod{
-		"permissions.tools.get":                 {service.RightRead, rpcToolsGet},
-		"permissions.tools.set":                 {service.RightWrite, rpcToolsSet},
-		"permissions.tools.update":              {service.RightWrite, rpcToolsUpdate},
-		"permissions.tools.delete":              {service.RightWrite, rpcToolsDelete},
-		"permissions.rules.get":                 {service.RightRead, rpcRulesGet},
-		"permissions.rules.create":              {service.RightWrite, rpcRulesCreate},
-		"permissions.rules.update":              {service.RightWrite, rpcRulesUpdate},
-		"permissions.rules.delete":              {service.RightWrite, rpcRulesDelete},
-		"permissions.approval_overrides.get":    {service.RightRead, rpcOverridesGet},
-		"permissions.approval_overrides.delete": {service.RightWrite, rpcOverridesDelete},
-		"permissions.owner_scopes.get":          {service.RightRead, rpcOwnersGet},
-		"permissions.owner_scopes.set":          {service.RightWrite, rpcOwnersSet},
-		"command.add_dir":                       {service.RightWrite, rpcAddDir},
+		"permissions.tools.get":                 {right: service.RightRead, run: rpcToolsGet},
+		"permissions.tools.set":                 {right: service.RightWrite, run: rpcToolsSet},
+		"permissions.tools.update":              {right: service.RightWrite, run: rpcToolsUpdate},
+		"permissions.tools.delete":              {right: service.RightWrite, run: rpcToolsDelete},
+		"permissions.rules.get":                 {right: service.RightRead, run: rpcRulesGet},
+		"permissions.rules.create":              {right: service.RightWrite, run: rpcRulesCreate},
+		"permissions.rules.update":              {right: service.RightWrite, run: rpcRulesUpdate},
+		"permissions.rules.delete":              {right: service.RightWrite, run: rpcRulesDelete},
+		"permissions.approval_overrides.get":    {right: service.RightRead, run: rpcOverridesGet},
+		"permissions.approval_overrides.delete": {right: service.RightWrite, run: rpcOverridesDelete},
+		"permissions.owner_scopes.get":          {right: service.RightRead, run: rpcOwnersGet},
+		"permissions.owner_scopes.set":          {right: service.RightWrite, run: rpcOwnersSet},
+		"command.add_dir":                       {right: service.RightWrite, run: rpcAddDir},
+		"approvals.decide":                      {right: service.RightApprove, as: rpcApprovalsDecide},
+		"grants.list":                           {right: service.RightApprove, as: rpcGrantsList},
+		"grants.revoke":                         {right: service.RightApprove, as: rpcGrantsRevoke},
 	}
 }
 

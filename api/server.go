@@ -60,6 +60,9 @@ type Deps struct {
 	// Ready, when set, says whether the storage answers (the shared
 	// database): an error makes /readyz answer 503 with it as a problem.
 	Ready func(ctx context.Context) error
+	// Grants lists and revokes the live grants (docs/grants.md); nil keeps
+	// none (the list is empty).
+	Grants *service.Grants
 	// OpenAPI is the text of openapi.yaml, served at /openapi.yaml.
 	OpenAPI []byte
 	Logger  *slog.Logger
@@ -131,6 +134,7 @@ func (s *Server) Mount(r chi.Router) {
 			s.mountPermissions(r)
 			if s.approvals.Available() {
 				s.mountApprovals(r)
+				s.mountGrants(r)
 			}
 		})
 	})

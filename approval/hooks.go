@@ -2,8 +2,10 @@ package approval
 
 import (
 	"context"
+	"time"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/grant"
 )
 
 // Persister writes an "always allow" answer into the policy (docs/decisions.md,
@@ -13,6 +15,15 @@ import (
 // already there).
 type Persister interface {
 	AlwaysAllowBy(req *engine.Request, by string) (map[string]any, bool, error)
+}
+
+// Granter makes the grant of a scoped answer (allow_session, allow_for)
+// to the ask a, for ttl (allow_for), given by a person (docs/grants.md),
+// and takes it back when the answer does not stand. service implements it
+// over grant.Book.
+type Granter interface {
+	Grant(ctx context.Context, a Approval, choice Choice, ttl time.Duration, by string) (grant.Grant, error)
+	RevokeGrant(ctx context.Context, id string) error
 }
 
 // History records approvals durably. The manager calls RecordApproval off the

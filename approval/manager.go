@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/grant"
 )
 
 // Defaults of Options.
@@ -35,6 +36,9 @@ type Options struct {
 	Clock Clock
 	// Persister handles allow_always; without it allow_always fails.
 	Persister Persister
+	// Granter makes the grants of allow_session and allow_for; without it
+	// those choices fail with ErrNoGranter.
+	Granter Granter
 	// History, when set, records every approval and change.
 	History History
 	// HistoryBuffer is the capacity of the history queue.
@@ -159,6 +163,13 @@ func (m *Manager) Done() <-chan struct{} { return m.shutdown }
 // sent. An empty sessionID never joins, because unrelated callers cannot be
 // told apart. decision must be the engine's ask for req.
 func (m *Manager) Create(ctx context.Context, req engine.Request, decision engine.Decision, sessionID string) (Approval, bool, error) {
+	return m.CreateAs(ctx, req, decision, sessionID, "")
+}
+
+// CreateAs is Create for an ask made by the agent runtime agent (rest,
+// claude-code, ...), which the approval and any grant made from its answer
+// record.
+func (m *Manager) CreateAs(ctx context.Context, req engine.Request, decision engine.Decision, sessionID, agent string) (Approval, bool, error) {
 	if err := ctx.Err(); err != nil {
 		return Approval{}, false, err
 	}
@@ -172,7 +183,7 @@ func (m *Manager) Create(ctx context.Context, req engine.Request, decision engin
 	req.ToolArgs = args
 	key := joinKey(sessionID, req, canon)
 	if m.opts.Shared != nil {
-		return m.createShared(ctx, req, decision, sessionID, key)
+		return m.createShared(ctx, req, decision, sessionID, agent, key)
 	}
 
 	m.mu.Lock()
@@ -184,7 +195,7 @@ func (m *Manager) Create(ctx context.Context, req engine.Request, decision engin
 		e.a.Joins++
 		return e.a, true, nil
 	}
-	e := m.newEntry(req, decision, sessionID, key)
+	e := m.newEntry(req, decision, sessionID, agent, key)
 	m.byID[e.a.ID] = e
 	if key != "" {
 		m.pending[key] = e
@@ -210,7 +221,7 @@ func validateAsk(req engine.Request, decision engine.Decision) error {
 	return nil
 }
 
-func (m *Manager) newEntry(req engine.Request, d engine.Decision, sessionID, key string) *entry {
+func (m *Manager) newEntry(req engine.Request, d engine.Decision, sessionID, agent, key string) *entry {
 	now := m.clock.Now()
 	return &entry{
 		req:  req,
@@ -227,6 +238,7 @@ func (m *Manager) newEntry(req engine.Request, d engine.Decision, sessionID, key
 				ChannelID: req.ChannelID,
 				SessionID: sessionID,
 				Workspace: req.Workspace,
+				Agent:     agent,
 			},
 			Asked: Asked{
 				MatchedRule:   d.MatchedRule,
@@ -340,6 +352,14 @@ func (m *Manager) snapshot(e *entry) Approval {
 // allow_always first calls the Persister; if that fails the approval stays
 // pending and the error is returned.
 func (m *Manager) Decide(ctx context.Context, id string, choice Choice, principal, comment string) (Approval, error) {
+	return m.DecideFor(ctx, id, choice, 0, principal, comment)
+}
+
+// DecideFor is Decide with allow_for's ttl (0 for every other choice). A
+// scoped choice (allow_session, allow_for) first makes its grant through
+// the Granter; if that fails the approval stays pending and the error is
+// returned, and a grant whose answer does not stand is taken back.
+func (m *Manager) DecideFor(ctx context.Context, id string, choice Choice, ttl time.Duration, principal, comment string) (Approval, error) {
 	if !choice.Valid() {
 		return Approval{}, fmt.Errorf("%w: %q", ErrInvalidChoice, choice)
 	}
@@ -362,8 +382,19 @@ func (m *Manager) Decide(ctx context.Context, id string, choice Choice, principa
 	if err := ctx.Err(); err != nil {
 		return cur, err
 	}
+	if err := m.checkScope(cur, choice, ttl); err != nil {
+		return cur, err
+	}
 	if m.opts.Shared != nil {
-		return m.decideShared(ctx, e, choice, principal, comment)
+		return m.decideShared(ctx, e, choice, ttl, principal, comment)
+	}
+	var made *grant.Grant
+	if choice.Scoped() {
+		g, err := m.opts.Granter.Grant(ctx, cur, choice, ttl, principal)
+		if err != nil {
+			return cur, fmt.Errorf("approval: grant: %w", err)
+		}
+		made = &g
 	}
 	var rule map[string]any
 	if choice == ChoiceAllowAlways {
@@ -375,8 +406,25 @@ func (m *Manager) Decide(ctx context.Context, id string, choice Choice, principa
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e.a.PersistedRule = rule
+	e.a.Grant = made
 	m.resolveLocked(e, statusOf(choice), choice, principal, comment)
 	return e.a, nil
+}
+
+// checkScope checks what a choice needs of the ask: a ttl for allow_for
+// only, a session for allow_session, a Granter for both.
+func (m *Manager) checkScope(a Approval, choice Choice, ttl time.Duration) error {
+	switch {
+	case choice == ChoiceAllowFor && (ttl < grant.MinTTL || ttl > grant.MaxTTL):
+		return fmt.Errorf("%w: allow_for needs ttl_seconds from %d to %d", ErrInvalidTTL, int(grant.MinTTL.Seconds()), int(grant.MaxTTL.Seconds()))
+	case choice != ChoiceAllowFor && ttl != 0:
+		return fmt.Errorf("%w: only allow_for takes ttl_seconds", ErrInvalidTTL)
+	case choice == ChoiceAllowSession && a.Request.SessionID == "":
+		return ErrNoSession
+	case choice.Scoped() && m.opts.Granter == nil:
+		return ErrNoGranter
+	}
+	return nil
 }
 
 func (m *Manager) persist(req engine.Request, by string) (map[string]any, error) {

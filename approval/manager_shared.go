@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/grant"
 )
 
 // Shared mode: the Manager keeps a mirror of the shared store's pending asks
@@ -32,8 +33,8 @@ func (m *Manager) startShared() {
 
 // createShared stores a new ask, or joins an identical pending one opened
 // through any replica.
-func (m *Manager) createShared(ctx context.Context, req engine.Request, d engine.Decision, sessionID, key string) (Approval, bool, error) {
-	e := m.newEntry(req, d, sessionID, "")
+func (m *Manager) createShared(ctx context.Context, req engine.Request, d engine.Decision, sessionID, agent, key string) (Approval, bool, error) {
+	e := m.newEntry(req, d, sessionID, agent, "")
 	e.a.CreatedAt, e.a.ExpiresAt = storeTime(e.a.CreatedAt), storeTime(e.a.ExpiresAt)
 	m.mu.Lock()
 	closed := m.closed
@@ -80,18 +81,46 @@ func (m *Manager) lookupShared(id string) (*entry, error) {
 // The caller holds e.decideMu, which keeps this replica's own answers to one
 // ask in line; the store's row lock does the same across replicas, and the
 // Persister runs under it, so always-allow is written only by the winner.
-func (m *Manager) decideShared(ctx context.Context, e *entry, choice Choice, principal, comment string) (Approval, error) {
+func (m *Manager) decideShared(ctx context.Context, e *entry, choice Choice, ttl time.Duration, principal, comment string) (Approval, error) {
 	cur := m.snapshot(e)
 	var prepare func(Approval) (map[string]any, error)
-	if choice == ChoiceAllowAlways {
+	var made *grant.Grant
+	switch {
+	case choice == ChoiceAllowAlways:
 		if m.opts.Persister == nil {
 			return cur, ErrNoPersister
 		}
 		req := e.req
 		prepare = func(Approval) (map[string]any, error) { return m.persist(req, principal) }
+	case choice.Scoped():
+		// The grant is made under the store's row lock, by the winner only.
+		prepare = func(a Approval) (map[string]any, error) {
+			g, err := m.opts.Granter.Grant(ctx, a, choice, ttl, principal)
+			if err != nil {
+				return nil, fmt.Errorf("approval: grant: %w", err)
+			}
+			made = &g
+			return nil, nil
+		}
 	}
 	out := Outcome{Status: statusOf(choice), Choice: choice, DecidedBy: principal, Comment: comment, DecidedAt: m.sharedNow()}
-	return m.resolveShared(ctx, e, out, prepare)
+	a, err := m.resolveShared(ctx, e, out, prepare)
+	if made == nil {
+		return a, err
+	}
+	if err != nil {
+		// The answer did not stand (storing it failed after the grant was
+		// made): the grant must not outlive it.
+		if rerr := m.opts.Granter.RevokeGrant(context.WithoutCancel(ctx), made.ID); rerr != nil {
+			m.log.Warn("approval: a grant whose answer failed could not be taken back", "grant", made.ID, "err", rerr)
+		}
+		return a, err
+	}
+	m.mu.Lock()
+	e.a.Grant = made
+	m.mu.Unlock()
+	a.Grant = made
+	return a, nil
 }
 
 // cancelShared ends a pending ask as cancelled in the store.

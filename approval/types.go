@@ -4,26 +4,38 @@ import (
 	"errors"
 	"slices"
 	"time"
+
+	"github.com/toolgate/toolgate/grant"
 )
 
 // Choice is a person's answer to an ask.
 type Choice string
 
-// The three answers a person can give.
+// The answers a person can give (docs/grants.md).
 const (
-	ChoiceAllowOnce   Choice = "allow_once"
+	ChoiceAllowOnce Choice = "allow_once"
+	// ChoiceAllowSession also grants the remembered pattern for the rest
+	// of the ask's session.
+	ChoiceAllowSession Choice = "allow_session"
+	// ChoiceAllowFor also grants the remembered pattern, in any session,
+	// for a number of seconds (ttl_seconds).
+	ChoiceAllowFor    Choice = "allow_for"
 	ChoiceAllowAlways Choice = "allow_always"
 	ChoiceDeny        Choice = "deny"
 )
 
-// Valid reports whether c is one of the three choices.
-func (c Choice) Valid() bool {
-	return c == ChoiceAllowOnce || c == ChoiceAllowAlways || c == ChoiceDeny
-}
+// Choices lists every choice, in the order the card offers them.
+var Choices = []Choice{ChoiceAllowOnce, ChoiceAllowSession, ChoiceAllowFor, ChoiceAllowAlways, ChoiceDeny}
+
+// Valid reports whether c is one of the choices.
+func (c Choice) Valid() bool { return slices.Contains(Choices, c) }
+
+// Scoped reports whether c makes a grant (allow_session, allow_for).
+func (c Choice) Scoped() bool { return c == ChoiceAllowSession || c == ChoiceAllowFor }
 
 // Decision returns the final decision a choice gives: allow or deny.
 func (c Choice) Decision() string {
-	if c == ChoiceAllowOnce || c == ChoiceAllowAlways {
+	if c.Valid() && c != ChoiceDeny {
 		return DecisionAllow
 	}
 	return DecisionDeny
@@ -73,8 +85,15 @@ var (
 	ErrNotFound = errors.New("approval: not found")
 	// ErrAlreadyDecided: the approval is no longer pending; the first answer won.
 	ErrAlreadyDecided = errors.New("approval: already decided")
-	// ErrInvalidChoice: the choice is not allow_once, allow_always or deny.
+	// ErrInvalidChoice: the choice is not one of Choices.
 	ErrInvalidChoice = errors.New("approval: invalid choice")
+	// ErrInvalidTTL: allow_for without a ttl in [grant.MinTTL, grant.MaxTTL],
+	// or a ttl given with another choice.
+	ErrInvalidTTL = errors.New("approval: invalid ttl_seconds")
+	// ErrNoSession: allow_session for an ask that names no session.
+	ErrNoSession = errors.New("approval: the ask has no session to allow")
+	// ErrNoGranter: a scoped choice on a server that keeps no grants.
+	ErrNoGranter = errors.New("approval: grants are not available")
 	// ErrInvalidRequest: Create got something that is not an ask it may prompt for.
 	ErrInvalidRequest = errors.New("approval: invalid request")
 	// ErrNoPersister: allow_always was chosen but no Persister is configured.
@@ -93,6 +112,9 @@ type Request struct {
 	ChannelID string         `json:"channel_id"`
 	SessionID string         `json:"session_id"`
 	Workspace string         `json:"workspace,omitempty"`
+	// Agent is the runtime that asked (rest, claude-code, codex, gemini,
+	// ...), which a grant made from the answer records.
+	Agent string `json:"agent,omitempty"`
 }
 
 // Asked is the engine decision that asked: why a person is being prompted.
@@ -125,6 +147,8 @@ type Approval struct {
 	Decision string `json:"decision,omitempty"`
 	// PersistedRule is the approval override written for allow_always.
 	PersistedRule map[string]any `json:"persisted_rule,omitempty"`
+	// Grant is the grant an allow_session or allow_for answer made.
+	Grant *grant.Grant `json:"grant,omitempty"`
 	// Joins counts the identical asks that joined this one instead of prompting.
 	Joins int `json:"joins,omitempty"`
 }

@@ -51,11 +51,11 @@ type Asked struct {
 //
 // token is the asking token's id: the asks it and its session hold are
 // capped, and an ask over a cap is refused with a 429 before it is opened.
-func (s *Approvals) Ask(ctx context.Context, token string, req *engine.Request, d engine.Decision, session string, wait time.Duration) (Asked, error) {
+func (s *Approvals) Ask(ctx context.Context, token string, req *engine.Request, d engine.Decision, session, agent string, wait time.Duration) (Asked, error) {
 	if err := s.ledger.reserve(token, session, s.stillPending); err != nil {
 		return Asked{}, err
 	}
-	a, _, err := s.m.Create(ctx, *req, d, session)
+	a, _, err := s.m.CreateAs(ctx, *req, d, session, agent)
 	id := ""
 	if err == nil && a.Pending() {
 		id = a.ID
@@ -110,6 +110,12 @@ func (s *Approvals) Get(ctx context.Context, p auth.Principal, id string, wait t
 // approval.ErrAlreadyDecided. An approval outside p's channels or sessions
 // is not found.
 func (s *Approvals) Decide(ctx context.Context, p auth.Principal, id string, choice approval.Choice, comment string) (approval.Approval, error) {
+	return s.DecideFor(ctx, p, id, choice, 0, comment)
+}
+
+// DecideFor is Decide with allow_for's ttl (docs/grants.md); 0 for every
+// other choice.
+func (s *Approvals) DecideFor(ctx context.Context, p auth.Principal, id string, choice approval.Choice, ttl time.Duration, comment string) (approval.Approval, error) {
 	if err := Require(p, RightApprove); err != nil {
 		return approval.Approval{}, err
 	}
@@ -131,7 +137,7 @@ func (s *Approvals) Decide(ctx context.Context, p auth.Principal, id string, cho
 	if !p.ApprovalFilter().Allows(a) {
 		return approval.Approval{}, approval.ErrNotFound
 	}
-	return s.m.Decide(ctx, id, choice, p.Name, comment)
+	return s.m.DecideFor(ctx, id, choice, ttl, p.Name, comment)
 }
 
 // stillPending reports whether an ask still waits for an answer.

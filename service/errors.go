@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
@@ -169,7 +170,18 @@ func Classify(err error) *Error {
 	case errors.Is(err, approval.ErrAlreadyDecided):
 		return conflict("this approval was already answered; the first answer stands")
 	case errors.Is(err, approval.ErrInvalidChoice):
-		return withCause(BadRequest("choice", "choice must be allow_once, allow_always or deny"), err)
+		return withCause(BadRequest("choice", "choice must be allow_once, allow_session, allow_for, allow_always or deny"), err)
+	case errors.Is(err, approval.ErrInvalidTTL):
+		return withCause(BadRequest("ttl_seconds", "%s", strings.TrimPrefix(err.Error(), approval.ErrInvalidTTL.Error()+": ")), err)
+	case errors.Is(err, approval.ErrNoSession):
+		return withCause(BadRequest("choice", "allow_session needs an ask made in a session (session_id); this one names none: answer allow_once, allow_for or deny"), err)
+	case errors.Is(err, approval.ErrNoGranter):
+		return withCause(BadRequest("choice", "this server keeps no grants; answer allow_once, allow_always or deny"), err)
+	// Grants.
+	case errors.Is(err, grant.ErrNotFound):
+		return notFound("no live grant has this id")
+	case errors.Is(err, grant.ErrInvalid):
+		return withCause(BadRequest("", "%s", strings.TrimPrefix(err.Error(), "grant: invalid\n")), err)
 	case errors.Is(err, approval.ErrInvalidRequest):
 		return withCause(BadRequest("", "%s", strings.TrimPrefix(err.Error(), "approval: ")), err)
 	case errors.Is(err, approval.ErrNoPersister):

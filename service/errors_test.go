@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
@@ -44,6 +45,11 @@ var sentinels = map[string]error{
 	"approval.ErrNoPersister":     approval.ErrNoPersister,
 	"approval.ErrClosed":          approval.ErrClosed,
 	"approval.ErrWebhookConfig":   approval.ErrWebhookConfig,
+	"approval.ErrInvalidTTL":      approval.ErrInvalidTTL,
+	"approval.ErrNoSession":       approval.ErrNoSession,
+	"approval.ErrNoGranter":       approval.ErrNoGranter,
+	"grant.ErrNotFound":           grant.ErrNotFound,
+	"grant.ErrInvalid":            grant.ErrInvalid,
 	"policy.ErrInvalid":           policy.ErrInvalid,
 	"policy.ErrNoTools":           policy.ErrNoTools,
 	"policy.ErrBadTools":          policy.ErrBadTools,
@@ -65,7 +71,7 @@ var startupOnly = map[string]bool{"approval.ErrWebhookConfig": true}
 // status other than 500, so no store or service error answers "internal
 // error" by accident.
 func TestEverySentinelClassified(t *testing.T) {
-	for _, dir := range []string{"store", "store/auth", "store/history", "approval", "policy", "service"} {
+	for _, dir := range []string{"store", "store/auth", "store/history", "approval", "policy", "service", "grant"} {
 		for _, name := range exportedErrs(t, filepath.Join("..", dir)) {
 			if _, ok := sentinels[dir+"."+name]; !ok {
 				t.Errorf("%s.%s is not in this test's table: add it here and a case for it in service.Classify", dir, name)

@@ -85,9 +85,9 @@ type ApprovalHistory interface {
 // ApprovalManager holds the pending asks; *approval.Manager is one (alone,
 // or mirroring a store shared by several replicas).
 type ApprovalManager interface {
-	Create(ctx context.Context, req engine.Request, d engine.Decision, sessionID string) (approval.Approval, bool, error)
+	CreateAs(ctx context.Context, req engine.Request, d engine.Decision, sessionID, agent string) (approval.Approval, bool, error)
 	Get(id string) (approval.Approval, error)
 	List(filter approval.Filter, status approval.Status) []approval.Approval
 	Wait(ctx context.Context, id string, timeout time.Duration) (approval.Approval, error)
-	Decide(ctx context.Context, id string, choice approval.Choice, principal, comment string) (approval.Approval, error)
+	DecideFor(ctx context.Context, id string, choice approval.Choice, ttl time.Duration, principal, comment string) (approval.Approval, error)
 }

@@ -56,6 +56,8 @@ type Store struct {
 
 // core is the state every view of a Store shares.
 type core struct {
+	// view is what SetEngineView gave; nil shows the engine as compiled.
+	view    atomic.Pointer[func(*engine.Engine) *engine.Engine]
 	backend Backend
 	opts    Options
 	log     *slog.Logger
@@ -199,8 +201,20 @@ func (s *Store) Dir() string {
 // Backend is where the policy document lives.
 func (s *Store) Backend() Backend { return s.backend }
 
-// Engine is the engine now in force. It never blocks.
-func (s *Store) Engine() *engine.Engine { return s.cur.Load().engine }
+// Engine is the engine now in force, seen through the view SetEngineView
+// gave (the live grants, docs/grants.md). It never blocks.
+func (s *Store) Engine() *engine.Engine {
+	e := s.cur.Load().engine
+	if v := s.view.Load(); v != nil {
+		return (*v)(e)
+	}
+	return e
+}
+
+// SetEngineView makes Engine return view(the engine in force), so that
+// every door deciding through the store also consults what view adds (a
+// grant.Book's Engine). view must be cheap: it runs on every decision.
+func (s *Store) SetEngineView(view func(*engine.Engine) *engine.Engine) { s.view.Store(&view) }
 
 // Problems are the validation problems of the policy now in force, plus a
 // parse error of config.yaml or builtin_rules.yaml if either does not parse

@@ -9,10 +9,12 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/store/decisionlog"
+	"github.com/toolgate/toolgate/store/grants"
 	"github.com/toolgate/toolgate/store/history"
 	"github.com/toolgate/toolgate/store/pg"
 )
@@ -24,6 +26,7 @@ const databaseURLEnv = "TOOLGATE_DATABASE_URL"
 const (
 	approvalDBFile = "approvals.db"
 	decisionDBFile = "decisions.db"
+	grantsDBFile   = "grants.db"
 )
 
 // readyTimeout bounds the database ping of one /readyz; listenWait the
@@ -64,6 +67,8 @@ type storage struct {
 	decisions decisionStore
 	// shared holds pending asks across replicas; nil: in this process.
 	shared approval.Shared
+	// grants keeps the grants (docs/grants.md): grants.db, or the database.
+	grants grant.Store
 	// ready says whether the shared database answers (/readyz); nil for
 	// the config dir.
 	ready func(ctx context.Context) error
@@ -101,6 +106,12 @@ func openFiles(c config, dir string, opts store.Options, a *app, log *slog.Logge
 	}
 	a.onClose("approval history", hist.Close)
 	s.history = hist
+	gs, err := grants.Open(filepath.Join(dir, grantsDBFile))
+	if err != nil {
+		return nil, err
+	}
+	a.onClose("grants", gs.Close)
+	s.grants = gs
 	if c.decisionLog {
 		dl, err := decisionlog.Open(filepath.Join(dir, decisionDBFile), decisionlog.Options{Retention: c.logRetention, MaxRows: c.logMaxRows, Logger: log})
 		if err != nil {
@@ -153,6 +164,9 @@ func openPostgres(ctx context.Context, c config, dir string, opts store.Options,
 		return nil, err
 	}
 	if s.shared, err = pg.OpenApprovals(ctx, db); err != nil {
+		return nil, err
+	}
+	if s.grants, err = pg.OpenGrants(ctx, db); err != nil {
 		return nil, err
 	}
 	if c.decisionLog {

@@ -17,6 +17,7 @@ import (
 	toolgate "github.com/toolgate/toolgate"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
@@ -114,7 +115,8 @@ func wire(c config, log *slog.Logger) (_ *app, err error) {
 	// One policy service for REST, the pages and always-allow, so that
 	// their If-Match checks serialize together.
 	edits := service.NewPolicy(s.policy)
-	mgr := wireApprovals(c, s, edits, a, log)
+	book := wireGrants(s, a, log)
+	mgr := wireApprovals(c, s, edits, service.NewGranter(book, s.policy), a, log)
 	sessions := web.NewSessionsOn(s.sessions, 0, log)
 	throttle := auth.NewThrottle(c.authFailures, auth.DefaultThrottleWindow)
 	ui := web.New(web.Deps{Policy: s.policy, Edits: edits, Tokens: s.tokens, Logger: log, Approvals: mgr, Throttle: throttle,
@@ -134,7 +136,7 @@ func wire(c config, log *slog.Logger) (_ *app, err error) {
 		Observer: dl.recorder, Decisions: dl.decisionLog(), Metrics: dl.metrics.Handler(), HookWait: c.hookWait,
 		HookAsk: api.HookAskMode(c.hookAsk), HookWorkspace: c.hookWorkspace(),
 		PendingCaps: service.PendingCaps{PerToken: c.pendingPerToken, PerSession: c.pendingPerSession},
-		OpenAPI:     toolgate.OpenAPI, Logger: log, Sessions: sessions, Ready: s.ready})
+		OpenAPI:     toolgate.OpenAPI, Logger: log, Sessions: sessions, Ready: s.ready, Grants: service.NewGrants(book)})
 	a.handler = routes(apiServer, hub, ui, dl, log)
 	return a, nil
 }
@@ -157,8 +159,8 @@ func routes(apiServer *api.Server, hub *web.Hub, ui *web.UI, dl *decisionParts, 
 // wireApprovals makes the manager of pending asks (shared across replicas
 // with a database); asks a previous run of a single server left pending
 // are marked cancelled.
-func wireApprovals(c config, s *storage, edits *service.Policy, a *app, log *slog.Logger) *approval.Manager {
-	mgr := approval.New(approval.Options{Timeout: c.approvalTimeout, Persister: edits, History: s.history,
+func wireApprovals(c config, s *storage, edits *service.Policy, granter approval.Granter, a *app, log *slog.Logger) *approval.Manager {
+	mgr := approval.New(approval.Options{Timeout: c.approvalTimeout, Persister: edits, Granter: granter, History: s.history,
 		Shared: s.shared, Logger: log})
 	a.onStop(mgr.Shutdown)
 	if n, err := mgr.RecoverHistory(context.Background()); err != nil {
@@ -167,6 +169,21 @@ func wireApprovals(c config, s *storage, edits *service.Policy, a *app, log *slo
 		log.Info("approval history: cancelled asks left pending by the previous run", "count", n)
 	}
 	return mgr
+}
+
+// wireGrants loads the live grants and keeps them in step with the store
+// until the server stops; every decision made through the policy store
+// consults them from then on (docs/grants.md). A first load that fails
+// starts with none: a grant only ever loosens.
+func wireGrants(s *storage, a *app, log *slog.Logger) *grant.Book {
+	book := grant.NewBook(s.grants, grant.Options{Logger: log})
+	ctx, cancel := context.WithCancel(context.Background())
+	a.onStop(cancel)
+	if err := book.Start(ctx); err != nil {
+		log.Warn("grants: first load failed; starting with none", "err", err)
+	}
+	s.policy.SetEngineView(book.Engine)
+	return book
 }
 
 // wireHub starts the websocket hub and tells it of policy changes.

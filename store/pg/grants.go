@@ -1,0 +1,169 @@
+package pg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/toolgate/toolgate/grant"
+)
+
+// PartGrants is the grants' part of the schema.
+const PartGrants = "grants"
+
+// ChannelGrants carries a notice each time a grant is added or revoked, so
+// that every replica reloads its live grants (docs/grants.md#storage).
+const ChannelGrants = "toolgate_grants"
+
+var grantMigrations = []Migration{{
+	Version: 1,
+	Name:    "grants",
+	SQL: `CREATE TABLE grants (
+	id          text        PRIMARY KEY,
+	tool_name   text        NOT NULL,
+	scope       text        NOT NULL CHECK (scope IN ('session', 'timed')),
+	match_type  text        NOT NULL,
+	pattern     text        NOT NULL,
+	args_digest text        NOT NULL,
+	session_id  text        NOT NULL,
+	channel_id  text        NOT NULL,
+	workspace   text        NOT NULL,
+	agent       text        NOT NULL,
+	summary     text        NOT NULL,
+	approval_id text        NOT NULL,
+	granted_by  text        NOT NULL,
+	created_at  timestamptz NOT NULL,
+	expires_at  timestamptz NOT NULL
+);
+CREATE INDEX grants_by_expiry ON grants (expires_at);`,
+}}
+
+// Grants keeps the grants of every replica in PostgreSQL; it is
+// grant.Store. It is safe for concurrent use.
+type Grants struct {
+	db *DB
+}
+
+var _ grant.Store = (*Grants)(nil)
+
+// OpenGrants migrates the grants' part of db and returns the store.
+func OpenGrants(ctx context.Context, db *DB) (*Grants, error) {
+	if err := Migrate(ctx, db, PartGrants, grantMigrations); err != nil {
+		return nil, err
+	}
+	return &Grants{db: db}, nil
+}
+
+const grantCols = `id, tool_name, scope, match_type, pattern, args_digest, session_id, channel_id,
+	workspace, agent, summary, approval_id, granted_by, created_at, expires_at`
+
+// AddGrant stores g and notifies every replica, in one transaction.
+func (s *Grants) AddGrant(ctx context.Context, g grant.Grant) error {
+	return s.inTx(ctx, "add a grant", func(octx context.Context, tx pgx.Tx) error {
+		_, err := tx.Exec(octx, `INSERT INTO grants (`+grantCols+`)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+			g.ID, g.ToolName, string(g.Scope), g.MatchType, g.Pattern, g.ArgsDigest, g.SessionID, g.ChannelID,
+			g.Workspace, g.Agent, g.Summary, g.ApprovalID, g.GrantedBy, g.CreatedAt, g.ExpiresAt)
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(octx, `SELECT pg_notify($1, $2)`, ChannelGrants, g.ID)
+		return err
+	})
+}
+
+// RevokeGrant deletes the grant with id, notifies every replica and
+// returns it; grant.ErrNotFound when there is none.
+func (s *Grants) RevokeGrant(ctx context.Context, id string) (grant.Grant, error) {
+	var g grant.Grant
+	err := s.inTx(ctx, "revoke a grant", func(octx context.Context, tx pgx.Tx) error {
+		var err error
+		g, err = scanGrant(tx.QueryRow(octx, `DELETE FROM grants WHERE id = $1 RETURNING `+grantCols, id))
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(octx, `SELECT pg_notify($1, $2)`, ChannelGrants, id)
+		return err
+	})
+	if errors.Is(err, pgx.ErrNoRows) {
+		return grant.Grant{}, fmt.Errorf("%w: %s", grant.ErrNotFound, id)
+	}
+	return g, err
+}
+
+// LiveGrants lists the grants that expire after now, oldest first, and
+// deletes the expired ones.
+func (s *Grants) LiveGrants(ctx context.Context, now time.Time) ([]grant.Grant, error) {
+	octx, cancel := s.db.Op(ctx)
+	defer cancel()
+	if _, err := s.db.Pool().Exec(octx, `DELETE FROM grants WHERE expires_at <= $1`, now); err != nil {
+		return nil, s.db.Wrap(ctx, err, "sweep grants")
+	}
+	rows, err := s.db.Pool().Query(octx, `SELECT `+grantCols+` FROM grants WHERE expires_at > $1 ORDER BY created_at, id`, now)
+	if err != nil {
+		return nil, s.db.Wrap(ctx, err, "list grants")
+	}
+	defer rows.Close()
+	var out []grant.Grant
+	for rows.Next() {
+		g, err := scanGrant(rows)
+		if err != nil {
+			return nil, s.db.Wrap(ctx, err, "list grants")
+		}
+		out = append(out, g)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, s.db.Wrap(ctx, err, "list grants")
+	}
+	return out, nil
+}
+
+// WatchGrants calls changed on every notice of a grant added or revoked
+// through any replica, and after each (re)connection of the listener (a
+// notice may have been missed), until ctx ends.
+func (s *Grants) WatchGrants(ctx context.Context, changed func()) error {
+	kick := make(chan struct{}, 1)
+	poke := func() {
+		select {
+		case kick <- struct{}{}:
+		default:
+		}
+	}
+	unsubscribe := s.db.Listener().Subscribe(ChannelGrants, func(string) { poke() }, poke)
+	defer unsubscribe()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-kick:
+			changed()
+		}
+	}
+}
+
+// inTx runs fn in one transaction bounded by the operation timeout.
+func (s *Grants) inTx(ctx context.Context, what string, fn func(context.Context, pgx.Tx) error) error {
+	octx, cancel := s.db.Op(ctx)
+	defer cancel()
+	err := pgx.BeginFunc(octx, s.db.Pool(), func(tx pgx.Tx) error { return fn(octx, tx) })
+	if errors.Is(err, pgx.ErrNoRows) {
+		return err
+	}
+	if err != nil {
+		return s.db.Wrap(ctx, err, what)
+	}
+	return nil
+}
+
+func scanGrant(row pgx.Row) (grant.Grant, error) {
+	var g grant.Grant
+	var scope string
+	err := row.Scan(&g.ID, &g.ToolName, &scope, &g.MatchType, &g.Pattern, &g.ArgsDigest, &g.SessionID, &g.ChannelID,
+		&g.Workspace, &g.Agent, &g.Summary, &g.ApprovalID, &g.GrantedBy, &g.CreatedAt, &g.ExpiresAt)
+	g.Scope = grant.Scope(scope)
+	g.CreatedAt, g.ExpiresAt = g.CreatedAt.UTC(), g.ExpiresAt.UTC()
+	return g, err
+}
