@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"net/url"
+	"slices"
 	"strconv"
+
+	"github.com/a-h/templ"
 )
 
 // urlQuery escapes a value for a query string.
@@ -86,12 +89,40 @@ func levelWord(ctx context.Context, level string) string {
 // a data attribute.
 func toastWords(ctx context.Context) string {
 	w := map[string]string{}
-	for _, k := range []string{"allow_once", "allow_always", "deny"} {
+	for _, k := range []string{"allow_once", "allow_session", "allow_for", "allow_while", "allow_always", "deny"} {
 		w[k] = T(ctx, "approvals.done."+k)
 	}
-	for _, k := range []string{"elsewhere", "expired", "in", "nottaken", "notsent", "ws_forbidden", "ws_internal", "ws_bad_request"} {
+	for _, k := range []string{"elsewhere", "expired", "in", "nottaken", "notsent", "ws_forbidden", "ws_internal", "ws_bad_request", "ws_invalid_ttl", "granteduntil"} {
 		w[k] = T(ctx, "approvals."+k)
 	}
 	b, _ := json.Marshal(w)
 	return string(b)
+}
+
+// ttlAction is where an "allow for" button posts without JavaScript: the
+// decide form with its ttl_seconds in the query.
+func ttlAction(seconds int) templ.SafeURL {
+	return templ.SafeURL("/approvals/decide?ttl_seconds=" + strconv.Itoa(seconds))
+}
+
+// DurationText is a grant's lifetime in the page's words: "1 hour",
+// "15 min"; a length no message names is said in hours or minutes.
+func DurationText(ctx context.Context, seconds int) string {
+	key := "duration." + strconv.Itoa(seconds)
+	if _, ok := messagesEN[key]; ok {
+		return T(ctx, key)
+	}
+	if seconds%3600 == 0 {
+		return Tf(ctx, "duration.hours", seconds/3600)
+	}
+	return Tf(ctx, "duration.minutes", (seconds+59)/60)
+}
+
+// withCurrent is values with current added when it is not among them, so
+// a filter asked for in the URL stays chosen.
+func withCurrent(values []string, current string) []string {
+	if current == "" || slices.Contains(values, current) {
+		return values
+	}
+	return append(slices.Clip(values), current)
 }

@@ -365,6 +365,9 @@ type ApprovalRow struct {
 	Remember     string
 	RememberType string
 	Created      string
+	// HasSession is false for an ask that came without a session id: it
+	// cannot be remembered for its session.
+	HasSession bool
 	// Expires is the expiry as a person reads it (15:04:05 UTC), ExpiresISO
 	// the same for machines, ExpiresIn the time left when rendered.
 	Expires    string
@@ -410,6 +413,11 @@ type AnsweredRow struct {
 	When   string
 	// WhenISO is When as RFC 3339, for the viewer's own time zone.
 	WhenISO string
+	// Until is when the grant a scoped answer made ends (UTC text), UntilISO
+	// the same in RFC 3339; empty for other answers.
+	Until, UntilISO string
+	// GrantID names that grant, for a link to the Grants page.
+	GrantID string
 }
 
 // ApprovalsProps are the approvals inbox's.
@@ -450,4 +458,71 @@ func toolGroups(rows []ToolRow) []ToolGroup {
 		}
 	}
 	return out
+}
+
+// GrantDuration is one "allow for" choice of a card: ttl_seconds and the
+// message keys of its button and its short label.
+type GrantDuration struct {
+	Seconds int
+	// Main is the big button's duration; the others are small buttons
+	// beside it.
+	Main bool
+}
+
+// GrantDurations are the "allow for" choices of a card, the main one
+// first.
+var GrantDurations = []GrantDuration{{Seconds: 3600, Main: true}, {Seconds: 900}, {Seconds: 28800}, {Seconds: 86400}}
+
+// GrantRow is one live grant on the Grants page.
+type GrantRow struct {
+	ID   string
+	Tool string
+	// Pattern and MatchType are what the grant covers; Exact is set for a
+	// grant bound to the arguments' digest ("this exact call"), Summary is
+	// the call the person saw.
+	Pattern, MatchType string
+	Exact              bool
+	Summary            string
+	// Scope is session or timed; ScopeText says it in words.
+	Scope, ScopeText string
+	Session, Agent   string
+	Channel          string
+	GrantedBy        string
+	ApprovalID       string
+	// Created and Expires are UTC text, with their RFC 3339 forms for the
+	// viewer's time zone; ExpiresIn is the time left when rendered.
+	Created, CreatedISO string
+	Expires, ExpiresISO string
+	ExpiresIn           string
+}
+
+// GrantFilter is the Grants page's filter, as given in the query.
+type GrantFilter struct {
+	Agent, Session, Tool string
+}
+
+// Any reports whether the filter narrows the list.
+func (f GrantFilter) Any() bool { return f.Agent != "" || f.Session != "" || f.Tool != "" }
+
+// GrantsProps are the Grants page's: the live grants (filtered), the
+// choices of the filters, and the always-allow overrides.
+type GrantsProps struct {
+	Nav Nav
+	// Available is false when this server keeps no grants.
+	Available bool
+	Filter    GrantFilter
+	Grants    []GrantRow
+	// Live counts the live grants before the filter.
+	Live int
+	// Agents, Sessions and Tools are the values the live grants have, for
+	// the filters.
+	Agents, Sessions, Tools []string
+	// CanRevoke: the person may revoke grants (answers asks).
+	CanRevoke bool
+	// Overrides are the approval overrides written by "always allow";
+	// ETag is the policy's, for their revoke, which CanRevokeAlways allows
+	// (a policy edit: admins only, as on the Overrides page).
+	Overrides       []OverrideRow
+	ETag            string
+	CanRevokeAlways bool
 }

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -106,7 +107,8 @@ func approvalRow(a approval.Approval, index map[string]ruleMeta, now time.Time, 
 		Preview: contentPreview(redacted, t),
 		Created: a.CreatedAt.UTC().Format(time.RFC3339),
 		Expires: a.ExpiresAt.UTC().Format("15:04:05 UTC"), ExpiresISO: a.ExpiresAt.UTC().Format(time.RFC3339),
-		ExpiresIn: untilText(a.ExpiresAt.Sub(now), t),
+		ExpiresIn:  untilText(a.ExpiresAt.Sub(now), t),
+		HasSession: a.Request.SessionID != "",
 	}
 	if server, tool, ok := engine.SplitMCPTool(a.Request.ToolName); ok {
 		row.Server, row.ServerTool = redact.Visible(server), redact.Visible(tool)
@@ -294,7 +296,13 @@ func (u *UI) decideApproval(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id, choice := r.PostFormValue("id"), approval.Choice(r.PostFormValue("choice"))
-	_, err := u.approvals.Decide(r.Context(), c.sess.principal, id, choice, "")
+	ttl, ok := formTTL(r)
+	if !ok {
+		u.flash(r, "error", templates.T(r.Context(), "approvals.ws_invalid_ttl"))
+		redirect(w, r, "/approvals")
+		return
+	}
+	_, err := u.decide(r.Context(), c.sess.principal, id, choice, ttl)
 	switch {
 	case errors.Is(err, approval.ErrInvalidChoice):
 		u.done(w, r, "/approvals", errors.New(templates.T(r.Context(), "approvals.err.choice")), "")
@@ -306,6 +314,19 @@ func (u *UI) decideApproval(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		u.done(w, r, "/approvals", err, "")
 	default:
-		u.done(w, r, "/approvals", nil, templates.T(r.Context(), "approvals.done."+string(choice))+".")
+		u.done(w, r, "/approvals", nil, grantWords(r.Context(), string(choice), ttl)+".")
 	}
+}
+
+// formTTL reads an "allow for" answer's ttl_seconds: from the form, or
+// from the query of the button's formaction (a form without JavaScript
+// posts the duration of the button pressed that way). Absent is 0; ok is
+// false for a value that is not a whole number of seconds.
+func formTTL(r *http.Request) (int, bool) {
+	v := cmp.Or(r.PostFormValue("ttl_seconds"), r.URL.Query().Get("ttl_seconds"))
+	if v == "" {
+		return 0, true
+	}
+	n, err := strconv.Atoi(v)
+	return n, err == nil && n > 0
 }

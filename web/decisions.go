@@ -14,6 +14,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/store/decisionlog"
 	"github.com/toolgate/toolgate/templates"
 )
@@ -73,8 +74,14 @@ func (u *UI) decisionsPage(w http.ResponseWriter, r *http.Request, log DecisionR
 	}
 	index := u.rulesByRef()
 	eng := u.deps.Policy.Engine()
+	var live []grant.Grant
+	if u.deps.Grants != nil {
+		live = u.deps.Grants.List()
+	}
 	for _, e := range page.Entries {
-		p.Rows = append(p.Rows, decisionRow(e, index, eng, t))
+		row := decisionRow(e, index, eng, t)
+		row.GrantID, row.GrantLive = grantOfDecision(e.MatchedRule, live)
+		p.Rows = append(p.Rows, row)
 	}
 	if page.NextBefore > 0 {
 		next := url.Values{}

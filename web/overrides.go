@@ -42,19 +42,25 @@ func overrideRow(m map[string]any) templates.OverrideRow {
 	return row
 }
 
-// deleteOverride revokes an override.
+// deleteOverride revokes an override from the Overrides page.
 func (u *UI) deleteOverride(w http.ResponseWriter, r *http.Request) {
-	if u.stale(w, r, "/overrides") {
+	u.revokeOverride(w, r, "/overrides")
+}
+
+// revokeOverride revokes an override under the form's ETag, after a
+// confirmation, and goes back to the page it was asked from.
+func (u *UI) revokeOverride(w http.ResponseWriter, r *http.Request, back string) {
+	if u.stale(w, r, back) {
 		return
 	}
 	id := r.PostFormValue("id")
 	t := translatorFor(r.Context())
-	if !u.confirmed(w, r, "/overrides", templates.ConfirmProps{Title: t("confirm.revoke") + " " + id + "?",
+	if !u.confirmed(w, r, back, templates.ConfirmProps{Title: t("confirm.revoke") + " " + id + "?",
 		Lead:   t("confirm.revoke.lead") + " " + id,
 		Points: []string{t("confirm.revoke.point")},
 		Button: t("confirm.revoke")}) {
 		return
 	}
 	_, err := u.pol.DeleteOverride(formETag(r), id)
-	u.saved(w, r, "/overrides", err, t("flash.revoked")+" "+id+".")
+	u.saved(w, r, back, err, t("flash.revoked")+" "+id+".")
 }

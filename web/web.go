@@ -17,6 +17,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store/auth"
 )
@@ -52,6 +53,9 @@ type Deps struct {
 	// Throttle slows clients whose sign-ins fail; nil throttles no one.
 	// Share the API's.
 	Throttle *auth.Throttle
+	// Grants are this replica's live grants; nil: the server keeps none
+	// (the Grants page says so).
+	Grants *grant.Book
 }
 
 // UI is the admin pages.
@@ -95,7 +99,7 @@ func (u *UI) Sessions() *Sessions { return u.sessions }
 
 // Mount adds the pages to a router: /, /login, /logout, /settings,
 // /tools, /rules..., /directories..., /overrides..., /playground,
-// /approvals... and /static/*.
+// /approvals..., /grants... and /static/*.
 func (u *UI) Mount(r chi.Router) {
 	r.NotFound(u.NotFound)
 	r.Group(func(r chi.Router) {
@@ -120,6 +124,8 @@ func (u *UI) Mount(r chi.Router) {
 			r.Get("/approvals", u.approvalsPage)
 			r.Get("/approvals/item", u.approvalItem)
 			r.Post("/approvals/decide", u.decideApproval)
+			r.Get("/grants", u.grantsPage)
+			r.Post("/grants/revoke", u.revokeGrantForm)
 			r.Group(func(r chi.Router) {
 				r.Use(requireRight(service.RightWrite))
 				r.Post("/settings", u.saveSettings)
@@ -135,6 +141,7 @@ func (u *UI) Mount(r chi.Router) {
 				r.Post("/directories/delete", u.deleteDirectory)
 				r.Post("/directories/trust", u.trustDirectory)
 				r.Post("/overrides/delete", u.deleteOverride)
+				r.Post("/grants/override/delete", u.deleteAlwaysOverride)
 				r.Post("/playground", u.playground)
 				r.Get("/tokens", u.tokensPage)
 				r.Post("/tokens", u.createToken)

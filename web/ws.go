@@ -223,6 +223,8 @@ type inMsg struct {
 	ID      string          `json:"id"`
 	Choice  approval.Choice `json:"choice"`
 	Comment string          `json:"comment"`
+	// TTLSeconds is how long an allow_for answer's grant holds.
+	TTLSeconds int `json:"ttl_seconds,omitempty"`
 }
 
 type decidedMsg struct {

@@ -3,7 +3,10 @@
 // /approvals/item, an ask answered anywhere leaves the list and joins the
 // recent answers. A choice is held for a few seconds with an Undo toast,
 // shown where the card was, before it is sent (over the socket, else as the form's post). Without
-// JavaScript the form posts at once. It also runs the expiry countdowns.
+// JavaScript the form posts at once. An "allow for" button carries its
+// ttl_seconds (data-ttl), and each button the words of its answer
+// (data-done). An answer that made a grant says until when it holds. It
+// also runs the expiry countdowns.
 (function () {
   "use strict";
   var list = document.querySelector('[data-testid="approvals"]');
@@ -19,7 +22,8 @@
   if (!list || !window.toolgate) { return; }
   var held = null; // {li, choice, timer}
   var toastTimer = null;
-  var words = { allow_once: "Allowed once", allow_always: "Always allowed", deny: "Denied",
+  var words = { allow_once: "Allowed once", allow_session: "Allowed for this session", allow_for: "Allowed for",
+    allow_while: "Allowed for a while", allow_always: "Always allowed", deny: "Denied", granteduntil: "granted until",
     elsewhere: "Answered elsewhere.", expired: "expired", "in": "in",
     nottaken: "The answer was not taken; try again.", notsent: "The answer could not be sent; try again." };
   try { Object.assign(words, JSON.parse(toast.dataset.words || "{}")); } catch (e) { /* English stays */ }
@@ -90,7 +94,8 @@
     what.textContent = args.command || args.cmd || args.path || args.file_path || "";
     var by = document.createElement("span");
     by.className = "hint";
-    by.textContent = a.choice ? a.choice.replace(/_/g, " ") + " by " + (a.decided_by || "") + ", " : "";
+    var said = a.choice === "allow_for" ? words.allow_while : words[a.choice];
+    by.textContent = a.choice ? (said || a.choice.replace(/_/g, " ")) + " by " + (a.decided_by || "") + ", " : "";
     var when = document.createElement("time");
     var at = new Date(a.decided_at || Date.now());
     when.setAttribute("datetime", at.toISOString());
@@ -98,10 +103,31 @@
     when.textContent = at.toISOString().substring(11, 19) + " UTC";
     by.append(when);
     li.append(b, " ", tool, " ", what, " ", by);
+    var until = grantUntil(a);
+    if (until) {
+      var g = document.createElement("span");
+      g.dataset.testid = "recent-grant";
+      g.append(" · " + words.granteduntil + " ", timeEl(until, "datetime"));
+      by.append(g);
+    }
     window.toolgate.localTimes(li);
     recent.insertBefore(li, recent.firstChild);
     while (recent.children.length > 8) { recent.lastChild.remove(); }
     if (noRecent) { noRecent.hidden = true; }
+  }
+
+  // grantUntil is when the grant a scoped answer made ends, if it made one.
+  function grantUntil(a) {
+    var g = a && a.grant;
+    return g && g.expires_at ? new Date(g.expires_at) : null;
+  }
+
+  function timeEl(at, kind) {
+    var el = document.createElement("time");
+    el.setAttribute("datetime", at.toISOString());
+    el.dataset.local = kind;
+    el.textContent = at.toISOString().substring(0, 19).replace("T", " ") + " UTC";
+    return el;
   }
 
   function failed(msg) {
@@ -109,7 +135,8 @@
     if (!li) { return; }
     if (msg.code === "conflict" || msg.code === "not_found") { remove(msg.id); return; }
     li.hidden = false;
-    li.querySelectorAll("button").forEach(function (b) { b.disabled = false; });
+    // A choice the ask never offered (no session) stays disabled.
+    li.querySelectorAll("button:not([data-unavailable])").forEach(function (b) { b.disabled = false; });
     var el = li.querySelector('[data-field="error"]');
     // The hub's error codes are the protocol; the page says them in its own words.
     if (el) { el.textContent = String(words["ws_" + msg.code] || msg.message || ""); }
@@ -121,8 +148,11 @@
   function send(h) {
     var id = h.li.dataset.approvalId;
     h.li.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
-    if (window.toolgate.send({ type: "approval.decide", id: id, choice: h.choice })) { return; }
+    var msg = { type: "approval.decide", id: id, choice: h.choice };
+    if (h.ttl) { msg.ttl_seconds = h.ttl; }
+    if (window.toolgate.send(msg)) { return; }
     var body = new URLSearchParams({ csrf_token: csrf, id: id, choice: h.choice });
+    if (h.ttl) { body.append("ttl_seconds", String(h.ttl)); }
     fetch("/approvals/decide", { method: "POST", credentials: "same-origin", body: body })
       .then(function (r) { if (r.ok) { remove(id); } else { failed({ id: id, message: words.nottaken }); } })
       .catch(function () { failed({ id: id, message: words.notsent }); });
@@ -148,8 +178,10 @@
     list.insertBefore(toast, li); // the toast takes the card's place
     li.hidden = true;
     refreshEmpty();
-    held = { li: li, choice: btn.value, timer: setTimeout(function () { flush(); say(words[btn.value] + ".", false); }, UNDO_MS) };
-    say(words[btn.value] + ": " + (what ? what.textContent.substring(0, 80) : ""), true);
+    var done = btn.dataset.done || words[btn.value] || btn.value;
+    held = { li: li, choice: btn.value, ttl: parseInt(btn.dataset.ttl || "0", 10) || 0, done: done,
+      timer: setTimeout(function () { flush(); say(done + ".", false); }, UNDO_MS) };
+    say(done + ": " + (what ? what.textContent.substring(0, 80) : ""), true);
   });
 
   undoBtn.addEventListener("click", function () {
@@ -170,6 +202,7 @@
     body.append("csrf_token", csrf);
     body.append("id", h.li.dataset.approvalId);
     body.append("choice", h.choice);
+    if (h.ttl) { body.append("ttl_seconds", String(h.ttl)); }
     navigator.sendBeacon("/approvals/decide", body);
   });
 
@@ -195,6 +228,10 @@
         break;
       case "approval.decided":
         remove(msg.id);
+        var until = grantUntil(msg.approval);
+        if (until) {
+          say((msg.approval.choice === "allow_for" ? words.allow_while : words[msg.approval.choice] || msg.approval.choice) + ", " + words.granteduntil + " " + until.toLocaleString() + ".", false);
+        }
         break;
       case "error":
         failed(msg);
