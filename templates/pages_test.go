@@ -311,3 +311,96 @@ func TestRulesPreview(t *testing.T) {
 		t.Errorf("preview row: got %q", got)
 	}
 }
+
+// TestApprovalCardChoices: a card offers every answer, each with its scope
+// in words; the session answer is disabled with its reason when the ask
+// has no session; each "allow for" button posts its ttl_seconds without
+// JavaScript (in its formaction) and carries it for the script.
+func TestApprovalCardChoices(t *testing.T) {
+	base := ApprovalRow{ID: "a1", Tool: "bash", Summary: "make deploy", Session: "s1", HasSession: true,
+		Remember: "make deploy", RememberType: "command"}
+	noSession := base
+	noSession.HasSession, noSession.Session = false, "–"
+	digest := base
+	digest.Tool, digest.Remember, digest.RememberType = "mcp__fs__search", "", ""
+	cases := []struct {
+		note         string
+		row          ApprovalRow
+		sessionOff   bool
+		sessionScope string
+		forScope     string
+		always       bool
+	}{
+		{note: "a shell ask in a session", row: base, sessionScope: "bash command make deploy in session s1, 24 h at most",
+			forScope: "bash command make deploy in any session", always: true},
+		{note: "an ask without a session cannot be remembered for one", row: noSession, sessionOff: true,
+			forScope: "bash command make deploy in any session", always: true},
+		{note: "a call with nothing to remember is this exact call", row: digest, sessionScope: "this exact call in session s1",
+			forScope: "this exact call in any session"},
+	}
+	for _, c := range cases {
+		d := doc(t, ApprovalItem(c.row, true, "tok"))
+		everyFormHasCSRF(t, d, "tok")
+		btn := d.Find(tid("allow-session"))
+		_, disabled := btn.Attr("disabled")
+		if disabled != c.sessionOff {
+			t.Errorf("%s: allow-session disabled %v, want %v", c.note, disabled, c.sessionOff)
+		}
+		if c.sessionOff {
+			if got := text(d, "no-session"); !strings.Contains(got, "without a session") {
+				t.Errorf("%s: the disabled session answer says %q, want why", c.note, got)
+			}
+		} else if got := strings.Join(strings.Fields(text(d, "allow-session-scope")), " "); !strings.Contains(got, c.sessionScope) {
+			t.Errorf("%s: session scope %q, want %q", c.note, got, c.sessionScope)
+		}
+		if got := strings.Join(strings.Fields(text(d, "allow-for-scope")), " "); !strings.Contains(got, c.forScope) {
+			t.Errorf("%s: allow-for scope %q, want %q", c.note, got, c.forScope)
+		}
+		if got := d.Find(tid("allow-always")).Length() == 1; got != c.always {
+			t.Errorf("%s: always allow offered %v, want %v", c.note, got, c.always)
+		}
+		for id, ttl := range map[string]string{"allow-for": "3600", "allow-for-900": "900", "allow-for-28800": "28800", "allow-for-86400": "86400"} {
+			b := d.Find(tid(id))
+			if b.AttrOr("value", "") != "allow_for" || b.AttrOr("data-ttl", "") != ttl || b.AttrOr("formaction", "") != "/approvals/decide?ttl_seconds="+ttl {
+				t.Errorf("%s: %s is value %q ttl %q formaction %q, want allow_for %s", c.note, id, b.AttrOr("value", ""), b.AttrOr("data-ttl", ""), b.AttrOr("formaction", ""), ttl)
+			}
+		}
+		if got := strings.TrimSpace(d.Find(tid("allow-for")).Contents().First().Text()); !strings.HasPrefix(got, "Allow for 1 hour") {
+			t.Errorf("%s: the main allow-for button reads %q", c.note, got)
+		}
+		for id, want := range map[string]string{"allow-once": "allow_once", "allow-session": "allow_session", "deny": "deny"} {
+			if got := d.Find(tid(id)).AttrOr("value", ""); got != want {
+				t.Errorf("%s: %s sends %q, want %q", c.note, id, got, want)
+			}
+		}
+	}
+}
+
+// TestGrantsPage: the live grants with their filters, the revoke for who
+// may answer asks, and the always-allow overrides with theirs for admins.
+func TestGrantsPage(t *testing.T) {
+	rows := []GrantRow{{ID: "g_1", Tool: "bash", Pattern: "make deploy", MatchType: "command", Scope: "session", ScopeText: "this session",
+		Session: "s1", Agent: "claude-code"}, {ID: "g_2", Tool: "mcp__fs__search", Exact: true, Summary: `{"q":1}`, Scope: "timed"}}
+	always := []OverrideRow{{ID: "user_allow_bash", Tools: "bash", Pattern: "make deploy", MatchType: "command", ApprovedBy: "ann"}}
+	p := GrantsProps{Nav: admin, Available: true, Grants: rows, Live: 2, CanRevoke: true, Overrides: always, CanRevokeAlways: true,
+		Agents: []string{"claude-code"}, Filter: GrantFilter{Agent: "codex"}}
+	d := doc(t, Grants(p))
+	count(t, d, "grant-row", 2)
+	count(t, d, "grant-revoke", 2)
+	count(t, d, "grant-override-row", 1)
+	count(t, d, "grant-override-revoke", 1)
+	everyFormHasCSRF(t, d, "tok123")
+	if got := d.Find(tid("grant-covers")).Eq(1).Text(); !strings.Contains(got, "this exact call") || !strings.Contains(got, `{"q":1}`) {
+		t.Errorf("a digest grant covers %q", got)
+	}
+	if got := d.Find(tid("grant-filter-agent")+` option[selected]`).AttrOr("value", ""); got != "codex" {
+		t.Errorf("the agent asked for is not kept selected: %q", got)
+	}
+	p.CanRevoke, p.CanRevokeAlways = false, false
+	d = doc(t, Grants(p))
+	count(t, d, "grant-revoke", 0)
+	count(t, d, "grant-override-revoke", 0)
+	p.Grants, p.Live, p.Filter = nil, 0, GrantFilter{}
+	count(t, doc(t, Grants(p)), "no-grants", 1)
+	count(t, doc(t, Grants(GrantsProps{Nav: admin})), "grants-unavailable", 1)
+}
