@@ -59,7 +59,7 @@ func TestBrowserGrantsForSession(t *testing.T) {
 	waitJS(t, ctx, "the inbox to be live", `document.querySelector('[data-testid="live-status"]').dataset.state === "on"`)
 
 	first := call("s1")
-	first["wait_seconds"] = 30
+	first["wait_seconds"] = 20
 	res := checkAsync(s, agent, first)
 	run(t, ctx, "the ask's card", chromedp.WaitVisible(tid("approval")))
 
@@ -74,6 +74,9 @@ func TestBrowserGrantsForSession(t *testing.T) {
 	}
 	checkWidth(t, ctx, "approvals with a card")
 	screenshot(t, ctx, "grants-01-card-390")
+	run(t, ctx, "desktop size", chromedp.EmulateViewport(1280, 900))
+	screenshot(t, ctx, "grants-01-card-1280")
+	run(t, ctx, "phone size again", chromedp.EmulateViewport(390, 844))
 	if got := textOf(t, ctx, tid("allow-session-scope")); !strings.Contains(got, "make deploy-prod") || !strings.Contains(got, "s1") {
 		t.Errorf("the session answer's scope says %q, want the command and the session", got)
 	}
