@@ -257,7 +257,7 @@ func (c *wsClient) handle(ctx context.Context, data []byte) *websocket.PreparedM
 		return errorMsg("", "bad_request", "id is required")
 	}
 	if !in.Choice.Valid() {
-		return errorMsg(in.ID, "bad_request", "choice must be allow_once, allow_always or deny")
+		return errorMsg(in.ID, "bad_request", "choice must be allow_once, allow_session, allow_for, allow_always or deny")
 	}
 	if in.Choice == approval.ChoiceAllowAlways && !c.principal.Filter.MayAllowAlways() {
 		return errorMsg(in.ID, "forbidden", approval.MsgScopedAlways)
@@ -269,7 +269,7 @@ func (c *wsClient) handle(ctx context.Context, data []byte) *websocket.PreparedM
 	if !c.principal.Filter.Allows(cur) {
 		return errorMsg(in.ID, "forbidden", "this approval is outside your channels or sessions")
 	}
-	a, err := c.hub.approvals.Decide(ctx, in.ID, in.Choice, c.principal.Name, in.Comment)
+	a, err := c.hub.approvals.DecideFor(ctx, in.ID, in.Choice, time.Duration(in.TTLSeconds)*time.Second, c.principal.Name, in.Comment)
 	if err != nil {
 		return decideError(in.ID, err)
 	}

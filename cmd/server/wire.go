@@ -120,7 +120,7 @@ func wire(c config, log *slog.Logger) (_ *app, err error) {
 	sessions := web.NewSessionsOn(s.sessions, 0, log)
 	throttle := auth.NewThrottle(c.authFailures, auth.DefaultThrottleWindow)
 	ui := web.New(web.Deps{Policy: s.policy, Edits: edits, Tokens: s.tokens, Logger: log, Approvals: mgr, Throttle: throttle,
-		Sessions: sessions, EngineOptions: s.policy.EngineOptions()})
+		Sessions: sessions, EngineOptions: s.policy.EngineOptions(), Grants: book})
 	sessions.EndWithToken(s.tokens.Active)
 	hub := wireHub(mgr, sessions.HubAuthWithTokens(s.tokens), s.policy, a, log)
 	s.tokens.OnRevoke(hub.Recheck)
