@@ -21,6 +21,9 @@ type anthropicStub struct {
 	srv  *httptest.Server
 	tool string
 	args map[string]any
+	// more are the calls after the first, each asked for once the
+	// previous call's tool_result has come back (newAnthropicStubSeq).
+	more []map[string]any
 
 	mu      sync.Mutex
 	results []string // the tool_result texts Claude Code sent back
@@ -33,6 +36,15 @@ func newAnthropicStub(t *testing.T, tool string, args map[string]any) *anthropic
 	s := &anthropicStub{tool: tool, args: args}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(s.srv.Close)
+	return s
+}
+
+// newAnthropicStubSeq starts a stub that calls tool with each of calls in
+// turn in one session: the next call once the previous one's tool_result
+// has come back.
+func newAnthropicStubSeq(t *testing.T, tool string, calls ...map[string]any) *anthropicStub {
+	s := newAnthropicStub(t, tool, calls[0])
+	s.more = calls[1:]
 	return s
 }
 
@@ -69,17 +81,22 @@ func (s *anthropicStub) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	result, hasResult := lastToolResult(req)
 	s.mu.Lock()
-	answerTool := offers && !hasResult && s.calls == 0
+	answerTool := offers && (!hasResult && s.calls == 0 || hasResult && s.calls > 0 && s.calls <= len(s.more))
+	args := s.args
+	if answerTool && s.calls > 0 {
+		args = s.more[s.calls-1]
+	}
 	if answerTool {
 		s.calls++
 	}
+	n := s.calls
 	if hasResult {
 		s.results = append(s.results, result)
 	}
 	s.mu.Unlock()
 	if answerTool {
-		input, _ := json.Marshal(s.args)
-		s.reply(w, req.Stream, map[string]any{"type": "tool_use", "id": "toolu_stub_1", "name": s.tool, "input": map[string]any{}}, string(input), "tool_use")
+		input, _ := json.Marshal(args)
+		s.reply(w, req.Stream, map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_stub_%d", n), "name": s.tool, "input": map[string]any{}}, string(input), "tool_use")
 		return
 	}
 	s.reply(w, req.Stream, map[string]any{"type": "text", "text": ""}, "done", "end_turn")
