@@ -16,8 +16,8 @@ import (
 // TestClaudeCodeSessionGrant runs the real Claude Code through one session
 // in which a person answers the first ask with "allow for this session":
 // the same command then runs again in that session with no one asked, the
-// same command chained with a harmful one is still asked (and, unanswered,
-// does not run: the canary stays), and a new session asks again. What is
+// same command chained with one that overwrites a canary is still asked
+// (and, unanswered, does not run: the canary stays), and a new session asks again. What is
 // checked is what Claude Code did on disk, and the grant and the decision
 // log as toolgate reports them.
 func TestClaudeCodeSessionGrant(t *testing.T) {
@@ -39,11 +39,11 @@ func TestClaudeCodeSessionGrant(t *testing.T) {
 
 	asks := runClaudeAnswering(t, claude, s, ws, env, "allow_session",
 		map[string]any{"command": cmd}, map[string]any{"command": cmd},
-		map[string]any{"command": cmd + " && rm -r " + filepath.Dir(canary)})
+		map[string]any{"command": cmd + " && echo evil > " + canary})
 	if got := readOr(ran); got != "run\nrun\n" {
 		t.Errorf("in the granted session the command ran %q, want twice", got)
 	}
-	if problem := exists(canary); problem != "" {
+	if problem := unchanged(canary, "keep me\n"); problem != "" {
 		t.Errorf("the chained command ran under the grant: %s", problem)
 	}
 	if asks != 2 {
@@ -70,6 +70,36 @@ func TestClaudeCodeSessionGrant(t *testing.T) {
 	g := grants.Grants[0]
 	if !waitDecisionByRule(s, "grants["+g.ID+"]", g.SessionID) {
 		t.Errorf("the decision log has no call allowed by grant %s in session %s", g.ID, g.SessionID)
+	}
+
+	// The same call in that session over /check: the grant answers it;
+	// `toolgate grants` lists it, `toolgate grants revoke` takes it back,
+	// and the call asks again.
+	check := func() (string, string) {
+		st, body := s.Do("POST", "/api/v1/check", map[string]any{"tool_name": "bash", "tool_args": map[string]any{"command": cmd},
+			"channel_id": "cli", "workspace": ws, "session_id": g.SessionID, "wait_seconds": 0})
+		var out checkAnswer
+		if st != 200 || json.Unmarshal(body, &out) != nil {
+			t.Fatalf("check: %d %s", st, body)
+		}
+		var rule struct {
+			MatchedRule string `json:"matched_rule"`
+		}
+		_ = json.Unmarshal(body, &rule)
+		return out.Decision, rule.MatchedRule
+	}
+	if d, rule := check(); d != "allow" || !strings.Contains(rule, "grants["+g.ID+"]") {
+		t.Errorf("the granted call over /check: %s %s", d, rule)
+	}
+	admin := []string{"TOOLGATE_URL=" + s.URL, "TOOLGATE_TOKEN=" + s.Token}
+	if r := runCLIEnv(t, ws, admin, "grants", "--session", g.SessionID); r.code != 0 || !strings.Contains(r.stdout, g.ID) || !strings.Contains(r.stdout, cmd) {
+		t.Errorf("toolgate grants: exit %d, %q %q", r.code, r.stdout, r.stderr)
+	}
+	if r := runCLIEnv(t, ws, admin, "grants", "revoke", g.ID); r.code != 0 {
+		t.Errorf("toolgate grants revoke: exit %d, %q", r.code, r.stderr)
+	}
+	if d, _ := check(); d != "pending" {
+		t.Errorf("after the revoke the call is %s, want pending (asked)", d)
 	}
 
 	// A new session: the grant does not hold, and no one answers.
@@ -100,6 +130,17 @@ func runClaudeAnswering(t *testing.T, claude string, s *Server, ws string, env [
 	done := make(chan struct{})
 	var mu sync.Mutex
 	seen := map[string]bool{}
+	// Asks an earlier run left pending (its hook gave up waiting; the ask
+	// stays until it expires) are not this run's.
+	before := map[string]bool{}
+	var earlier struct {
+		Approvals []wsApproval `json:"approvals"`
+	}
+	if _, body := s.Do("GET", "/api/v1/approvals?status=pending", nil); json.Unmarshal(body, &earlier) == nil {
+		for _, a := range earlier.Approvals {
+			before[a.ID] = true
+		}
+	}
 	go func() {
 		for {
 			select {
@@ -115,6 +156,9 @@ func runClaudeAnswering(t *testing.T, claude string, s *Server, ws string, env [
 				continue
 			}
 			for _, a := range page.Approvals {
+				if before[a.ID] {
+					continue
+				}
 				mu.Lock()
 				first := len(seen) == 0
 				fresh := !seen[a.ID]
