@@ -95,7 +95,9 @@ func TestBrowserUndoToastCoversNothing(t *testing.T) {
 		run(t, ctx, "size", chromedp.EmulateViewport(size[0], size[1]))
 		run(t, ctx, "open approvals", chromedp.Navigate(s.URL+"/approvals"), chromedp.WaitVisible(tid("approval")))
 		// The second card's deny: the toast must appear where it was.
-		cardTop := attrJS(t, ctx, `String(Math.round(document.querySelectorAll('[data-testid="approval"]')[1].getBoundingClientRect().top))`)
+		// Places are measured on the page, not the viewport: the click
+		// scrolls a card's lower buttons into view at a phone's size.
+		cardTop := attrJS(t, ctx, `String(Math.round(document.querySelectorAll('[data-testid="approval"]')[1].getBoundingClientRect().top + scrollY))`)
 		run(t, ctx, "deny the second", chromedp.Click(chromedp.CSS(`[data-testid="approval"]:nth-of-type(3) [data-testid="deny"]`)), chromedp.WaitVisible(tid("undo")))
 		covered := attrJS(t, ctx, `(() => {
 		  const toast = document.querySelector('[data-testid="toast"]');
@@ -104,7 +106,7 @@ func TestBrowserUndoToastCoversNothing(t *testing.T) {
 		    .filter(e => e.getClientRects().length > 0)
 		    .filter(e => { const q = e.getBoundingClientRect(); return q.left < r.right && r.left < q.right && q.top < r.bottom && r.top < q.bottom; })
 		    .map(e => e.dataset.testid || e.tagName);
-		  return getComputedStyle(toast).position + " " + Math.round(r.top) + " " + hit.join(",");
+		  return getComputedStyle(toast).position + " " + Math.round(r.top + scrollY) + " " + hit.join(",");
 		})()`)
 		fields := strings.Fields(covered)
 		if len(fields) < 2 || fields[0] == "fixed" || fields[0] == "sticky" || len(fields) > 2 {

@@ -140,7 +140,8 @@ func TestBrowserChinese(t *testing.T) {
 	for _, c := range []struct{ what, expr, want string }{
 		{what: "html lang", expr: `document.documentElement.lang`, want: "zh-CN"},
 		{what: "heading", expr: `document.querySelector("main h1").textContent`, want: "审批"},
-		{what: "allow once", expr: `document.querySelector('[data-testid="allow-once"]').textContent`, want: "允许一次"},
+		{what: "allow once", expr: `document.querySelector('[data-testid="allow-once"]').firstChild.textContent`, want: "允许一次"},
+		{what: "allow once's scope", expr: `document.querySelector('[data-testid="allow-once"] .remember').textContent`, want: "仅此一次；下次仍会询问"},
 		{what: "deny", expr: `document.querySelector('[data-testid="deny"]').textContent`, want: "拒绝"},
 		{what: "path", expr: `location.pathname`, want: "/approvals"},
 	} {
