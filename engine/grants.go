@@ -66,7 +66,10 @@ type GrantSet struct {
 	meta []Grant
 	// digests are the indexes in meta of each tool's digest grants.
 	digests map[string][]int
-	now     func() time.Time
+	// rules and names are each grant's matched_rule and its name in it,
+	// made once so that a decision by a grant allocates nothing.
+	rules, names []string
+	now          func() time.Time
 }
 
 // WithGrants returns a copy of e that also consults grants, with now as
@@ -81,7 +84,10 @@ func (e *Engine) WithGrants(grants []Grant, now func() time.Time) (*Engine, []Pr
 	set := &GrantSet{meta: grants, now: now, digests: map[string][]int{}}
 	c := &compiler{opts: e.opts, mode: e.policy.mode}
 	var rules []*rule
+	set.rules, set.names = make([]string, len(grants)), make([]string, len(grants))
 	for i, g := range grants {
+		set.rules[i] = "tiered_policy:grants:grants[" + g.ID + "]"
+		set.names[i] = set.rules[i][len("tiered_policy:grants:"):]
 		if g.Pattern == "" {
 			set.digests[g.Tool] = append(set.digests[g.Tool], i)
 			continue
@@ -92,8 +98,7 @@ func (e *Engine) WithGrants(grants []Grant, now func() time.Time) (*Engine, []Pr
 			continue
 		}
 		r.order = i
-		r.single = "tiered_policy:grants:grants[" + g.ID + "]"
-		r.name = r.single[len("tiered_policy:grants:"):]
+		r.single, r.name = set.rules[i], set.names[i]
 		r.addDir = "" // a grant never stands for a directory (no /add-dir reading)
 		rules = append(rules, r)
 	}
@@ -145,9 +150,10 @@ func (e *Engine) grantOutcome(tool string, v *callValues, tr *tracer) (outcome, 
 	if best < 0 {
 		return outcome{}, false
 	}
-	name := "grants[" + g.meta[best].ID + "]"
-	out := outcome{level: Allow, rule: "tiered_policy:grants:" + name, fromOverride: true, byRule: true}
-	tr.add(Step{Name: "grants", Result: "allow", Rule: out.rule, Hits: []string{name}, Decisive: true})
+	out := outcome{level: Allow, rule: g.rules[best], fromOverride: true, byRule: true}
+	if tr != nil {
+		tr.add(Step{Name: "grants", Result: "allow", Rule: out.rule, Hits: []string{g.names[best]}, Decisive: true})
+	}
 	return out, true
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strconv"
 	"testing"
 	"time"
 )
@@ -133,4 +134,47 @@ func mustDigest(t *testing.T, args map[string]any) string {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// BenchmarkGrants measures what live grants add to a decision: a call no
+// grant covers and one a grant covers, with 0, 10 and 1,000 grants of the
+// call's tool (each for another command), under the default-shaped
+// policy of these tests.
+func BenchmarkGrants(b *testing.B) {
+	base, _ := compileYAML(b, grantPolicy, "")
+	ws := base.GrantWorkspace(&Request{})
+	for _, n := range []int{0, 10, 1000} {
+		list := make([]Grant, 0, n+1)
+		for i := range n {
+			list = append(list, Grant{ID: "g" + strconv.Itoa(i), Tool: "bash", Channel: "web", Workspace: ws, Session: "s1",
+				MatchType: "command", Pattern: "make target-" + strconv.Itoa(i), ExpiresAt: time.Now().Add(time.Hour)})
+		}
+		list = append(list, Grant{ID: "covered", Tool: "bash", Channel: "web", Workspace: ws, Session: "s1",
+			MatchType: "command", Pattern: "npm test", ExpiresAt: time.Now().Add(time.Hour)})
+		e := base
+		if n > 0 {
+			e, _ = base.WithGrants(list, nil)
+		}
+		for _, c := range []struct {
+			name string
+			cmd  string
+			want Level
+		}{{"not_covered", "npm run build", Ask}, {"covered", "npm test", Allow}} {
+			req := shellCall("bash", c.cmd)
+			req.SessionID = "s1"
+			want := c.want
+			if n == 0 {
+				want = Ask
+			}
+			if d := e.Evaluate(req); d.Level != want {
+				b.Fatalf("%d grants, %s: %s", n, c.name, d.Level)
+			}
+			b.Run(c.name+"/grants="+strconv.Itoa(n), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					e.Evaluate(req)
+				}
+			})
+		}
+	}
 }
