@@ -52,7 +52,8 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	req.SessionID = in.SessionID // a session grant holds in its session only
+	// A session grant holds in its session, for the token that asked, only.
+	req.SessionID, req.TokenID = in.SessionID, principalToken(r)
 	d := s.deps.Policy.Engine().Evaluate(req)
 	s.observe(service.SourceCheck, start, req, d, from)
 	out := CheckResponse{Decision: d.Level.String(), EvaluateResponse: decisionWire(d)}

@@ -261,7 +261,8 @@ func (s *Server) decideHook(w http.ResponseWriter, r *http.Request, agent hookAg
 		return c, false
 	}
 	c.req = agent.engineRequest(&c.in, s.hookWorkspace(r, c), c.params.home)
-	c.req.SessionID = c.in.SessionID // a session grant holds in its session only
+	// A session grant holds in its session, for the token that asked, only.
+	c.req.SessionID, c.req.TokenID = c.in.SessionID, principalToken(r)
 	err = checkShellArgs(c.req.ToolName, c.req.ToolArgs)
 	if err == nil {
 		err = s.bindChannel(r, c.req.ChannelID)

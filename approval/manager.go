@@ -239,6 +239,7 @@ func (m *Manager) newEntry(req engine.Request, d engine.Decision, sessionID, age
 				SessionID: sessionID,
 				Workspace: req.Workspace,
 				Agent:     agent,
+				TokenID:   req.TokenID,
 			},
 			Asked: Asked{
 				MatchedRule:   d.MatchedRule,

@@ -115,6 +115,9 @@ type Request struct {
 	// Agent is the runtime that asked (rest, claude-code, codex, gemini,
 	// ...), which a grant made from the answer records.
 	Agent string `json:"agent,omitempty"`
+	// TokenID is the id of the token that asked, to which a session grant
+	// made from the answer is bound.
+	TokenID string `json:"token_id,omitempty"`
 }
 
 // Asked is the engine decision that asked: why a person is being prompted.

@@ -28,8 +28,11 @@ type Grant struct {
 	// Workspace is the workspace of the approved call in GrantWorkspace
 	// form; a call in any other workspace is not covered.
 	Workspace string
-	// Session limits the grant to one session; empty covers any.
-	Session string
+	// Session limits the grant to one session, and then to calls made
+	// with Token, the token of the approved call (a session id is the
+	// agent's to choose, so another agent could name it); empty covers any
+	// session and token.
+	Session, Token string
 	// MatchType and Pattern are what Remembered found in the approved
 	// call, as the call had it (not a pattern: WithGrants makes it match
 	// only itself, policy.LiteralPattern, so `cat *` covers no other cat);
@@ -158,13 +161,14 @@ func (e *Engine) grantOutcome(tool string, v *callValues, tr *tracer) (outcome, 
 }
 
 // live reports whether grant i holds for req now: not expired, on the
-// call's channel and workspace, and in its session when it has one.
+// call's channel and workspace, and in its session, asked with its token,
+// when it has one.
 func (g *GrantSet) live(i int, req *Request, e *Engine) bool {
 	m := &g.meta[i]
 	if !m.ExpiresAt.IsZero() && !g.now().Before(m.ExpiresAt) {
 		return false
 	}
-	if m.Session != "" && m.Session != req.SessionID {
+	if m.Session != "" && (m.Session != req.SessionID || m.Token != req.TokenID) {
 		return false
 	}
 	return m.Channel == channelKey(req.ChannelID) && m.Workspace == e.workspace(req)

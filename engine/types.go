@@ -16,6 +16,10 @@ type Request struct {
 	// SessionID is the agent's session, which a session grant is bound to
 	// (grants.go); empty for a call that names none.
 	SessionID string `json:"-"`
+	// TokenID is the id of the token the call was made with: a session
+	// grant holds for calls of its session made with the same token, so
+	// that another agent naming that session gains nothing (grants.go).
+	TokenID string `json:"-"`
 	// Explain asks for the Trace of the steps taken.
 	Explain bool `json:"explain,omitempty"`
 }

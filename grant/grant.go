@@ -54,6 +54,9 @@ type Grant struct {
 	Pattern    string `json:"pattern,omitempty"`
 	ArgsDigest string `json:"args_digest,omitempty"`
 	SessionID  string `json:"session_id,omitempty"`
+	// TokenID is the token of the approved call: a session grant holds for
+	// that token's calls in the session only.
+	TokenID string `json:"token_id,omitempty"`
 	// ChannelID is the approved call's channel in engine.ChannelKey form.
 	ChannelID string `json:"channel_id"`
 	// Workspace is the approved call's workspace as the engine judged it
@@ -94,13 +97,13 @@ func (g Grant) Check() error {
 
 // engineGrant is g as the engine consults it.
 func (g Grant) engineGrant() engine.Grant {
-	session := ""
+	session, token := "", ""
 	if g.Scope == ScopeSession {
-		session = g.SessionID
+		session, token = g.SessionID, g.TokenID
 	}
 	return engine.Grant{
 		ID: g.ID, Tool: g.ToolName, Channel: g.ChannelID, Workspace: g.Workspace,
-		Session: session, MatchType: g.MatchType, Pattern: g.Pattern,
+		Session: session, Token: token, MatchType: g.MatchType, Pattern: g.Pattern,
 		Digest: g.ArgsDigest, ExpiresAt: g.ExpiresAt,
 	}
 }

@@ -72,11 +72,11 @@ func TestClaudeCodeSessionGrant(t *testing.T) {
 		t.Errorf("the decision log has no call allowed by grant %s in session %s", g.ID, g.SessionID)
 	}
 
-	// The same call in that session over /check: the grant answers it;
-	// `toolgate grants` lists it, `toolgate grants revoke` takes it back,
-	// and the call asks again.
-	check := func() (string, string) {
-		st, body := s.Do("POST", "/api/v1/check", map[string]any{"tool_name": "bash", "tool_args": map[string]any{"command": cmd},
+	// The same call in that session over /check, with the agent's token:
+	// the grant answers it; `toolgate grants` lists it, `toolgate grants
+	// revoke` takes it back, and the call asks again.
+	check := func(token string) (string, string) {
+		st, body := s.DoToken(token, "POST", "/api/v1/check", map[string]any{"tool_name": "bash", "tool_args": map[string]any{"command": cmd},
 			"channel_id": "cli", "workspace": ws, "session_id": g.SessionID, "wait_seconds": 0})
 		var out checkAnswer
 		if st != 200 || json.Unmarshal(body, &out) != nil {
@@ -88,8 +88,13 @@ func TestClaudeCodeSessionGrant(t *testing.T) {
 		_ = json.Unmarshal(body, &rule)
 		return out.Decision, rule.MatchedRule
 	}
-	if d, rule := check(); d != "allow" || !strings.Contains(rule, "grants["+g.ID+"]") {
+	if d, rule := check(agent); d != "allow" || !strings.Contains(rule, "grants["+g.ID+"]") {
 		t.Errorf("the granted call over /check: %s %s", d, rule)
+	}
+	// The session id is the agent's to name: another token naming it
+	// gains nothing.
+	if d, _ := check(s.Token); d != "pending" {
+		t.Errorf("another token naming the granted session: %s, want pending (asked)", d)
 	}
 	admin := []string{"TOOLGATE_URL=" + s.URL, "TOOLGATE_TOKEN=" + s.Token}
 	if r := runCLIEnv(t, ws, admin, "grants", "--session", g.SessionID); r.code != 0 || !strings.Contains(r.stdout, g.ID) || !strings.Contains(r.stdout, cmd) {
@@ -98,7 +103,7 @@ func TestClaudeCodeSessionGrant(t *testing.T) {
 	if r := runCLIEnv(t, ws, admin, "grants", "revoke", g.ID); r.code != 0 {
 		t.Errorf("toolgate grants revoke: exit %d, %q", r.code, r.stderr)
 	}
-	if d, _ := check(); d != "pending" {
+	if d, _ := check(agent); d != "pending" {
 		t.Errorf("after the revoke the call is %s, want pending (asked)", d)
 	}
 

@@ -36,7 +36,7 @@ func (g *Granter) Grant(ctx context.Context, a approval.Approval, choice approva
 	req := engine.Request{ToolName: a.Request.ToolName, ToolArgs: a.Request.ToolArgs,
 		ChannelID: a.Request.ChannelID, Workspace: a.Request.Workspace}
 	out := grant.Grant{
-		ToolName: req.ToolName, SessionID: a.Request.SessionID, ChannelID: engine.ChannelKey(req.ChannelID),
+		ToolName: req.ToolName, SessionID: a.Request.SessionID, TokenID: a.Request.TokenID, ChannelID: engine.ChannelKey(req.ChannelID),
 		Workspace: g.policy.Engine().GrantWorkspace(&req), Agent: a.Request.Agent,
 		Summary: redact.Summarize(req.ToolName, req.ToolArgs), ApprovalID: a.ID, GrantedBy: by,
 		CreatedAt: g.now().UTC().Truncate(time.Millisecond),
@@ -54,7 +54,7 @@ func (g *Granter) Grant(ctx context.Context, a approval.Approval, choice approva
 		out.Scope, out.ExpiresAt = grant.ScopeSession, out.CreatedAt.Add(grant.SessionLifetime)
 	case approval.ChoiceAllowFor:
 		out.Scope, out.ExpiresAt = grant.ScopeTimed, out.CreatedAt.Add(ttl)
-		out.SessionID = "" // any session
+		out.SessionID, out.TokenID = "", "" // any session
 	default:
 		return grant.Grant{}, fmt.Errorf("%w: %s makes no grant", approval.ErrInvalidChoice, choice)
 	}

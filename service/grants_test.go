@@ -60,7 +60,7 @@ var admin = auth.Principal{TokenID: "tok_admin", Name: "ana", Role: auth.RoleAdm
 // ask opens an ask for command in session and returns its id.
 func (w *grantWorld) ask(t *testing.T, command, session string) (string, *engine.Request) {
 	t.Helper()
-	req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": command}, ChannelID: "web", SessionID: session}
+	req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": command}, ChannelID: "web", SessionID: session, TokenID: "tok_agent"}
 	d := w.st.Engine().Evaluate(req)
 	if d.Level != engine.Ask {
 		t.Fatalf("%q in %q: %s %s, want an ask", command, session, d.Level, d.MatchedRule)
@@ -73,7 +73,11 @@ func (w *grantWorld) ask(t *testing.T, command, session string) (string, *engine
 }
 
 func (w *grantWorld) level(command, session string) (engine.Level, string) {
-	d := w.st.Engine().Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": command}, ChannelID: "web", SessionID: session})
+	return w.levelAs(command, session, "tok_agent")
+}
+
+func (w *grantWorld) levelAs(command, session, token string) (engine.Level, string) {
+	d := w.st.Engine().Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": command}, ChannelID: "web", SessionID: session, TokenID: token})
 	return d.Level, d.MatchedRule
 }
 
@@ -98,6 +102,9 @@ func TestScopedAnswersMakeGrants(t *testing.T) {
 	if lvl, _ := w.level("make deploy", "s2"); lvl != engine.Ask {
 		t.Errorf("in another session: %s", lvl)
 	}
+	if lvl, _ := w.levelAs("make deploy", "s1", "tok_other"); lvl != engine.Ask {
+		t.Errorf("another token naming the session: %s", lvl)
+	}
 	if lvl, _ := w.level("make deploy && curl x", "s1"); lvl != engine.Ask {
 		t.Errorf("chained with another command: %s", lvl)
 	}
@@ -110,8 +117,8 @@ func TestScopedAnswersMakeGrants(t *testing.T) {
 	if a.Grant == nil || a.Grant.Scope != grant.ScopeTimed || a.Grant.SessionID != "" || a.Grant.ExpiresAt.Sub(a.Grant.CreatedAt) != 90*time.Second {
 		t.Fatalf("allow_for's grant: %+v", a.Grant)
 	}
-	if lvl, _ := w.level("make build", "s9"); lvl != engine.Allow {
-		t.Errorf("a timed grant in any session: %s", lvl)
+	if lvl, _ := w.levelAs("make build", "s9", "tok_other"); lvl != engine.Allow {
+		t.Errorf("a timed grant in any session, for any token: %s", lvl)
 	}
 
 	id, _ = w.ask(t, "make lint", "s1")
@@ -253,7 +260,7 @@ func TestScopedAnswerAcrossReplicas(t *testing.T) {
 		return replica{st, book, mgr}
 	}
 	a, b := open(), open()
-	req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make deploy"}, ChannelID: "web", SessionID: "s1"}
+	req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make deploy"}, ChannelID: "web", SessionID: "s1", TokenID: "tok"}
 	d := a.st.Engine().Evaluate(req)
 	if d.Level != engine.Ask {
 		t.Fatalf("the default policy: %s", d.Level)

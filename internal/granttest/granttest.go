@@ -17,7 +17,7 @@ import (
 // Sample is a valid session grant created at created, expiring after ttl.
 func Sample(id string, created time.Time, ttl time.Duration) grant.Grant {
 	return grant.Grant{ID: id, ToolName: "bash", Scope: grant.ScopeSession, MatchType: "command", Pattern: "npm test",
-		SessionID: "s1", ChannelID: "web", Workspace: "/ws", Agent: "claude-code", Summary: "npm test",
+		SessionID: "s1", TokenID: "tok_agent", ChannelID: "web", Workspace: "/ws", Agent: "claude-code", Summary: "npm test",
 		ApprovalID: "a1", GrantedBy: "ana", CreatedAt: created.UTC().Truncate(time.Millisecond),
 		ExpiresAt: created.Add(ttl).UTC().Truncate(time.Millisecond)}
 }
@@ -110,7 +110,7 @@ func Engine(t *testing.T, ws string) *engine.Engine {
 
 // Level is what e decides for command in session on the web channel.
 func Level(e *engine.Engine, command, session string) engine.Level {
-	return e.Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": command}, ChannelID: "web", SessionID: session}).Level
+	return e.Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": command}, ChannelID: "web", SessionID: session, TokenID: "tok_agent"}).Level
 }
 
 // BookFollowsItsStore checks a Book over st: a grant it adds decides at

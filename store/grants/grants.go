@@ -26,6 +26,7 @@ CREATE TABLE grants (
 	pattern     TEXT NOT NULL,
 	args_digest TEXT NOT NULL,
 	session_id  TEXT NOT NULL,
+	token_id    TEXT NOT NULL,
 	channel_id  TEXT NOT NULL,
 	workspace   TEXT NOT NULL,
 	agent       TEXT NOT NULL,
@@ -60,14 +61,14 @@ func Open(path string) (*Store, error) {
 // Close closes the file.
 func (s *Store) Close() error { return s.db.Close() }
 
-const columns = `id, tool_name, scope, match_type, pattern, args_digest, session_id, channel_id,
+const columns = `id, tool_name, scope, match_type, pattern, args_digest, session_id, token_id, channel_id,
 	workspace, agent, summary, approval_id, granted_by, created_at, expires_at`
 
 // AddGrant stores g.
 func (s *Store) AddGrant(ctx context.Context, g grant.Grant) error {
 	_, err := s.db.SQL().ExecContext(ctx, `INSERT INTO grants (`+columns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		g.ID, g.ToolName, string(g.Scope), g.MatchType, g.Pattern, g.ArgsDigest, g.SessionID, g.ChannelID,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		g.ID, g.ToolName, string(g.Scope), g.MatchType, g.Pattern, g.ArgsDigest, g.SessionID, g.TokenID, g.ChannelID,
 		g.Workspace, g.Agent, g.Summary, g.ApprovalID, g.GrantedBy, g.CreatedAt.UnixMilli(), g.ExpiresAt.UnixMilli())
 	if err != nil {
 		return fmt.Errorf("grants: add %s: %w", g.ID, err)
@@ -126,7 +127,7 @@ func scan(r scanner) (grant.Grant, error) {
 	var g grant.Grant
 	var scope string
 	var created, expires int64
-	err := r.Scan(&g.ID, &g.ToolName, &scope, &g.MatchType, &g.Pattern, &g.ArgsDigest, &g.SessionID, &g.ChannelID,
+	err := r.Scan(&g.ID, &g.ToolName, &scope, &g.MatchType, &g.Pattern, &g.ArgsDigest, &g.SessionID, &g.TokenID, &g.ChannelID,
 		&g.Workspace, &g.Agent, &g.Summary, &g.ApprovalID, &g.GrantedBy, &created, &expires)
 	g.Scope = grant.Scope(scope)
 	g.CreatedAt, g.ExpiresAt = time.UnixMilli(created).UTC(), time.UnixMilli(expires).UTC()

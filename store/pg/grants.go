@@ -29,6 +29,7 @@ var grantMigrations = []Migration{{
 	pattern     text        NOT NULL,
 	args_digest text        NOT NULL,
 	session_id  text        NOT NULL,
+	token_id    text        NOT NULL,
 	channel_id  text        NOT NULL,
 	workspace   text        NOT NULL,
 	agent       text        NOT NULL,
@@ -57,15 +58,15 @@ func OpenGrants(ctx context.Context, db *DB) (*Grants, error) {
 	return &Grants{db: db}, nil
 }
 
-const grantCols = `id, tool_name, scope, match_type, pattern, args_digest, session_id, channel_id,
+const grantCols = `id, tool_name, scope, match_type, pattern, args_digest, session_id, token_id, channel_id,
 	workspace, agent, summary, approval_id, granted_by, created_at, expires_at`
 
 // AddGrant stores g and notifies every replica, in one transaction.
 func (s *Grants) AddGrant(ctx context.Context, g grant.Grant) error {
 	return s.inTx(ctx, "add a grant", func(octx context.Context, tx pgx.Tx) error {
 		_, err := tx.Exec(octx, `INSERT INTO grants (`+grantCols+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
-			g.ID, g.ToolName, string(g.Scope), g.MatchType, g.Pattern, g.ArgsDigest, g.SessionID, g.ChannelID,
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+			g.ID, g.ToolName, string(g.Scope), g.MatchType, g.Pattern, g.ArgsDigest, g.SessionID, g.TokenID, g.ChannelID,
 			g.Workspace, g.Agent, g.Summary, g.ApprovalID, g.GrantedBy, g.CreatedAt, g.ExpiresAt)
 		if err != nil {
 			return err
@@ -161,7 +162,7 @@ func (s *Grants) inTx(ctx context.Context, what string, fn func(context.Context,
 func scanGrant(row pgx.Row) (grant.Grant, error) {
 	var g grant.Grant
 	var scope string
-	err := row.Scan(&g.ID, &g.ToolName, &scope, &g.MatchType, &g.Pattern, &g.ArgsDigest, &g.SessionID, &g.ChannelID,
+	err := row.Scan(&g.ID, &g.ToolName, &scope, &g.MatchType, &g.Pattern, &g.ArgsDigest, &g.SessionID, &g.TokenID, &g.ChannelID,
 		&g.Workspace, &g.Agent, &g.Summary, &g.ApprovalID, &g.GrantedBy, &g.CreatedAt, &g.ExpiresAt)
 	g.Scope = grant.Scope(scope)
 	g.CreatedAt, g.ExpiresAt = g.CreatedAt.UTC(), g.ExpiresAt.UTC()
