@@ -39,11 +39,11 @@ const mcpAgentPolicy = `permissions:
 // beside the workspace. The filesystem server may read both (see
 // runMCPAgentScenario), so only toolgate can refuse a read of far.
 type mcpFiles struct {
-	root, outside   string
-	canary, far     string
-	fifo            string // a read of it blocks the server until it is killed
-	upstreamLog     string // every message the server received
-	configFile      string
+	root, outside string
+	canary, far   string
+	fifo          string // a read of it blocks the server until it is killed
+	upstreamLog   string // every message the server received
+	configFile    string
 }
 
 const (
