@@ -185,6 +185,15 @@ func (f Filter) MayAllowAlways() bool {
 	return len(f.Channels) == 0 && len(f.Sessions) == 0
 }
 
+// MayAllowFor reports whether a person seeing asks through the filter may
+// answer allow_for: its grant holds in every session of the ask's channel,
+// so a person limited to some sessions may not give one (allow_session,
+// bound to the ask's session, they may).
+func (f Filter) MayAllowFor() bool { return len(f.Sessions) == 0 }
+
+// MsgScopedFor is why a person limited to sessions may not answer allow_for.
+const MsgScopedFor = "allow for a while would hold in every session, beyond the ones this token is limited to: answer allow_once, allow_session or deny"
+
 // MsgScopedAlways is why a limited person may not answer allow_always.
 const MsgScopedAlways = "always allow would hold on every channel and session, beyond the ones this token is limited to: answer allow_once or deny"
 

@@ -128,6 +128,9 @@ func (s *Approvals) DecideFor(ctx context.Context, p auth.Principal, id string, 
 	if choice == approval.ChoiceAllowAlways && !p.ApprovalFilter().MayAllowAlways() {
 		return approval.Approval{}, Forbidden("choice", approval.MsgScopedAlways)
 	}
+	if choice == approval.ChoiceAllowFor && !p.ApprovalFilter().MayAllowFor() {
+		return approval.Approval{}, Forbidden("choice", approval.MsgScopedFor)
+	}
 	// The channel and session check needs the approval: when it cannot be
 	// looked up, nothing is answered (fail closed), whatever the reason.
 	a, err := s.m.Get(id)

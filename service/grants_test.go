@@ -209,6 +209,16 @@ func TestGrantsAsAPrincipalSeesThem(t *testing.T) {
 	if _, err := w.grant.Revoke(ctx, mine, a.Grant.ID); err != nil {
 		t.Errorf("the channel's approver revokes: %v", err)
 	}
+	// A person limited to sessions may grant within the ask's session, not
+	// for every session.
+	id, _ = w.ask(t, "make s-limited", "s7")
+	limited := auth.Principal{TokenID: "tok_s", Name: "sam", Role: auth.RoleApprover, Sessions: []string{"s7"}}
+	if _, err := w.svc.DecideFor(ctx, limited, id, approval.ChoiceAllowFor, time.Hour, ""); service.Classify(err).Status != 403 {
+		t.Errorf("allow_for by a session-limited approver: %v, want 403", err)
+	}
+	if a, err := w.svc.DecideFor(ctx, limited, id, approval.ChoiceAllowSession, 0, ""); err != nil || a.Grant == nil {
+		t.Errorf("allow_session by a session-limited approver: %v", err)
+	}
 }
 
 // TestScopedAnswerAcrossReplicas: on PostgreSQL, an allow_session given

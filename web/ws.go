@@ -262,6 +262,9 @@ func (c *wsClient) handle(ctx context.Context, data []byte) *websocket.PreparedM
 	if in.Choice == approval.ChoiceAllowAlways && !c.principal.Filter.MayAllowAlways() {
 		return errorMsg(in.ID, "forbidden", approval.MsgScopedAlways)
 	}
+	if in.Choice == approval.ChoiceAllowFor && !c.principal.Filter.MayAllowFor() {
+		return errorMsg(in.ID, "forbidden", approval.MsgScopedFor)
+	}
 	cur, err := c.hub.approvals.Get(in.ID)
 	if err != nil {
 		return decideError(in.ID, err)
