@@ -196,7 +196,10 @@ func TestWSRefusals(t *testing.T) {
 // TestHubDropsDeadClient: a client that never answers pings is dropped
 // after PongWait; one that does stays.
 func TestHubDropsDeadClient(t *testing.T) {
-	e := newHubEnv(t, approval.Options{}, web.HubOptions{PongWait: 150 * time.Millisecond, PingPeriod: 50 * time.Millisecond})
+	// The waits are long enough that a loaded machine (make test beside
+	// other work) still answers a ping in time: at 150 ms the live client
+	// was dropped now and then.
+	e := newHubEnv(t, approval.Options{}, web.HubOptions{PongWait: 600 * time.Millisecond, PingPeriod: 200 * time.Millisecond})
 	dead := e.dial("alice-token") // never reads, so never answers a ping
 	live := e.dial("bob-token")
 	go func() { // reading answers pings
@@ -207,8 +210,8 @@ func TestHubDropsDeadClient(t *testing.T) {
 		}
 	}()
 	waitFor(t, "both connected", time.Second, func() bool { return e.hub.Clients() == 2 })
-	waitFor(t, "dead client dropped", 3*time.Second, func() bool { return e.hub.Clients() == 1 })
-	time.Sleep(400 * time.Millisecond) // several PongWaits
+	waitFor(t, "dead client dropped", 5*time.Second, func() bool { return e.hub.Clients() == 1 })
+	time.Sleep(1500 * time.Millisecond) // several PongWaits
 	if n := e.hub.Clients(); n != 1 {
 		t.Errorf("after several pong waits: got %d clients, want the live one", n)
 	}
