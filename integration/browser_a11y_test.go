@@ -40,7 +40,7 @@ func axeViolations(t *testing.T, ctx context.Context, axe string) []string {
 }
 
 // TestBrowserAccessibility runs axe-core (vendored under testdata) on the
-// overview, rules, approvals (with an ask waiting) and decisions pages, at
+// overview, rules, approvals (with an ask waiting), grants and decisions pages, at
 // both sizes: no serious or critical WCAG 2 AA violation. It also checks
 // the 404 page is an HTML page in the layout.
 func TestBrowserAccessibility(t *testing.T) {
@@ -56,6 +56,7 @@ func TestBrowserAccessibility(t *testing.T) {
 		{"overview", "/", "severity-table"},
 		{"rules", "/rules", "rules-table"},
 		{"approvals", "/approvals", "approval"},
+		{"grants", "/grants", "grants-table"},
 		{"decisions", "/decisions", "decisions-table"},
 	}
 	for _, size := range [][2]int64{{1280, 900}, {390, 844}} {

@@ -88,6 +88,11 @@ func TestBrowserGrantsForSession(t *testing.T) {
 	}
 	waitJS(t, ctx, "the card to leave", `document.querySelectorAll('[data-testid="approval"]').length === 0`)
 	waitJS(t, ctx, "the answer to say until when", `!!document.querySelector('[data-testid="recent-grant"]')`)
+	// The page rendered afresh says it too, and links to the grant.
+	run(t, ctx, "reload /approvals", chromedp.Navigate(s.URL+"/approvals"), chromedp.WaitReady(tid("recent-grant")))
+	if got := textOf(t, ctx, tid("recent-answer")); !strings.Contains(got, "Allowed for this session") || !strings.Contains(got, "granted until") {
+		t.Errorf("the recent answer says %q, want what was granted and until when", got)
+	}
 
 	again := checkNow(t, s, agent, call("s1"))
 	if again.Decision != "allow" || !strings.Contains(again.MatchedRule, "grants[") {
@@ -102,6 +107,9 @@ func TestBrowserGrantsForSession(t *testing.T) {
 	run(t, ctx, "open /grants", chromedp.Navigate(s.URL+"/grants"), chromedp.WaitVisible(tid("grant-row")))
 	checkWidth(t, ctx, "grants")
 	screenshot(t, ctx, "grants-02-page-390")
+	if href := attrJS(t, ctx, `(function(){var a=document.querySelector('[data-testid="nav-Grants"]');return a?a.getAttribute("href"):"none";})()`); href != "/grants" {
+		t.Errorf("the menu's Grants link: %q", href)
+	}
 	row := textOf(t, ctx, chromedp.CSS(`[data-grant-id="`+grantID+`"]`))
 	for _, want := range []string{"bash", "make deploy-prod", "this session", "s1", "rest"} {
 		if !strings.Contains(row, want) {

@@ -23,8 +23,8 @@ type sitePage struct {
 }
 
 // seedPages gives every page something to show: a user rule with an ask,
-// a trusted directory with its overrides, a pending ask with a long
-// command, and logged decisions.
+// a trusted directory with its overrides, two pending asks (one with a long
+// command), a session grant, and logged decisions.
 func seedPages(t *testing.T, s *Server) {
 	t.Helper()
 	rule := map[string]any{"id": "ask_make_deploy_to_production_servers", "tools": []string{"bash"}, "pattern": "make deploy*",
@@ -55,6 +55,21 @@ func seedPages(t *testing.T, s *Server) {
 			t.Fatalf("check: %d %s", st, body)
 		}
 	}
+	// A third, answered "allow for this session", leaves a grant for the
+	// Grants page.
+	st, _, body := s.Call(agent, "POST", "/api/v1/check", map[string]any{"tool_name": "bash",
+		"tool_args": map[string]any{"command": "make deploy-preview --branch=feature/a-rather-long-branch-name-for-the-grants-page"},
+		"channel_id": "web", "session_id": "agent-1", "wait_seconds": 0}, nil)
+	if st != 200 {
+		t.Fatalf("check: %d %s", st, body)
+	}
+	asked := DecodeJSON[checkAnswer](t, body)
+	if asked.Approval == nil {
+		t.Fatalf("the third check did not ask: %s", body)
+	}
+	if st, _, body := s.Call(s.Token, "POST", "/api/v1/approvals/"+asked.Approval.ID+"/decision", map[string]any{"choice": "allow_session"}, nil); st != 200 {
+		t.Fatalf("allow for the session: %d %s", st, body)
+	}
 }
 
 // allPages are the signed-in pages, with the testid each waits for.
@@ -68,6 +83,7 @@ var allPages = []sitePage{
 	{"overrides", "/overrides", "overrides-table"},
 	{"playground", "/playground?tool=bash&command=" + "cat%20%2Fetc%2Fhosts", "play-form"},
 	{"approvals", "/approvals", "approval"},
+	{"grants", "/grants", "grants-table"},
 	{"decisions", "/decisions", "decisions-table"},
 	{"tokens", "/tokens", "tokens-table"},
 	{"not-found", "/no/such/page", "not-found"},

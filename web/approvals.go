@@ -2,6 +2,7 @@ package web
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,7 +52,7 @@ func (u *UI) approvalsPage(w http.ResponseWriter, r *http.Request) {
 				p.More++
 			}
 		}
-		p.Recent = answeredRows(all, t)
+		p.Recent = answeredRows(r.Context(), all)
 	}
 	render(w, r, http.StatusOK, templates.Approvals(p))
 }
@@ -243,8 +244,9 @@ func untilText(d time.Duration, t translator) string {
 }
 
 // answeredRows lists the newest answered (or expired) asks, newest first,
-// each answer in the page's words.
-func answeredRows(all []approval.Approval, t translator) []templates.AnsweredRow {
+// each answer in the page's words; a scoped answer says until when its
+// grant holds and links to it.
+func answeredRows(ctx context.Context, all []approval.Approval) []templates.AnsweredRow {
 	var done []approval.Approval
 	for _, a := range all {
 		if !a.Pending() && a.DecidedAt != nil {
@@ -254,13 +256,19 @@ func answeredRows(all []approval.Approval, t translator) []templates.AnsweredRow
 	slices.SortFunc(done, func(a, b approval.Approval) int { return b.DecidedAt.Compare(*a.DecidedAt) })
 	var out []templates.AnsweredRow
 	for _, a := range done[:min(len(done), recentAnswers)] {
-		choice := ""
-		if a.Choice != "" {
-			choice = t("approvals.done." + string(a.Choice))
+		row := templates.AnsweredRow{Tool: redact.Visible(a.Request.ToolName), Summary: redact.Clip(redact.Shown(summary(a.Request.ToolArgs)), maxShownArg),
+			Status: string(a.Status), By: a.DecidedBy,
+			When: a.DecidedAt.UTC().Format("15:04:05 UTC"), WhenISO: a.DecidedAt.UTC().Format(time.RFC3339)}
+		ttl := 0
+		if g := a.Grant; g != nil {
+			ttl = int(g.ExpiresAt.Sub(g.CreatedAt).Round(time.Second).Seconds())
+			row.GrantID = g.ID
+			row.Until, row.UntilISO = g.ExpiresAt.UTC().Format("2006-01-02 15:04:05 UTC"), g.ExpiresAt.UTC().Format(time.RFC3339)
 		}
-		out = append(out, templates.AnsweredRow{Tool: redact.Visible(a.Request.ToolName), Summary: redact.Clip(redact.Shown(summary(a.Request.ToolArgs)), maxShownArg),
-			Status: string(a.Status), Choice: choice, By: a.DecidedBy,
-			When: a.DecidedAt.UTC().Format("15:04:05 UTC"), WhenISO: a.DecidedAt.UTC().Format(time.RFC3339)})
+		if a.Choice != "" {
+			row.Choice = grantWords(ctx, string(a.Choice), ttl)
+		}
+		out = append(out, row)
 	}
 	return out
 }

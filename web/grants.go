@@ -1,7 +1,6 @@
 package web
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"net/http"
@@ -187,12 +186,14 @@ func grantOfDecision(matched string, live []grant.Grant) (id string, isLive bool
 	return id, slices.ContainsFunc(live, func(g grant.Grant) bool { return g.ID == id })
 }
 
-// grantWords is how a resolved scoped answer says what it granted: the
-// choice and, when a grant was made, until when. cmp.Or keeps the choice's
-// own words when no duration is known.
+// grantWords says an answer in the page's words; an allow_for says for
+// how long (ttl seconds), or "for a while" when that is not known.
 func grantWords(ctx context.Context, choice string, ttl int) string {
-	if choice == "allow_for" && ttl > 0 {
+	switch {
+	case choice == "allow_for" && ttl > 0:
 		return templates.T(ctx, "approvals.done.allow_for") + " " + templates.DurationText(ctx, ttl)
+	case choice == "allow_for":
+		return templates.T(ctx, "approvals.done.allow_while")
 	}
-	return cmp.Or(templates.T(ctx, "approvals.done."+choice), choice)
+	return templates.T(ctx, "approvals.done."+choice)
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/store"
@@ -323,6 +324,40 @@ func TestGrantOfDecision(t *testing.T) {
 		id, isLive := grantOfDecision(c.matched, live)
 		if id != c.wantID || isLive != c.wantLive {
 			t.Errorf("%s: got %q %v, want %q %v", c.note, id, isLive, c.wantID, c.wantLive)
+		}
+	}
+}
+
+// TestAnsweredRowsSayTheGrant: a scoped answer under "Recent answers" says
+// what it granted and until when, and names the grant for its link.
+func TestAnsweredRowsSayTheGrant(t *testing.T) {
+	at := time.Date(2026, 12, 4, 13, 0, 0, 0, time.UTC)
+	answer := func(choice approval.Choice, g *grant.Grant) approval.Approval {
+		return approval.Approval{ID: "a_" + string(choice), Status: approval.StatusAllowed, Choice: choice, DecidedBy: "ann",
+			DecidedAt: &at, Grant: g, Request: approval.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make deploy"}}}
+	}
+	cases := []struct {
+		note       string
+		a          approval.Approval
+		wantChoice string
+		wantUntil  string
+		wantGrant  string
+	}{
+		{note: "allow once grants nothing", a: answer(approval.ChoiceAllowOnce, nil), wantChoice: "Allowed once"},
+		{note: "a session grant says until when", a: answer(approval.ChoiceAllowSession, &grant.Grant{ID: "g_s", CreatedAt: at, ExpiresAt: at.Add(24 * time.Hour)}),
+			wantChoice: "Allowed for this session", wantUntil: "2026-12-05 13:00:00 UTC", wantGrant: "g_s"},
+		{note: "allow for says for how long", a: answer(approval.ChoiceAllowFor, &grant.Grant{ID: "g_t", CreatedAt: at, ExpiresAt: at.Add(15 * time.Minute)}),
+			wantChoice: "Allowed for 15 min", wantUntil: "2026-12-04 13:15:00 UTC", wantGrant: "g_t"},
+		{note: "allow for without its grant at hand", a: answer(approval.ChoiceAllowFor, nil), wantChoice: "Allowed for a while"},
+	}
+	for _, c := range cases {
+		rows := answeredRows(context.Background(), []approval.Approval{c.a})
+		if len(rows) != 1 {
+			t.Fatalf("%s: %d rows", c.note, len(rows))
+		}
+		r := rows[0]
+		if r.Choice != c.wantChoice || r.Until != c.wantUntil || r.GrantID != c.wantGrant {
+			t.Errorf("%s: choice %q until %q grant %q, want %q %q %q", c.note, r.Choice, r.Until, r.GrantID, c.wantChoice, c.wantUntil, c.wantGrant)
 		}
 	}
 }
