@@ -404,3 +404,33 @@ func TestGrantsPage(t *testing.T) {
 	count(t, doc(t, Grants(p)), "no-grants", 1)
 	count(t, doc(t, Grants(GrantsProps{Nav: admin})), "grants-unavailable", 1)
 }
+
+// TestApprovalCardNoAllowForWhenLimited: a person limited to some sessions
+// is not offered "allow for" (its grant would hold in every session), and
+// is told why; the session answer stays theirs.
+func TestApprovalCardNoAllowForWhenLimited(t *testing.T) {
+	cases := []struct {
+		note    string
+		limited bool
+	}{
+		{note: "unlimited: every duration", limited: false},
+		{note: "limited to sessions: none, with the reason", limited: true},
+	}
+	for _, c := range cases {
+		row := ApprovalRow{ID: "a1", Tool: "bash", Summary: "make deploy", Session: "s1", HasSession: true, NoAllowFor: c.limited}
+		d := doc(t, ApprovalItem(row, true, "tok"))
+		want := 4
+		if c.limited {
+			want = 0
+		}
+		if got := d.Find(`button[value="allow_for"]`).Length(); got != want {
+			t.Errorf("%s: %d allow-for buttons, want %d", c.note, got, want)
+		}
+		if got := d.Find(tid("no-allow-for")).Length() == 1; got != c.limited {
+			t.Errorf("%s: the reason shown %v, want %v", c.note, got, c.limited)
+		}
+		if _, off := d.Find(tid("allow-session")).Attr("disabled"); off {
+			t.Errorf("%s: allow for this session is disabled", c.note)
+		}
+	}
+}

@@ -368,6 +368,10 @@ type ApprovalRow struct {
 	// HasSession is false for an ask that came without a session id: it
 	// cannot be remembered for its session.
 	HasSession bool
+	// NoAllowFor is set for a person limited to some sessions: an "allow
+	// for" grant holds in every session of the channel, so it is not
+	// offered to them.
+	NoAllowFor bool
 	// Expires is the expiry as a person reads it (15:04:05 UTC), ExpiresISO
 	// the same for machines, ExpiresIn the time left when rendered.
 	Expires    string

@@ -47,7 +47,9 @@ func (u *UI) approvalsPage(w http.ResponseWriter, r *http.Request) {
 			switch {
 			case !a.Pending():
 			case len(p.Pending) < MaxShownPending:
-				p.Pending = append(p.Pending, approvalRow(a, index, now, t))
+				row := approvalRow(a, index, now, t)
+				row.NoAllowFor = !c.sess.principal.ApprovalFilter().MayAllowFor()
+				p.Pending = append(p.Pending, row)
 			default:
 				p.More++
 			}
@@ -70,8 +72,9 @@ func (u *UI) approvalItem(w http.ResponseWriter, r *http.Request) {
 	pending, _ := u.approvals.List(c.sess.principal, approval.StatusPending)
 	for _, a := range pending {
 		if a.ID == id {
-			render(w, r, http.StatusOK, templates.ApprovalItem(approvalRow(a, u.rulesByRef(), time.Now(), translatorFor(r.Context())),
-				canApprove(c.sess.principal.Role), c.sess.csrf))
+			row := approvalRow(a, u.rulesByRef(), time.Now(), translatorFor(r.Context()))
+			row.NoAllowFor = !c.sess.principal.ApprovalFilter().MayAllowFor()
+			render(w, r, http.StatusOK, templates.ApprovalItem(row, canApprove(c.sess.principal.Role), c.sess.csrf))
 			return
 		}
 	}

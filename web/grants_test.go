@@ -361,3 +361,37 @@ func TestAnsweredRowsSayTheGrant(t *testing.T) {
 		}
 	}
 }
+
+// TestApprovalsPageOffersAllowForByFilter: the inbox of an approver limited
+// to sessions offers no "allow for" (the service refuses it: its grant
+// holds in every session), an admin's does.
+func TestApprovalsPageOffersAllowForByFilter(t *testing.T) {
+	m := approval.New(approval.Options{Timeout: time.Minute})
+	t.Cleanup(m.Shutdown)
+	req := engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make deploy"}, ChannelID: "web"}
+	if _, _, err := m.Create(context.Background(), req, engine.Decision{Level: engine.Ask, MatchedRule: "tools.bash", Reason: "asks"}, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	srv, _, tokens := testServerWith(t, func(st *store.Store, tokens *auth.Tokens) Deps {
+		return Deps{Policy: st, Tokens: tokens, Approvals: m}
+	})
+	admin, _ := tokens.AdminToken()
+	_, limited, _ := tokens.Create("sam", auth.RoleApprover, nil, []string{"s1"})
+	cases := []struct {
+		note, token string
+		offered     bool
+	}{
+		{note: "an admin", token: admin, offered: true},
+		{note: "an approver limited to s1", token: limited, offered: false},
+	}
+	for _, c := range cases {
+		cl, _, _ := login(t, srv, c.token)
+		_, page := get(t, cl, srv.URL+"/approvals")
+		if !strings.Contains(page, `data-testid="approval"`) {
+			t.Fatalf("%s: the ask is not on the page", c.note)
+		}
+		if got := strings.Contains(page, `value="allow_for"`); got != c.offered {
+			t.Errorf("%s: allow for offered %v, want %v", c.note, got, c.offered)
+		}
+	}
+}
