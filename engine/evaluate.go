@@ -70,9 +70,8 @@ func (e *Engine) evaluatePolicy(req *Request, tr *tracer) Decision {
 		plain = shell.Classify(vals.command)
 	}
 	if plain.Full {
-		a := shell.AnalyzeEnv(vals.command, e.shellEnv(req))
-		sh = &a
-		vals.norms = a.Normalized
+		sh = shell.AnalyzeEnvRef(vals.command, e.shellEnv(req))
+		vals.norms = sh.Normalized
 		tr.shell(sh)
 	}
 	// A call whose one argument is its command names no working directory.

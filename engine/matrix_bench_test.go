@@ -93,3 +93,23 @@ func TestDecisionMatrixShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestDecisionMatrixAllocs pins the allocations of the matrix shapes that
+// take the full shell analysis, so that a change to the parse or the walk
+// that costs more shows here and not only in a benchmark. The analysis's
+// own state, lists and walker are one allocation; the rest is the
+// mvdan.cc/sh syntax tree (its nodes and the words' strings).
+func TestDecisionMatrixAllocs(t *testing.T) {
+	e := matrixEngine(t, 10)
+	want := map[string]float64{"compound": 16, "deny_match": 9}
+	for _, s := range matrixShapes {
+		w, ok := want[s.name]
+		if !ok {
+			continue
+		}
+		req := s.req
+		if got := testing.AllocsPerRun(200, func() { e.Evaluate(&req) }); got != w {
+			t.Errorf("%s: got %v allocs per Evaluate, want %v", s.name, got, w)
+		}
+	}
+}

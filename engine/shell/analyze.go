@@ -82,26 +82,34 @@ func Analyze(cmd, home string) Analysis {
 // letters, backslash separators) is read both with \ as a separator and as
 // bash reads it, and both readings are kept when they differ.
 func AnalyzeEnv(cmd string, env Env) Analysis {
+	return *AnalyzeEnvRef(cmd, env)
+}
+
+// AnalyzeEnvRef is AnalyzeEnv's analysis by reference: it lives in the one
+// allocation the analysis makes for its state, so handing it on costs no
+// copy to the heap.
+func AnalyzeEnvRef(cmd string, env Env) *Analysis {
 	if !looksWindows(cmd) {
 		return analyzeOnce(cmd, env)
 	}
 	win := analyzeOnce(strings.ReplaceAll(cmd, `\`, "/"), env)
 	posix := analyzeOnce(cmd, env)
-	if sameAnalysis(&win, &posix) {
+	if sameAnalysis(win, posix) {
 		return win
 	}
-	return mergeAnalyses(win, posix)
+	merged := mergeAnalyses(*win, *posix)
+	return &merged
 }
 
-func analyzeOnce(cmd string, env Env) (a Analysis) {
+func analyzeOnce(cmd string, env Env) (a *Analysis) {
 	defer func() {
 		// A bug in the walk must not take the server down nor pass a
 		// command: the text is scanned word by word and counts as opaque.
 		if r := recover(); r != nil {
-			a = Analysis{}
-			w := newWalker(&a, &shellVars{env: env}, MaxReparseDepth)
-			w.fallback(cmd)
-			w.tooDeep()
+			st := newAnalysisState(env, MaxReparseDepth)
+			st.w.fallback(cmd)
+			st.w.tooDeep()
+			a = &st.a
 		}
 	}()
 	return analyzeWalk(cmd, env)
@@ -109,18 +117,18 @@ func analyzeOnce(cmd string, env Env) (a Analysis) {
 
 // analyzeWalk is the analysis of one reading, without analyzeOnce's net
 // (the fuzz target calls it to see any panic).
-func analyzeWalk(cmd string, env Env) Analysis {
-	a := Analysis{Parsed: true}
+func analyzeWalk(cmd string, env Env) *Analysis {
+	st := newAnalysisState(env, 0)
+	st.a.Parsed = true
 	if HasUnknown(cmd) {
 		// No real command holds a NUL byte: the text stands for one that
 		// is not known (a command argument that is not a string array).
-		a.UnknownCommand = true
-		a.Paths = append(a.Paths, UnreadPath)
+		st.a.UnknownCommand = true
+		st.w.addPath(UnreadPath)
 		cmd = strings.ReplaceAll(cmd, UnknownMark, "$"+unknownName)
 	}
-	w := newWalker(&a, &shellVars{env: env}, 0)
-	w.script(cmd)
-	return a
+	st.w.script(cmd)
+	return &st.a
 }
 
 // sameAnalysis reports whether two readings found the same commands and

@@ -267,3 +267,25 @@ func TestFastPathAgreesWithParser(t *testing.T) {
 		}
 	}
 }
+
+// TestNormalizedFromCommandText: a normalized command that reads as a part
+// of its command's text is that text; one that does not (a program by its
+// base name, words written apart or quoted) is joined anew, with the same
+// result either way.
+func TestNormalizedFromCommandText(t *testing.T) {
+	for _, c := range []struct {
+		note, cmd string
+		want      []string
+	}{
+		{"two commands as written", "make deploy --fast && git status", []string{"make deploy --fast", "git status"}},
+		{"a wrapper and the command at its end", "sudo rm -rf /tmp/x", []string{"sudo rm -rf /tmp/x", "rm -rf /tmp/x"}},
+		{"a program by its base name", "/bin/rm -rf x", []string{"rm -rf x"}},
+		{"words written apart", "echo   a    b", []string{"echo a b"}},
+		{"quoted words", `git commit -m "a  b"`, []string{"git commit -m a  b"}},
+		{"a word with a prefix of the next", "ls lsx ls", []string{"ls lsx ls"}},
+	} {
+		if got := Analyze(c.cmd, "/home/u").Normalized; !slices.Equal(got, c.want) {
+			t.Errorf("%s: %q, want %q", c.note, got, c.want)
+		}
+	}
+}

@@ -305,14 +305,20 @@ type expander struct {
 }
 
 func newExpander(vars *shellVars) *expander {
-	x := &expander{vars: vars}
+	x := &expander{}
+	x.init(vars)
+	return x
+}
+
+// init sets up an expander over vars.
+func (x *expander) init(vars *shellVars) {
+	x.vars = vars
 	x.cfg = expand.Config{
 		Env:       vars,
 		ExtGlob:   true, // keep @(...) as text; there is no globbing (no ReadDir)
 		CmdSubst:  unknownCmdSubst,
 		ProcSubst: unknownProcSubst,
 	}
-	return x
 }
 
 // unknownCmdSubst and unknownProcSubst give a substitution's output as

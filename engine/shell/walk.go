@@ -61,6 +61,13 @@ type walker struct {
 	echoArgs             []string
 	echoKnown, pipeKnown bool
 	root                 *syntax.File
+	// slab, when set, backs the lists of a (it is a's alone: a walker of
+	// another Analysis never gets it).
+	slab *analysisSlab
+	// src is the script text being walked, and span the text of the last
+	// simple command's words in it: a normalized command equal to a part
+	// of span is that part, not a new string.
+	src, span string
 }
 
 func newWalker(a *Analysis, vars *shellVars, depth int) *walker {
@@ -481,6 +488,9 @@ func (w *walker) addPath(p string) {
 	if p == "" || len(w.a.Paths) < 64 && slices.Contains(w.a.Paths, p) {
 		return
 	}
+	if w.a.Paths == nil {
+		w.a.Paths = w.slab.pathList()
+	}
 	w.a.Paths = append(w.a.Paths, p)
 }
 
@@ -597,7 +607,7 @@ func (w *walker) call(c *syntax.CallExpr) {
 	w.codeVariables(env)
 	outerAlts := w.vars.altSeen
 	w.vars.altSeen = nil
-	fields := make([]string, 0, len(c.Args))
+	fields := w.slab.fieldList(len(c.Args))
 	var bare, fromEnv []bool
 	for _, arg := range c.Args {
 		n := len(fields)
@@ -619,6 +629,7 @@ func (w *walker) call(c *syntax.CallExpr) {
 	if len(fields) == 0 {
 		return
 	}
+	w.span = w.argsText(c.Args)
 	w.noteEcho(fields)
 	script := scriptMarks{n: len(fields)}
 	if w.timed {
@@ -823,21 +834,7 @@ func (w *walker) addNormalized(argv []string) {
 		return
 	}
 	name := programName(argv[0])
-	s := name
-	if len(argv) > 1 {
-		n := len(name)
-		for _, a := range argv[1:] {
-			n += 1 + len(a)
-		}
-		var b strings.Builder
-		b.Grow(n)
-		b.WriteString(name)
-		for _, a := range argv[1:] {
-			b.WriteByte(' ')
-			b.WriteString(a)
-		}
-		s = b.String()
-	}
+	s := w.normalizedText(name, argv[1:])
 	if slices.Contains(w.a.Normalized, s) {
 		return
 	}
@@ -847,9 +844,8 @@ func (w *walker) addNormalized(argv []string) {
 		norm[0] = name
 	}
 	if w.a.Normalized == nil {
-		// Most scripts have a few commands: one allocation for each list.
-		w.a.Normalized = make([]string, 0, initialCommands)
-		w.a.Argv = make([][]string, 0, initialCommands)
+		// Most scripts have a few commands: one array for each list.
+		w.a.Normalized, w.a.Argv = w.slab.normalizedLists()
 	}
 	w.a.Normalized = append(w.a.Normalized, s)
 	w.a.Argv = append(w.a.Argv, norm)
@@ -881,13 +877,86 @@ func (w *walker) addNormalized(argv []string) {
 	}
 }
 
+// normalizedText is name and args joined by single spaces: a part of the
+// last simple command's text when that part reads the same (no new
+// string), else a new string.
+func (w *walker) normalizedText(name string, args []string) string {
+	if len(args) == 0 {
+		return name
+	}
+	n := len(name)
+	for _, a := range args {
+		n += 1 + len(a)
+	}
+	if s, ok := spanPart(w.span, n, name, args); ok {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(n)
+	b.WriteString(name)
+	for _, a := range args {
+		b.WriteByte(' ')
+		b.WriteString(a)
+	}
+	return b.String()
+}
+
+// spanPart returns the first or last n bytes of span when they are name
+// and args joined by single spaces (a command as written, or the command
+// a wrapper runs at its end).
+func spanPart(span string, n int, name string, args []string) (string, bool) {
+	if n > len(span) {
+		return "", false
+	}
+	if head := span[:n]; joinedIs(head, name, args) {
+		return head, true
+	}
+	if tail := span[len(span)-n:]; joinedIs(tail, name, args) {
+		return tail, true
+	}
+	return "", false
+}
+
+// joinedIs reports whether s is name and args joined by single spaces.
+func joinedIs(s, name string, args []string) bool {
+	if !strings.HasPrefix(s, name) {
+		return false
+	}
+	s = s[len(name):]
+	for _, a := range args {
+		if len(s) < 1+len(a) || s[0] != ' ' || s[1:1+len(a)] != a {
+			return false
+		}
+		s = s[1+len(a):]
+	}
+	return s == ""
+}
+
+// argsText is the text of a simple command's words in the script (from
+// the first word's start to the last one's end), or "" when their
+// positions do not fall in it.
+func (w *walker) argsText(args []*syntax.Word) string {
+	if len(args) == 0 {
+		return ""
+	}
+	first, last := args[0].Pos(), args[len(args)-1].End()
+	if !first.IsValid() || !last.IsValid() {
+		return ""
+	}
+	start, end := first.Offset(), last.Offset()
+	if start > end || end > uint(len(w.src)) {
+		return ""
+	}
+	return w.src[start:end]
+}
+
 // initialCommands is the capacity the lists of an analysis start with.
 const initialCommands = 8
 
 // addCommand records a simple command as written.
 func (w *walker) addCommand(fields []string) {
 	if w.a.Commands == nil {
-		w.a.Commands = make([][]string, 0, initialCommands)
+		w.a.Commands = w.slab.commandList()
 	}
 	w.a.Commands = append(w.a.Commands, fields)
 }
@@ -1257,6 +1326,7 @@ func (w *walker) reparse(text string, same bool, env []string) {
 		vars = w.childVars(env)
 	}
 	child := newWalker(w.a, vars, w.depth+1)
+	child.slab = w.slab // the same Analysis
 	if same {
 		child.cond = w.cond
 	}
@@ -1316,6 +1386,7 @@ func (w *walker) script(text string) {
 		w.fallback(text)
 		return
 	}
+	w.src = text
 	w.file(f)
 }
 
