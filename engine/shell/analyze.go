@@ -78,7 +78,7 @@ func Analyze(cmd, home string) Analysis {
 // AnalyzeEnv finds the simple commands of a shell script and the
 // path-like words in each: arguments, assignment values, redirect targets,
 // and words inside $(...), backticks, process substitutions and script text
-// given to another shell (contracts D2, D6). Windows-looking text (drive
+// given to another shell. Windows-looking text (drive
 // letters, backslash separators) is read both with \ as a separator and as
 // bash reads it, and both readings are kept when they differ.
 func AnalyzeEnv(cmd string, env Env) Analysis {
