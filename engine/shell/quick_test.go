@@ -75,10 +75,20 @@ func TestQuickParse(t *testing.T) {
 		{"too many commands", strings.Repeat("a; ", quickCommands) + "a", false},
 		{"as many commands as it takes", strings.Repeat("a; ", quickCommands-1) + "a", true},
 		{"too many words", "a" + strings.Repeat(" b", quickWords), false},
+		{"a line longer than a column number holds", "echo " + strings.Repeat("x", 70000) + " && ls y", true},
 	} {
 		if got := checkQuick(t, c.text); got != c.quick {
 			t.Errorf("%s: %q read quickly: %v, want %v", c.note, c.text, got, c.quick)
 		}
+	}
+}
+
+// TestQuickParseTooLong: text past maxParseBytes is scanned word by word
+// and reported as not parsed, plain or not.
+func TestQuickParseTooLong(t *testing.T) {
+	a := Analyze("echo "+strings.Repeat("x", maxParseBytes)+" && ls", testHome)
+	if a.Parsed {
+		t.Error("text past maxParseBytes reported as parsed")
 	}
 }
 

@@ -1373,13 +1373,13 @@ func (w *walker) tooDeep() {
 // script parses text and walks it; text that does not parse is scanned
 // word by word and marks the analysis as not parsed.
 func (w *walker) script(text string) {
+	if len(text) > maxParseBytes || nestingDepth(text) > maxNesting {
+		w.fallback(text)
+		return
+	}
 	if f, ok := quickParse(text); ok {
 		w.src = text
 		w.file(f)
-		return
-	}
-	if len(text) > maxParseBytes || nestingDepth(text) > maxNesting {
-		w.fallback(text)
 		return
 	}
 	ps := parserPool.Get().(*parseState)
