@@ -1,5 +1,7 @@
 package store
 
+import "strings"
+
 // compactSection rewrites, in place, every string of a normalized decoded
 // section (map keys and values) as a view of an arena's large blocks, and
 // returns v. Short strings (keys like "id", values like "bash" or "allow", repeated
@@ -57,4 +59,49 @@ func setKeepingKey(m map[string]any, key string, v any) {
 			return
 		}
 	}
+}
+
+// arena hands out strings that are views of large shared blocks (store/yamlsplit
+// keeps its own, for the entries it reads without yaml.v3).
+type arena struct {
+	block strings.Builder
+	short map[string]string
+}
+
+// arenaBlock is the size of one block of an arena.
+const arenaBlock = 64 << 10
+
+func newArena() *arena { return &arena{short: map[string]string{}} }
+
+// strString returns the arena's copy of s.
+func (a *arena) strString(s string) string {
+	if len(s) <= maxShared {
+		if t, ok := a.short[s]; ok {
+			return t
+		}
+	}
+	a.reserve(len(s))
+	start := a.block.Len()
+	a.block.WriteString(s)
+	return a.keep(start, len(s))
+}
+
+// reserve makes room for n bytes in the current block. A full block is
+// replaced by a fresh builder, never grown: strings already handed out
+// stay views of the old block, which no one writes again.
+func (a *arena) reserve(n int) {
+	if a.block.Cap()-a.block.Len() < n {
+		a.block = strings.Builder{}
+		a.block.Grow(max(arenaBlock, n))
+	}
+}
+
+// keep returns the n bytes written at start as a string, remembered when
+// short.
+func (a *arena) keep(start, n int) string {
+	s := a.block.String()[start : start+n]
+	if n <= maxShared {
+		a.short[s] = s
+	}
+	return s
 }

@@ -5,7 +5,7 @@
 // backend's Update, which re-reads the document under the backend's lock,
 // so that every other key, every comment and the key order survive and no
 // concurrent edit is lost. A large document's long lists load in pieces
-// on all cores (yamlsplit.go), only where that provably reads as one
+// on all cores (store/yamlsplit), only where that provably reads as one
 // yaml.v3 parse of the whole file.
 //
 // FileBackend is the embedded default (Open): config.yaml and

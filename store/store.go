@@ -21,6 +21,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/engine/builtin"
+	"github.com/toolgate/toolgate/store/yamlsplit"
 )
 
 // BuiltinSourcePackage is BuiltinRules' source when no user builtin_rules.yaml
@@ -412,7 +413,7 @@ func keepSection(prev *state) (map[string]any, []engine.Problem) {
 // decodeSection parses config.yaml text and returns its permissions
 // mapping. A non-mapping permissions value is a problem and counts as absent.
 func decodeSection(raw []byte) (map[string]any, []engine.Problem, error) {
-	if m, ok := decodeSectionSplit(raw); ok {
+	if m, ok := yamlsplit.Decode(raw, yamlsplit.Options{Finish: finishDecoded}); ok {
 		return m, nil, nil
 	}
 	doc, err := parseConfig(raw)
@@ -431,6 +432,10 @@ func decodeSection(raw []byte) (map[string]any, []engine.Problem, error) {
 	}
 	return nil, []engine.Problem{{Path: "permissions", Message: fmt.Sprintf("must be a mapping, not %s", kindName(v))}}, nil
 }
+
+// finishDecoded is what the store makes of a value yaml.v3 decoded:
+// normalized, then compacted.
+func finishDecoded(v any) any { return compactSection(normalize(v)) }
 
 // decodeBuiltin decodes builtin_rules.yaml (raw nil: the package default).
 func (s *Store) decodeBuiltin(raw []byte, readErr error) ([]any, string, *engine.Problem) {

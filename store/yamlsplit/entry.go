@@ -1,4 +1,4 @@
-package store
+package yamlsplit
 
 import (
 	"bytes"
@@ -291,12 +291,18 @@ func isYAMLWord(b []byte) bool {
 }
 
 // arena hands out strings that are views of large shared blocks, so that
-// the decoded section's strings fill pages of their own (see compactSection)
+// the decoded section's strings fill pages of their own (yaml.v3 would
+// leave each among its parse's garbage, keeping those pages resident)
 // without one allocation each; strings up to maxShared bytes are stored once.
 type arena struct {
 	block strings.Builder
 	short map[string]string
 }
+
+// maxShared is the longest string an arena stores once however often it
+// occurs (keys like "id", values like "bash"); longer ones (ids, patterns)
+// are rarely repeated, and a lookup for each would cost more than the bytes.
+const maxShared = 16
 
 // arenaBlock is the size of one block of an arena.
 const arenaBlock = 64 << 10
@@ -314,19 +320,6 @@ func (a *arena) str(b []byte) string {
 	start := a.block.Len()
 	a.block.Write(b)
 	return a.keep(start, len(b))
-}
-
-// strString returns the arena's copy of s.
-func (a *arena) strString(s string) string {
-	if len(s) <= maxShared {
-		if t, ok := a.short[s]; ok {
-			return t
-		}
-	}
-	a.reserve(len(s))
-	start := a.block.Len()
-	a.block.WriteString(s)
-	return a.keep(start, len(s))
 }
 
 // reserve makes room for n bytes in the current block. A full block is

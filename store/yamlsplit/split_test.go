@@ -1,7 +1,8 @@
-package store
+package yamlsplit
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -17,18 +18,26 @@ import (
 
 func init() { splitRecovers = false }
 
-// smallSplit lowers decodeSectionSplit's thresholds so that small texts
+// smallSplit lowers Decode's thresholds so that small texts
 // are cut into pieces of a few entries.
 var smallSplit = splitLimits{minBytes: 0, minEntries: 2, pieceEntries: 3}
 
-// wholeDecode is what decodeSectionSplit must agree with: the whole file
-// parsed by yaml.v3, its permissions value decoded and normalized.
+// wholeDecode is what Decode must agree with: the whole file parsed by
+// yaml.v3 as the store parses it (the first permissions key of a
+// top-level mapping), its value decoded and normalized.
 func wholeDecode(raw []byte) (any, error) {
-	doc, err := parseConfig(raw)
-	if err != nil {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
 		return nil, err
 	}
-	v := doc.permissions()
+	if len(doc.Content) == 0 {
+		return nil, nil
+	}
+	top := doc.Content[0]
+	if top.Kind != yaml.MappingNode {
+		return nil, errors.New("not a mapping")
+	}
+	_, v := mapGet(top, "permissions")
 	if v == nil {
 		return nil, nil
 	}
@@ -43,7 +52,7 @@ func wholeDecode(raw []byte) (any, error) {
 // errors or gives another value.
 func checkSplit(t *testing.T, raw []byte, lim splitLimits, workers int) bool {
 	t.Helper()
-	got, ok := lim.decode(raw, workers)
+	got, ok := lim.decode(raw, workers, normalize)
 	if !ok {
 		return false
 	}
@@ -160,12 +169,12 @@ func TestSplitPanicIsARefusal(t *testing.T) {
 	splitRecovers = true
 	defer func() { splitRecovers = false }()
 	pc := &listPiece{dashes: []int{5}, end: 3} // a range no piece has: lines[5:3] panics
-	if pc.decodeSafely(make([][]byte, 6), 0) {
+	if pc.decodeSafely(make([][]byte, 6), 0, normalize) {
 		t.Fatal("decodeSafely answered ok after a panic")
 	}
 }
 
-func TestDecodeSectionSplitSameAsWhole(t *testing.T) {
+func TestDecodeSameAsWhole(t *testing.T) {
 	good := splitEntries[:4]
 	for _, tc := range []struct {
 		note string
@@ -236,7 +245,7 @@ func TestDecodeSectionSplitSameAsWhole(t *testing.T) {
 // of its edits) is read by simpleEntry, entry by entry, so a large policy
 // kept by always-allow and the pages loads on the fast path.
 func TestStoreWritesAreSimpleEntries(t *testing.T) {
-	files, _ := filepath.Glob("testdata/golden/*.yaml")
+	files, _ := filepath.Glob("../testdata/golden/*.yaml")
 	if len(files) == 0 {
 		t.Fatal("no golden files")
 	}
@@ -425,9 +434,9 @@ func FuzzSimpleEntry(f *testing.F) {
 	})
 }
 
-// FuzzDecodeSectionSplit: whatever the split decode answers, the whole
+// FuzzDecode: whatever the split decode answers, the whole
 // file decodes to the same value.
-func FuzzDecodeSectionSplit(f *testing.F) {
+func FuzzDecode(f *testing.F) {
 	f.Add(splitText(splitEntries[:4], "  ", "    "))
 	f.Add(splitText(splitEntries[:4], "  ", "  "))
 	f.Add(splitText(splitEntries[4:13], "  ", "    "))
@@ -452,78 +461,17 @@ func TestSplitPiecesSameAsOneParse(t *testing.T) {
 		entries = append(entries, strings.Replace(shapes[i%len(shapes)], "id: ", fmt.Sprintf("id: r%d_", i), 1))
 	}
 	text := []byte(splitText(entries, "  ", "    "))
-	if !checkSplit(t, text, splitLimits{minEntries: parallelItems, pieceEntries: 2048}, 2) {
+	if !checkSplit(t, text, splitLimits{minEntries: defaultSplit.minEntries, pieceEntries: defaultSplit.pieceEntries}, 2) {
 		t.Fatal("the split decode refused a long list")
 	}
 }
 
-// BenchmarkDecodeSection compares the split decode with the whole-file
-// parse on 100,000 rules (and N/10 overrides) in the store's own layout
-// (every entry simple) and as flow mappings (every entry parsed by yaml.v3,
-// in pieces on all cores):
-//
-//	go test ./store -run '^$' -bench DecodeSection -benchmem
-func BenchmarkDecodeSection(b *testing.B) {
-	for _, layout := range []string{"block", "flow"} {
-		raw := []byte(benchConfig(100000, layout))
-		b.Run(layout+"/split", func(b *testing.B) {
-			b.SetBytes(int64(len(raw)))
-			for b.Loop() {
-				if _, ok := decodeSectionSplit(raw); !ok {
-					b.Fatal("the split decode refused")
-				}
-			}
-		})
-		b.Run(layout+"/whole", func(b *testing.B) {
-			b.SetBytes(int64(len(raw)))
-			for b.Loop() {
-				doc, err := parseConfig(raw)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := doc.decodedPermissions(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
-
-// benchConfig writes n rules and n/10 overrides, each entry as a block
-// mapping (one key a line, as the store writes) or a flow mapping.
-func benchConfig(n int, layout string) string {
-	var b strings.Builder
-	b.WriteString("permissions:\n  enabled: true\n  tools: {bash: ask}\n  rules:\n")
-	entry := func(id, tools, pattern, action string) {
-		if layout == "flow" {
-			fmt.Fprintf(&b, "    - {id: %s, tools: %s, pattern: %q, action: %s}\n", id, tools, pattern, action)
-			return
-		}
-		fmt.Fprintf(&b, "    - id: %s\n      tools: %s\n      pattern: %q\n      action: %s\n", id, tools, pattern, action)
-	}
-	for i := range n {
-		switch i % 4 {
-		case 0, 1:
-			entry(fmt.Sprintf("gen_%d", i), "[bash]", fmt.Sprintf("make task%d *", i), "ask")
-		case 2:
-			entry(fmt.Sprintf("gen_%d", i), "[bash]", fmt.Sprintf(`re:^(task%d|task%d-ci)\s+--target=\w+`, i, i), "deny")
-		default:
-			entry(fmt.Sprintf("gen_%d", i), "[read_file, write_file]", fmt.Sprintf("/srv/proj%d/**", i), "allow")
-		}
-	}
-	b.WriteString("  approval_overrides:\n")
-	for i := range n / 10 {
-		entry(fmt.Sprintf("user_allow_%d", i), "[bash]", fmt.Sprintf("go test ./pkg%d/...", i), "allow")
-	}
-	return b.String()
-}
-
-// TestDecodeSectionSplitGenerated builds whole files from entries of every
+// TestDecodeGenerated builds whole files from entries of every
 // shape (the table's and generated ones), laid out in varying ways
 // (columns, indentless lists, comments and blank lines at odd columns,
 // keys before and after the lists), and holds the split decode to the
 // whole-file decode on each; enough of them must take the split path.
-func TestDecodeSectionSplitGenerated(t *testing.T) {
+func TestDecodeGenerated(t *testing.T) {
 	rng := rand.New(rand.NewPCG(20, 17))
 	split := 0
 	const files = 1500

@@ -1,4 +1,18 @@
-package store
+// Package yamlsplit reads the `permissions` section of a large
+// config.yaml on all cores: its long block lists (rules,
+// approval_overrides) are cut at their entries' dash lines and read in
+// pieces, and the rest of the file is parsed by yaml.v3 beside them. At
+// 100,000 rules that is ~10x faster than one yaml.v3 parse of the whole
+// file and leaves ~4.5x less garbage, which is what keeps the server's
+// start under 2 s (BENCHMARKS.md#the-yaml-fast-path-in-its-own-package).
+//
+// It owns Decode only: deciding whether a text provably reads as one
+// yaml.v3 parse of the whole file, and reading it so when it does. It does
+// not own errors (a text it does not take, well-formed or not, is refused
+// with ok false, and the caller parses the whole file, which gives every
+// error its usual text), the node tree the comment-preserving edits work
+// on, or what a decoded value means: the caller's Finish normalizes it.
+package yamlsplit
 
 import (
 	"bytes"
@@ -10,12 +24,23 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Split parsing (start time at 100,000 rules). yaml.v3 parses a
-// file on one goroutine and builds its whole node tree first: at 100,000
-// rules that is most of the start. decodeSectionSplit instead cuts each
-// long block list of `permissions` (rules, approval_overrides) at its
-// entries' dash lines and parses the pieces on all cores, beside a
-// "skeleton": the file with each long list cut down to its first entry.
+// Options are what Decode needs of its caller.
+type Options struct {
+	// Finish turns a value yaml.v3 decoded (an entry it parsed, and the
+	// section with each long list cut to nothing) into the caller's form;
+	// nil keeps yaml.v3's. Entries simpleEntry reads are already in that
+	// form: maps with string keys, lists, strings. Finish runs on several
+	// goroutines at once.
+	Finish func(any) any
+}
+
+// Decode returns config.yaml's `permissions` mapping as the caller's
+// decode of one yaml.v3 parse of the whole of raw would (a yaml.v3 decode
+// into any, then Finish), or ok false when it cannot show that it reads
+// raw alike: then the caller parses the whole file.
+//
+// Why its pieces mean what they mean in the whole file (yaml.v3 parses a
+// file on one goroutine and builds its whole node tree first):
 //
 // It only answers when it can show that the pieces mean what they mean in
 // the whole file; anything else (ok false) goes to the whole-file parse,
@@ -48,10 +73,14 @@ import (
 //     same in both, the dash lines really start entries, and the suffix
 //     follows a finished list.
 //
-// FuzzDecodeSectionSplit holds the result to the whole-file decode.
-func decodeSectionSplit(raw []byte) (m map[string]any, ok bool) {
+// FuzzDecode holds the result to the whole-file decode.
+func Decode(raw []byte, opt Options) (m map[string]any, ok bool) {
 	defer refuseOnPanic(&ok)
-	return defaultSplit.decode(raw, runtime.GOMAXPROCS(0))
+	finish := opt.Finish
+	if finish == nil {
+		finish = func(v any) any { return v }
+	}
+	return defaultSplit.decode(raw, runtime.GOMAXPROCS(0), finish)
 }
 
 // refuseOnPanic turns a panic of the split decode into a refusal: a bug
@@ -72,12 +101,12 @@ func refuseOnPanic(ok *bool) {
 var splitRecovers = true
 
 // decodeSafely is decode with a panic as a refusal.
-func (pc *listPiece) decodeSafely(lines [][]byte, dashCol int) (ok bool) {
+func (pc *listPiece) decodeSafely(lines [][]byte, dashCol int, finish func(any) any) (ok bool) {
 	defer refuseOnPanic(&ok)
-	return pc.decode(lines, dashCol)
+	return pc.decode(lines, dashCol, finish)
 }
 
-// splitLimits are decodeSectionSplit's thresholds; tests lower them so
+// splitLimits are Decode's thresholds; tests lower them so
 // that small texts take every path.
 type splitLimits struct {
 	// minBytes is the smallest file tried: below it one parse is quick,
@@ -91,9 +120,9 @@ type splitLimits struct {
 	pieceEntries int
 }
 
-var defaultSplit = splitLimits{minBytes: 256 << 10, minEntries: parallelItems, pieceEntries: 2048}
+var defaultSplit = splitLimits{minBytes: 256 << 10, minEntries: 4096, pieceEntries: 2048}
 
-func (lim splitLimits) decode(raw []byte, workers int) (map[string]any, bool) {
+func (lim splitLimits) decode(raw []byte, workers int, finish func(any) any) (map[string]any, bool) {
 	if workers < 1 || len(raw) < lim.minBytes || !readAlike(raw) {
 		return nil, false
 	}
@@ -117,9 +146,9 @@ func (lim splitLimits) decode(raw []byte, workers int) (map[string]any, bool) {
 	go func() {
 		defer close(done)
 		defer refuseOnPanic(&skelOK)
-		skelSection, skelOK = decodeSkeleton(skeleton, regions, skelLines)
+		skelSection, skelOK = decodeSkeleton(skeleton, regions, skelLines, finish)
 	}()
-	piecesOK := decodePieces(lines, regions, pieces, workers)
+	piecesOK := decodePieces(lines, regions, pieces, workers, finish)
 	<-done
 	if !piecesOK || !skelOK {
 		return nil, false
@@ -136,7 +165,7 @@ func (lim splitLimits) decode(raw []byte, workers int) (map[string]any, bool) {
 
 // decodePieces decodes every piece on workers goroutines, each taking the
 // next piece; it stops early and reports false when a piece refuses.
-func decodePieces(lines [][]byte, regions []listRegion, pieces [][]listPiece, workers int) bool {
+func decodePieces(lines [][]byte, regions []listRegion, pieces [][]listPiece, workers int, finish func(any) any) bool {
 	type task struct{ region, piece int }
 	next := make(chan task, 64)
 	var failed atomic.Bool
@@ -147,7 +176,7 @@ func decodePieces(lines [][]byte, regions []listRegion, pieces [][]listPiece, wo
 				if failed.Load() {
 					continue // drain
 				}
-				if !pieces[t.region][t.piece].decodeSafely(lines, regions[t.region].dashCol) {
+				if !pieces[t.region][t.piece].decodeSafely(lines, regions[t.region].dashCol, finish) {
 					failed.Store(true)
 				}
 			}
@@ -206,7 +235,7 @@ func yamlReadable(r rune) bool {
 	return r >= 0xa0 && r <= 0xd7ff || r >= 0xe000 && r <= 0xfffd || r >= 0x10000 && r <= 0x10ffff
 }
 
-// maxSplitLine is the longest line decodeSectionSplit takes. yaml.v3
+// maxSplitLine is the longest line Decode takes. yaml.v3
 // refuses a document nested more than 10,000 blocks deep, and the whole
 // file is a few blocks deeper than a piece: with every line shorter than
 // this, neither comes near the limit (each block is at least one column
@@ -225,7 +254,7 @@ func plainDocument(lines [][]byte) bool {
 	return true
 }
 
-// lineShape is what decodeSectionSplit needs of a line: its indentation in
+// lineShape is what Decode needs of a line: its indentation in
 // spaces and whether it holds only blanks or a comment. bad is set for a
 // tab before the first other character (yaml.v3 then judges indentation
 // its own way).
@@ -289,13 +318,13 @@ func (r *listRegion) pieces(pieceEntries int) []listPiece {
 // own, each run of others parsed by yaml.v3 as a document of its own,
 // which must be a block sequence at dashCol whose entries start on the
 // run's dash lines and hold no alias.
-func (pc *listPiece) decode(lines [][]byte, dashCol int) bool {
+func (pc *listPiece) decode(lines [][]byte, dashCol int, finish func(any) any) bool {
 	a := newArena()
 	pc.values = make([]any, len(pc.dashes))
 	slow := -1 // first entry of the current run of others
 	for i, dash := range pc.dashes {
 		if v, ok := simpleEntry(lines[dash:pc.entryEnd(i)], dashCol, a); ok {
-			if slow >= 0 && !pc.decodeYAML(lines, dashCol, slow, i) {
+			if slow >= 0 && !pc.decodeYAML(lines, dashCol, slow, i, finish) {
 				return false
 			}
 			slow = -1
@@ -306,7 +335,7 @@ func (pc *listPiece) decode(lines [][]byte, dashCol int) bool {
 			slow = i
 		}
 	}
-	return slow < 0 || pc.decodeYAML(lines, dashCol, slow, len(pc.dashes))
+	return slow < 0 || pc.decodeYAML(lines, dashCol, slow, len(pc.dashes), finish)
 }
 
 // entryEnd is the first line after the piece's entry i.
@@ -318,7 +347,7 @@ func (pc *listPiece) entryEnd(i int) int {
 }
 
 // decodeYAML parses the piece's entries from..to-1 with yaml.v3.
-func (pc *listPiece) decodeYAML(lines [][]byte, dashCol, from, to int) bool {
+func (pc *listPiece) decodeYAML(lines [][]byte, dashCol, from, to int, finish func(any) any) bool {
 	first := pc.dashes[from]
 	text := bytes.Join(lines[first:pc.entryEnd(to-1)], nil)
 	var doc yaml.Node
@@ -335,16 +364,24 @@ func (pc *listPiece) decodeYAML(lines [][]byte, dashCol, from, to int) bool {
 			return false
 		}
 	}
-	values, ok := decodeItems(seq.Content, 1)
-	if !ok {
+	// Finish the run as one list: the caller's copies then fill pages
+	// of their own, apart from the decoder's garbage.
+	values := make([]any, len(seq.Content))
+	for i, e := range seq.Content {
+		if err := e.Decode(&values[i]); err != nil {
+			return false
+		}
+	}
+	list, ok := finish(values).([]any)
+	if !ok || len(list) != len(values) {
 		return false
 	}
-	copy(pc.values[from:to], values)
+	copy(pc.values[from:to], list)
 	return true
 }
 
 // findListRegions finds the long block lists of the `permissions` mapping;
-// ok is false when the text has a shape decodeSectionSplit does not take.
+// ok is false when the text has a shape Decode does not take.
 func findListRegions(lines [][]byte, minEntries int) ([]listRegion, bool) {
 	start := -1
 	for i, l := range lines {
@@ -513,7 +550,7 @@ func buildSkeleton(lines [][]byte, regions []listRegion) ([]byte, []int) {
 // decodeSkeleton parses the skeleton and decodes its permissions mapping,
 // checking that each region's key holds a block sequence whose one entry
 // starts on the line where the skeleton kept the region's first entry.
-func decodeSkeleton(text []byte, regions []listRegion, at []int) (map[string]any, bool) {
+func decodeSkeleton(text []byte, regions []listRegion, at []int, finish func(any) any) (map[string]any, bool) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(text, &doc); err != nil || len(doc.Content) != 1 {
 		return nil, false
@@ -547,10 +584,45 @@ func decodeSkeleton(text []byte, regions []listRegion, at []int) (map[string]any
 	if err := perms.Decode(&out); err != nil {
 		return nil, false
 	}
-	m, ok := normalize(out).(map[string]any)
+	m, ok := finish(out).(map[string]any)
 	if !ok {
 		return nil, false
 	}
-	compactSection(m)
 	return m, true
+}
+
+// hasAlias reports whether an alias node is in n's tree.
+func hasAlias(n *yaml.Node) bool {
+	stack := []*yaml.Node{n}
+	for len(stack) > 0 {
+		n = stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if n.Kind == yaml.AliasNode {
+			return true
+		}
+		stack = append(stack, n.Content...)
+	}
+	return false
+}
+
+// mapGet returns the first key node named key of a mapping and its value.
+func mapGet(m *yaml.Node, key string) (*yaml.Node, *yaml.Node) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i], m.Content[i+1]
+		}
+	}
+	return nil, nil
+}
+
+// setKeepingKey sets m[key] = v for a key m holds, keeping the map's own
+// key string (which Finish may have compacted) rather than key: a Go map
+// stores the key of an assignment.
+func setKeepingKey(m map[string]any, key string, v any) {
+	for k := range m {
+		if k == key {
+			m[k] = v
+			return
+		}
+	}
 }
