@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -77,6 +78,24 @@ func Conformance(t *testing.T, open func(t *testing.T) grant.Store) {
 			t.Errorf("a revoked grant is still live: %v", idsOf(live))
 		}
 	})
+	t.Run("times read back to the millisecond, in UTC", func(t *testing.T) {
+		st := open(t)
+		g := Sample("g1", now, time.Hour)
+		zone := time.FixedZone("UTC+8", 8*3600)
+		g.CreatedAt = now.Add(1234567 * time.Nanosecond).In(zone)
+		g.ExpiresAt = g.CreatedAt.Add(time.Hour + 999*time.Microsecond)
+		if err := st.AddGrant(ctx, g); err != nil {
+			t.Fatal(err)
+		}
+		got, err := st.LiveGrants(ctx, now)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("live: %v %v", idsOf(got), err)
+		}
+		want := [2]time.Time{g.CreatedAt.UTC().Truncate(time.Millisecond), g.ExpiresAt.UTC().Truncate(time.Millisecond)}
+		if have := [2]time.Time{got[0].CreatedAt, got[0].ExpiresAt}; have != want {
+			t.Errorf("created_at, expires_at read back as %v, want %v", have, want)
+		}
+	})
 	t.Run("an id is stored once", func(t *testing.T) {
 		st := open(t)
 		if err := st.AddGrant(ctx, Sample("g1", now, time.Hour)); err != nil {
@@ -119,13 +138,22 @@ func Level(e *engine.Engine, command, session string) engine.Level {
 func BookFollowsItsStore(t *testing.T, st grant.Store) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	now := time.Now().UTC()
-	clock := func() time.Time { return now }
-	book := grant.NewBook(st, grant.Options{Now: clock})
+	var clock Clock
+	clock.Set(time.Now().UTC())
+	book := grant.NewBook(st, grant.Options{Now: clock.Now})
 	if err := book.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
 	base := Engine(t, "/ws")
+	now := clock.Now()
+	bad := Sample("", now, time.Minute)
+	bad.ExpiresAt = time.Time{}
+	if _, err := book.Add(ctx, bad); !errors.Is(err, grant.ErrInvalid) {
+		t.Errorf("a grant without an expiry: %v, want grant.ErrInvalid", err)
+	}
+	if live, err := st.LiveGrants(ctx, now); err != nil || len(live) != 0 {
+		t.Errorf("a refused grant was stored: %v %v", idsOf(live), err)
+	}
 	g := Sample("", now, time.Minute)
 	g.Workspace = base.GrantWorkspace(&engine.Request{})
 	made, err := book.Add(ctx, g)
@@ -138,11 +166,11 @@ func BookFollowsItsStore(t *testing.T, st grant.Store) {
 	if lvl := Level(book.Engine(base), "npm test", "s2"); lvl != engine.Ask {
 		t.Errorf("a session grant in another session: %s", lvl)
 	}
-	now = now.Add(time.Minute)
+	clock.Set(now.Add(time.Minute))
 	if lvl := Level(book.Engine(base), "npm test", "s1"); lvl != engine.Ask {
 		t.Errorf("a grant at its expiry: %s", lvl)
 	}
-	now = now.Add(-time.Second)
+	clock.Set(now.Add(time.Minute - time.Second))
 	if _, err := book.Revoke(ctx, made.ID); err != nil {
 		t.Fatal(err)
 	}
@@ -150,3 +178,13 @@ func BookFollowsItsStore(t *testing.T, st grant.Store) {
 		t.Errorf("a revoked grant: %s", lvl)
 	}
 }
+
+// Clock is a clock a test sets, safe to read from a Book's goroutines
+// (its reloads read it while the test moves it).
+type Clock struct{ ns atomic.Int64 }
+
+// Now is the time last set.
+func (c *Clock) Now() time.Time { return time.Unix(0, c.ns.Load()).UTC() }
+
+// Set moves the clock to t.
+func (c *Clock) Set(t time.Time) { c.ns.Store(t.UnixNano()) }

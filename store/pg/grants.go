@@ -61,13 +61,22 @@ func OpenGrants(ctx context.Context, db *DB) (*Grants, error) {
 const grantCols = `id, tool_name, scope, match_type, pattern, args_digest, session_id, token_id, channel_id,
 	workspace, agent, summary, approval_id, granted_by, created_at, expires_at`
 
+const insertGrant = `INSERT INTO grants (` + grantCols + `)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`
+
+// grantValues are g's columns in grantCols' order. Times are kept to the
+// millisecond, as grants.db keeps them, so that both stores read a grant
+// back alike (timestamptz would keep microseconds).
+func grantValues(g grant.Grant) []any {
+	return []any{g.ID, g.ToolName, string(g.Scope), g.MatchType, g.Pattern, g.ArgsDigest, g.SessionID, g.TokenID, g.ChannelID,
+		g.Workspace, g.Agent, g.Summary, g.ApprovalID, g.GrantedBy,
+		g.CreatedAt.UTC().Truncate(time.Millisecond), g.ExpiresAt.UTC().Truncate(time.Millisecond)}
+}
+
 // AddGrant stores g and notifies every replica, in one transaction.
 func (s *Grants) AddGrant(ctx context.Context, g grant.Grant) error {
 	return s.inTx(ctx, "add a grant", func(octx context.Context, tx pgx.Tx) error {
-		_, err := tx.Exec(octx, `INSERT INTO grants (`+grantCols+`)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
-			g.ID, g.ToolName, string(g.Scope), g.MatchType, g.Pattern, g.ArgsDigest, g.SessionID, g.TokenID, g.ChannelID,
-			g.Workspace, g.Agent, g.Summary, g.ApprovalID, g.GrantedBy, g.CreatedAt, g.ExpiresAt)
+		_, err := tx.Exec(octx, insertGrant, grantValues(g)...)
 		if err != nil {
 			return err
 		}

@@ -31,37 +31,91 @@ func TestGrantsBook(t *testing.T) {
 	granttest.BookFollowsItsStore(t, openGrants(t, openDB(t, newDSN(t))))
 }
 
-// TestGrantsAcrossReplicas: two replicas (two connections, two Books). A
-// grant added through one decides on the other within a second, by the
-// notice and not by the periodic reload (set to an hour here); a revoke
-// through the other stops it on the first just as fast.
-func TestGrantsAcrossReplicas(t *testing.T) {
-	dsn := newDSN(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	books := make([]*grant.Book, 2)
+// startReplicas starts n replicas on dsn (a connection and a Book each)
+// on clock, whose periodic reload is an hour away: what they learn in a
+// test they learn by notice, resync or their own writes.
+func startReplicas(t *testing.T, ctx context.Context, dsn string, n int, clock *granttest.Clock) ([]*grant.Book, []*DB) {
+	t.Helper()
+	books, dbs := make([]*grant.Book, n), make([]*DB, n)
 	for i := range books {
-		db := openDB(t, dsn)
-		books[i] = grant.NewBook(openGrants(t, db), grant.Options{Reload: time.Hour})
+		dbs[i] = openDB(t, dsn)
+		books[i] = grant.NewBook(openGrants(t, dbs[i]), grant.Options{Reload: time.Hour, Now: clock.Now})
 		if err := books[i].Start(ctx); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 5*time.Second, "the listener connects", db.Listener().Connected)
+		waitFor(t, 5*time.Second, "the listener connects", dbs[i].Listener().Connected)
 	}
+	return books, dbs
+}
+
+// TestGrantsAcrossReplicas: two replicas (two connections, two Books). A
+// grant added through one decides on the other within a second, by the
+// notice and not by the periodic reload; it stops on both at its expiry
+// by the clock alone; a revoke through the other stops a grant on the
+// first just as fast.
+func TestGrantsAcrossReplicas(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var clock granttest.Clock
+	clock.Set(time.Now())
+	books, _ := startReplicas(t, ctx, newDSN(t), 2, &clock)
 	base := granttest.Engine(t, "/ws")
-	g := granttest.Sample("", time.Now(), time.Hour)
+	add := func(ttl time.Duration) grant.Grant {
+		t.Helper()
+		g := granttest.Sample("", clock.Now(), ttl)
+		g.Workspace = base.GrantWorkspace(&engine.Request{})
+		made, err := books[0].Add(ctx, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return made
+	}
+	level := func(i int) engine.Level { return granttest.Level(books[i].Engine(base), "npm test", "s1") }
+	first := add(time.Minute)
+	waitFor(t, time.Second, "replica 2 allows by replica 1's grant", func() bool { return level(1) == engine.Allow })
+	clock.Set(first.ExpiresAt)
+	for i := range books {
+		if lvl := level(i); lvl != engine.Ask {
+			t.Errorf("replica %d at the grant's expiry: %s, want ask", i+1, lvl)
+		}
+	}
+	second := add(time.Minute)
+	waitFor(t, time.Second, "replica 2 allows by replica 1's second grant", func() bool { return level(1) == engine.Allow })
+	if _, err := books[1].Revoke(ctx, second.ID); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, time.Second, "replica 1 stops after replica 2's revoke", func() bool { return level(0) == engine.Ask })
+}
+
+// TestGrantsResyncAfterReconnect: a grant whose notice a replica missed
+// (written with no notice here, as one sent while its listener was away
+// would be) decides there once its listener reconnects, not only at the
+// next periodic reload.
+func TestGrantsResyncAfterReconnect(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var clock granttest.Clock
+	clock.Set(time.Now())
+	books, dbs := startReplicas(t, ctx, newDSN(t), 1, &clock)
+	base := granttest.Engine(t, "/ws")
+	g := granttest.Sample("g_missed", clock.Now(), time.Hour)
 	g.Workspace = base.GrantWorkspace(&engine.Request{})
-	made, err := books[0].Add(ctx, g)
-	if err != nil {
+	if _, err := dbs[0].Pool().Exec(ctx, insertGrant, grantValues(g)...); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, time.Second, "replica 2 allows by replica 1's grant", func() bool {
-		return granttest.Level(books[1].Engine(base), "npm test", "s1") == engine.Allow
-	})
-	if _, err := books[1].Revoke(ctx, made.ID); err != nil {
-		t.Fatal(err)
+	if lvl := granttest.Level(books[0].Engine(base), "npm test", "s1"); lvl != engine.Ask {
+		t.Fatalf("a grant stored without a notice decides before any reload: %s", lvl)
 	}
-	waitFor(t, time.Second, "replica 1 stops after replica 2's revoke", func() bool {
-		return granttest.Level(books[0].Engine(base), "npm test", "s1") == engine.Ask
+	l := dbs[0].Listener()
+	pid := l.pid.Load()
+	var killed bool
+	if err := dbs[0].Pool().QueryRow(ctx, "SELECT pg_terminate_backend($1)", int32(pid)).Scan(&killed); err != nil || !killed {
+		t.Fatalf("pg_terminate_backend(%d) = %v, %v", pid, killed, err)
+	}
+	waitFor(t, 5*time.Second, "the grant decides after the listener reconnects", func() bool {
+		return granttest.Level(books[0].Engine(base), "npm test", "s1") == engine.Allow
 	})
+	if l.Reconnects() < 1 {
+		t.Errorf("allowed with no reconnect: Reconnects = %d", l.Reconnects())
+	}
 }
