@@ -117,7 +117,7 @@ func idsOf(list []grant.Grant) []string {
 
 // Engine compiles a policy that asks for every shell command, so that
 // only a grant allows one, with workspace ws.
-func Engine(t *testing.T, ws string) *engine.Engine {
+func Engine(t testing.TB, ws string) *engine.Engine {
 	t.Helper()
 	e, problems := engine.Compile(map[string]any{"enabled": true, "schema": "tiered_policy",
 		"defaults": map[string]any{"*": "ask"}, "tools": map[string]any{"bash": "ask"}}, nil, engine.Options{Workspace: ws})
