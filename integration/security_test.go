@@ -88,8 +88,8 @@ func approverDenied(r apiRoute) bool {
 	if strings.HasPrefix(r.path, "/api/v1/tokens") || r.path == "/api/v1/permissions/preview" {
 		return true
 	}
-	if strings.HasPrefix(r.path, "/api/v1/approvals") {
-		return false
+	if strings.HasPrefix(r.path, "/api/v1/approvals") || strings.HasPrefix(r.path, "/api/v1/grants") {
+		return false // answering asks, and listing and revoking what answers granted
 	}
 	switch r.method {
 	case "PUT", "PATCH", "DELETE":
