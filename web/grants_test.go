@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -16,52 +17,11 @@ import (
 	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
+	"github.com/toolgate/toolgate/store/grants"
 )
 
-// memGrants keeps grants in memory for the pages' tests.
-type memGrants struct {
-	mu   sync.Mutex
-	list []grant.Grant
-}
-
-func (m *memGrants) AddGrant(_ context.Context, g grant.Grant) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.list = append(m.list, g)
-	return nil
-}
-
-func (m *memGrants) RevokeGrant(_ context.Context, id string) (grant.Grant, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for i, g := range m.list {
-		if g.ID == id {
-			m.list = append(m.list[:i], m.list[i+1:]...)
-			return g, nil
-		}
-	}
-	return grant.Grant{}, grant.ErrNotFound
-}
-
-func (m *memGrants) LiveGrants(_ context.Context, now time.Time) ([]grant.Grant, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []grant.Grant
-	for _, g := range m.list {
-		if g.LiveAt(now) {
-			out = append(out, g)
-		}
-	}
-	return out, nil
-}
-
-func (m *memGrants) WatchGrants(ctx context.Context, _ func()) error {
-	<-ctx.Done()
-	return ctx.Err()
-}
-
 // grantsEnv is the pages over a real policy store with a Book of grants
-// on a clock the test moves.
+// in a real grants.db, on a clock the test moves.
 type grantsEnv struct {
 	srv    *httptest.Server
 	st     *store.Store
@@ -83,7 +43,12 @@ func (c *testClock) Add(d time.Duration) { c.mu.Lock(); defer c.mu.Unlock(); c.t
 func newGrantsEnv(t *testing.T) grantsEnv {
 	t.Helper()
 	clock := &testClock{t: time.Now().UTC().Truncate(time.Second)}
-	book := grant.NewBook(&memGrants{}, grant.Options{Now: clock.Now})
+	gs, err := grants.Open(filepath.Join(t.TempDir(), "grants.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { gs.Close() })
+	book := grant.NewBook(gs, grant.Options{Now: clock.Now})
 	srv, st, tokens := testServerWith(t, func(st *store.Store, tokens *auth.Tokens) Deps {
 		return Deps{Policy: st, Tokens: tokens, Grants: book}
 	})
@@ -93,6 +58,9 @@ func newGrantsEnv(t *testing.T) grantsEnv {
 // add stores a grant made now that lasts d.
 func (e grantsEnv) add(t *testing.T, g grant.Grant, d time.Duration) grant.Grant {
 	t.Helper()
+	// Each grant a millisecond after the last, so that "oldest first" is
+	// the order they were added (grants.db keeps milliseconds).
+	e.clock.Add(time.Millisecond)
 	g.CreatedAt = e.clock.Now()
 	g.ExpiresAt = g.CreatedAt.Add(d)
 	if g.ChannelID == "" {
