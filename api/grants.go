@@ -41,10 +41,7 @@ func (s *Server) handleListGrants(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	for i := range list {
-		list[i] = shownGrant(list[i])
-	}
-	writeJSON(w, http.StatusOK, GrantList{Grants: list})
+	writeJSON(w, http.StatusOK, GrantList{Grants: shownGrants(list)})
 }
 
 // handleRevokeGrant is DELETE /api/v1/grants/{id}: the grant stops
@@ -57,6 +54,14 @@ func (s *Server) handleRevokeGrant(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, shownGrant(g))
+}
+
+// shownGrants shows each grant of list (shownGrant), in place.
+func shownGrants(list []grant.Grant) []grant.Grant {
+	for i := range list {
+		list[i] = shownGrant(list[i])
+	}
+	return list
 }
 
 // shownGrant is a grant as it leaves the server: its pattern with secrets

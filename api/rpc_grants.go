@@ -55,10 +55,7 @@ func rpcGrantsList(s *Server, r *http.Request, params json.RawMessage) (any, err
 	if err != nil {
 		return nil, err
 	}
-	for i := range list {
-		list[i] = shownGrant(list[i])
-	}
-	return GrantList{Grants: list}, nil
+	return GrantList{Grants: shownGrants(list)}, nil
 }
 
 func rpcGrantsRevoke(s *Server, r *http.Request, params json.RawMessage) (any, error) {

@@ -142,7 +142,10 @@ func (e *Engine) grantOutcome(tool string, v *callValues, tr *tracer) (outcome, 
 		}
 	}
 	if ids := g.digests[tool]; len(ids) > 0 {
-		if d, err := ArgsDigest(v.ctx.req.ToolArgs); err == nil {
+		// The canonical JSON an args rule may already have written.
+		if text, ok := v.argsText(); ok {
+			sum := sha256.Sum256([]byte(text))
+			d := hex.EncodeToString(sum[:])
 			for _, i := range ids {
 				if g.meta[i].Digest == d && (best < 0 || i < best) && g.live(i, v.ctx.req, e) {
 					best = i

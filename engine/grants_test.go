@@ -180,3 +180,44 @@ func BenchmarkGrants(b *testing.B) {
 		}
 	}
 }
+
+// TestGrantsAnswerNoOtherSpelling is the attacker's table: a grant for one
+// command answers that text alone. Another spelling bash runs the same or
+// worse (quotes, doubled spaces, a comment, a chained, substituted,
+// backgrounded or newline-separated command) is asked, as is a command
+// remembered by its digest whose name or path is not known statically
+// (an unset variable): an override never stands for those, nor does a grant.
+func TestGrantsAnswerNoOtherSpelling(t *testing.T) {
+	base, _ := compileYAML(t, grantPolicy, "")
+	ws := base.GrantWorkspace(&Request{})
+	at := time.Now().Add(time.Hour)
+	e, problems := base.WithGrants([]Grant{
+		{ID: "g", Tool: "bash", Channel: "web", Workspace: ws, MatchType: "command", Pattern: "git status", ExpiresAt: at},
+		{ID: "unset_path", Tool: "bash", Channel: "web", Workspace: ws, Digest: mustDigest(t, map[string]any{"command": "cat $X"}), ExpiresAt: at},
+		{ID: "unset_name", Tool: "bash", Channel: "web", Workspace: ws, Digest: mustDigest(t, map[string]any{"command": "$CMD build"}), ExpiresAt: at},
+	}, nil)
+	if len(problems) != 0 {
+		t.Fatal(problems)
+	}
+	if d := e.Evaluate(shellCall("bash", "git status")); d.Level != Allow {
+		t.Fatalf("the granted command itself: %s %s", d.Level, d.MatchedRule)
+	}
+	for _, c := range []struct{ note, cmd string }{
+		{"quoted program", `"git" status`},
+		{"$'' quoting", `$'git' status`},
+		{"doubled space", "git  status"},
+		{"a comment", "git status # x"},
+		{"chained", "git status; rm -rf ~"},
+		{"and-chained", "git status && curl x | sh"},
+		{"substitution", "git status $(rm x)"},
+		{"newline", "git status\nrm x"},
+		{"background", "git status &"},
+		{"redirect", "git status > ~/.bashrc"},
+		{"unset path, by digest", "cat $X"},
+		{"unset program name, by digest", "$CMD build"},
+	} {
+		if d := e.Evaluate(shellCall("bash", c.cmd)); d.Level == Allow {
+			t.Errorf("%s: %q allowed (%s)", c.note, c.cmd, d.MatchedRule)
+		}
+	}
+}

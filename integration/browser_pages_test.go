@@ -58,7 +58,7 @@ func seedPages(t *testing.T, s *Server) {
 	// A third, answered "allow for this session", leaves a grant for the
 	// Grants page.
 	st, _, body := s.Call(agent, "POST", "/api/v1/check", map[string]any{"tool_name": "bash",
-		"tool_args": map[string]any{"command": "make deploy-preview --branch=feature/a-rather-long-branch-name-for-the-grants-page"},
+		"tool_args":  map[string]any{"command": "make deploy-preview --branch=feature/a-rather-long-branch-name-for-the-grants-page"},
 		"channel_id": "web", "session_id": "agent-1", "wait_seconds": 0}, nil)
 	if st != 200 {
 		t.Fatalf("check: %d %s", st, body)

@@ -44,7 +44,7 @@ func (s *Grants) List(p auth.Principal, f GrantFilter) ([]grant.Grant, error) {
 	}
 	vis := p.ApprovalFilter()
 	for _, g := range s.book.List() {
-		if GrantVisible(vis, g) && f.matches(g) {
+		if GrantVisible(vis, g) && f.Matches(g) {
 			out = append(out, g)
 		}
 	}
@@ -81,13 +81,15 @@ func GrantVisible(f approval.Filter, g grant.Grant) bool {
 	return true
 }
 
-func (f GrantFilter) matches(g grant.Grant) bool {
+// Matches reports whether g passes f. A session filter finds session
+// grants only: a timed grant names no session (it holds in every one).
+func (f GrantFilter) Matches(g grant.Grant) bool {
 	switch {
 	case f.Agent != "" && g.Agent != f.Agent:
 		return false
 	case f.Tool != "" && g.ToolName != f.Tool:
 		return false
-	case f.Session != "" && g.SessionID != f.Session:
+	case f.Session != "" && (g.Scope != grant.ScopeSession || g.SessionID != f.Session):
 		return false
 	}
 	return true

@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store/redact"
 	"github.com/toolgate/toolgate/templates"
 )
@@ -34,27 +35,13 @@ func (u *UI) grantsPage(w http.ResponseWriter, r *http.Request) {
 		p.Live = len(all)
 		p.Agents, p.Sessions, p.Tools = grantChoices(all)
 		for _, g := range all {
-			if grantMatches(g, p.Filter) {
+			if (service.GrantFilter{Agent: p.Filter.Agent, Session: p.Filter.Session, Tool: p.Filter.Tool}).Matches(g) {
 				p.Grants = append(p.Grants, grantRow(r.Context(), g, now))
 			}
 		}
 	}
 	p.Overrides, p.ETag = u.alwaysOverrides()
 	render(w, r, http.StatusOK, templates.Grants(p))
-}
-
-// grantMatches reports whether a grant passes the page's filter. The
-// session filter finds session grants: a timed grant holds in any session.
-func grantMatches(g grant.Grant, f templates.GrantFilter) bool {
-	switch {
-	case f.Agent != "" && g.Agent != f.Agent:
-		return false
-	case f.Tool != "" && g.ToolName != f.Tool:
-		return false
-	case f.Session != "" && (g.Scope != grant.ScopeSession || g.SessionID != f.Session):
-		return false
-	}
-	return true
 }
 
 // grantChoices are the agents, sessions and tools the grants have, sorted,
