@@ -11,21 +11,9 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
-)
 
-// grantRow is what `toolgate grants` reads of a grant (GET /api/v1/grants).
-type grantRow struct {
-	ID         string     `json:"id"`
-	ToolName   string     `json:"tool_name"`
-	Scope      string     `json:"scope"`
-	Pattern    string     `json:"pattern"`
-	ArgsDigest string     `json:"args_digest"`
-	SessionID  string     `json:"session_id"`
-	Agent      string     `json:"agent"`
-	GrantedBy  string     `json:"granted_by"`
-	CreatedAt  time.Time  `json:"created_at"`
-	ExpiresAt  *time.Time `json:"expires_at"`
-}
+	"github.com/toolgate/toolgate/grant"
+)
 
 // runGrants is `toolgate grants [--agent A] [--session S] [--tool T]
 // [--json]`, which lists the live grants, and `toolgate grants revoke ID`,
@@ -76,7 +64,7 @@ func runGrants(args []string, stdout, stderr io.Writer, getenv func(string) stri
 		return exitOK
 	}
 	var page struct {
-		Grants []grantRow `json:"grants"`
+		Grants []grant.Grant `json:"grants"`
 	}
 	if err := json.Unmarshal(data, &page); err != nil {
 		fmt.Fprintf(stderr, "toolgate grants: reading the answer: %v\n", err)
@@ -88,7 +76,7 @@ func runGrants(args []string, stdout, stderr io.Writer, getenv func(string) stri
 
 // printGrants writes one line a grant: id, tool, what it covers, scope,
 // session, who granted it and how long it has left.
-func printGrants(w io.Writer, grants []grantRow, now time.Time) {
+func printGrants(w io.Writer, grants []grant.Grant, now time.Time) {
 	if len(grants) == 0 {
 		fmt.Fprintln(w, "no live grants")
 		return
@@ -100,12 +88,8 @@ func printGrants(w io.Writer, grants []grantRow, now time.Time) {
 		if covers == "" {
 			covers = "this exact call (" + shortDigest(g.ArgsDigest) + ")"
 		}
-		left := "never"
-		if g.ExpiresAt != nil {
-			left = g.ExpiresAt.Sub(now).Round(time.Second).String()
-		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g.ID, g.ToolName, oneLine(covers), g.Scope,
-			dash(g.SessionID), dash(g.GrantedBy), left)
+			dash(g.SessionID), dash(g.GrantedBy), g.ExpiresAt.Sub(now).Round(time.Second))
 	}
 	tw.Flush()
 }

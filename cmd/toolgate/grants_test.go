@@ -5,24 +5,26 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/grant"
 )
 
 // TestPrintGrants: one line a grant, a digest grant said in words, the time
 // left rounded to the second.
 func TestPrintGrants(t *testing.T) {
 	now := time.Date(2026, 12, 4, 13, 0, 0, 0, time.UTC)
-	in := func(d time.Duration) *time.Time { at := now.Add(d); return &at }
+	in := func(d time.Duration) time.Time { return now.Add(d) }
 	for _, c := range []struct {
 		note   string
-		grants []grantRow
+		grants []grant.Grant
 		want   []string
 	}{
 		{"none", nil, []string{"no live grants"}},
-		{"a session grant", []grantRow{{ID: "g_1", ToolName: "bash", Scope: "session", Pattern: "npm test", SessionID: "s1", GrantedBy: "ana", ExpiresAt: in(90 * time.Minute)}},
+		{"a session grant", []grant.Grant{{ID: "g_1", ToolName: "bash", Scope: "session", Pattern: "npm test", SessionID: "s1", GrantedBy: "ana", ExpiresAt: in(90 * time.Minute)}},
 			[]string{"g_1", "bash", "npm test", "session", "s1", "ana", "1h30m0s"}},
-		{"a digest grant", []grantRow{{ID: "g_2", ToolName: "mcp__fs__edit_file", Scope: "timed", ArgsDigest: "0123456789abcdef0123", ExpiresAt: in(59 * time.Second)}},
+		{"a digest grant", []grant.Grant{{ID: "g_2", ToolName: "mcp__fs__edit_file", Scope: "timed", ArgsDigest: "0123456789abcdef0123", ExpiresAt: in(59 * time.Second)}},
 			[]string{"this exact call (sha256 0123456789ab)", "timed", "59s"}},
-		{"a long pattern stays on one line", []grantRow{{ID: "g_3", ToolName: "bash", Scope: "timed", Pattern: "echo " + strings.Repeat("x", 80) + "\nrm -rf ~", ExpiresAt: in(time.Hour)}},
+		{"a long pattern stays on one line", []grant.Grant{{ID: "g_3", ToolName: "bash", Scope: "timed", Pattern: "echo " + strings.Repeat("x", 80) + "\nrm -rf ~", ExpiresAt: in(time.Hour)}},
 			[]string{"echo xxx", "…"}},
 	} {
 		var b bytes.Buffer
