@@ -154,7 +154,9 @@ func (c *extCollector) shellPaths(command string, sh *shell.Analysis) {
 				c.addCleaned(pw)
 			}
 			if v, ok := shell.ShortOptionValue(w); ok {
-				c.add(shell.ExpandHome(v, home))
+				v = shell.ExpandHome(v, home)
+				c.add(v)
+				c.addCleaned(v)
 			}
 		})
 	}

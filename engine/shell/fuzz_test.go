@@ -10,7 +10,7 @@ import (
 // that it never reports an empty path, that each normalized command is its
 // Argv joined, and that the engine's fast path
 // agrees with it: for a plain command that parses, splitting on spaces and
-// calling PathWord finds the same paths. (A plain command may fail to parse,
+// calling PathWord and ShortOptionValue finds the same paths. (A plain command may fail to parse,
 // such as a lone reserved word; bash refuses to run those too.)
 func FuzzAnalyzeShell(f *testing.F) {
 	for _, seed := range []string{
@@ -50,13 +50,23 @@ func FuzzAnalyzeShell(f *testing.F) {
 			return
 		}
 		var fast []string
-		for _, w := range strings.Fields(cmd) {
-			if p, ok := PathWord(w, "/home/u"); ok && !slices.Contains(fast, p) {
-				// The analysis lists each path once.
+		add := func(p string) {
+			if !slices.Contains(fast, p) { // the analysis lists each path once
 				fast = append(fast, p)
 			}
 		}
-		if !slices.Equal(fast, a.Paths) {
+		for _, w := range strings.Fields(cmd) {
+			if v, ok := ShortOptionValue(w); ok {
+				add(ExpandHome(v, "/home/u"))
+			}
+			if p, ok := PathWord(w, "/home/u"); ok {
+				add(p)
+			}
+		}
+		got := slices.Clone(a.Paths)
+		slices.Sort(got)
+		slices.Sort(fast)
+		if !slices.Equal(fast, got) {
 			t.Fatalf("Analyze(%q).Paths = %q, fast path finds %q", cmd, a.Paths, fast)
 		}
 	})
