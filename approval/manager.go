@@ -214,7 +214,8 @@ func validateAsk(req engine.Request, decision engine.Decision) error {
 		return fmt.Errorf("%w: decision is %q, not ask", ErrInvalidRequest, decision.Level)
 	}
 	if req.Scope != nil && req.Scope.AvatarMode {
-		// The engine turns ask into deny for owner-scope calls (D3); reaching
+		// The engine turns ask into deny for owner-scope calls (nobody is
+		// asked for a persona); reaching
 		// here is a wiring bug, and prompting would be wrong.
 		return fmt.Errorf("%w: owner-scope calls are never prompted", ErrInvalidRequest)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/toolgate/toolgate/policy"
 )
 
-// shellValue is the command of a shell tool call (docs/decisions.md, D6):
+// shellValue is the command of a shell tool call (docs/decisions.md#shell-escalation):
 // tool_args.command, else tool_args.cmd, stripped. A command given as an
 // array of strings is that argv, joined with shell quoting so that the
 // analysis sees the same words. Any other value (a number, an object, an

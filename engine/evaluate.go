@@ -15,7 +15,8 @@ type outcome struct {
 	rule         string
 	fromOverride bool
 	// byRule marks a level that a rule or pattern gave (not a tool level or
-	// a default): an allow rule never allows an opaque command (D6).
+	// a default): an allow rule never allows a command the
+	// analysis cannot show harmless (docs/decisions.md#shell-escalation).
 	byRule bool
 	// regexOverride marks an override whose pattern is a regex: it may match
 	// a chained command the person never saw, so it is still escalated.
@@ -25,7 +26,7 @@ type outcome struct {
 // Evaluate decides one tool call: the master switch, the channel set, the
 // tiered policy (docs/decisions.md#the-order-of-the-steps) or the legacy checker, shell-operator escalation
 // and the external-directory merge (docs/decisions.md#the-order-of-the-steps). A digital-persona call is
-// decided under owner scopes instead (evaluatePersona, docs/decisions.md and D3).
+// decided under owner scopes instead (evaluatePersona, docs/decisions.md#digital-persona-and-owner-scopes).
 func (e *Engine) Evaluate(req *Request) Decision {
 	p := e.policy
 	var tr *tracer

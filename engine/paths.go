@@ -51,7 +51,7 @@ func isUNC(p string) bool {
 
 // resolveWord makes a path word or value absolute against dir and resolves
 // it as the kernel would (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm): a file: URL is its path; a UNC path
-// (//host/share) and a drive-letter path are absolute (D5) and stay as
+// (//host/share) and a drive-letter path are absolute and stay as
 // written, cleaned; any other path is joined to dir and given to
 // Options.ResolvePath, which applies each .. after the symlinks before it.
 // Without a resolver the path is cleaned lexically.

@@ -45,8 +45,8 @@ func (m *resolveMemo) resolve(e *Engine, w, base string) (string, bool) {
 // other than its text says (a relative word under an outside workdir, ..,
 // a link), the command with such words replaced by their resolved paths:
 // `rm -rf alice` in workdir /home is also matched as `rm -rf /home/alice`,
-// so that deny and ask rules that name the absolute place apply (contract
-// D6; a normalized form only adds ask or deny hits). Words that resolve
+// so that deny and ask rules that name the absolute place apply (a normalized
+// form only adds ask or deny hits, never an allow). Words that resolve
 // inside the workspace are left as written, so no rule sees a workspace
 // path it was not written for.
 func (e *Engine) addResolvedNorms(v *callValues) {

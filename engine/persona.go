@@ -29,7 +29,7 @@ func (e *Engine) GuidanceMessage() string {
 	return DefaultDenyGuidance
 }
 
-// evaluatePersona decides a digital-persona call (docs/decisions.md, D3). Channel
+// evaluatePersona decides a digital-persona call (docs/decisions.md#digital-persona-and-owner-scopes). Channel
 // gating and the master switch do not apply: personas live in IM group
 // chats such as feishu or dingtalk. The owner level of
 // owner_scopes.<channel>.<principal> and the global level (the ordinary

@@ -26,7 +26,7 @@ type Request struct {
 
 // Scope marks a digital-persona (avatar) call: with both AvatarMode and
 // GroupDigitalAvatar true it is decided under the owner scopes of its
-// channel and principal (docs/decisions.md#digital-persona-and-owner-scopes, D3; see Persona).
+// channel and principal (docs/decisions.md#digital-persona-and-owner-scopes; see Persona).
 type Scope struct {
 	AvatarMode         bool   `json:"avatar_mode"`
 	GroupDigitalAvatar bool   `json:"group_digital_avatar"`
