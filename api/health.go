@@ -3,7 +3,7 @@ package api
 import (
 	"net/http"
 
-	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // handleHealthz is GET /healthz: the process is up. No auth.
@@ -14,7 +14,7 @@ func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
 // ReadyResponse is the body of GET /readyz.
 type ReadyResponse struct {
 	Status   string           `json:"status"`
-	Problems []engine.Problem `json:"problems"`
+	Problems []policy.Problem `json:"problems"`
 }
 
 // handleReadyz is GET /readyz: a policy is loaded and deciding; the current
@@ -22,7 +22,7 @@ type ReadyResponse struct {
 func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 	problems := s.deps.Policy.Problems()
 	if problems == nil {
-		problems = []engine.Problem{}
+		problems = []policy.Problem{}
 	}
 	status := "ready"
 	if len(problems) > 0 {
@@ -34,7 +34,7 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 			// cause names the database's user, host and port, which are
 			// the operator's: it goes to the log, the reader gets the kind.
 			s.deps.Logger.WarnContext(r.Context(), "readyz: storage unavailable", "err", err)
-			problems = append(problems, engine.Problem{Path: "storage", Message: storageProblem})
+			problems = append(problems, policy.Problem{Path: "storage", Message: storageProblem})
 			writeJSON(w, http.StatusServiceUnavailable, ReadyResponse{Status: "storage_unavailable", Problems: problems})
 			return
 		}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
 )
 
@@ -42,7 +43,7 @@ type PreviewChange struct {
 type PreviewResponse struct {
 	Replayed int              `json:"replayed"`
 	Changed  []PreviewChange  `json:"changed"`
-	Problems []engine.Problem `json:"problems"`
+	Problems []policy.Problem `json:"problems"`
 }
 
 // handlePreview is POST /api/v1/permissions/preview. It replays the last

@@ -3,13 +3,13 @@ package api
 import (
 	"net/http"
 
-	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // ValidateResponse is the body of POST /api/v1/permissions/validate.
 type ValidateResponse struct {
 	Valid    bool             `json:"valid"`
-	Problems []engine.Problem `json:"problems"`
+	Problems []policy.Problem `json:"problems"`
 }
 
 // handleValidate is POST /api/v1/permissions/validate: dry-run a whole
@@ -24,11 +24,11 @@ func (s *Server) handleValidate(w http.ResponseWriter, r *http.Request) {
 	problems := s.policy.Validate(sec)
 	if err := checkSection(sec); err != nil && len(problems) == 0 {
 		for _, d := range err.Details {
-			problems = append(problems, engine.Problem{Path: "permissions." + d.Field, Message: d.Message})
+			problems = append(problems, policy.Problem{Path: "permissions." + d.Field, Message: d.Message})
 		}
 	}
 	if problems == nil {
-		problems = []engine.Problem{}
+		problems = []policy.Problem{}
 	}
 	writeJSON(w, http.StatusOK, ValidateResponse{Valid: len(problems) == 0, Problems: problems})
 }

@@ -90,7 +90,7 @@ type reasonKey struct {
 
 // compiler accumulates problems while compiling.
 type compiler struct {
-	problems []Problem
+	problems []policy.Problem
 	opts     Options
 	mode     Mode
 	// workers bounds the goroutines compiling one rule list; 0 means
@@ -99,7 +99,7 @@ type compiler struct {
 }
 
 func (c *compiler) problem(path, format string, args ...any) {
-	c.problems = append(c.problems, Problem{Path: path, Message: fmt.Sprintf(format, args...)})
+	c.problems = append(c.problems, policy.Problem{Path: path, Message: fmt.Sprintf(format, args...)})
 }
 
 // IsTieredSchema reports whether a schema (or version) value selects the
@@ -113,7 +113,7 @@ func IsTieredSchema(v any) bool { return policy.IsTieredSchema(v) }
 // (permissions.rules[3].pattern, builtin_rules[1].severity, ...); a broken
 // entry is left out and the rest of the policy still decides (docs/configuration.md#validation).
 // It decodes both through the policy package and calls CompileSection.
-func Compile(perms map[string]any, builtin []any, opts Options) (*Engine, []Problem) {
+func Compile(perms map[string]any, builtin []any, opts Options) (*Engine, []policy.Problem) {
 	// The two decodes share nothing: the built-in list decodes beside the
 	// section (start time).
 	var b policy.Builtin
@@ -132,7 +132,7 @@ func Compile(perms map[string]any, builtin []any, opts Options) (*Engine, []Prob
 // problems they carry and the ones compiling finds (patterns that do not
 // compile, unknown tools, duplicate ids, ...), in the order of the parts
 // and entries they name (orderProblems).
-func CompileSection(sec *policy.Section, builtin *policy.Builtin, opts Options) (*Engine, []Problem) {
+func CompileSection(sec *policy.Section, builtin *policy.Builtin, opts Options) (*Engine, []policy.Problem) {
 	if sec != nil && hasShadowRules(sec.Rules, sec.Overrides) {
 		return compileWithShadow(sec, builtin, opts) // shadow.go
 	}
@@ -141,7 +141,7 @@ func CompileSection(sec *policy.Section, builtin *policy.Builtin, opts Options) 
 
 // compileSection is CompileSection of a section whose rules are all
 // enforced.
-func compileSection(sec *policy.Section, builtin *policy.Builtin, opts Options) (*Engine, []Problem) {
+func compileSection(sec *policy.Section, builtin *policy.Builtin, opts Options) (*Engine, []policy.Problem) {
 	if sec == nil {
 		sec = &policy.Section{Enabled: true, External: policy.ExternalDirs{Star: Ask}}
 	}

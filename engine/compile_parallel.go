@@ -56,7 +56,7 @@ func (c *compiler) compileRuleSets(builtin, user, overrides []policy.Rule) (b, u
 type compiledChunk struct {
 	rules    []*rule
 	ends     []int
-	problems []Problem
+	problems []policy.Problem
 }
 
 // compileChunks compiles list's rules in chunks on up to GOMAXPROCS

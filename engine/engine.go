@@ -1,10 +1,12 @@
 package engine
 
+import "github.com/toolgate/toolgate/policy"
+
 // Engine is a compiled, immutable policy. Build it with Compile; decide with
 // Evaluate. It is safe for concurrent use.
 type Engine struct {
 	opts     Options
-	problems []Problem
+	problems []policy.Problem
 	policy   *compiledPolicy
 	// serverWS is opts.Workspace, cleaned and resolved once.
 	serverWS string
@@ -17,4 +19,4 @@ type Engine struct {
 }
 
 // Problems returns the validation problems found when the policy was compiled.
-func (e *Engine) Problems() []Problem { return e.problems }
+func (e *Engine) Problems() []policy.Problem { return e.problems }

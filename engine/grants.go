@@ -80,7 +80,7 @@ type GrantSet struct {
 // an expired grant decides nothing, whatever has been swept). A grant
 // whose pattern cannot be compiled takes no part and is reported as a
 // problem at grants[i]. The copy shares everything else with e.
-func (e *Engine) WithGrants(grants []Grant, now func() time.Time) (*Engine, []Problem) {
+func (e *Engine) WithGrants(grants []Grant, now func() time.Time) (*Engine, []policy.Problem) {
 	if now == nil {
 		now = time.Now
 	}

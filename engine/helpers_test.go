@@ -3,6 +3,7 @@ package engine
 import (
 	"testing"
 
+	"github.com/toolgate/toolgate/policy"
 	"gopkg.in/yaml.v3"
 )
 
@@ -11,13 +12,13 @@ var testOpts = Options{Workspace: "/ws/project", HomeDir: "/home/u"}
 
 // compileYAML compiles a permissions section and a built-in rule list
 // written as YAML.
-func compileYAML(t testing.TB, perms, builtin string) (*Engine, []Problem) {
+func compileYAML(t testing.TB, perms, builtin string) (*Engine, []policy.Problem) {
 	t.Helper()
 	return compileYAMLOpts(t, perms, builtin, testOpts)
 }
 
 // compileYAMLOpts is compileYAML with the given options.
-func compileYAMLOpts(t testing.TB, perms, builtin string, opts Options) (*Engine, []Problem) {
+func compileYAMLOpts(t testing.TB, perms, builtin string, opts Options) (*Engine, []policy.Problem) {
 	t.Helper()
 	var p map[string]any
 	if err := yaml.Unmarshal([]byte(perms), &p); err != nil {

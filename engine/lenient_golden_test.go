@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 var updateLenient = flag.Bool("update-lenient", false, "rewrite testdata/lenient-problems.golden from the current compiler")
@@ -134,7 +135,7 @@ var lenientBuiltin = []any{
 	map[string]any{"id": "b2", "tools": []any{"web_fetch"}, "pattern": "x", "action": "nope"},
 }
 
-func problemsHash(ps []engine.Problem) string {
+func problemsHash(ps []policy.Problem) string {
 	h := sha256.New()
 	for _, p := range ps {
 		fmt.Fprintf(h, "%s\t%s\n", p.Path, p.Message)

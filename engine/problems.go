@@ -60,7 +60,7 @@ func keyOf(path string) problemKey {
 // orderProblems sorts decoding's and compiling's problems together (stable)
 // so that each part of the policy, and each rule, lists its problems in
 // one place, as they are in the file.
-func orderProblems(ps []Problem) {
+func orderProblems(ps []policy.Problem) {
 	if len(ps) < 2 {
 		return
 	}
@@ -70,7 +70,7 @@ func orderProblems(ps []Problem) {
 			keys[p.Path] = keyOf(p.Path)
 		}
 	}
-	slices.SortStableFunc(ps, func(a, b Problem) int {
+	slices.SortStableFunc(ps, func(a, b policy.Problem) int {
 		ka, kb := keys[a.Path], keys[b.Path]
 		if ka.part != kb.part {
 			return ka.part - kb.part

@@ -1,6 +1,10 @@
 package engine
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/toolgate/toolgate/policy"
+)
 
 // TestSeverityTable covers every row of the table of docs/decisions.md#severity-and-permission_mode, both modes.
 func TestSeverityTable(t *testing.T) {
@@ -69,7 +73,7 @@ func TestPermissionModeIsCaseInsensitive(t *testing.T) {
 	}
 }
 
-func hasProblem(ps []Problem, path string) bool {
+func hasProblem(ps []policy.Problem, path string) bool {
 	for _, p := range ps {
 		if p.Path == path {
 			return true

@@ -42,7 +42,7 @@ func splitShadow(rules []policy.Rule) (live, all []policy.Rule) {
 // and its shadow (every rule enforced). The problems are the shadow's:
 // every rule, shadow rules included, is validated as if enforced, so a
 // shadow rule that would not compile is reported before it is enforced.
-func compileWithShadow(sec *policy.Section, builtin *policy.Builtin, opts Options) (*Engine, []Problem) {
+func compileWithShadow(sec *policy.Section, builtin *policy.Builtin, opts Options) (*Engine, []policy.Problem) {
 	all, live := *sec, *sec
 	// An approval override in shadow mode is tried the same way: enforcing
 	// it because only rules were looked at would allow what its author

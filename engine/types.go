@@ -1,7 +1,5 @@
 package engine
 
-import "github.com/toolgate/toolgate/policy"
-
 // Request is one tool call to decide: the body of POST /api/v1/evaluate.
 type Request struct {
 	ToolName  string         `json:"tool_name"`
@@ -90,11 +88,6 @@ type Step struct {
 	// Decisive marks the step whose result stood as the final decision.
 	Decisive bool `json:"decisive,omitempty"`
 }
-
-// Problem is one validation problem of a policy, naming its place, such as
-// "permissions.rules[3].pattern" (policy.Problem). A broken entry is inert
-// (docs/configuration.md#validation).
-type Problem = policy.Problem
 
 // Options are the facts the engine needs from outside, fixed at compile time.
 type Options struct {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // DefaultReload is how often a Book reloads its grants from the store
@@ -173,7 +174,7 @@ func (b *Book) Engine(base *engine.Engine) *engine.Engine {
 		for i, g := range grants {
 			list[i] = g.engineGrant()
 		}
-		var problems []engine.Problem
+		var problems []policy.Problem
 		eng, problems = base.WithGrants(list, b.now)
 		for _, p := range problems {
 			b.log.Warn("grant: a grant takes no part", "path", p.Path, "problem", p.Message)

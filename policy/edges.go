@@ -14,8 +14,8 @@ var ErrNotObject = errors.New("policy: the permissions section must be an object
 
 // Validate returns every problem of a decoded permissions section that the
 // section's own shape shows (types, levels, severities, match types,
-// owner-scope shape, unknown keys), each naming its field path as
-// engine.Problem paths do (permissions.rules[3].action). What needs the
+// owner-scope shape, unknown keys), each naming its field path
+// (permissions.rules[3].action). What needs the
 // engine (patterns that do not compile, unknown tools, duplicate ids, rules
 // for network tools) is added by engine.CompileSection, which returns
 // these problems first.

@@ -58,7 +58,7 @@ func (p *Policy) SetBuiltin(ctx context.Context, w BuiltinWriter, text []byte) e
 func (p *Policy) checkBuiltin(text []byte) error {
 	rules, err := decodeBuiltinText(text)
 	if err != nil {
-		return &store.ValidationError{Problems: []engine.Problem{{Path: policy.PathBuiltin, Message: err.Error()}}}
+		return &store.ValidationError{Problems: []policy.Problem{{Path: policy.PathBuiltin, Message: err.Error()}}}
 	}
 	// The built-in set compiles on its own (engine's compileRuleSets): only
 	// the section's mode and schema reach it, so the user's rules (maybe
@@ -70,7 +70,7 @@ func (p *Policy) checkBuiltin(text []byte) error {
 	sec := policy.Section{Enabled: true, Tiered: cur.Tiered, Mode: cur.Mode, External: policy.ExternalDirs{Star: engine.Ask}}
 	b := policy.DecodeBuiltin(rules)
 	_, problems := engine.CompileSection(&sec, &b, p.docs.EngineOptions())
-	var own []engine.Problem
+	var own []policy.Problem
 	for _, pr := range problems {
 		if pr.Path == policy.PathBuiltin || strings.HasPrefix(pr.Path, policy.PathBuiltin+"[") {
 			own = append(own, pr)

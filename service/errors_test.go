@@ -14,7 +14,6 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/approval"
-	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
@@ -141,7 +140,7 @@ func TestClassify(t *testing.T) {
 		{note: "database away wins over what it wraps", err: fmt.Errorf("%w: %w", store.ErrUnavailable, store.ErrNotFound), status: 503, code: "unavailable"},
 		{note: "always allow with nothing to remember", err: store.ErrNoPattern, status: 400, code: "bad_request", field: "choice"},
 		{note: "always allow when the policy no longer asks", err: store.ErrNotAsk, status: 409, code: "conflict"},
-		{note: "validation names the place", err: &store.ValidationError{Problems: []engine.Problem{{Path: "permissions.rules[0].pattern", Message: "bad"}}},
+		{note: "validation names the place", err: &store.ValidationError{Problems: []policy.Problem{{Path: "permissions.rules[0].pattern", Message: "bad"}}},
 			status: 400, code: "invalid", field: "permissions.rules[0].pattern"},
 		{note: "a request field", err: &policy.FieldError{Field: "rules[2].action", Message: "bad", Err: policy.ErrInvalid}, status: 400, code: "bad_request", field: "rules[2].action"},
 		{note: "role", err: service.Require(auth.Principal{Role: auth.RoleApprover}, service.RightWrite), status: 403, code: "forbidden"},

@@ -296,6 +296,6 @@ func (p *Policy) AlwaysAllowBy(req *engine.Request, by string) (map[string]any, 
 func (p *Policy) EngineOptions() engine.Options { return p.docs.EngineOptions() }
 
 // Validate dry-runs a section; nothing is written.
-func (p *Policy) Validate(section map[string]any) []engine.Problem {
+func (p *Policy) Validate(section map[string]any) []policy.Problem {
 	return p.docs.Validate(section)
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/store/decisionlog"
@@ -17,7 +18,7 @@ import (
 // any store.Backend (config.yaml, PostgreSQL).
 type PolicyReader interface {
 	Engine() *engine.Engine
-	Problems() []engine.Problem
+	Problems() []policy.Problem
 	Section() (map[string]any, string, error)
 	BuiltinRules() ([]any, string)
 	ToolOrder() []string
@@ -29,7 +30,7 @@ type PolicyReader interface {
 // new ETag of the section; *store.Store is one.
 type PolicyDocs interface {
 	PolicyReader
-	Validate(section map[string]any) []engine.Problem
+	Validate(section map[string]any) []policy.Problem
 	ReplaceSection(section map[string]any, ifMatch string) (string, error)
 	SetSettings(patch map[string]any) (string, error)
 	SetToolLevel(tool, level string) (string, error)

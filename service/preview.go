@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store/decisionlog"
 )
 
@@ -30,7 +31,7 @@ type Draft struct {
 type Impact struct {
 	Replayed int
 	Changes  []decisionlog.Change
-	Problems []engine.Problem
+	Problems []policy.Problem
 }
 
 // Preview replays the last n logged calls (1 to MaxPreviewCalls; 0 means
@@ -58,7 +59,7 @@ func (p *Policy) Preview(ctx context.Context, log RecentDecisions, d Draft, n in
 	before, _ := engine.Compile(current, builtin, opts)
 	after, problems := engine.Compile(draft, builtin, opts)
 	if problems == nil {
-		problems = []engine.Problem{}
+		problems = []policy.Problem{}
 	}
 	entries, err := log.Recent(ctx, n)
 	if err != nil {

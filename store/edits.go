@@ -8,11 +8,12 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // Validate dry-runs a permissions section against the built-in rules in
 // force and returns every problem; nothing is written.
-func (s *Store) Validate(section map[string]any) []engine.Problem {
+func (s *Store) Validate(section map[string]any) []policy.Problem {
 	_, problems := engine.Compile(normalizeMap(section), s.cur.Load().builtin, s.EngineOptions())
 	return problems
 }
@@ -152,15 +153,15 @@ var settingKeys = map[string]func(any) string{
 // value removes the key.
 func (s *Store) SetSettings(patch map[string]any) (string, error) {
 	patch = normalizeMap(patch)
-	var problems []engine.Problem
+	var problems []policy.Problem
 	for _, k := range orderedKeys(patch) {
 		check, ok := settingKeys[k]
 		switch {
 		case !ok:
-			problems = append(problems, engine.Problem{Path: "permissions." + k, Message: "not a setting (enabled, schema, version, permission_mode, defaults, deny_guidance_message)"})
+			problems = append(problems, policy.Problem{Path: "permissions." + k, Message: "not a setting (enabled, schema, version, permission_mode, defaults, deny_guidance_message)"})
 		case patch[k] != nil:
 			if msg := check(patch[k]); msg != "" {
-				problems = append(problems, engine.Problem{Path: "permissions." + k, Message: msg})
+				problems = append(problems, policy.Problem{Path: "permissions." + k, Message: msg})
 			}
 		}
 	}

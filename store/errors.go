@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // Sentinel errors of the edit operations, checked with errors.Is.
@@ -28,7 +28,7 @@ var (
 // ValidationError is returned by an edit whose result would not validate.
 // Nothing was written.
 type ValidationError struct {
-	Problems []engine.Problem
+	Problems []policy.Problem
 }
 
 // Error lists the problems.
@@ -41,5 +41,5 @@ func (e *ValidationError) Error() string {
 }
 
 func invalid(path, msg string) error {
-	return &ValidationError{Problems: []engine.Problem{{Path: path, Message: msg}}}
+	return &ValidationError{Problems: []policy.Problem{{Path: path, Message: msg}}}
 }

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // ReadPolicy reads the policy of a config dir without opening it as a
@@ -16,7 +16,7 @@ import (
 // writing nothing and taking no lock. It is what `toolgate test` checks in
 // a CI job, where no server runs. A file that cannot be parsed is an error;
 // a section that is not a mapping is a problem.
-func ReadPolicy(dir string) (perms map[string]any, builtinRules []any, problems []engine.Problem, err error) {
+func ReadPolicy(dir string) (perms map[string]any, builtinRules []any, problems []policy.Problem, err error) {
 	raw, err := os.ReadFile(filepath.Join(dir, ConfigFile))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

@@ -21,6 +21,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/engine/builtin"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store/yamlsplit"
 )
 
@@ -93,7 +94,7 @@ type core struct {
 // state is one immutable snapshot of the loaded policy.
 type state struct {
 	engine   *engine.Engine
-	problems []engine.Problem
+	problems []policy.Problem
 	// section is the last good decoded permissions mapping (nil if absent).
 	section map[string]any
 	etag    string
@@ -220,10 +221,10 @@ func (s *Store) SetEngineView(view func(*engine.Engine) *engine.Engine) { s.view
 // Problems are the validation problems of the policy now in force, plus a
 // parse error of config.yaml or builtin_rules.yaml if either does not parse
 // (then the last good content of that file stays in force).
-func (s *Store) Problems() []engine.Problem {
-	out := append([]engine.Problem(nil), s.cur.Load().problems...)
+func (s *Store) Problems() []policy.Problem {
+	out := append([]policy.Problem(nil), s.cur.Load().problems...)
 	if err := s.Health(); err != nil {
-		out = append(out, engine.Problem{Path: s.backend.Name(),
+		out = append(out, policy.Problem{Path: s.backend.Name(),
 			Message: err.Error() + "; the last good policy stays in force"})
 	}
 	return out
@@ -310,7 +311,7 @@ func (s *Store) load(prev *state, doc Document) (*state, bool) {
 		return prev, false
 	}
 	st := &state{cfgRaw: cfgRaw, builtinRaw: builtinRaw, cfgOK: cfgErr == nil}
-	var fileProblems []engine.Problem
+	var fileProblems []policy.Problem
 
 	st.builtin, st.builtinSource = []any{}, BuiltinSourcePackage
 	if prev != nil {
@@ -327,23 +328,23 @@ func (s *Store) load(prev *state, doc Document) (*state, bool) {
 	}
 
 	var section map[string]any
-	var sectionProblems []engine.Problem
+	var sectionProblems []policy.Problem
 	switch {
 	case cfgErr != nil:
-		fileProblems = append(fileProblems, engine.Problem{Path: ConfigFile, Message: readErrMessage(cfgErr)})
+		fileProblems = append(fileProblems, policy.Problem{Path: ConfigFile, Message: readErrMessage(cfgErr)})
 		section, sectionProblems = keepSection(prev)
 		st.setAside = true
 	case len(bytes.TrimSpace(cfgRaw)) == 0:
 		// An emptied file is far more often a save in progress or a slip
 		// than a wish to drop every rule: keep the last good policy.
-		fileProblems = append(fileProblems, engine.Problem{Path: ConfigFile,
+		fileProblems = append(fileProblems, policy.Problem{Path: ConfigFile,
 			Message: "file is empty; " + MsgSetAside})
 		section, sectionProblems = keepSection(prev)
 		st.setAside = true
 	default:
 		sec, ps, perr := decodeSection(cfgRaw)
 		if perr != nil {
-			fileProblems = append(fileProblems, engine.Problem{Path: ConfigFile, Message: setAsideMessage(perr, cfgRaw)})
+			fileProblems = append(fileProblems, policy.Problem{Path: ConfigFile, Message: setAsideMessage(perr, cfgRaw)})
 			section, sectionProblems = keepSection(prev)
 			st.setAside = true
 		} else {
@@ -397,11 +398,11 @@ func readErrMessage(err error) string {
 
 // keepSection returns the last good section (nil at start, which asks for
 // everything) and the store's own problems about it.
-func keepSection(prev *state) (map[string]any, []engine.Problem) {
+func keepSection(prev *state) (map[string]any, []policy.Problem) {
 	if prev == nil {
 		return nil, nil
 	}
-	var ps []engine.Problem
+	var ps []policy.Problem
 	for _, p := range prev.problems {
 		if p.Path == "permissions" {
 			ps = append(ps, p)
@@ -412,7 +413,7 @@ func keepSection(prev *state) (map[string]any, []engine.Problem) {
 
 // decodeSection parses config.yaml text and returns its permissions
 // mapping. A non-mapping permissions value is a problem and counts as absent.
-func decodeSection(raw []byte) (map[string]any, []engine.Problem, error) {
+func decodeSection(raw []byte) (map[string]any, []policy.Problem, error) {
 	if m, ok := yamlsplit.Decode(raw, yamlsplit.Options{Finish: finishDecoded}); ok {
 		return m, nil, nil
 	}
@@ -430,7 +431,7 @@ func decodeSection(raw []byte) (map[string]any, []engine.Problem, error) {
 	case map[string]any:
 		return t, nil, nil
 	}
-	return nil, []engine.Problem{{Path: "permissions", Message: fmt.Sprintf("must be a mapping, not %s", kindName(v))}}, nil
+	return nil, []policy.Problem{{Path: "permissions", Message: fmt.Sprintf("must be a mapping, not %s", kindName(v))}}, nil
 }
 
 // finishDecoded is what the store makes of a value yaml.v3 decoded:
@@ -438,16 +439,16 @@ func decodeSection(raw []byte) (map[string]any, []engine.Problem, error) {
 func finishDecoded(v any) any { return compactSection(normalize(v)) }
 
 // decodeBuiltin decodes builtin_rules.yaml (raw nil: the package default).
-func (s *Store) decodeBuiltin(raw []byte, readErr error) ([]any, string, *engine.Problem) {
+func (s *Store) decodeBuiltin(raw []byte, readErr error) ([]any, string, *policy.Problem) {
 	if readErr != nil {
-		return nil, "", &engine.Problem{Path: BuiltinFile, Message: readErr.Error()}
+		return nil, "", &policy.Problem{Path: BuiltinFile, Message: readErr.Error()}
 	}
 	if raw == nil {
 		return packageRules(), BuiltinSourcePackage, nil
 	}
 	rules, err := decodeRuleList(raw)
 	if err != nil {
-		return nil, "", &engine.Problem{Path: BuiltinFile, Message: err.Error()}
+		return nil, "", &policy.Problem{Path: BuiltinFile, Message: err.Error()}
 	}
 	return rules, s.builtinSource(), nil
 }

@@ -11,9 +11,10 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
-func hasProblem(ps []engine.Problem, path, contains string) bool {
+func hasProblem(ps []policy.Problem, path, contains string) bool {
 	for _, p := range ps {
 		if p.Path == path && strings.Contains(p.Message, contains) {
 			return true

@@ -9,6 +9,7 @@ import (
 	"regexp"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // editFunc changes the parsed config.yaml; it returns an error (nothing is
@@ -116,12 +117,12 @@ var indexRE = regexp.MustCompile(`\[\d+\]`)
 // introduced returns the problems of after that before did not have. Entry
 // indexes are ignored in the comparison, since deleting a rule shifts the
 // index of every broken rule after it.
-func introduced(before, after []engine.Problem) []engine.Problem {
+func introduced(before, after []policy.Problem) []policy.Problem {
 	seen := map[string]int{}
 	for _, p := range before {
 		seen[problemKey(p)]++
 	}
-	var out []engine.Problem
+	var out []policy.Problem
 	for _, p := range after {
 		k := problemKey(p)
 		if seen[k] > 0 {
@@ -133,6 +134,6 @@ func introduced(before, after []engine.Problem) []engine.Problem {
 	return out
 }
 
-func problemKey(p engine.Problem) string {
+func problemKey(p policy.Problem) string {
 	return indexRE.ReplaceAllString(p.Path, "[]") + "\x00" + indexRE.ReplaceAllString(p.Message, "[]")
 }

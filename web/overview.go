@@ -1,9 +1,10 @@
 package web
 
 import (
-	"github.com/toolgate/toolgate/store"
 	"net/http"
 	"strings"
+
+	"github.com/toolgate/toolgate/store"
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
@@ -57,7 +58,7 @@ func dirCount(x *policy.ExternalDirs) int {
 }
 
 // problemText says a validation problem in words.
-func problemText(p engine.Problem, t translator) string {
+func problemText(p policy.Problem, t translator) string {
 	if p.Path == "" {
 		return p.Message
 	}

@@ -69,7 +69,7 @@ func runTest(args []string, stdout, stderr io.Writer, getenv func(string) string
 // compileConfigDir compiles a config dir's policy as the server would, with
 // no filesystem lookups (paths are cleaned as written, so the test decides
 // the same on every machine), and counts the rules' examples.
-func compileConfigDir(dir, workspace string, getenv func(string) string) (*engine.Engine, []engine.Problem, int, error) {
+func compileConfigDir(dir, workspace string, getenv func(string) string) (*engine.Engine, []policy.Problem, int, error) {
 	if dir == "" {
 		dir = getenv("JIUWENSWARM_CONFIG_DIR")
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store"
 )
 
@@ -141,7 +142,7 @@ func TestStoreDatabaseGone(t *testing.T) {
 	}
 }
 
-func hasProblem(ps []engine.Problem, path string) bool {
+func hasProblem(ps []policy.Problem, path string) bool {
 	for _, p := range ps {
 		if p.Path == path {
 			return true
