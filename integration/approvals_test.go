@@ -427,8 +427,8 @@ func TestApprovalsChannelApprover(t *testing.T) {
 	if err := ws.conn.WriteJSON(map[string]any{"type": "approval.decide", "id": web.Approval.ID, "choice": "deny"}); err != nil {
 		t.Fatal(err)
 	}
-	if e := ws.next("error", web.Approval.ID, 5*time.Second); e.Code != "forbidden" {
-		t.Errorf("approver answers the web ask over /ws: code %q, want forbidden", e.Code)
+	if e := ws.next("error", web.Approval.ID, 5*time.Second); e.Code != "not_found" {
+		t.Errorf("approver answers the web ask over /ws: code %q, want not_found as over REST", e.Code)
 	}
 	_, hello := connectWS(t, s, approver)
 	if len(hello.Pending) != 1 || hello.Pending[0].ID != cli.Approval.ID {

@@ -12,6 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/service"
 )
 
 // Defaults of HubOptions.
@@ -92,10 +93,14 @@ func (o *HubOptions) fill() {
 // takes their answers. One goroutine (Run) owns the set of clients; every
 // other goroutine talks to it over channels.
 type Hub struct {
-	approvals *approval.Manager
-	auth      HubAuthenticator
-	opts      HubOptions
-	upgrader  websocket.Upgrader
+	// approvals lists and answers asks through the use cases REST and
+	// JSON-RPC call, so every door refuses the same answers the same way.
+	approvals *service.Approvals
+	// events is the manager whose events the hub pushes.
+	events   *approval.Manager
+	auth     HubAuthenticator
+	opts     HubOptions
+	upgrader websocket.Upgrader
 
 	register   chan *wsClient
 	unregister chan *wsClient
@@ -121,7 +126,8 @@ type directMsg struct {
 func NewHub(m *approval.Manager, auth HubAuthenticator, opts HubOptions) *Hub {
 	opts.fill()
 	return &Hub{
-		approvals: m,
+		approvals: service.NewApprovals(m),
+		events:    m,
 		auth:      auth,
 		opts:      opts,
 		upgrader: websocket.Upgrader{
@@ -194,7 +200,7 @@ func (h *Hub) Run(ctx context.Context) {
 			h.remove(clients, c)
 		}
 	}()
-	events, cancel := h.approvals.SubscribeFilter(approval.Filter{}, hubEventBuffer)
+	events, cancel := h.events.SubscribeFilter(approval.Filter{}, hubEventBuffer)
 	defer func() { cancel() }()
 	recheck := time.NewTicker(h.opts.RecheckEvery)
 	defer recheck.Stop()
@@ -229,7 +235,7 @@ func (h *Hub) Run(ctx context.Context) {
 				// The hub lagged and the manager dropped it: subscribe
 				// again and resync every client with a fresh hello.
 				h.opts.Logger.Warn("web: hub lagged behind approval events; resyncing clients")
-				events, cancel = h.approvals.SubscribeFilter(approval.Filter{}, hubEventBuffer)
+				events, cancel = h.events.SubscribeFilter(approval.Filter{}, hubEventBuffer)
 				for c := range clients {
 					h.send(clients, c, h.helloFor(c))
 				}
@@ -242,7 +248,7 @@ func (h *Hub) Run(ctx context.Context) {
 
 func (h *Hub) managerDone() bool {
 	select {
-	case <-h.approvals.Done():
+	case <-h.events.Done():
 		return true
 	default:
 		return false
@@ -253,7 +259,7 @@ func (h *Hub) managerDone() bool {
 func (h *Hub) broadcast(clients map[*wsClient]struct{}, ev approval.Event) {
 	var msg *websocket.PreparedMessage
 	for c := range clients {
-		if !c.principal.Filter.Allows(ev.Approval) {
+		if !c.filter.Allows(ev.Approval) {
 			continue
 		}
 		if msg == nil {
@@ -266,11 +272,13 @@ func (h *Hub) broadcast(clients map[*wsClient]struct{}, ev approval.Event) {
 
 // helloFor lists every pending ask the client may see.
 func (h *Hub) helloFor(c *wsClient) *websocket.PreparedMessage {
+	// List fails only for a status it does not know.
+	pending, _ := h.approvals.List(c.principal.Principal, approval.StatusPending)
 	return prepare(helloMsg{
 		Type:    MsgHello,
 		User:    c.principal.Name,
 		Role:    c.principal.Role,
-		Pending: shownApprovals(firstPending(h.approvals.List(c.principal.Filter, approval.StatusPending))),
+		Pending: shownApprovals(firstPending(pending)),
 	})
 }
 

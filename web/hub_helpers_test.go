@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/web"
 )
 
@@ -36,10 +37,10 @@ func (t hubTokens) Authenticate(r *http.Request) (web.HubPrincipal, bool) {
 }
 
 var hubTestTokens = hubTokens{
-	"alice-token": {Name: "alice", Role: "approver"},
-	"bob-token":   {Name: "bob", Role: "admin"},
-	"cli-token":   {Name: "carol", Role: "approver", Filter: approval.Filter{Channels: []string{"cli"}}},
-	"agent-token": {Name: "agent", Role: "agent"},
+	"alice-token": {Principal: auth.Principal{Name: "alice", Role: "approver"}},
+	"bob-token":   {Principal: auth.Principal{Name: "bob", Role: "admin"}},
+	"cli-token":   {Principal: auth.Principal{Name: "carol", Role: "approver", Channels: []string{"cli"}}},
+	"agent-token": {Principal: auth.Principal{Name: "agent", Role: "agent"}},
 }
 
 type hubEnv struct {

@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/web"
 )
 
@@ -34,7 +35,7 @@ func TestHubDropsEndedCredentials(t *testing.T) {
 	var alive atomic.Bool
 	alive.Store(true)
 	auth := web.HubAuthFunc(func(*http.Request) (web.HubPrincipal, bool) {
-		return web.HubPrincipal{Name: "dave", Role: "approver", Valid: alive.Load}, true
+		return web.HubPrincipal{Principal: auth.Principal{Name: "dave", Role: "approver"}, Valid: alive.Load}, true
 	})
 	e := newHubEnvAuth(t, auth, approval.Options{}, web.HubOptions{RecheckEvery: time.Hour})
 	ask := hubAsk(t, e.m, "make deploy", "web", "s1")

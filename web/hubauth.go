@@ -15,10 +15,8 @@ func (s *Sessions) HubAuth() HubAuthenticator {
 		if !ok {
 			return HubPrincipal{}, false
 		}
-		p := se.principal
-		return HubPrincipal{Name: p.Name, Role: p.Role,
-			Filter: p.ApprovalFilter(),
-			Valid:  func() bool { return s.valid(id) }}, true
+		return HubPrincipal{Principal: se.principal,
+			Valid: func() bool { return s.valid(id) }}, true
 	})
 }
 
@@ -33,9 +31,8 @@ func (s *Sessions) HubAuthWithTokens(tokens TokenVerifier) HubAuthenticator {
 			if !valid {
 				return HubPrincipal{}, false
 			}
-			return HubPrincipal{Name: p.Name, Role: p.Role, Bearer: true,
-				Filter: p.ApprovalFilter(),
-				Valid:  func() bool { _, ok := tokens.Verify(tok); return ok }}, true
+			return HubPrincipal{Principal: p, Bearer: true,
+				Valid: func() bool { _, ok := tokens.Verify(tok); return ok }}, true
 		}
 		return sessions.Authenticate(r)
 	})

@@ -148,7 +148,7 @@ func TestSessions(t *testing.T) {
 		t.Errorf("SessionPrincipal: got %+v %v", got, ok)
 	}
 	hp, ok := s.HubAuth().Authenticate(req)
-	if !ok || hp.Role != auth.RoleApprover || hp.Bearer || len(hp.Filter.Channels) != 1 || hp.Valid == nil || !hp.Valid() {
+	if !ok || hp.Role != auth.RoleApprover || hp.Bearer || len(hp.Channels) != 1 || hp.Valid == nil || !hp.Valid() {
 		t.Errorf("HubAuth: got %+v %v", hp, ok)
 	}
 	se, _, _ := s.lookup(req)

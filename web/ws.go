@@ -12,16 +12,15 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/service"
+	"github.com/toolgate/toolgate/store/auth"
 )
 
-// HubPrincipal is who is on the other end of a websocket.
+// HubPrincipal is who is on the other end of a websocket: the principal
+// REST and JSON-RPC know (its role decides whether it may connect: agents,
+// which ask and never answer, and unknown roles may not; its channels and
+// sessions limit the asks it sees and may answer) and how it connected.
 type HubPrincipal struct {
-	Name string
-	// Role is auth.RoleAdmin, auth.RoleApprover or auth.RoleAgent; agents
-	// (which ask, never answer) and unknown roles may not connect.
-	Role string
-	// Filter limits the asks this principal sees and may answer.
-	Filter approval.Filter
+	auth.Principal
 	// Bearer is true when the request was authenticated by an
 	// "Authorization: Bearer" token rather than a browser session cookie.
 	// Only such clients may connect without an Origin header.
@@ -54,6 +53,8 @@ type wsClient struct {
 	conn      *websocket.Conn
 	send      chan *websocket.PreparedMessage
 	principal HubPrincipal
+	// filter is principal's channels and sessions: the events it is sent.
+	filter approval.Filter
 }
 
 // ServeHTTP is GET /ws: it authenticates, checks the role and the Origin,
@@ -88,7 +89,7 @@ func (h *Hub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // the upgrader has answered with an error status
 	}
-	c := &wsClient{hub: h, conn: conn, send: make(chan *websocket.PreparedMessage, h.opts.SendBuffer), principal: p}
+	c := &wsClient{hub: h, conn: conn, send: make(chan *websocket.PreparedMessage, h.opts.SendBuffer), principal: p, filter: p.ApprovalFilter()}
 	select {
 	case h.register <- c:
 	case <-h.stopped:
@@ -256,23 +257,9 @@ func (c *wsClient) handle(ctx context.Context, data []byte) *websocket.PreparedM
 	if in.ID == "" {
 		return errorMsg("", "bad_request", "id is required")
 	}
-	if !in.Choice.Valid() {
-		return errorMsg(in.ID, "bad_request", "choice must be allow_once, allow_session, allow_for, allow_always or deny")
-	}
-	if in.Choice == approval.ChoiceAllowAlways && !c.principal.Filter.MayAllowAlways() {
-		return errorMsg(in.ID, "forbidden", approval.MsgScopedAlways)
-	}
-	if in.Choice == approval.ChoiceAllowFor && !c.principal.Filter.MayAllowFor() {
-		return errorMsg(in.ID, "forbidden", approval.MsgScopedFor)
-	}
-	cur, err := c.hub.approvals.Get(in.ID)
-	if err != nil {
-		return decideError(in.ID, err)
-	}
-	if !c.principal.Filter.Allows(cur) {
-		return errorMsg(in.ID, "forbidden", "this approval is outside your channels or sessions")
-	}
-	a, err := c.hub.approvals.DecideFor(ctx, in.ID, in.Choice, time.Duration(in.TTLSeconds)*time.Second, c.principal.Name, in.Comment)
+	// The same use case as REST and JSON-RPC: the same checks of who may
+	// answer which ask with which choice, and the same refusals.
+	a, err := c.hub.approvals.DecideFor(ctx, c.principal.Principal, in.ID, in.Choice, time.Duration(in.TTLSeconds)*time.Second, in.Comment)
 	if err != nil {
 		return decideError(in.ID, err)
 	}
