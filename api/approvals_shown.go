@@ -5,9 +5,9 @@ import (
 	"net/http"
 
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/redact"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store/auth"
-	"github.com/toolgate/toolgate/store/redact"
 )
 
 // approvalView is how the approvals routes show an approval's arguments:

@@ -6,8 +6,8 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/toolgate/toolgate/grant"
+	"github.com/toolgate/toolgate/redact"
 	"github.com/toolgate/toolgate/service"
-	"github.com/toolgate/toolgate/store/redact"
 )
 
 // mountGrants adds GET /api/v1/grants and DELETE /api/v1/grants/{id}

@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/approval"
-	"github.com/toolgate/toolgate/store/redact"
+	"github.com/toolgate/toolgate/redact"
 )
 
 const testSecret = "s3cret-for-tests"

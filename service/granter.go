@@ -8,7 +8,7 @@ import (
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
-	"github.com/toolgate/toolgate/store/redact"
+	"github.com/toolgate/toolgate/redact"
 )
 
 // Granter makes the grant of a scoped answer (docs/grants.md): it is

@@ -15,8 +15,8 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/redact"
 	"github.com/toolgate/toolgate/store"
-	"github.com/toolgate/toolgate/store/redact"
 	"github.com/toolgate/toolgate/templates"
 )
 

@@ -3,11 +3,12 @@ package web
 import (
 	"cmp"
 	"encoding/json"
-	"github.com/toolgate/toolgate/store/redact"
 	"net/url"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/toolgate/toolgate/redact"
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/store/decisionlog"

@@ -10,8 +10,8 @@ import (
 
 	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/redact"
 	"github.com/toolgate/toolgate/service"
-	"github.com/toolgate/toolgate/store/redact"
 	"github.com/toolgate/toolgate/templates"
 )
 

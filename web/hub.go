@@ -3,11 +3,12 @@ package web
 import (
 	"context"
 	"encoding/json"
-	"github.com/toolgate/toolgate/store/redact"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/toolgate/toolgate/redact"
 
 	"github.com/gorilla/websocket"
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/approval"
-	"github.com/toolgate/toolgate/store/redact"
+	"github.com/toolgate/toolgate/redact"
 )
 
 // webhookSecretEnv is where the webhook secret is read from when the flag is

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/engine"
-	"github.com/toolgate/toolgate/store/redact"
+	"github.com/toolgate/toolgate/redact"
 	"github.com/toolgate/toolgate/store/sqlite"
 )
 

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/approval"
-	"github.com/toolgate/toolgate/store/redact"
+	"github.com/toolgate/toolgate/redact"
 	"github.com/toolgate/toolgate/store/sqlite"
 )
 

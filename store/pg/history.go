@@ -11,8 +11,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/redact"
 	"github.com/toolgate/toolgate/store/history"
-	"github.com/toolgate/toolgate/store/redact"
 )
 
 // PartHistory is the schema part of the approval history.

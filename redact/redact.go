@@ -1,6 +1,8 @@
 // Package redact removes secrets from tool arguments and text before they
 // are logged, stored or shown: the decision log, the approval history,
-// approval webhooks and the pages all go through it.
+// approval webhooks and the pages all go through it. It is not storage:
+// a summary reads a call as the engine does (a shell tool's command, a path
+// tool's paths), and storage keeps what it returns.
 package redact
 
 import (
