@@ -17,6 +17,10 @@
 // replica at a time; an ask still pending here one sweep past its deadline
 // (the store unreachable) ends here as expired, so waits end on time.
 //
+// The two modes are the two implementations of one small interface, asks
+// (asks.go: localAsks, manager_shared.go: sharedAsks), chosen once by New;
+// the Manager's methods do not ask which one they run on.
+//
 // Lock order: an entry's decideMu, then the Manager's mu. Calls to the
 // Shared store and the Persister are made holding at most decideMu, never
 // mu. Mirroring a stored outcome takes only mu: the store has decided it,

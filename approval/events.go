@@ -39,7 +39,7 @@ func (m *Manager) unsubscribe(s *subscriber) {
 // publishLocked sends an event to every subscriber without blocking; it runs
 // under m.mu so every subscriber sees events in the order they happened.
 func (m *Manager) publishLocked(typ string, a Approval) {
-	m.sendLocked(Event{Type: typ, Approval: a, Local: m.opts.Shared == nil || m.opening[a.ID]})
+	m.sendLocked(Event{Type: typ, Approval: a, Local: m.asks.local(a.ID)})
 }
 
 // sendLocked is publishLocked's delivery.

@@ -80,16 +80,10 @@ type Manager struct {
 
 	hist *historyWriter
 
-	// Shared mode only (opts.Shared set): the listener's and the sweep's
-	// life. sweepTimer is guarded by mu.
-	ctx        context.Context
-	stop       context.CancelFunc
-	listenDone chan struct{}
-	sweepTimer Timer
-	needResync atomic.Bool
-	// opening holds the ids this Manager is inserting, so that its
-	// EventRequested is Local whichever path publishes it (guarded by mu).
-	opening map[string]bool
+	// asks keeps the pending asks and stores their outcomes: in this
+	// process (localAsks) or in a store several replicas share
+	// (sharedAsks). The Manager's methods call it without asking which.
+	asks asks
 }
 
 // entry is the manager's record of one approval.
@@ -146,7 +140,9 @@ func New(opts Options) *Manager {
 		m.hist = newHistoryWriter(opts.History, opts.HistoryBuffer, m.log)
 	}
 	if opts.Shared != nil {
-		m.startShared()
+		m.asks = startShared(m, opts.Shared)
+	} else {
+		m.asks = localAsks{m}
 	}
 	return m
 }
@@ -181,29 +177,7 @@ func (m *Manager) CreateAs(ctx context.Context, req engine.Request, decision eng
 		return Approval{}, false, err
 	}
 	req.ToolArgs = args
-	key := joinKey(sessionID, req, canon)
-	if m.opts.Shared != nil {
-		return m.createShared(ctx, req, decision, sessionID, agent, key)
-	}
-
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.closed {
-		return Approval{}, false, ErrClosed
-	}
-	if e, ok := m.pending[key]; ok && key != "" {
-		e.a.Joins++
-		return e.a, true, nil
-	}
-	e := m.newEntry(req, decision, sessionID, agent, key)
-	m.byID[e.a.ID] = e
-	if key != "" {
-		m.pending[key] = e
-	}
-	e.timer = m.clock.AfterFunc(m.opts.Timeout, func() { m.expire(e) })
-	m.publishLocked(EventRequested, e.a)
-	m.record(e.a)
-	return e.a, false, nil
+	return m.asks.create(ctx, req, decision, sessionID, agent, joinKey(sessionID, req, canon))
 }
 
 func validateAsk(req engine.Request, decision engine.Decision) error {
@@ -285,8 +259,9 @@ func (m *Manager) Get(id string) (Approval, error) {
 	return m.snapshot(e), nil
 }
 
-// lookup finds an approval in memory or, in shared mode, in the shared
-// store (an ask another replica opened that this one has not heard of yet).
+// lookup finds an approval in memory or, when this process has not heard
+// of it, where the asks are kept (a shared store: an ask another replica
+// opened).
 func (m *Manager) lookup(id string) (*entry, error) {
 	m.mu.Lock()
 	e, ok := m.byID[id]
@@ -294,10 +269,7 @@ func (m *Manager) lookup(id string) (*entry, error) {
 	if ok {
 		return e, nil
 	}
-	if m.opts.Shared == nil {
-		return nil, ErrNotFound
-	}
-	return m.lookupShared(id)
+	return m.asks.find(id)
 }
 
 // List returns the approvals in memory visible through filter, oldest first;
@@ -387,30 +359,7 @@ func (m *Manager) DecideFor(ctx context.Context, id string, choice Choice, ttl t
 	if err := m.checkScope(cur, choice, ttl); err != nil {
 		return cur, err
 	}
-	if m.opts.Shared != nil {
-		return m.decideShared(ctx, e, choice, ttl, principal, comment)
-	}
-	var made *grant.Grant
-	if choice.Scoped() {
-		g, err := m.opts.Granter.Grant(ctx, cur, choice, ttl, principal)
-		if err != nil {
-			return cur, fmt.Errorf("approval: grant: %w", err)
-		}
-		made = &g
-	}
-	var rule map[string]any
-	if choice == ChoiceAllowAlways {
-		var err error
-		if rule, err = m.persist(e.req, principal); err != nil {
-			return cur, err
-		}
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	e.a.PersistedRule = rule
-	e.a.Grant = made
-	m.resolveLocked(e, statusOf(choice), choice, principal, comment)
-	return e.a, nil
+	return m.asks.decide(ctx, e, cur, answer{choice: choice, ttl: ttl, by: principal, comment: comment})
 }
 
 // checkScope checks what a choice needs of the ask: a ttl for allow_for
@@ -459,27 +408,7 @@ func (m *Manager) Cancel(id, principal, reason string) (Approval, error) {
 	}
 	e.decideMu.Lock()
 	defer e.decideMu.Unlock()
-	if m.opts.Shared != nil {
-		return m.cancelShared(e, principal, reason)
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if !e.a.Pending() {
-		return e.a, ErrAlreadyDecided
-	}
-	m.resolveLocked(e, StatusCancelled, "", principal, reason)
-	return e.a, nil
-}
-
-// expire is the timer callback: an unanswered ask becomes expired (deny).
-func (m *Manager) expire(e *entry) {
-	e.decideMu.Lock()
-	defer e.decideMu.Unlock()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if e.a.Pending() {
-		m.resolveLocked(e, StatusExpired, "", PrincipalSystem, "no answer before the timeout")
-	}
+	return m.asks.cancel(e, principal, reason)
 }
 
 // resolveLocked moves a pending entry to its final state, wakes its waiters
@@ -530,21 +459,8 @@ func (m *Manager) Shutdown() {
 	}
 	m.closed = true
 	close(m.shutdown)
-	if m.opts.Shared != nil {
-		m.mu.Unlock()
-		m.shutdownShared()
-		return
-	}
-	open := make([]*entry, 0, len(m.pending))
-	for _, e := range m.byID {
-		if e.a.Pending() {
-			open = append(open, e)
-		}
-	}
 	m.mu.Unlock()
-	for _, e := range open {
-		m.cancelForShutdown(e)
-	}
+	m.asks.close()
 	m.mu.Lock()
 	m.endSubscribersLocked()
 	m.mu.Unlock()
@@ -565,47 +481,14 @@ func (m *Manager) endSubscribersLocked() {
 	}
 }
 
-func (m *Manager) cancelForShutdown(e *entry) {
-	e.decideMu.Lock()
-	defer e.decideMu.Unlock()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if e.a.Pending() {
-		m.resolveLocked(e, StatusCancelled, "", PrincipalSystem, "server shutting down")
-	}
-}
-
 // RecoverHistory marks as cancelled every approval the History still holds
 // as pending: asks left by a previous run that stopped or crashed before
 // they were answered. Their agents are gone; nobody can answer them now. It
-// returns how many it closed.
+// returns how many it closed. In shared mode it closes none: a pending ask
+// may belong to another replica that is alive, and expiry closes those
+// whose replica is gone.
 func (m *Manager) RecoverHistory(ctx context.Context) (int, error) {
-	if m.opts.History == nil || m.opts.Shared != nil {
-		// In shared mode a pending ask may belong to another replica that is
-		// alive; expiry closes those whose replica is gone.
-		return 0, nil
-	}
-	stale, err := m.opts.History.PendingApprovals(ctx)
-	if err != nil {
-		return 0, fmt.Errorf("approval: load pending history: %w", err)
-	}
-	n := 0
-	for _, a := range stale {
-		m.mu.Lock()
-		_, live := m.byID[a.ID]
-		m.mu.Unlock()
-		if live {
-			continue
-		}
-		now := m.clock.Now()
-		a.Status, a.DecidedAt, a.Decision = StatusCancelled, &now, DecisionDeny
-		a.DecidedBy, a.Comment = PrincipalSystem, "server stopped before an answer"
-		if err := m.opts.History.RecordApproval(ctx, a); err != nil {
-			return n, fmt.Errorf("approval: record recovered %s: %w", a.ID, err)
-		}
-		n++
-	}
-	return n, nil
+	return m.asks.recoverHistory(ctx)
 }
 
 // Stats returns the manager's counters.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/toolgate/toolgate/engine"
@@ -16,24 +17,43 @@ import (
 // outcome; the mirror only applies what the store says, and a final state in
 // the mirror never goes back to pending.
 
-// startShared starts the notification listener and the sweep loop.
-func (m *Manager) startShared() {
+// sharedAsks keeps the asks in a Shared store. It is the Manager (whose
+// mirror, locks and events it works on) with the listener's and the
+// sweep's life.
+type sharedAsks struct {
+	*Manager
+	store      Shared
+	ctx        context.Context
+	stop       context.CancelFunc
+	listenDone chan struct{}
+	sweepTimer Timer // guarded by mu
+	needResync atomic.Bool
+	// opening holds the ids this Manager is inserting, so that its
+	// EventRequested is Local whichever path publishes it (guarded by mu).
+	opening map[string]bool
+}
+
+var _ asks = (*sharedAsks)(nil)
+
+// startShared starts the notification listener and the sweep loop of m
+// over store.
+func startShared(mgr *Manager, store Shared) *sharedAsks {
+	m := &sharedAsks{Manager: mgr, store: store, opening: make(map[string]bool), listenDone: make(chan struct{})}
 	m.ctx, m.stop = context.WithCancel(context.Background())
-	m.opening = make(map[string]bool)
-	m.listenDone = make(chan struct{})
 	go func() {
 		defer close(m.listenDone)
-		err := m.opts.Shared.Listen(m.ctx, Notify{Changed: m.applyNotice, Resync: m.resync})
+		err := m.store.Listen(m.ctx, Notify{Changed: m.applyNotice, Resync: m.resync})
 		if err != nil && !errors.Is(err, context.Canceled) {
 			m.log.Warn("approval: shared listener stopped", "err", err)
 		}
 	}()
 	m.scheduleSweep()
+	return m
 }
 
-// createShared stores a new ask, or joins an identical pending one opened
+// create stores a new ask, or joins an identical pending one opened
 // through any replica.
-func (m *Manager) createShared(ctx context.Context, req engine.Request, d engine.Decision, sessionID, agent, key string) (Approval, bool, error) {
+func (m *sharedAsks) create(ctx context.Context, req engine.Request, d engine.Decision, sessionID, agent, key string) (Approval, bool, error) {
 	e := m.newEntry(req, d, sessionID, agent, "")
 	e.a.CreatedAt, e.a.ExpiresAt = storeTime(e.a.CreatedAt), storeTime(e.a.ExpiresAt)
 	m.mu.Lock()
@@ -43,7 +63,7 @@ func (m *Manager) createShared(ctx context.Context, req engine.Request, d engine
 	if closed {
 		return Approval{}, false, ErrClosed
 	}
-	a, joined, err := m.opts.Shared.Insert(ctx, e.a, key)
+	a, joined, err := m.store.Insert(ctx, e.a, key)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	defer delete(m.opening, e.a.ID) // after the publish below
@@ -64,11 +84,11 @@ func (m *Manager) createShared(ctx context.Context, req engine.Request, d engine
 	return a, false, nil
 }
 
-// lookupShared fetches an ask this replica has not heard of and mirrors it.
-func (m *Manager) lookupShared(id string) (*entry, error) {
+// find fetches an ask this replica has not heard of and mirrors it.
+func (m *sharedAsks) find(id string) (*entry, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), sharedCallTimeout)
 	defer cancel()
-	a, err := m.opts.Shared.Get(ctx, id)
+	a, err := m.store.Get(ctx, id)
 	if err != nil {
 		return nil, fmt.Errorf("approval: look up %s: %w", id, err)
 	}
@@ -77,12 +97,12 @@ func (m *Manager) lookupShared(id string) (*entry, error) {
 	return m.applyLocked(a), nil
 }
 
-// decideShared asks the store to record the answer; the store says who won.
+// decide asks the store to record the answer; the store says who won.
 // The caller holds e.decideMu, which keeps this replica's own answers to one
 // ask in line; the store's row lock does the same across replicas, and the
 // Persister runs under it, so always-allow is written only by the winner.
-func (m *Manager) decideShared(ctx context.Context, e *entry, choice Choice, ttl time.Duration, principal, comment string) (Approval, error) {
-	cur := m.snapshot(e)
+func (m *sharedAsks) decide(ctx context.Context, e *entry, cur Approval, ans answer) (Approval, error) {
+	choice, ttl, principal, comment := ans.choice, ans.ttl, ans.by, ans.comment
 	var prepare func(Approval) (map[string]any, error)
 	var made *grant.Grant
 	switch {
@@ -123,8 +143,8 @@ func (m *Manager) decideShared(ctx context.Context, e *entry, choice Choice, ttl
 	return a, nil
 }
 
-// cancelShared ends a pending ask as cancelled in the store.
-func (m *Manager) cancelShared(e *entry, principal, reason string) (Approval, error) {
+// cancel ends a pending ask as cancelled in the store.
+func (m *sharedAsks) cancel(e *entry, principal, reason string) (Approval, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), sharedCallTimeout)
 	defer cancel()
 	out := Outcome{Status: StatusCancelled, DecidedBy: principal, Comment: reason, DecidedAt: m.sharedNow()}
@@ -134,9 +154,9 @@ func (m *Manager) cancelShared(e *entry, principal, reason string) (Approval, er
 // resolveShared stores an outcome and mirrors the store's answer: the new
 // state when this call won (recorded in History here, by the replica that
 // made the change), the winner's state and ErrAlreadyDecided when it lost.
-func (m *Manager) resolveShared(ctx context.Context, e *entry, out Outcome, prepare func(Approval) (map[string]any, error)) (Approval, error) {
+func (m *sharedAsks) resolveShared(ctx context.Context, e *entry, out Outcome, prepare func(Approval) (map[string]any, error)) (Approval, error) {
 	id := m.snapshot(e).ID // e.a is written under mu
-	a, err := m.opts.Shared.Resolve(ctx, id, out, prepare)
+	a, err := m.store.Resolve(ctx, id, out, prepare)
 	won := err == nil
 	if !won && !errors.Is(err, ErrAlreadyDecided) {
 		return m.snapshot(e), fmt.Errorf("approval: answer %s: %w", id, err)
@@ -159,12 +179,12 @@ func (m *Manager) resolveShared(ctx context.Context, e *entry, out Outcome, prep
 
 // sharedNow is the clock's time as the shared store keeps it: to the
 // microsecond, in UTC, so every replica sees the same instant.
-func (m *Manager) sharedNow() time.Time { return storeTime(m.clock.Now()) }
+func (m *sharedAsks) sharedNow() time.Time { return storeTime(m.clock.Now()) }
 
 func storeTime(t time.Time) time.Time { return t.Truncate(time.Microsecond).UTC() }
 
 // applyNotice mirrors a change the store reported.
-func (m *Manager) applyNotice(a Approval) {
+func (m *sharedAsks) applyNotice(a Approval) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.closed {
@@ -177,7 +197,7 @@ func (m *Manager) applyNotice(a Approval) {
 // waiters), and anything else at most updates the join count. It takes no
 // decideMu: the store has already decided, and applying its verdict twice is
 // harmless. Callers hold m.mu.
-func (m *Manager) applyLocked(a Approval) *entry {
+func (m *sharedAsks) applyLocked(a Approval) *entry {
 	e, ok := m.byID[a.ID]
 	if !ok {
 		e = &entry{a: a, req: requestOf(a), done: make(chan struct{})}
@@ -211,10 +231,10 @@ func requestOf(a Approval) engine.Request {
 // resync reloads the pending asks after the notification channel
 // (re)connected: new ones are added, and every mirrored pending ask the
 // store no longer holds as pending gets its stored outcome.
-func (m *Manager) resync() {
+func (m *sharedAsks) resync() {
 	ctx, cancel := context.WithTimeout(m.ctx, sharedCallTimeout)
 	defer cancel()
-	list, err := m.opts.Shared.Pending(ctx)
+	list, err := m.store.Pending(ctx)
 	if err != nil {
 		m.needResync.Store(true) // the sweep tries again
 		m.log.Warn("approval: resync from the shared store failed", "err", err)
@@ -248,8 +268,8 @@ func (m *Manager) resync() {
 // error), the next sweep resyncs again: the ask was answered or ended
 // elsewhere while this replica was not listening, and its waiters would
 // otherwise hear of it only one sweep past its deadline.
-func (m *Manager) refresh(ctx context.Context, id string) {
-	a, err := m.opts.Shared.Get(ctx, id)
+func (m *sharedAsks) refresh(ctx context.Context, id string) {
+	a, err := m.store.Get(ctx, id)
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	e := m.byID[id]
@@ -268,7 +288,7 @@ func (m *Manager) refresh(ctx context.Context, id string) {
 	}
 }
 
-func (m *Manager) scheduleSweep() {
+func (m *sharedAsks) scheduleSweep() {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if !m.closed {
@@ -280,7 +300,7 @@ func (m *Manager) scheduleSweep() {
 // every mirrored ask one interval past its deadline that is still pending
 // here: with the store's expiry when it answers, locally when it cannot be
 // reached, so that a wait ends by its deadline even without the database.
-func (m *Manager) sweep() {
+func (m *sharedAsks) sweep() {
 	defer m.scheduleSweep()
 	if m.needResync.Load() {
 		m.resync()
@@ -288,7 +308,7 @@ func (m *Manager) sweep() {
 	ctx, cancel := context.WithTimeout(m.ctx, sharedCallTimeout)
 	defer cancel()
 	now := m.sharedNow()
-	expired, err := m.opts.Shared.ExpireDue(ctx, now, m.opts.Retention)
+	expired, err := m.store.ExpireDue(ctx, now, m.opts.Retention)
 	if err != nil && m.ctx.Err() == nil {
 		m.log.Warn("approval: expiry in the shared store failed", "err", err)
 	}
@@ -311,7 +331,7 @@ func (m *Manager) sweep() {
 
 // expireOverdue expires one overdue ask in the store, or only here when the
 // store cannot be reached (fail closed: its deadline has passed).
-func (m *Manager) expireOverdue(ctx context.Context, e *entry, now time.Time) {
+func (m *sharedAsks) expireOverdue(ctx context.Context, e *entry, now time.Time) {
 	out := Outcome{Status: StatusExpired, DecidedBy: PrincipalSystem, Comment: "no answer before the timeout", DecidedAt: now}
 	if _, err := m.resolveShared(ctx, e, out, nil); err == nil || errors.Is(err, ErrAlreadyDecided) {
 		return
@@ -324,11 +344,11 @@ func (m *Manager) expireOverdue(ctx context.Context, e *entry, now time.Time) {
 	}
 }
 
-// shutdownShared stops the listener and the sweep, and wakes this
-// process's waiters with a cancelled answer. The asks stay pending in the
-// store: another replica's browsers can still answer them, and an agent that
+// close stops the listener and the sweep, and wakes this process's
+// waiters with a cancelled answer. The asks stay pending in the store:
+// another replica's browsers can still answer them, and an agent that
 // retries through another replica joins its ask.
-func (m *Manager) shutdownShared() {
+func (m *sharedAsks) close() {
 	m.stop()
 	m.mu.Lock()
 	if m.sweepTimer != nil {
@@ -341,14 +361,17 @@ func (m *Manager) shutdownShared() {
 			m.finishLocked(e, out.Apply(e.a, nil))
 		}
 	}
-	m.endSubscribersLocked()
 	m.mu.Unlock()
 	select {
 	case <-m.listenDone:
 	case <-time.After(5 * time.Second):
 		m.log.Warn("approval: shared listener did not stop in time")
 	}
-	if m.hist != nil {
-		m.hist.wait(5 * time.Second)
-	}
 }
+
+// local: an event is this process's while it inserts the ask.
+func (m *sharedAsks) local(id string) bool { return m.opening[id] }
+
+// recoverHistory closes nothing: a pending ask may belong to another
+// replica that is alive; expiry closes those whose replica is gone.
+func (m *sharedAsks) recoverHistory(context.Context) (int, error) { return 0, nil }
