@@ -140,6 +140,7 @@ func (m *sharedAsks) decide(ctx context.Context, e *entry, cur Approval, ans ans
 	e.a.Grant = made
 	m.mu.Unlock()
 	a.Grant = made
+	m.record(a) // the stored answer had no grant yet; the history adds it
 	return a, nil
 }
 

@@ -233,6 +233,7 @@ func TestScopedAnswerAcrossReplicas(t *testing.T) {
 		st   *store.Store
 		book *grant.Book
 		mgr  *approval.Manager
+		hist *pg.History
 	}
 	open := func() replica {
 		db, err := pg.Open(ctx, dsn, pg.Options{Logger: quiet})
@@ -262,12 +263,16 @@ func TestScopedAnswerAcrossReplicas(t *testing.T) {
 			t.Fatal(err)
 		}
 		st.SetEngineView(book.Engine)
-		mgr := approval.New(approval.Options{Shared: shared, Granter: service.NewGranter(book, st), Logger: quiet, SweepInterval: time.Hour})
+		hist, err := pg.OpenHistory(ctx, db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mgr := approval.New(approval.Options{Shared: shared, Granter: service.NewGranter(book, st), History: hist, Logger: quiet, SweepInterval: time.Hour})
 		t.Cleanup(mgr.Shutdown)
 		for !db.Listener().Connected() {
 			time.Sleep(10 * time.Millisecond)
 		}
-		return replica{st, book, mgr}
+		return replica{st, book, mgr, hist}
 	}
 	a, b := open(), open()
 	req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make deploy"}, ChannelID: "web", SessionID: "s1", TokenID: "tok"}
@@ -295,5 +300,19 @@ func TestScopedAnswerAcrossReplicas(t *testing.T) {
 	}
 	if n := len(a.book.List()); n != 1 {
 		t.Errorf("replica A holds %d grants, want 1 (the losing answer made none)", n)
+	}
+	// The history keeps the answer with its grant and the agent that asked,
+	// though the shared asks stored the answer before B had made the grant.
+	for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		h, err := a.hist.GetApproval(ctx, asked.Approval.ID)
+		if err == nil && h.Grant != nil {
+			if h.Grant.ID != got.Grant.ID || h.Request.Agent != "codex" || h.Choice != approval.ChoiceAllowSession {
+				t.Errorf("history: grant %s agent %q choice %s, want %s, codex, allow_session", h.Grant.ID, h.Request.Agent, h.Choice, got.Grant.ID)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the history has no grant for the answer after 2 s: %+v %v", h.Grant, err)
+		}
 	}
 }

@@ -8,7 +8,6 @@ package history
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -16,7 +15,6 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/approval"
-	"github.com/toolgate/toolgate/redact"
 	"github.com/toolgate/toolgate/store/sqlite"
 )
 
@@ -64,11 +62,19 @@ CREATE INDEX approval_events_by_approval ON approval_events (approval_id, seq);
 // empty cause, which the pages treat as unknown.
 const approvalCauseSchema = `ALTER TABLE approvals ADD COLUMN cause TEXT NOT NULL DEFAULT '';`
 
+// approvalGrantSchema keeps the runtime that asked and the grant an answer
+// made (grant_json, its pattern masked), so that an answer read back after
+// a restart still says who asked and what it allowed until when. Rows
+// recorded before it read back with neither.
+const approvalGrantSchema = `ALTER TABLE approvals ADD COLUMN agent TEXT NOT NULL DEFAULT '';
+ALTER TABLE approvals ADD COLUMN grant_json TEXT NOT NULL DEFAULT '';`
+
 // migrations are the schema history of approvals.db. Version 1 keeps the
 // number it had when every database shared one list.
 var migrations = []sqlite.Migration{
 	{Version: 1, Name: "approval history", SQL: approvalHistorySchema},
 	{Version: 2, Name: "approval cause", SQL: approvalCauseSchema},
+	{Version: 3, Name: "approval agent and grant", SQL: approvalGrantSchema},
 }
 
 // Store is the approval history. It satisfies approval.History.
@@ -126,18 +132,13 @@ var ErrBadCursor = errors.New("history: bad history cursor")
 // changed, one event row. Tool arguments are redacted before they are
 // written. A resolved approval is never moved back to pending, so a late or
 // repeated write cannot undo an answer. The asked fields are written once,
-// with the ask; only a cause the row lacks (recorded before the history kept
-// causes) is filled in by a later write. It satisfies approval.History.
+// with the ask; only a cause or agent the row lacks (recorded before the
+// history kept them) is filled in by a later write. The answer writes the
+// grant it made. It satisfies approval.History.
 func (s *Store) RecordApproval(ctx context.Context, a approval.Approval) error {
-	args, err := json.Marshal(redact.Args(a.Request.ToolArgs))
+	t, err := Encode(a)
 	if err != nil {
-		return fmt.Errorf("history: record approval %s: tool_args: %w", a.ID, err)
-	}
-	paths, _ := json.Marshal(nonNil(a.Asked.ExternalPaths))
-	rule := ""
-	if a.PersistedRule != nil {
-		b, _ := json.Marshal(a.PersistedRule)
-		rule = string(b)
+		return fmt.Errorf("history: record approval %s: %w", a.ID, err)
 	}
 	tx, err := s.db.SQL().BeginTx(ctx, nil)
 	if err != nil {
@@ -146,22 +147,35 @@ func (s *Store) RecordApproval(ctx context.Context, a approval.Approval) error {
 	defer tx.Rollback()
 	res, err := tx.ExecContext(ctx, `INSERT INTO approvals (id, status, created_at, expires_at, decided_at,
 		tool_name, tool_args, channel_id, session_id, workspace, matched_rule, reason, external_paths,
-		choice, decided_by, comment, decision, persisted_rule, joins, cause)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		choice, decided_by, comment, decision, persisted_rule, joins, cause, agent, grant_json)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (id) DO UPDATE SET status = excluded.status, decided_at = excluded.decided_at,
 			choice = excluded.choice, decided_by = excluded.decided_by, comment = excluded.comment,
 			decision = excluded.decision, persisted_rule = excluded.persisted_rule, joins = excluded.joins,
-			cause = CASE WHEN approvals.cause = '' THEN excluded.cause ELSE approvals.cause END
+			cause = CASE WHEN approvals.cause = '' THEN excluded.cause ELSE approvals.cause END,
+			agent = CASE WHEN approvals.agent = '' THEN excluded.agent ELSE approvals.agent END,
+			grant_json = excluded.grant_json
 		WHERE approvals.status = 'pending' AND excluded.status <> 'pending'`,
 		a.ID, string(a.Status), a.CreatedAt.UnixNano(), a.ExpiresAt.UnixNano(), nanosOrNil(a.DecidedAt),
-		a.Request.ToolName, string(args), a.Request.ChannelID, a.Request.SessionID, a.Request.Workspace,
-		a.Asked.MatchedRule, a.Asked.Reason, string(paths),
-		string(a.Choice), a.DecidedBy, a.Comment, a.Decision, rule, a.Joins, a.Asked.Cause)
+		a.Request.ToolName, t.Args, a.Request.ChannelID, a.Request.SessionID, a.Request.Workspace,
+		a.Asked.MatchedRule, a.Asked.Reason, t.Paths,
+		string(a.Choice), a.DecidedBy, a.Comment, a.Decision, t.Rule, a.Joins, a.Asked.Cause,
+		a.Request.Agent, t.Grant)
 	if err != nil {
 		return fmt.Errorf("history: record approval %s: %w", a.ID, err)
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return nil // nothing changed: a repeat, or a late write after the answer
+		// Nothing changed: a repeat, or a late write after the answer. A
+		// grant made after its answer was stored (by a replica in shared
+		// mode) joins that answer's row.
+		if t.Grant == "" || a.DecidedAt == nil {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE approvals SET grant_json = ? WHERE id = ? AND grant_json = ''
+			AND status = ? AND decided_at = ? AND choice = ?`, t.Grant, a.ID, string(a.Status), a.DecidedAt.UnixNano(), string(a.Choice)); err != nil {
+			return fmt.Errorf("history: record grant of %s: %w", a.ID, err)
+		}
+		return tx.Commit()
 	}
 	at := a.CreatedAt
 	if a.DecidedAt != nil {
@@ -289,11 +303,4 @@ func nanosOrNil(t *time.Time) any {
 		return nil
 	}
 	return t.UnixNano()
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }

@@ -13,7 +13,7 @@ import (
 // so both select these columns and read rows with ScanApproval.
 const Columns = `id, status, created_at, expires_at, decided_at, tool_name, tool_args, channel_id,
 	session_id, workspace, matched_rule, reason, external_paths, choice, decided_by, comment, decision,
-	persisted_rule, joins, cause`
+	persisted_rule, joins, cause, agent, grant_json`
 
 // RowScanner is one result row: *sql.Rows and pgx.Row both satisfy it.
 type RowScanner interface {
@@ -23,15 +23,17 @@ type RowScanner interface {
 // ScanApproval reads one row of Columns. Times are Unix nanoseconds;
 // decided_at is NULL while the approval is pending; tool_args,
 // external_paths and persisted_rule hold JSON (persisted_rule may be empty);
-// cause is empty for a row recorded before the history kept it.
+// cause, agent and grant_json are empty for a row recorded before the
+// history kept them; grant_json holds the grant an answer made, as JSON.
 func ScanApproval(row RowScanner) (approval.Approval, error) {
 	var a approval.Approval
 	var created, expires int64
 	var decided *int64
-	var status, choice, args, paths, rule string
+	var status, choice, args, paths, rule, granted string
 	err := row.Scan(&a.ID, &status, &created, &expires, &decided, &a.Request.ToolName, &args,
 		&a.Request.ChannelID, &a.Request.SessionID, &a.Request.Workspace, &a.Asked.MatchedRule,
-		&a.Asked.Reason, &paths, &choice, &a.DecidedBy, &a.Comment, &a.Decision, &rule, &a.Joins, &a.Asked.Cause)
+		&a.Asked.Reason, &paths, &choice, &a.DecidedBy, &a.Comment, &a.Decision, &rule, &a.Joins, &a.Asked.Cause,
+		&a.Request.Agent, &granted)
 	if err != nil {
 		return a, err
 	}
@@ -49,6 +51,11 @@ func ScanApproval(row RowScanner) (approval.Approval, error) {
 	}
 	if len(a.Asked.ExternalPaths) == 0 {
 		a.Asked.ExternalPaths = nil
+	}
+	if granted != "" {
+		if err := json.Unmarshal([]byte(granted), &a.Grant); err != nil {
+			return a, fmt.Errorf("grant_json of %s: %w", a.ID, err)
+		}
 	}
 	if rule != "" {
 		if err := json.Unmarshal([]byte(rule), &a.PersistedRule); err != nil {

@@ -2,7 +2,6 @@ package pg
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/toolgate/toolgate/approval"
-	"github.com/toolgate/toolgate/redact"
 	"github.com/toolgate/toolgate/store/history"
 )
 
@@ -61,13 +59,19 @@ CREATE TABLE approval_history_events (
 	comment     text   NOT NULL
 );
 CREATE INDEX approval_history_events_by_approval ON approval_history_events (approval_id, seq);
-`}, {Version: 2, Name: "approval cause", SQL: approvalCauseStep}}
+`}, {Version: 2, Name: "approval cause", SQL: approvalCauseStep},
+	{Version: 3, Name: "approval agent and grant", SQL: approvalGrantStep}}
 
 // approvalCauseStep keeps the step that asked (approval.Asked.Cause), as
 // the SQLite history does, so that an answer read back says why it was
 // asked rather than a guess from its paths. Rows recorded before it read
 // back with an empty cause, which the pages treat as unknown.
 const approvalCauseStep = `ALTER TABLE approval_history ADD COLUMN cause text NOT NULL DEFAULT '';`
+
+// approvalGrantStep keeps the runtime that asked and the grant an answer
+// made (its pattern masked), as the SQLite history does.
+const approvalGrantStep = `ALTER TABLE approval_history ADD COLUMN agent text NOT NULL DEFAULT '';
+ALTER TABLE approval_history ADD COLUMN grant_json text NOT NULL DEFAULT '';`
 
 // History is the approval history of every replica in PostgreSQL. It has
 // the method set of history.Store and answers as it does, and satisfies
@@ -111,34 +115,44 @@ func (h *History) RecordApproval(ctx context.Context, a approval.Approval) error
 // transaction that changes an ask, so that the history cannot miss a change
 // when a replica dies before its History writer runs; the History's own
 // later write of the same state then changes nothing. The asked fields are
-// written once, with the ask; only a cause the row lacks (recorded before
-// the history kept causes) is filled in by a later write.
+// written once, with the ask; only a cause or agent the row lacks
+// (recorded before the history kept them) is filled in by a later write.
+// The answer writes the grant it made.
 func recordApprovalTx(ctx context.Context, tx pgx.Tx, a approval.Approval) error {
-	args, err := json.Marshal(redact.Args(a.Request.ToolArgs))
+	t, err := history.Encode(a)
 	if err != nil {
-		return fmt.Errorf("tool_args: %w", err)
-	}
-	paths, _ := json.Marshal(nonNilStrings(a.Asked.ExternalPaths))
-	rule := ""
-	if a.PersistedRule != nil {
-		b, _ := json.Marshal(a.PersistedRule)
-		rule = string(b)
+		return err
 	}
 	tag, err := tx.Exec(ctx, `INSERT INTO approval_history (id, status, created_at, expires_at, decided_at,
 		tool_name, tool_args, channel_id, session_id, workspace, matched_rule, reason, external_paths,
-		choice, decided_by, comment, decision, persisted_rule, joins, cause)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+		choice, decided_by, comment, decision, persisted_rule, joins, cause, agent, grant_json)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
 		ON CONFLICT (id) DO UPDATE SET status = excluded.status, decided_at = excluded.decided_at,
 			choice = excluded.choice, decided_by = excluded.decided_by, comment = excluded.comment,
 			decision = excluded.decision, persisted_rule = excluded.persisted_rule, joins = excluded.joins,
-			cause = CASE WHEN approval_history.cause = '' THEN excluded.cause ELSE approval_history.cause END
+			cause = CASE WHEN approval_history.cause = '' THEN excluded.cause ELSE approval_history.cause END,
+			agent = CASE WHEN approval_history.agent = '' THEN excluded.agent ELSE approval_history.agent END,
+			grant_json = excluded.grant_json
 		WHERE approval_history.status = 'pending' AND excluded.status <> 'pending'`,
 		pgText(a.ID), pgText(string(a.Status)), a.CreatedAt.UnixNano(), a.ExpiresAt.UnixNano(), unixNanoOrNil(a.DecidedAt),
-		pgText(a.Request.ToolName), string(args), pgText(a.Request.ChannelID), pgText(a.Request.SessionID),
-		pgText(a.Request.Workspace), pgText(a.Asked.MatchedRule), pgText(a.Asked.Reason), string(paths),
-		pgText(string(a.Choice)), pgText(a.DecidedBy), pgText(a.Comment), pgText(a.Decision), rule, a.Joins, pgText(a.Asked.Cause))
-	if err != nil || tag.RowsAffected() == 0 {
-		return err // nothing changed: a repeat, or a late write after the answer
+		pgText(a.Request.ToolName), t.Args, pgText(a.Request.ChannelID), pgText(a.Request.SessionID),
+		pgText(a.Request.Workspace), pgText(a.Asked.MatchedRule), pgText(a.Asked.Reason), t.Paths,
+		pgText(string(a.Choice)), pgText(a.DecidedBy), pgText(a.Comment), pgText(a.Decision), t.Rule, a.Joins,
+		pgText(a.Asked.Cause), pgText(a.Request.Agent), t.Grant)
+	if err != nil {
+		return err
+	}
+	if tag.RowsAffected() == 0 {
+		// Nothing changed: a repeat, or a late write after the answer. A
+		// grant made after its answer was stored (the shared asks store the
+		// answer before the manager has its grant) joins that answer's row.
+		if t.Grant == "" || a.DecidedAt == nil {
+			return nil
+		}
+		_, err = tx.Exec(ctx, `UPDATE approval_history SET grant_json = $2 WHERE id = $1 AND grant_json = ''
+			AND status = $3 AND decided_at = $4 AND choice = $5`,
+			pgText(a.ID), t.Grant, pgText(string(a.Status)), a.DecidedAt.UnixNano(), pgText(string(a.Choice)))
+		return err
 	}
 	at := a.CreatedAt
 	if a.DecidedAt != nil {
@@ -269,11 +283,4 @@ func unixNanoOrNil(t *time.Time) *int64 {
 	}
 	n := t.UnixNano()
 	return &n
-}
-
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }

@@ -7,11 +7,13 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/store/history"
 )
 
@@ -257,4 +259,41 @@ func approvalIDs(list []approval.Approval) []string {
 		ids = append(ids, a.ID)
 	}
 	return ids
+}
+
+// TestHistoryConformanceGrant: both histories keep the agent that asked and
+// the grant an answer made, its pattern masked, and read them back alike,
+// also when the grant is written after its answer (as shared mode does); a
+// late answer after the first, with a grant of its own, changes neither.
+func TestHistoryConformanceGrant(t *testing.T) {
+	sh, ph := openBothHistories(t)
+	ctx := context.Background()
+	at := time.Date(2026, 3, 1, 10, 1, 0, 0, time.UTC)
+	ask := askAt("gr1", at.Add(-time.Minute), "s9")
+	ask.Request.Agent = "codex"
+	done := answered(ask, approval.StatusAllowed, approval.ChoiceAllowSession, "alice", "", at)
+	done.Grant = &grant.Grant{ID: "g-7", ToolName: "bash", Scope: grant.ScopeSession, Pattern: "mysql -pSECRET db",
+		SessionID: "s9", TokenID: "tok1", ChannelID: "web", GrantedBy: "alice", CreatedAt: at, ExpiresAt: at.Add(24 * time.Hour)}
+	stored := done
+	stored.Grant = nil // shared mode stores the answer before the manager has its grant
+	late := answered(ask, approval.StatusDenied, approval.ChoiceDeny, "bob", "", at.Add(time.Second))
+	other := answered(ask, approval.StatusAllowed, approval.ChoiceAllowSession, "carol", "", at.Add(2*time.Second))
+	other.Grant = &grant.Grant{ID: "g-8", ToolName: "bash", Scope: grant.ScopeSession, SessionID: "s9",
+		ChannelID: "web", GrantedBy: "carol", CreatedAt: at, ExpiresAt: at.Add(time.Hour)}
+	for _, a := range []approval.Approval{ask, stored, done, late, other} {
+		if err := sh.RecordApproval(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+		if err := ph.RecordApproval(ctx, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	compareOne(t, sh, ph, "gr1", true)
+	got, _ := ph.GetApproval(ctx, "gr1")
+	if got.Request.Agent != "codex" || got.Grant == nil || got.Grant.ID != "g-7" || !got.Grant.ExpiresAt.Equal(at.Add(24*time.Hour)) {
+		t.Fatalf("read back agent %q grant %+v, want codex and g-7 until a day after the answer", got.Request.Agent, got.Grant)
+	}
+	if strings.Contains(got.Grant.Pattern, "SECRET") {
+		t.Errorf("grant pattern %q kept the secret", got.Grant.Pattern)
+	}
 }
