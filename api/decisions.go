@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/logcall"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store/decisionlog"
 )
@@ -71,7 +72,6 @@ func (d *DecisionRecorder) Observe(o service.Observation, req *engine.Request, d
 		}
 	}
 	d.log.Enqueue(decisionlog.Entry{
-		Policy:        shadowed,
 		Time:          now,
 		Source:        o.Source,
 		Agent:         o.Agent,
@@ -81,7 +81,7 @@ func (d *DecisionRecorder) Observe(o service.Observation, req *engine.Request, d
 		Level:         dec.Level.String(),
 		MatchedRule:   dec.MatchedRule,
 		LatencyMicros: latency.Microseconds(),
-		Call:          req,
+		Call:          logcall.Of(req, shadowed),
 		FullArgs:      d.fullArgs,
 	})
 }
@@ -118,7 +118,7 @@ type DecisionListResponse struct {
 func decisionToWire(e decisionlog.Entry) DecisionWire {
 	w := DecisionWire{ID: e.ID, Time: e.Time, Source: e.Source, Agent: e.Agent, ToolName: e.Tool, Summary: e.Summary,
 		ChannelID: e.Channel, SessionID: e.Session, Level: e.Level, LatencyUS: e.LatencyMicros}
-	w.MCPServer, w.MCPTool = e.MCP()
+	w.MCPServer, w.MCPTool, _ = engine.SplitMCPTool(e.Tool)
 	w.ShadowLevel, w.ShadowRule = e.ShadowLevel, e.ShadowRule
 	if e.MatchedRule != "" {
 		rule := e.MatchedRule

@@ -112,3 +112,43 @@ func TestArchitectureImportsPointDown(t *testing.T) {
 		t.Errorf("checked %d packages, want at least the %d the table names", checked, len(ranks))
 	}
 }
+
+// storeEngineImporters are the packages under store/ that still import the
+// engine; the list may only shrink. Storage keeps documents and records
+// and takes what the engine makes of them as plain values: store itself
+// still compiles the policy in force and checks an edit against it.
+var storeEngineImporters = map[string]bool{"store": true}
+
+// TestStorageDoesNotImportTheEngine: no package under store/ imports the
+// engine, but those storeEngineImporters names.
+func TestStorageDoesNotImportTheEngine(t *testing.T) {
+	checked := 0
+	err := filepath.WalkDir(filepath.Join("..", "store"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if d.Name() == "testdata" {
+			return filepath.SkipDir
+		}
+		pkg, err := build.ImportDir(path, 0)
+		if err != nil {
+			return nil // no Go files here
+		}
+		checked++
+		rel, _ := filepath.Rel("..", path)
+		rel = filepath.ToSlash(rel)
+		for _, imp := range pkg.Imports {
+			dep, _ := strings.CutPrefix(imp, modulePath)
+			if (dep == "engine" || strings.HasPrefix(dep, "engine/")) && !storeEngineImporters[rel] {
+				t.Errorf("%s imports %s: storage takes the engine's results as plain values", rel, imp)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 8 {
+		t.Errorf("checked %d packages under store/, want them all", checked)
+	}
+}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/logcall"
 	"github.com/toolgate/toolgate/store/decisionlog"
 	"github.com/toolgate/toolgate/store/pg"
 )
@@ -27,7 +28,7 @@ type decisionSink interface {
 // each log's own queue and writer as the server does; it reports
 // entries/s from the first Enqueue until all are written.
 func BenchmarkReplicasDecisionLog(b *testing.B) {
-	call := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "git push --force origin main"}, ChannelID: "web"}
+	call := logcall.Of(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "git push --force origin main"}, ChannelID: "web"}, nil)
 	for _, kind := range []string{"sqlite", "postgres"} {
 		b.Run(kind, func(b *testing.B) {
 			sink := openSink(b, kind)

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/logcall"
 	"github.com/toolgate/toolgate/policy"
-	"github.com/toolgate/toolgate/store/decisionlog"
 )
 
 // Preview limits.
@@ -30,7 +30,7 @@ type Draft struct {
 // Impact is what a draft would change among the last logged calls.
 type Impact struct {
 	Replayed int
-	Changes  []decisionlog.Change
+	Changes  []logcall.Change
 	Problems []policy.Problem
 }
 
@@ -65,7 +65,7 @@ func (p *Policy) Preview(ctx context.Context, log RecentDecisions, d Draft, n in
 	if err != nil {
 		return Impact{}, err
 	}
-	return Impact{Replayed: len(entries), Changes: decisionlog.Replay(entries, before, after), Problems: problems}, nil
+	return Impact{Replayed: len(entries), Changes: logcall.Replay(entries, before, after), Problems: problems}, nil
 }
 
 // apply builds the draft section from the section in force.

@@ -22,7 +22,7 @@ func decisionRow(e decisionlog.Entry, index map[string]ruleMeta, eng *engine.Eng
 	row := templates.DecisionRow{ID: e.ID, Time: e.Time.UTC().Format("2006-01-02 15:04:05"), TimeISO: e.Time.UTC().Format(time.RFC3339),
 		Source: e.Source, Agent: e.Agent, Tool: e.Tool, Summary: redact.Visible(e.Summary), Channel: e.Channel, Session: e.Session,
 		Level: e.Level, MatchedRule: e.MatchedRule, LatencyUS: e.LatencyMicros}
-	row.Server, row.ServerTool = e.MCP()
+	row.Server, row.ServerTool, _ = engine.SplitMCPTool(e.Tool)
 	words := explainRule(e.MatchedRule, e.Tool, index, t)
 	row.Reason = words.Reason
 	if row.Reason == "" {

@@ -14,8 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolgate/toolgate/engine"
-	"github.com/toolgate/toolgate/redact"
 	"github.com/toolgate/toolgate/store/sqlite"
 )
 
@@ -43,26 +41,42 @@ type Entry struct {
 	ShadowRule  string `json:"shadow_rule,omitempty"`
 	// Request is the whole call with its arguments redacted; it is kept only
 	// when full arguments are logged (--log-full-args) and feeds the preview.
-	Request *engine.Request `json:"-"`
+	Request *Request `json:"-"`
 
-	// Call is the raw call as decided. When set, the writer derives the
-	// redacted Summary (if empty) and, with FullArgs, the redacted Request
-	// from it, so that redaction costs nothing on the request path. The
-	// caller must not change Call after Enqueue.
-	Call     *engine.Request `json:"-"`
-	FullArgs bool            `json:"-"`
-	// Policy is the engine that decided Call, when its policy has shadow
-	// rules: the writer asks it, off the request path, what they would
-	// have decided (engine.ShadowOf).
-	Policy *engine.Engine `json:"-"`
+	// Call is the raw call as decided. When set, the writer has it fill the
+	// redacted Summary (if empty), the shadow fields and, with FullArgs, the
+	// redacted Request, so that redaction costs nothing on the request path.
+	// The caller must not change the call after Enqueue.
+	Call     Call `json:"-"`
+	FullArgs bool `json:"-"`
 }
 
-// MCP returns the server and the tool of an entry whose tool is an MCP
-// server's (mcp__SERVER__TOOL), derived from the tool name the log keeps;
-// "", "" for any other tool.
-func (e *Entry) MCP() (server, tool string) {
-	server, tool, _ = engine.SplitMCPTool(e.Tool)
-	return server, tool
+// Call is a decided call the log's writer prepares an entry from, off the
+// request path (logcall.Of makes one from the engine's call). The log does
+// not read calls itself: that takes the engine, which storage does not
+// import.
+type Call interface {
+	// Prepare sets e's Summary when it is empty, its ShadowLevel and
+	// ShadowRule when the policy that decided has shadow rules that would
+	// decide otherwise, and its Request when e.FullArgs.
+	Prepare(e *Entry)
+}
+
+// Request is a logged call with its arguments redacted: the fields of the
+// call that deciding it again needs, in the JSON the log stores.
+type Request struct {
+	ToolName  string         `json:"tool_name"`
+	ToolArgs  map[string]any `json:"tool_args"`
+	ChannelID string         `json:"channel_id,omitempty"`
+	Workspace string         `json:"workspace,omitempty"`
+	Scope     *Scope         `json:"scope,omitempty"`
+}
+
+// Scope is a logged digital-persona call's scope, as the call had it.
+type Scope struct {
+	AvatarMode         bool   `json:"avatar_mode"`
+	GroupDigitalAvatar bool   `json:"group_digital_avatar"`
+	PrincipalUserID    string `json:"principal_user_id"`
 }
 
 // Agents are the agents a decision can come from (Entry's
@@ -75,23 +89,7 @@ func (e *Entry) Prepare() {
 	if e.Call == nil {
 		return
 	}
-	if e.Summary == "" {
-		e.Summary = redact.Summarize(e.Call.ToolName, e.Call.ToolArgs)
-	}
-	if e.Policy != nil {
-		level, _ := engine.ParseLevel(e.Level)
-		d := engine.Decision{Level: level, MatchedRule: e.MatchedRule}
-		if s := e.Policy.ShadowOf(e.Call, d); s.Changed {
-			e.ShadowLevel, e.ShadowRule = s.Level.String(), s.MatchedRule
-		}
-		e.Policy = nil
-	}
-	if e.FullArgs && e.Request == nil {
-		r := *e.Call
-		r.ToolArgs = redact.Args(r.ToolArgs)
-		r.Explain = false
-		e.Request = &r
-	}
+	e.Call.Prepare(e)
 	e.Call = nil
 }
 
@@ -511,7 +509,7 @@ func scanDecisions(rows *sql.Rows, withRequest bool) ([]Entry, error) {
 		}
 		e.Time = time.UnixMicro(ts).UTC()
 		if withRequest && req.Valid {
-			var r engine.Request
+			var r Request
 			if err := json.Unmarshal([]byte(req.String), &r); err != nil {
 				return nil, fmt.Errorf("decision %d: decode request: %w", e.ID, err)
 			}

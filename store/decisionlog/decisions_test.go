@@ -4,10 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/store/sqlite"
 )
 
@@ -62,7 +62,7 @@ func TestDecisionLogRecordsAndQueries(t *testing.T) {
 		{Time: base, Source: "evaluate", Tool: "bash", Summary: "git push", Level: "ask", MatchedRule: "tiered_policy:rules:rules[git_push]", Session: "s1", Channel: "web", LatencyMicros: 12},
 		{Time: base.Add(time.Minute), Source: "check", Tool: "bash", Summary: "ls", Level: "allow", MatchedRule: "tools.bash", Session: "s2"},
 		{Time: base.Add(2 * time.Minute), Source: "evaluate", Tool: "read_file", Summary: "path=a", Level: "deny", MatchedRule: "tools.read_file",
-			Request: &engine.Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "a"}}},
+			Request: &Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "a"}}},
 	}
 	for _, e := range entries {
 		if !l.Enqueue(e) {
@@ -179,32 +179,39 @@ func TestDecisionLogRetention(t *testing.T) {
 	})
 }
 
-func TestDecisionLogRedactsCalls(t *testing.T) {
+// TestDecisionLogPreparesOnTheWriter: the writer, not Enqueue, has the
+// entry's Call fill the derived fields, once, and then drops the call
+// (logcall's TestLogRedactsCalls checks what the engine's call fills).
+func TestDecisionLogPreparesOnTheWriter(t *testing.T) {
 	l, _, _ := newTestLog(t, Options{})
-	call := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "mysql -pSECRET db"}, Explain: true}
+	call := &countingCall{}
 	l.Enqueue(Entry{Tool: "bash", Level: "ask", Call: call, FullArgs: true})
-	l.Enqueue(Entry{Tool: "bash", Level: "ask", Call: call})
+	if call.n.Load() != 0 {
+		t.Errorf("Enqueue prepared the entry on the request path")
+	}
 	flush(t, l)
 	page, err := l.Query(context.Background(), Query{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range page.Entries {
-		if e.Summary != "mysql -p[REDACTED] db" {
-			t.Errorf("entry %d summary: got %q, want the redacted command", e.ID, e.Summary)
-		}
+	if len(page.Entries) != 1 || page.Entries[0].Summary != "prepared" || call.n.Load() != 1 {
+		t.Errorf("got %+v after %d prepares, want one entry prepared once", page.Entries, call.n.Load())
 	}
 	recent, _ := l.Recent(context.Background(), 10)
-	if len(recent) != 1 || recent[0].Request.ToolArgs["command"] != "mysql -p[REDACTED] db" || recent[0].Request.Explain {
-		t.Errorf("full args: got %+v, want one redacted request without explain", recent)
-	}
-	if call.ToolArgs["command"] != "mysql -pSECRET db" {
-		t.Errorf("the caller's call was changed: %v", call.ToolArgs)
+	if len(recent) != 1 || recent[0].Request == nil || recent[0].Request.ToolArgs["command"] != "kept" {
+		t.Errorf("full args: got %+v, want the request the call filled", recent)
 	}
 }
 
-// TestDecisionLogNeverBlocks stalls the writer on a SQLite write lock the
-// test holds: Enqueue must keep returning at once and count what it drops.
+// countingCall is a Call that counts its prepares.
+type countingCall struct{ n atomic.Int32 }
+
+func (c *countingCall) Prepare(e *Entry) {
+	c.n.Add(1)
+	e.Summary = "prepared"
+	e.Request = &Request{ToolName: "bash", ToolArgs: map[string]any{"command": "kept"}}
+}
+
 func TestDecisionLogNeverBlocks(t *testing.T) {
 	const queue, batch, total = 4, 2, 200
 	l, db, path := newTestLog(t, Options{QueueSize: queue, BatchSize: batch})

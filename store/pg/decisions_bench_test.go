@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/logcall"
 	"github.com/toolgate/toolgate/store/decisionlog"
 )
 
@@ -30,7 +31,7 @@ func benchDecisionLog(b *testing.B, opts decisionlog.Options) *DecisionLog {
 
 // benchCall is the call every benchmark entry logs (the SQLite log's
 // benchmark logs the same).
-var benchCall = &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "git push --force origin main"}, ChannelID: "web"}
+var benchCall = logcall.Of(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "git push --force origin main"}, ChannelID: "web"}, nil)
 
 // BenchmarkDecisionLogInsert writes batches of 512 entries (the writer's
 // default batch) straight through the writer's path (redaction, one COPY);

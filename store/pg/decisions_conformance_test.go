@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/logcall"
 	"github.com/toolgate/toolgate/store/decisionlog"
 )
 
@@ -63,8 +64,6 @@ func conformanceEntries(base time.Time) []decisionlog.Entry {
 	sessions := []string{"s1", "s2", "", "sé"}
 	agents := []string{"", "codex", "claude-code", "rest", "gemini"}
 	secret := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "mysql -pSECRET db"}, ChannelID: "web", Explain: true}
-	shadowed := shadowPolicy()
-	push := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "git push origin main"}}
 	var out []decisionlog.Entry
 	at := base
 	for i := range 60 {
@@ -82,15 +81,15 @@ func conformanceEntries(base time.Time) []decisionlog.Entry {
 		}
 		switch i % 9 {
 		case 3: // a full request given as is
-			e.Request = &engine.Request{ToolName: e.Tool, ToolArgs: map[string]any{"path": fmt.Sprintf("/p/%d", i), "n": float64(i)}}
+			e.Request = &decisionlog.Request{ToolName: e.Tool, ToolArgs: map[string]any{"path": fmt.Sprintf("/p/%d", i), "n": float64(i)}}
 		case 5: // the raw call, redacted by the writer, with full args
-			e.Summary, e.Call, e.FullArgs = "", secret, true
+			e.Summary, e.Call, e.FullArgs = "", logcall.Of(secret, nil), true
 		case 7: // the raw call, summary only
-			e.Summary, e.Call = "", secret
+			e.Summary, e.Call = "", logcall.Of(secret, nil)
 		}
 		switch i % 11 {
 		case 2: // decided by a policy with a shadow rule that would deny it
-			e.Level, e.Summary, e.Call, e.Policy = "ask", "", push, shadowed
+			e.Level, e.Summary, e.Call = "ask", "", shadowedPush
 		case 6: // a shadow outcome given as is, with a multi-byte rule id
 			e.ShadowLevel, e.ShadowRule = "allow", "tiered_policy:rules:rules[essai_é]"
 		}
@@ -107,9 +106,12 @@ func shadowPolicy() *engine.Engine {
 	return e
 }
 
+// shadowedPush is git push decided by shadowPolicy.
+var shadowedPush = logcall.Of(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "git push origin main"}}, shadowPolicy())
+
 // shadowOf is what an entry's shadow outcome must be once written.
 func shadowOf(e decisionlog.Entry) (level, rule string) {
-	if e.Policy != nil {
+	if e.Call == shadowedPush {
 		return "deny", "tiered_policy:rules:deny:rules[no_push]"
 	}
 	return e.ShadowLevel, e.ShadowRule
@@ -371,8 +373,8 @@ func compareRecent(t *testing.T, sl, pl decisionLogAPI) {
 	}
 	all, _ := pl.Recent(ctx, 100)
 	for _, e := range all {
-		if _, raw := e.Request.ToolArgs["command"]; raw && (e.Request.ToolArgs["command"] != "mysql -p[REDACTED] db" || e.Request.Explain) {
-			t.Errorf("entry %d: request %+v, want the redacted command without explain", e.ID, e.Request)
+		if _, raw := e.Request.ToolArgs["command"]; raw && e.Request.ToolArgs["command"] != "mysql -p[REDACTED] db" {
+			t.Errorf("entry %d: request %+v, want the redacted command", e.ID, e.Request)
 		}
 	}
 	page, _ := pl.Query(ctx, decisionlog.Query{Limit: 100})

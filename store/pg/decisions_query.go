@@ -10,7 +10,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/store/decisionlog"
 )
 
@@ -150,7 +149,7 @@ func (l *DecisionLog) scan(ctx context.Context, what string, withRequest bool, s
 		got := e
 		got.Time = time.UnixMicro(ts).UTC()
 		if withRequest && req != nil {
-			var r engine.Request
+			var r decisionlog.Request
 			if err := json.Unmarshal([]byte(*req), &r); err != nil {
 				return fmt.Errorf("decision %d: decode request: %w", got.ID, err)
 			}

@@ -1,12 +1,13 @@
-package decisionlog
+package logcall
 
 import (
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/store/decisionlog"
 )
 
 // Change is one logged call whose decision a draft policy changes.
 type Change struct {
-	Entry    Entry
+	Entry    decisionlog.Entry
 	From, To engine.Decision
 }
 
@@ -14,13 +15,14 @@ type Change struct {
 // redacted arguments) under the policy in force and under a draft, and
 // returns the calls whose level or matched rule would change. It is the
 // impact preview of the API and of the rules page.
-func Replay(entries []Entry, current, draft *engine.Engine) []Change {
+func Replay(entries []decisionlog.Entry, current, draft *engine.Engine) []Change {
 	var out []Change
 	for _, e := range entries {
 		if e.Request == nil {
 			continue
 		}
-		from, to := current.Evaluate(e.Request), draft.Evaluate(e.Request)
+		req := Request(e.Request)
+		from, to := current.Evaluate(req), draft.Evaluate(req)
 		if from.Level == to.Level && from.MatchedRule == to.MatchedRule {
 			continue
 		}
