@@ -7,9 +7,9 @@ import (
 	"github.com/toolgate/toolgate/service"
 )
 
-// Error is an API error: an HTTP status, a stable code, a message and
-// optional details, written as {"error": {...}} (openapi.yaml). It is the
-// service's classified error.
+// Error is an API error: a kind (its HTTP status: httpStatus), a stable
+// code, a message and optional details, written as {"error": {...}}
+// (openapi.yaml). It is the service's classified error.
 type Error = service.Error
 
 // Detail names one problem, by field or place.
@@ -26,8 +26,39 @@ func toAPIError(err error) *Error { return service.Classify(err) }
 // writeError is the one place errors become HTTP responses.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	e := toAPIError(err)
-	if e.Status >= 500 {
+	status := httpStatus(e.Kind)
+	if status >= 500 {
 		slog.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
-	writeJSON(w, e.Status, map[string]any{"error": e})
+	writeJSON(w, status, map[string]any{"error": e})
+}
+
+// httpStatus is the one place a kind of error becomes an HTTP status
+// (REST's answer, and the status JSON-RPC names in an error's data).
+func httpStatus(k service.Kind) int {
+	switch k {
+	case service.KindInvalid:
+		return http.StatusBadRequest
+	case service.KindUnauthenticated:
+		return http.StatusUnauthorized
+	case service.KindForbidden:
+		return http.StatusForbidden
+	case service.KindNotFound:
+		return http.StatusNotFound
+	case service.KindMethodNotAllowed:
+		return http.StatusMethodNotAllowed
+	case service.KindConflict:
+		return http.StatusConflict
+	case service.KindStale:
+		return http.StatusPreconditionFailed
+	case service.KindTooLarge:
+		return http.StatusRequestEntityTooLarge
+	case service.KindTooMany:
+		return http.StatusTooManyRequests
+	case service.KindUnavailable:
+		return http.StatusServiceUnavailable
+	case service.KindStorageFull:
+		return http.StatusInsufficientStorage
+	}
+	return http.StatusInternalServerError
 }

@@ -329,7 +329,7 @@ func (s *Server) hookError(w http.ResponseWriter, r *http.Request, c hookCall, e
 		return
 	}
 	e := toAPIError(err)
-	if e.Status >= 500 {
+	if httpStatus(e.Kind) >= 500 {
 		slog.ErrorContext(r.Context(), "hook failed; answered deny", "path", r.URL.Path, "err", err)
 	}
 	writeJSON(w, http.StatusOK, c.agent.refuse(c.in.HookEventName, "toolgate refused this call: "+e.Message))

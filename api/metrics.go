@@ -153,7 +153,7 @@ func (m *Metrics) ConfigReloaded() { m.reloads.Inc() }
 // handleMetrics is GET /metrics.
 func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	if s.deps.Metrics == nil {
-		writeError(w, r, &Error{Status: http.StatusServiceUnavailable, Code: service.CodeUnavailable, Message: "metrics are not wired"})
+		writeError(w, r, &Error{Kind: service.KindUnavailable, Code: service.CodeUnavailable, Message: "metrics are not wired"})
 		return
 	}
 	s.deps.Metrics.ServeHTTP(w, r)

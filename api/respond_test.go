@@ -45,7 +45,7 @@ func TestDecodeStrict(t *testing.T) {
 			continue
 		}
 		var e *Error
-		if !errors.As(err, &e) || e.Status != 400 || !strings.Contains(e.Message, c.wantMsg) {
+		if !errors.As(err, &e) || httpStatus(e.Kind) != 400 || !strings.Contains(e.Message, c.wantMsg) {
 			t.Errorf("%s: got %v, want a 400 saying %q", c.note, err, c.wantMsg)
 			continue
 		}

@@ -185,7 +185,7 @@ func (s *Server) callRPC(r *http.Request, c rpcCall) rpcResponse {
 	}
 	if p, _ := PrincipalFrom(r.Context()); !service.Allowed(p.Role, m.right) {
 		e := toAPIError(service.Require(p, m.right))
-		resp.Error = &RPCError{Code: rpcForbidden, Message: e.Message, Data: map[string]any{"status": e.Status, "code": e.Code}}
+		resp.Error = &RPCError{Code: rpcForbidden, Message: e.Message, Data: map[string]any{"status": httpStatus(e.Kind), "code": e.Code}}
 		return resp
 	}
 	var result any
@@ -208,14 +208,14 @@ func (s *Server) callRPC(r *http.Request, c rpcCall) rpcResponse {
 func rpcErrorOf(r *http.Request, err error) *RPCError {
 	e := toAPIError(err)
 	code := rpcInternalError
-	switch e.Status {
-	case http.StatusBadRequest:
+	switch e.Kind {
+	case service.KindInvalid:
 		code = rpcInvalidParams
-	case http.StatusNotFound:
+	case service.KindNotFound:
 		code = rpcNotFound
-	case http.StatusConflict:
+	case service.KindConflict:
 		code = rpcConflict
-	case http.StatusPreconditionFailed:
+	case service.KindStale:
 		code = rpcPrecondition
 	}
 	msg := e.Message
@@ -223,7 +223,7 @@ func rpcErrorOf(r *http.Request, err error) *RPCError {
 		writeErrorLog(r, err)
 		msg = "Internal error"
 	}
-	return &RPCError{Code: code, Message: msg, Data: map[string]any{"status": e.Status, "code": e.Code, "details": e.Details}}
+	return &RPCError{Code: code, Message: msg, Data: map[string]any{"status": httpStatus(e.Kind), "code": e.Code, "details": e.Details}}
 }
 
 // writeErrorLog logs an internal error of an RPC call.

@@ -1,7 +1,6 @@
 package service
 
 import (
-	"net/http"
 	"sync"
 )
 
@@ -112,6 +111,6 @@ func add(m map[string]map[string]struct{}, key, id string) {
 
 func tooMany(format string, n int) *Error {
 	e := Forbidden("", format, n)
-	e.Status, e.Code = http.StatusTooManyRequests, CodeTooManyPending
+	e.Kind, e.Code = KindTooMany, CodeTooManyPending
 	return e
 }

@@ -30,10 +30,10 @@ func TestPendingCaps(t *testing.T) {
 	}
 	err := ask("tok_a", "", "make 5")
 	var e *Error
-	if !errors.As(err, &e) || e.Status != 429 || e.Code != CodeTooManyPending {
-		t.Fatalf("the sixth ask: %v, want a 429", err)
+	if !errors.As(err, &e) || e.Kind != KindTooMany || e.Code != CodeTooManyPending {
+		t.Fatalf("the sixth ask: %v, want KindTooMany", err)
 	}
-	if err := ask("tok_a", "", "make 0"); !errors.As(err, &e) || e.Status != 429 {
+	if err := ask("tok_a", "", "make 0"); !errors.As(err, &e) || e.Kind != KindTooMany {
 		t.Errorf("at the cap even an identical ask is refused: %v", err)
 	}
 	for _, a := range m.List(approval.Filter{}, approval.StatusPending) {
@@ -53,7 +53,7 @@ func TestPendingCaps(t *testing.T) {
 			t.Fatalf("session ask %d: %v", i, err)
 		}
 	}
-	if err := ask("tok_b", "s1", "test 3"); !errors.As(err, &e) || e.Status != 429 {
-		t.Errorf("the fourth ask of a session: %v, want a 429", err)
+	if err := ask("tok_b", "s1", "test 3"); !errors.As(err, &e) || e.Kind != KindTooMany {
+		t.Errorf("the fourth ask of a session: %v, want KindTooMany", err)
 	}
 }

@@ -14,8 +14,9 @@
 //     a /check gets when the ask cannot be stored;
 //   - API tokens (Tokens: create, list, revoke);
 //   - decision observation through an explicit Observation value;
-//   - the one classification of errors into status, code, field and
-//     message (Classify), used by REST, JSON-RPC, the websocket and pages.
+//   - the one classification of errors into kind, code, field and message
+//     (Classify), used by REST, JSON-RPC, the websocket and pages; a kind
+//     becomes an HTTP status only at the HTTP door (api's httpStatus).
 //
 // It depends on storage only through the small interfaces of ports.go, which
 // the file and SQLite implementations (store, store/auth, store/decisionlog,

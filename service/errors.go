@@ -15,12 +15,13 @@ import (
 	"github.com/toolgate/toolgate/store/history"
 )
 
-// Error is a classified error: an HTTP status, a stable code, a message fit
-// to show a person, and details naming fields. REST writes it as
-// {"error": {...}} (openapi.yaml); JSON-RPC, the websocket and the pages read
-// the same fields.
+// Error is a classified error: its kind, a stable code, a message fit to
+// show a person, and details naming fields. REST writes it as
+// {"error": {...}} with the HTTP status of its kind (api's httpStatus, the
+// one place kinds become statuses); JSON-RPC, the websocket and the pages
+// read the same fields.
 type Error struct {
-	Status  int      `json:"-"`
+	Kind    Kind     `json:"-"`
 	Code    string   `json:"code"`
 	Message string   `json:"message"`
 	Details []Detail `json:"details,omitempty"`
@@ -48,6 +49,40 @@ func (e *Error) Field() string {
 	return e.Details[0].Field
 }
 
+// Kind is what went wrong, in the use case's terms: each door (REST,
+// JSON-RPC, the pages) answers a kind its own way. The zero Kind is
+// KindInternal, so an Error made without one fails as an internal error.
+type Kind uint8
+
+// Kinds of the errors.
+const (
+	// KindInternal: the server failed; nothing the caller can fix.
+	KindInternal Kind = iota
+	// KindInvalid: the request is malformed or names a value not allowed.
+	KindInvalid
+	// KindUnauthenticated: no valid credential, or the session has ended.
+	KindUnauthenticated
+	// KindForbidden: the caller may not do this.
+	KindForbidden
+	// KindNotFound: no such thing, or none the caller may see.
+	KindNotFound
+	// KindMethodNotAllowed: the route exists, not with this method.
+	KindMethodNotAllowed
+	// KindConflict: the state does not allow it (already answered, exists).
+	KindConflict
+	// KindStale: the caller's version (If-Match) is not the current one.
+	KindStale
+	// KindTooLarge: the request body is over its limit.
+	KindTooLarge
+	// KindTooMany: the caller is over a rate or a cap.
+	KindTooMany
+	// KindUnavailable: a storage or service cannot be reached or written
+	// now; trying again later may work.
+	KindUnavailable
+	// KindStorageFull: the disk is full or a size limit is reached.
+	KindStorageFull
+)
+
 // Codes of the errors.
 const (
 	CodeBadRequest         = "bad_request"
@@ -65,20 +100,20 @@ const (
 	CodeStorageReadOnly    = "storage_read_only"
 )
 
-// Forbidden is a 403 naming field: the caller may not ask for this value.
+// Forbidden is a KindForbidden error naming field: the caller may not ask for this value.
 func Forbidden(field, format string, args ...any) *Error {
 	msg := fmt.Sprintf(format, args...)
-	e := &Error{Status: http.StatusForbidden, Code: CodeForbidden, Message: msg}
+	e := &Error{Kind: KindForbidden, Code: CodeForbidden, Message: msg}
 	if field != "" {
 		e.Details = []Detail{{Field: field, Message: msg}}
 	}
 	return e
 }
 
-// BadRequest is a 400 naming field (may be empty).
+// BadRequest is a KindInvalid error naming field (may be empty).
 func BadRequest(field, format string, args ...any) *Error {
 	msg := fmt.Sprintf(format, args...)
-	e := &Error{Status: http.StatusBadRequest, Code: CodeBadRequest, Message: msg}
+	e := &Error{Kind: KindInvalid, Code: CodeBadRequest, Message: msg}
 	if field != "" {
 		e.Details = []Detail{{Field: field, Message: msg}}
 	}
@@ -115,17 +150,17 @@ func Classify(err error) *Error {
 		maxErr *http.MaxBytesError
 	)
 	notFound := func(msg string) *Error {
-		return &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: msg, Cause: err}
+		return &Error{Kind: KindNotFound, Code: CodeNotFound, Message: msg, Cause: err}
 	}
 	conflict := func(msg string) *Error {
-		return &Error{Status: http.StatusConflict, Code: CodeConflict, Message: msg, Cause: err}
+		return &Error{Kind: KindConflict, Code: CodeConflict, Message: msg, Cause: err}
 	}
 	unavailable := func(msg string) *Error {
-		return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable, Message: msg, Cause: err}
+		return &Error{Kind: KindUnavailable, Code: CodeUnavailable, Message: msg, Cause: err}
 	}
 	switch {
 	case errors.As(err, &maxErr):
-		return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeTooLarge,
+		return &Error{Kind: KindTooLarge, Code: CodeTooLarge,
 			Message: fmt.Sprintf("request body is larger than %d bytes", maxErr.Limit), Cause: err}
 	case errors.As(err, &ve):
 		return validation(ve, err)
@@ -140,7 +175,7 @@ func Classify(err error) *Error {
 	case errors.Is(err, store.ErrExists):
 		return conflict(trimPrefix(err))
 	case errors.Is(err, store.ErrPreconditionFailed):
-		return &Error{Status: http.StatusPreconditionFailed, Code: CodePreconditionFailed, Message: MsgStale, Cause: err}
+		return &Error{Kind: KindStale, Code: CodePreconditionFailed, Message: MsgStale, Cause: err}
 	case errors.Is(err, store.ErrBrokenConfig):
 		return conflict(trimPrefix(err))
 	case errors.Is(err, store.ErrNoPattern), errors.Is(err, policy.ErrNothingToRemember):
@@ -151,7 +186,7 @@ func Classify(err error) *Error {
 		// The policy changed since the ask: it no longer asks.
 		return conflict(MsgNotAsk)
 	case errors.Is(err, auth.ErrNoSession):
-		return &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized, Message: "the session has ended; sign in again", Cause: err}
+		return &Error{Kind: KindUnauthenticated, Code: CodeUnauthorized, Message: "the session has ended; sign in again", Cause: err}
 	case errors.Is(err, policy.ErrNotObject):
 		return withCause(BadRequest("", "the body must be a JSON object (the permissions section)"), err)
 	case errors.Is(err, policy.ErrNoTool):
@@ -190,17 +225,17 @@ func Classify(err error) *Error {
 		return unavailable("the server is shutting down")
 	case errors.Is(err, approval.ErrWebhookConfig):
 		// A start-up error (flags); no request meets it.
-		return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "the approval webhook is misconfigured", Cause: err}
+		return &Error{Kind: KindInternal, Code: CodeInternal, Message: "the approval webhook is misconfigured", Cause: err}
 	// Service errors.
 	case errors.Is(err, ErrForbidden):
-		return &Error{Status: http.StatusForbidden, Code: CodeForbidden, Message: strings.TrimPrefix(err.Error(), ErrForbidden.Error()+": "), Cause: err}
+		return &Error{Kind: KindForbidden, Code: CodeForbidden, Message: strings.TrimPrefix(err.Error(), ErrForbidden.Error()+": "), Cause: err}
 	case errors.Is(err, ErrLogOff):
 		return unavailable("the decision log is turned off (--decision-log=false)")
 	}
 	if e := writeFailure(err); e != nil {
 		return e
 	}
-	return &Error{Status: http.StatusInternalServerError, Code: CodeInternal, Message: "internal error", Cause: err}
+	return &Error{Kind: KindInternal, Code: CodeInternal, Message: "internal error", Cause: err}
 }
 
 func withCause(e *Error, cause error) *Error {
@@ -208,9 +243,9 @@ func withCause(e *Error, cause error) *Error {
 	return e
 }
 
-// validation is a 400 whose details name each place.
+// validation is a KindInvalid error whose details name each place.
 func validation(ve *store.ValidationError, err error) *Error {
-	e := &Error{Status: http.StatusBadRequest, Code: CodeInvalid, Message: "the policy would not validate", Cause: err}
+	e := &Error{Kind: KindInvalid, Code: CodeInvalid, Message: "the policy would not validate", Cause: err}
 	for _, p := range ve.Problems {
 		e.Details = append(e.Details, Detail{Field: p.Path, Message: p.Message})
 	}
@@ -221,19 +256,20 @@ func validation(ve *store.ValidationError, err error) *Error {
 }
 
 // writeFailure maps a config dir that cannot be written (full disk, file
-// size limit, read-only file system, no permission) to a clear 507 or 503:
+// size limit, read-only file system, no permission) to a clear
+// KindStorageFull or KindUnavailable:
 // nothing was written and the policy in force is unchanged.
 func writeFailure(err error) *Error {
 	const unchanged = "; nothing was written and the policy in force is unchanged"
 	for _, errno := range []syscall.Errno{syscall.ENOSPC, syscall.EDQUOT, syscall.EFBIG} {
 		if errors.Is(err, errno) {
-			return &Error{Status: http.StatusInsufficientStorage, Code: CodeStorageFull,
+			return &Error{Kind: KindStorageFull, Code: CodeStorageFull,
 				Message: "config.yaml could not be written: " + errno.Error() + " (the disk is full or a size limit is reached)" + unchanged, Cause: err}
 		}
 	}
 	for _, errno := range []syscall.Errno{syscall.EROFS, syscall.EACCES, syscall.EPERM} {
 		if errors.Is(err, errno) {
-			return &Error{Status: http.StatusServiceUnavailable, Code: CodeStorageReadOnly,
+			return &Error{Kind: KindUnavailable, Code: CodeStorageReadOnly,
 				Message: "config.yaml could not be written: " + errno.Error() + " (the config dir is read-only)" + unchanged, Cause: err}
 		}
 	}

@@ -67,7 +67,7 @@ var startupOnly = map[string]bool{"approval.ErrWebhookConfig": true}
 
 // TestEverySentinelClassified: every exported Err* of the packages above
 // is listed, and Classify gives each (wrapped, as callers return them) a
-// status other than 500, so no store or service error answers "internal
+// kind other than KindInternal, so no store or service error answers "internal
 // error" by accident.
 func TestEverySentinelClassified(t *testing.T) {
 	for _, dir := range []string{"store", "store/auth", "store/history", "approval", "policy", "service", "grant"} {
@@ -82,8 +82,8 @@ func TestEverySentinelClassified(t *testing.T) {
 		if startupOnly[name] {
 			continue
 		}
-		if e.Status == http.StatusInternalServerError || e.Code == service.CodeInternal {
-			t.Errorf("%s: got %d %s, want a fitting status", name, e.Status, e.Code)
+		if e.Kind == service.KindInternal || e.Code == service.CodeInternal {
+			t.Errorf("%s: got kind %d %s, want a fitting kind", name, e.Kind, e.Code)
 		}
 		if !errors.Is(e, err) {
 			t.Errorf("%s: the classified error does not wrap its cause", name)
@@ -126,33 +126,33 @@ func exportedErrs(t *testing.T, dir string) []string {
 	return names
 }
 
-// TestClassify: the statuses, codes and fields the contract's tests rely on.
+// TestClassify: the kinds, codes and fields the contract's tests rely on.
 func TestClassify(t *testing.T) {
 	cases := []struct {
-		note   string
-		err    error
-		status int
-		code   string
-		field  string
+		note  string
+		err   error
+		kind  service.Kind
+		code  string
+		field string
 	}{
-		{note: "stale ETag", err: store.ErrPreconditionFailed, status: 412, code: "precondition_failed"},
-		{note: "database away", err: fmt.Errorf("pg: write: %w", store.ErrUnavailable), status: 503, code: "unavailable"},
-		{note: "database away wins over what it wraps", err: fmt.Errorf("%w: %w", store.ErrUnavailable, store.ErrNotFound), status: 503, code: "unavailable"},
-		{note: "always allow with nothing to remember", err: store.ErrNoPattern, status: 400, code: "bad_request", field: "choice"},
-		{note: "always allow when the policy no longer asks", err: store.ErrNotAsk, status: 409, code: "conflict"},
+		{note: "stale ETag", err: store.ErrPreconditionFailed, kind: service.KindStale, code: "precondition_failed"},
+		{note: "database away", err: fmt.Errorf("pg: write: %w", store.ErrUnavailable), kind: service.KindUnavailable, code: "unavailable"},
+		{note: "database away wins over what it wraps", err: fmt.Errorf("%w: %w", store.ErrUnavailable, store.ErrNotFound), kind: service.KindUnavailable, code: "unavailable"},
+		{note: "always allow with nothing to remember", err: store.ErrNoPattern, kind: service.KindInvalid, code: "bad_request", field: "choice"},
+		{note: "always allow when the policy no longer asks", err: store.ErrNotAsk, kind: service.KindConflict, code: "conflict"},
 		{note: "validation names the place", err: &store.ValidationError{Problems: []policy.Problem{{Path: "permissions.rules[0].pattern", Message: "bad"}}},
-			status: 400, code: "invalid", field: "permissions.rules[0].pattern"},
-		{note: "a request field", err: &policy.FieldError{Field: "rules[2].action", Message: "bad", Err: policy.ErrInvalid}, status: 400, code: "bad_request", field: "rules[2].action"},
-		{note: "role", err: service.Require(auth.Principal{Role: auth.RoleApprover}, service.RightWrite), status: 403, code: "forbidden"},
-		{note: "full disk", err: fmt.Errorf("write: %w", syscall.ENOSPC), status: 507, code: "storage_full"},
-		{note: "read-only dir", err: fmt.Errorf("write: %w", syscall.EROFS), status: 503, code: "storage_read_only"},
-		{note: "body too large", err: &http.MaxBytesError{Limit: 10}, status: 413, code: "too_large"},
-		{note: "anything else", err: errors.New("boom"), status: 500, code: "internal"},
+			kind: service.KindInvalid, code: "invalid", field: "permissions.rules[0].pattern"},
+		{note: "a request field", err: &policy.FieldError{Field: "rules[2].action", Message: "bad", Err: policy.ErrInvalid}, kind: service.KindInvalid, code: "bad_request", field: "rules[2].action"},
+		{note: "role", err: service.Require(auth.Principal{Role: auth.RoleApprover}, service.RightWrite), kind: service.KindForbidden, code: "forbidden"},
+		{note: "full disk", err: fmt.Errorf("write: %w", syscall.ENOSPC), kind: service.KindStorageFull, code: "storage_full"},
+		{note: "read-only dir", err: fmt.Errorf("write: %w", syscall.EROFS), kind: service.KindUnavailable, code: "storage_read_only"},
+		{note: "body too large", err: &http.MaxBytesError{Limit: 10}, kind: service.KindTooLarge, code: "too_large"},
+		{note: "anything else", err: errors.New("boom"), kind: service.KindInternal, code: "internal"},
 	}
 	for _, c := range cases {
 		e := service.Classify(c.err)
-		if e.Status != c.status || e.Code != c.code || e.Field() != c.field {
-			t.Errorf("%s: got %d %s field %q, want %d %s field %q", c.note, e.Status, e.Code, e.Field(), c.status, c.code, c.field)
+		if e.Kind != c.kind || e.Code != c.code || e.Field() != c.field {
+			t.Errorf("%s: got kind %d %s field %q, want kind %d %s field %q", c.note, e.Kind, e.Code, e.Field(), c.kind, c.code, c.field)
 		}
 	}
 	if e := service.Classify(service.Require(auth.Principal{Role: auth.RoleAgent}, service.RightWrite)); e.Message != "role agent may not write" {

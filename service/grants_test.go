@@ -163,7 +163,7 @@ func TestScopedAnswersRefused(t *testing.T) {
 		{"an unknown choice", withSession, "allow_forever", 0, approval.ErrInvalidChoice, "choice"},
 	} {
 		_, err := w.svc.DecideFor(ctx, admin, c.id, c.choice, c.ttl, "")
-		if !errors.Is(err, c.want) || service.Classify(err).Field() != c.field || service.Classify(err).Status != 400 {
+		if !errors.Is(err, c.want) || service.Classify(err).Field() != c.field || service.Classify(err).Kind != service.KindInvalid {
 			t.Errorf("%s: %v (field %q), want %v naming %s", c.note, err, service.Classify(err).Field(), c.want, c.field)
 		}
 		if a, _ := w.mgr.Get(c.id); !a.Pending() {
@@ -197,7 +197,7 @@ func TestGrantsAsAPrincipalSeesThem(t *testing.T) {
 	if _, err := w.grant.Revoke(ctx, other, a.Grant.ID); !errors.Is(err, grant.ErrNotFound) {
 		t.Errorf("an approver of another channel revokes: %v", err)
 	}
-	if _, err := w.grant.List(agent, service.GrantFilter{}); service.Classify(err).Status != 403 {
+	if _, err := w.grant.List(agent, service.GrantFilter{}); service.Classify(err).Kind != service.KindForbidden {
 		t.Errorf("an agent lists grants: %v", err)
 	}
 	if list, _ := w.grant.List(mine, service.GrantFilter{Tool: "bash", Session: "s1", Agent: "claude-code"}); len(list) != 1 {
@@ -213,7 +213,7 @@ func TestGrantsAsAPrincipalSeesThem(t *testing.T) {
 	// for every session.
 	id, _ = w.ask(t, "make s-limited", "s7")
 	limited := auth.Principal{TokenID: "tok_s", Name: "sam", Role: auth.RoleApprover, Sessions: []string{"s7"}}
-	if _, err := w.svc.DecideFor(ctx, limited, id, approval.ChoiceAllowFor, time.Hour, ""); service.Classify(err).Status != 403 {
+	if _, err := w.svc.DecideFor(ctx, limited, id, approval.ChoiceAllowFor, time.Hour, ""); service.Classify(err).Kind != service.KindForbidden {
 		t.Errorf("allow_for by a session-limited approver: %v, want 403", err)
 	}
 	if a, err := w.svc.DecideFor(ctx, limited, id, approval.ChoiceAllowSession, 0, ""); err != nil || a.Grant == nil {

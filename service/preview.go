@@ -3,7 +3,6 @@ package service
 import (
 	"context"
 	"maps"
-	"net/http"
 	"strings"
 
 	"github.com/toolgate/toolgate/engine"
@@ -94,7 +93,7 @@ func (d Draft) apply(current map[string]any) (map[string]any, error) {
 	}
 	draft, found := withoutRule(current, *d.DeleteRule)
 	if !found {
-		return nil, &Error{Status: http.StatusNotFound, Code: CodeNotFound, Message: "no rule has id " + *d.DeleteRule,
+		return nil, &Error{Kind: KindNotFound, Code: CodeNotFound, Message: "no rule has id " + *d.DeleteRule,
 			Details: []Detail{{Field: "delete_rule", Message: "no rule has this id"}}}
 	}
 	return draft, nil
