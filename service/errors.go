@@ -228,7 +228,9 @@ func Classify(err error) *Error {
 		return &Error{Kind: KindInternal, Code: CodeInternal, Message: "the approval webhook is misconfigured", Cause: err}
 	// Service errors.
 	case errors.Is(err, ErrForbidden):
-		return &Error{Kind: KindForbidden, Code: CodeForbidden, Message: strings.TrimPrefix(err.Error(), ErrForbidden.Error()+": "), Cause: err}
+		// Require's error is an Error already; this is a sentinel some
+		// other path wrapped.
+		return withCause(Forbidden("", "this role may not do this"), err)
 	case errors.Is(err, ErrLogOff):
 		return unavailable("the decision log is turned off (--decision-log=false)")
 	}

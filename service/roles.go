@@ -2,7 +2,6 @@ package service
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/toolgate/toolgate/store/auth"
 )
@@ -47,8 +46,9 @@ func Allowed(role string, r Right) bool {
 	return false
 }
 
-// Require returns nil when p has the right, else an error wrapping
-// ErrForbidden that names the role and the right.
+// Require returns nil when p has the right, else a KindForbidden Error
+// whose message names the role and the right and whose cause is
+// ErrForbidden.
 func Require(p auth.Principal, r Right) error {
 	if Allowed(p.Role, r) {
 		return nil
@@ -57,5 +57,5 @@ func Require(p auth.Principal, r Right) error {
 	if role == "" {
 		role = "(none)"
 	}
-	return fmt.Errorf("%w: role %s may not %s", ErrForbidden, role, r)
+	return withCause(Forbidden("", "role %s may not %s", role, r), ErrForbidden)
 }
