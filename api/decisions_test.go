@@ -15,6 +15,8 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/observe"
+	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/store/decisionlog"
@@ -47,8 +49,8 @@ func newDecisionServer(tb testing.TB, logOn bool, opts decisionlog.Options) *dec
 		tb.Fatal(err)
 	}
 	ds := &decisionServer{token: token, dbDir: dir}
-	metrics := api.NewMetrics(api.MetricsOptions{})
-	var dl api.DecisionLog
+	metrics := observe.NewMetrics(observe.MetricsOptions{})
+	var dl service.DecisionLog
 	if logOn {
 		var err error
 		ds.log, err = decisionlog.Open(filepath.Join(dir, "decisions.db"), opts)
@@ -58,7 +60,7 @@ func newDecisionServer(tb testing.TB, logOn bool, opts decisionlog.Options) *dec
 		tb.Cleanup(func() { _ = ds.log.Close() })
 		dl = ds.log
 	}
-	srv := api.New(api.Deps{Policy: st, Tokens: tokens, Observer: api.NewDecisionRecorder(dl, metrics, true),
+	srv := api.New(api.Deps{Policy: st, Tokens: tokens, Observer: observe.NewRecorder(dl, metrics, true),
 		Decisions: dl, Metrics: metrics.Handler()})
 	r := chi.NewRouter()
 	r.Use(api.RequestLog(discardLogger()), middleware.Recoverer)

@@ -6,8 +6,8 @@ import (
 	"net"
 	"strings"
 
-	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/observe"
 	"github.com/toolgate/toolgate/redact"
 )
 
@@ -43,7 +43,7 @@ func (w *webhookConfig) register(fs *flag.FlagSet) {
 // wireWebhooks starts the approval notifier when --approval-webhook is
 // given: it follows the manager's new asks, its counters go to the metrics,
 // and it stops after the manager at shutdown.
-func wireWebhooks(c config, getenv func(string) string, mgr *approval.Manager, m *api.Metrics, a *app, log *slog.Logger) error {
+func wireWebhooks(c config, getenv func(string) string, mgr *approval.Manager, m *observe.Metrics, a *app, log *slog.Logger) error {
 	if len(c.webhooks.urls) == 0 {
 		return nil
 	}

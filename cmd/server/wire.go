@@ -18,6 +18,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/grant"
+	"github.com/toolgate/toolgate/observe"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
@@ -202,7 +203,7 @@ func wireHub(mgr *approval.Manager, auth web.HubAuthenticator, st *store.Store, 
 // observeApprovalLatency feeds the time from ask to answer into the metrics.
 // A subscriber that lags is dropped by the manager, so it subscribes again
 // until the manager shuts down.
-func observeApprovalLatency(mgr *approval.Manager, m *api.Metrics) {
+func observeApprovalLatency(mgr *approval.Manager, m *observe.Metrics) {
 	for {
 		events, cancel := mgr.Subscribe()
 		for ev := range events {
@@ -223,8 +224,8 @@ func observeApprovalLatency(mgr *approval.Manager, m *api.Metrics) {
 // feeds them.
 type decisionParts struct {
 	log      decisionStore // nil when --decision-log=false
-	metrics  *api.Metrics
-	recorder *api.DecisionRecorder
+	metrics  *observe.Metrics
+	recorder *observe.Recorder
 }
 
 // wireDecisionLog makes the metrics and the recorder over the decision log
@@ -232,20 +233,20 @@ type decisionParts struct {
 func wireDecisionLog(c config, s *storage) *decisionParts {
 	p := &decisionParts{log: s.decisions}
 	st := s.policy
-	mo := api.MetricsOptions{ConfigProblems: func() float64 { return float64(len(st.Problems())) }}
+	mo := observe.MetricsOptions{ConfigProblems: func() float64 { return float64(len(st.Problems())) }}
 	if p.log != nil {
 		mo.LogDropped = func() float64 { return float64(p.log.Dropped()) }
 		mo.LogQueued = func() float64 { return float64(p.log.QueueLen()) }
 	}
-	p.metrics = api.NewMetrics(mo)
+	p.metrics = observe.NewMetrics(mo)
 	st.OnChange(p.metrics.ConfigReloaded)
-	p.recorder = api.NewDecisionRecorder(p.decisionLog(), p.metrics, c.logFullArgs).WithPolicy(st.Engine)
+	p.recorder = observe.NewRecorder(p.decisionLog(), p.metrics, c.logFullArgs).WithPolicy(st.Engine)
 	return p
 }
 
 // decisionLog is the decision log for api.Deps and the recorder: the no-op
 // log (reads answer 503) when it is off.
-func (p *decisionParts) decisionLog() api.DecisionLog {
+func (p *decisionParts) decisionLog() service.DecisionLog {
 	if p.log == nil {
 		return service.NopDecisionLog{}
 	}
