@@ -113,7 +113,7 @@ func newHookServerWith(t *testing.T, policy string, deps api.Deps) *hookServer {
 	if _, hs.approver, err = tokens.Create("phone", auth.RoleApprover, nil, nil); err != nil {
 		t.Fatal(err)
 	}
-	hs.approvals = approval.New(approval.Options{Persister: st})
+	hs.approvals = approval.New(approval.Options{Persister: service.NewPolicy(st)})
 	t.Cleanup(hs.approvals.Shutdown)
 	deps.Policy, deps.Tokens, deps.Approvals = st, tokens, hs.approvals
 	deps.Observer, deps.Logger = chanObserver(hs.observed), discardLogger()

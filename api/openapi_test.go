@@ -15,6 +15,7 @@ import (
 	toolgate "github.com/toolgate/toolgate"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
 )
@@ -39,7 +40,7 @@ func routeTree(t *testing.T) chi.Router {
 		t.Fatal(err)
 	}
 	r := chi.NewRouter()
-	mgr := approval.New(approval.Options{Persister: st})
+	mgr := approval.New(approval.Options{Persister: service.NewPolicy(st)})
 	t.Cleanup(mgr.Shutdown)
 	api.New(api.Deps{Policy: st, Tokens: tokens, Approvals: mgr, OpenAPI: toolgate.OpenAPI}).Mount(r)
 	return r

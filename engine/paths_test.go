@@ -58,7 +58,7 @@ func TestPathValuesAtAnyDepth(t *testing.T) {
 
 // TestFirstPathValue: "always allow" takes the first path value by the
 // contract's key order, then sorted keys, looking into lists and nested
-// objects (store.AlwaysAllow uses it).
+// objects (service.Policy.AlwaysAllow uses it).
 func TestFirstPathValue(t *testing.T) {
 	cases := []struct {
 		note string

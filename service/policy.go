@@ -270,22 +270,6 @@ func (p *Policy) AddDir(ifMatch, path string) (store.AddDirResult, error) {
 	return res, err
 }
 
-// AlwaysAllow persists an "always allow" answer to req, by a named person:
-// the override it wrote (or found), and whether it was created.
-// approval.Manager calls it through its Persister.
-func (p *Policy) AlwaysAllow(req *engine.Request, by string) (map[string]any, bool, error) {
-	var (
-		o       map[string]any
-		created bool
-	)
-	_, err := p.edit("", func(d PolicyDocs) (string, error) {
-		var err error
-		o, created, err = d.AlwaysAllowBy(req, by)
-		return "", err
-	})
-	return o, created, err
-}
-
 // AlwaysAllowBy implements approval.Persister.
 func (p *Policy) AlwaysAllowBy(req *engine.Request, by string) (map[string]any, bool, error) {
 	return p.AlwaysAllow(req, by)

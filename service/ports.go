@@ -44,7 +44,12 @@ type PolicyDocs interface {
 	DeleteExternalDirectory(key string) (string, error)
 	SetOwnerScopes(scopes map[string]any) (string, error)
 	AddTrustedDirectory(path string) (store.AddDirResult, error)
-	AlwaysAllowBy(req *engine.Request, by string) (map[string]any, bool, error)
+	// Update runs fn on the document under the store's lock and writes what
+	// it staged (store.Tx); an error from fn writes nothing.
+	Update(ctx context.Context, fn func(tx *store.Tx) error) (string, error)
+	// CompiledEngine is the engine of the policy in force as compiled,
+	// without the grants Engine shows through.
+	CompiledEngine() *engine.Engine
 }
 
 // DocumentSource reads the stored policy document as text, for the export:

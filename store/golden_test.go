@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
@@ -93,8 +94,15 @@ func TestGoldenEdits(t *testing.T) {
 			_, err = s.ReplaceSection(sec, tag)
 			return err
 		}},
-		{"always allow a shell command", "always_allow", "config.yaml", func(s *Store) error {
-			_, _, err := s.AlwaysAllow(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": " npm run build "}})
+		{"always allow a shell command (the override staged in a transaction)", "always_allow", "config.yaml", func(s *Store) error {
+			o, err := engine.AlwaysAllowOverride(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": " npm run build "}})
+			if err != nil {
+				return err
+			}
+			_, err = s.Update(context.Background(), func(tx *Tx) error {
+				_, err := tx.AddApprovalOverride(o.Map())
+				return err
+			})
 			return err
 		}},
 		{"add-dir on a tiered policy", "add_dir_tiered", "config.yaml", func(s *Store) error {

@@ -1,12 +1,10 @@
 package store
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -20,80 +18,6 @@ const (
 	SourceUserApproval = policy.SourceUserApproval
 	SourceCLIAddDir    = policy.SourceCLIAddDir
 )
-
-// AlwaysAllow persists an "always allow" answer (docs/decisions.md): when the policy
-// on disk decides ask for req, it appends the approval override
-// {id: user_allow_<tool>_<match_type>_<pattern>, tools: [<tool>], match_type,
-// pattern, action: allow, source: user_approval}. The pattern is the exact
-// command of a shell tool or the first path value of a path tool. When an
-// override with that id (or the same tool, match type and pattern) exists,
-// it is returned with created false. ErrNotAsk when the decision is not ask;
-// ErrNoPattern for a call with no command or path.
-func (s *Store) AlwaysAllow(req *engine.Request) (map[string]any, bool, error) {
-	return s.AlwaysAllowBy(req, "")
-}
-
-// AlwaysAllowBy is AlwaysAllow answered by a named person: the override
-// also records approved_by (the token's name) and created_at (UTC, RFC
-// 3339), which the overrides page shows. The engine ignores both fields.
-func (s *Store) AlwaysAllowBy(req *engine.Request, by string) (map[string]any, bool, error) {
-	override, err := AlwaysAllowOverride(req)
-	if err != nil {
-		return nil, false, err
-	}
-	if by = strings.TrimSpace(by); by != "" {
-		override["approved_by"] = by
-		override["created_at"] = time.Now().UTC().Format(time.RFC3339)
-	}
-	var existing map[string]any
-	_, err = s.modify(func(d *configDoc) error {
-		cur, _ := d.decodedPermissions()
-		section, _ := cur.(map[string]any)
-		if lvl := s.engineOf(d.raw, section).Evaluate(req).Level; lvl != engine.Ask {
-			return fmt.Errorf("%w (it is %s)", ErrNotAsk, lvl)
-		}
-		seq := ensureSeq(d.permissionsMap(), "approval_overrides")
-		if existing = sameOverride(seq, override); existing != nil {
-			return errUnchanged
-		}
-		n, err := toNode(override)
-		if err != nil {
-			return err
-		}
-		seq.Content = append(seq.Content, n)
-		return nil
-	})
-	switch {
-	case errors.Is(err, errUnchanged):
-		return existing, false, nil
-	case err != nil:
-		return nil, false, err
-	}
-	return override, true, nil
-}
-
-// AlwaysAllowOverride is the approval override an "always allow" answer to
-// req would write (see AlwaysAllow), without writing it, so the approval
-// pages can say exactly what the answer will remember. What is remembered
-// is engine.Remembered and policy.AlwaysAllow, the one place that decides
-// it. ErrNoPattern for a call with no command or path; a ValidationError
-// naming tool_name for a call without a tool.
-func AlwaysAllowOverride(req *engine.Request) (map[string]any, error) {
-	o, err := engine.AlwaysAllowOverride(req)
-	var fe *policy.FieldError
-	switch {
-	case errors.As(err, &fe):
-		return nil, invalid(fe.Field, fe.Message)
-	case errors.Is(err, policy.ErrNothingToRemember):
-		return nil, fmt.Errorf("%s: %w", req.ToolName, ErrNoPattern)
-	case err != nil:
-		return nil, err
-	}
-	return o.Map(), nil
-}
-
-// errUnchanged aborts a modify that has nothing to write.
-var errUnchanged = errors.New("store: nothing to change")
 
 // sameOverride finds an override with the id of o, or with its tools,
 // match type and pattern (policy.SameOverride), and returns it decoded.

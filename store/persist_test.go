@@ -1,70 +1,13 @@
 package store
 
 import (
-	"errors"
-	"fmt"
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/toolgate/toolgate/engine"
 )
-
-// TestAlwaysAllow: docs/decisions.md "always allow": only on ask, the exact
-// command or first path value, never twice; the new override decides.
-func TestAlwaysAllow(t *testing.T) {
-	s, _ := openFixture(t, "config.yaml")
-	build := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "  npm run build "}}
-	o, created, err := s.AlwaysAllow(build)
-	if err != nil || !created {
-		t.Fatalf("got %v, %v, %v", o, created, err)
-	}
-	if o["id"] != "user_allow_bash_command_npm_run_build" || o["pattern"] != "npm run build" || o["match_type"] != "command" ||
-		o["action"] != "allow" || o["source"] != SourceUserApproval {
-		t.Errorf("override %v", o)
-	}
-	if d := s.Engine().Evaluate(build); d.Level != engine.Allow || !strings.Contains(d.MatchedRule, "approval_overrides") {
-		t.Errorf("after always allow: got %v %s, want allow by the override", d.Level, d.MatchedRule)
-	}
-	if _, _, err := s.AlwaysAllow(build); !errors.Is(err, ErrNotAsk) {
-		t.Errorf("second time: got %v, want ErrNotAsk (it is allowed now)", err)
-	}
-	read := &engine.Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "/work/ws/a"}}
-	if _, _, err := s.AlwaysAllow(read); !errors.Is(err, ErrNotAsk) {
-		t.Errorf("an allowed call: got %v, want ErrNotAsk", err)
-	}
-	write := &engine.Request{ToolName: "write_file", ToolArgs: map[string]any{"content": "x", "path": "/work/ws/out.txt", "backup": "/work/ws/b"}}
-	o, created, err = s.AlwaysAllow(write)
-	if err != nil || !created || o["pattern"] != "/work/ws/out.txt" || o["match_type"] != "path" {
-		t.Errorf("path tool: got %v, %v, %v; want the path value", o, created, err)
-	}
-	if _, _, err := s.AlwaysAllow(&engine.Request{ToolName: "mcp_fetch_webpage", ToolArgs: map[string]any{"url": "https://x"}}); !errors.Is(err, ErrNoPattern) && !errors.Is(err, ErrNotAsk) {
-		t.Errorf("network tool: got %v, want ErrNoPattern", err)
-	}
-}
-
-// TestAlwaysAllowNeverTwice: when the override exists but the call still
-// asks (the external-directory check asks), the existing entry comes back.
-func TestAlwaysAllowNeverTwice(t *testing.T) {
-	s, dir := openFixture(t, "config.yaml")
-	req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "cat /etc/hosts"}, Workspace: "/work/ws"}
-	if _, created, err := s.AlwaysAllow(req); err != nil || !created {
-		t.Fatalf("first: %v %v", created, err)
-	}
-	if d := s.Engine().Evaluate(req); d.Level != engine.Ask {
-		t.Fatalf("the fixture no longer asks for this call (%v %s), so the test proves nothing", d.Level, d.MatchedRule)
-	}
-	o, created, err := s.AlwaysAllow(req)
-	if err != nil || created || o["id"] != "user_allow_bash_command_cat_etc_hosts" {
-		t.Errorf("second: got %v, %v, %v; want the existing override, not created", o, created, err)
-	}
-	if n := strings.Count(string(readFile(t, filepath.Join(dir, ConfigFile))), "id: user_allow_bash_command_cat_etc_hosts"); n != 1 {
-		t.Errorf("override written %d times", n)
-	}
-}
 
 // TestAddTrustedDirectory: /add-dir of docs/decisions.md on a tiered policy.
 func TestAddTrustedDirectory(t *testing.T) {
@@ -290,32 +233,6 @@ func BenchmarkEngine(b *testing.B) {
 	})
 }
 
-// TestAlwaysAllowIsLiteral: a remembered command that looks like a pattern
-// (a glob, or text starting with re:) allows only itself.
-func TestAlwaysAllowIsLiteral(t *testing.T) {
-	for _, cmd := range []string{"cat *", "re:.*", "ls [ab]?"} {
-		t.Run(cmd, func(t *testing.T) {
-			dir := t.TempDir()
-			s, err := Open(dir, Options{Workspace: dir})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": cmd}, ChannelID: "web", Workspace: dir}
-			if _, created, err := s.AlwaysAllow(req); err != nil || !created {
-				t.Fatalf("AlwaysAllow: created %v, err %v", created, err)
-			}
-			if got := s.Engine().Evaluate(req); got.Level != engine.Allow {
-				t.Errorf("the remembered command: got %s %q, want allow", got.Level, got.MatchedRule)
-			}
-			other := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "cat secrets.txt"}, ChannelID: "web", Workspace: dir}
-			if got := s.Engine().Evaluate(other); got.Level == engine.Allow {
-				t.Errorf("another command: got allow by %q, want it not allowed by the override", got.MatchedRule)
-			}
-		})
-	}
-}
-
 // TestResolvePathAgreesWithWalk: the one-call openat2 answer, the lstat walk
 // and a PathResolver resolve every path of a tree with symlinks at each
 // level (to dirs, to files, dangling, relative, chains, a file used as a
@@ -355,35 +272,5 @@ func TestResolvePathAgreesWithWalk(t *testing.T) {
 	}
 	if got, want := ResolvePath(filepath.ToSlash(base)+"/a/chain/x"), filepath.ToSlash(base)+"/a/b/c/x"; got != want {
 		t.Errorf("chain: got %q, want %q", got, want)
-	}
-}
-
-// TestAlwaysAllowByRecordsWhoAndWhen: an answer given by a person records
-// approved_by and created_at in the override (the overrides page
-// says who approved), and the override still decides.
-func TestAlwaysAllowByRecordsWhoAndWhen(t *testing.T) {
-	s, dir := openFixture(t, "config.yaml")
-	req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make deploy"}}
-	before := time.Now().UTC().Add(-time.Second)
-	o, created, err := s.AlwaysAllowBy(req, " alice ")
-	if err != nil || !created {
-		t.Fatalf("got %v, %v, %v", o, created, err)
-	}
-	if o["approved_by"] != "alice" {
-		t.Errorf("approved_by: got %v, want alice", o["approved_by"])
-	}
-	at, err := time.Parse(time.RFC3339, fmt.Sprint(o["created_at"]))
-	if err != nil || at.Before(before.Truncate(time.Second)) || at.After(time.Now().UTC().Add(time.Second)) {
-		t.Errorf("created_at: got %v (%v), want now in RFC 3339", o["created_at"], err)
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, ConfigFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(raw), "approved_by: alice") {
-		t.Errorf("config.yaml does not record who approved")
-	}
-	if d := s.Engine().Evaluate(req); d.Level != engine.Allow {
-		t.Errorf("after always allow: got %v %s, want allow", d.Level, d.MatchedRule)
 	}
 }

@@ -213,6 +213,10 @@ func (s *Store) Engine() *engine.Engine {
 	return e
 }
 
+// CompiledEngine is the engine compiled from the policy in force, without
+// the view SetEngineView gave: what the document alone decides.
+func (s *Store) CompiledEngine() *engine.Engine { return s.cur.Load().engine }
+
 // SetEngineView makes Engine return view(the engine in force), so that
 // every door deciding through the store also consults what view adds (a
 // grant.Book's Engine). view must be cheap: it runs on every decision.

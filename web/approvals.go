@@ -16,7 +16,7 @@ import (
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/redact"
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/templates"
 )
 
@@ -118,7 +118,7 @@ func approvalRow(a approval.Approval, index map[string]ruleMeta, now time.Time, 
 		row.Server, row.ServerTool = redact.Visible(server), redact.Visible(tool)
 		row.ArgList = argLines(redacted)
 	}
-	if o, err := store.AlwaysAllowOverride(&req); err == nil {
+	if o, err := service.AlwaysAllowOverride(&req); err == nil {
 		row.RememberType, row.Remember = str(o["match_type"]), redact.Shown(str(o["pattern"]))
 	}
 	return row

@@ -15,6 +15,7 @@ import (
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
+	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/store/grants"
@@ -206,7 +207,7 @@ func TestGrantsPageAlwaysAllowed(t *testing.T) {
 	e := newGrantsEnv(t)
 	admin, _ := e.tokens.AdminToken()
 	_, approver, _ := e.tokens.Create("ann", auth.RoleApprover, nil, nil)
-	o, _, err := e.st.AlwaysAllowBy(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make deploy"}}, "ann")
+	o, _, err := service.NewPolicy(e.st).AlwaysAllowBy(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make deploy"}}, "ann")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,96 @@
+package service
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/store"
+)
+
+// AlwaysAllow persists an "always allow" answer to req by a named person
+// (docs/decisions.md): when the policy document, as read under the store's
+// lock, decides ask for req, it appends the approval override
+// {id: user_allow_<tool>_<match_type>_<pattern>, tools: [<tool>],
+// match_type, pattern, action: allow, source: user_approval}, with
+// approved_by (the token's name) and created_at (UTC, RFC 3339) when by is
+// given, which the overrides page shows and the engine ignores. The
+// pattern is the exact command of a shell tool or the first path value of
+// a path tool. When an override with that id (or the same tool, match
+// type and pattern) exists, it is returned with created false.
+// store.ErrNotAsk when the decision is not ask; store.ErrNoPattern for a
+// call with no command or path. approval.Manager calls it through its
+// Persister.
+func (p *Policy) AlwaysAllow(req *engine.Request, by string) (map[string]any, bool, error) {
+	override, err := AlwaysAllowOverride(req)
+	if err != nil {
+		return nil, false, err
+	}
+	if by = strings.TrimSpace(by); by != "" {
+		override["approved_by"] = by
+		override["created_at"] = time.Now().UTC().Format(time.RFC3339)
+	}
+	var existing map[string]any
+	_, err = p.edit("", func(d PolicyDocs) (string, error) {
+		return d.Update(context.Background(), func(tx *store.Tx) error {
+			// The check runs on the document the override is written
+			// into, so a rule added elsewhere since the ask is seen.
+			if lvl := p.engineOf(d, tx).Evaluate(req).Level; lvl != engine.Ask {
+				return fmt.Errorf("%w (it is %s)", store.ErrNotAsk, lvl)
+			}
+			var err error
+			if existing, err = tx.AddApprovalOverride(override); err == nil && existing != nil {
+				return errExists
+			}
+			return err
+		})
+	})
+	switch {
+	case errors.Is(err, errExists):
+		return existing, false, nil
+	case err != nil:
+		return nil, false, err
+	}
+	return override, true, nil
+}
+
+// errExists aborts an always-allow whose override is there already:
+// nothing is written and the existing one is returned.
+var errExists = errors.New("service: the override exists")
+
+// engineOf is the engine of the document tx read: the engine in force when
+// that is the document it was compiled from (no edit elsewhere since, the
+// common case), so that the check does not compile the policy again. The
+// grants are left out: they answer for a session or a while, not for the
+// document an override is written into.
+func (p *Policy) engineOf(d PolicyDocs, tx *store.Tx) *engine.Engine {
+	if tx.InForce() {
+		return d.CompiledEngine()
+	}
+	eng, _ := engine.Compile(tx.Section(), tx.BuiltinRules(), d.EngineOptions())
+	return eng
+}
+
+// AlwaysAllowOverride is the approval override an "always allow" answer to
+// req would write (see AlwaysAllow), without writing it, so the approval
+// pages can say exactly what the answer will remember. What is remembered
+// is engine.Remembered and policy.AlwaysAllow, the one place that decides
+// it. store.ErrNoPattern for a call with no command or path; a
+// store.ValidationError naming tool_name for a call without a tool.
+func AlwaysAllowOverride(req *engine.Request) (map[string]any, error) {
+	o, err := engine.AlwaysAllowOverride(req)
+	var fe *policy.FieldError
+	switch {
+	case errors.As(err, &fe):
+		return nil, &store.ValidationError{Problems: []policy.Problem{{Path: fe.Field, Message: fe.Message}}}
+	case errors.Is(err, policy.ErrNothingToRemember):
+		return nil, fmt.Errorf("%s: %w", req.ToolName, store.ErrNoPattern)
+	case err != nil:
+		return nil, err
+	}
+	return o.Map(), nil
+}

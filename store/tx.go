@@ -1,0 +1,63 @@
+package store
+
+import (
+	"bytes"
+	"context"
+)
+
+// Tx is one edit of the policy document, under the backend's lock, on the
+// document as read there (another replica's write included). The function
+// given to Update reads it, decides (with the engine, which storage does
+// not import) and stages the change; the store then validates and writes
+// it atomically, or writes nothing when the function returns an error.
+type Tx struct {
+	s *Store
+	d *configDoc
+}
+
+// Update runs fn on the policy document under the backend's lock and
+// writes what it staged, returning the section's new ETag. An error from
+// fn aborts the edit: nothing is written and the error is returned. A view
+// made by IfMatch checks its ETag first, as every edit does.
+func (s *Store) Update(ctx context.Context, fn func(tx *Tx) error) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	return s.modify(func(d *configDoc) error { return fn(&Tx{s: s, d: d}) })
+}
+
+// Section is the decoded permissions section as read under the lock (nil
+// when the document has none). The map is the caller's to read.
+func (tx *Tx) Section() map[string]any {
+	cur, _ := tx.d.decodedPermissions()
+	m, _ := cur.(map[string]any)
+	return m
+}
+
+// BuiltinRules is the built-in rule list the document is checked with.
+func (tx *Tx) BuiltinRules() []any { return tx.s.cur.Load().builtin }
+
+// InForce reports whether the document read is the one the policy in force
+// was loaded from (no edit elsewhere since), so that the engine in force
+// decides as this document does and need not be compiled again.
+func (tx *Tx) InForce() bool {
+	cur := tx.s.cur.Load()
+	raw := tx.d.raw
+	return cur.cfgOK && len(bytes.TrimSpace(raw)) > 0 && bytes.Equal(raw, cur.cfgRaw)
+}
+
+// AddApprovalOverride stages o at the end of permissions.approval_overrides,
+// unless an override with its id, or with its tools, match type and
+// pattern, is there: then that one is returned and nothing is staged.
+func (tx *Tx) AddApprovalOverride(o map[string]any) (existing map[string]any, err error) {
+	seq := ensureSeq(tx.d.permissionsMap(), "approval_overrides")
+	if existing = sameOverride(seq, o); existing != nil {
+		return existing, nil
+	}
+	n, err := toNode(o)
+	if err != nil {
+		return nil, err
+	}
+	seq.Content = append(seq.Content, n)
+	return nil, nil
+}
