@@ -10,7 +10,6 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/toolgate/toolgate/approval"
-	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/service"
 )
 
@@ -93,17 +92,10 @@ type DecisionRequest struct {
 	Comment    string `json:"comment"`
 }
 
-// ttl is the request's ttl_seconds as a duration; a value given with
-// another choice, or out of range, is refused by the approvals service.
-func (in DecisionRequest) ttl() (time.Duration, error) {
-	if in.TTLSeconds == nil {
-		return 0, nil
-	}
-	if n := *in.TTLSeconds; n <= 0 {
-		return 0, badRequest("ttl_seconds", "ttl_seconds must be a whole number of seconds from %d to %d", int(grant.MinTTL.Seconds()), int(grant.MaxTTL.Seconds()))
-	}
-	return time.Duration(*in.TTLSeconds) * time.Second, nil
-}
+// ttl is the request's ttl_seconds as a duration (service.TTLSeconds, as
+// the websocket reads it); a value given with another choice, or out of
+// range, is refused by the approvals service.
+func (in DecisionRequest) ttl() (time.Duration, error) { return service.TTLSeconds(in.TTLSeconds) }
 
 // handleDecideApproval is POST /api/v1/approvals/{id}/decision. The first
 // answer wins; a later one is 409 with the approval as it was resolved.

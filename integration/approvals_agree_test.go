@@ -50,6 +50,8 @@ func TestApprovalRefusalsAgreeRESTAndWS(t *testing.T) {
 			body: map[string]any{"choice": "deny", "comment": strings.Repeat("c", 5000)}, status: 400, code: "bad_request"},
 		{note: "ttl_seconds with allow_once", token: s.Token, id: inScope.Approval.ID,
 			body: map[string]any{"choice": "allow_once", "ttl_seconds": 60}, status: 400, code: "bad_request"},
+		{note: "negative ttl_seconds", token: s.Token, id: inScope.Approval.ID,
+			body: map[string]any{"choice": "allow_for", "ttl_seconds": -60}, status: 400, code: "bad_request"},
 		{note: "allow_for over the longest ttl", token: s.Token, id: inScope.Approval.ID,
 			body: map[string]any{"choice": "allow_for", "ttl_seconds": 400 * 24 * 3600}, status: 400, code: "bad_request"},
 	}

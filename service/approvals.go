@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
 )
@@ -111,6 +112,20 @@ func (s *Approvals) Get(ctx context.Context, p auth.Principal, id string, wait t
 // is not found.
 func (s *Approvals) Decide(ctx context.Context, p auth.Principal, id string, choice approval.Choice, comment string) (approval.Approval, error) {
 	return s.DecideFor(ctx, p, id, choice, 0, comment)
+}
+
+// TTLSeconds is an answer's ttl_seconds as every door reads it: absent
+// (nil) is 0, which every choice but allow_for takes; a given value must
+// be a positive whole number of seconds, whose range and choice DecideFor
+// checks.
+func TTLSeconds(n *int) (time.Duration, error) {
+	if n == nil {
+		return 0, nil
+	}
+	if *n <= 0 {
+		return 0, BadRequest("ttl_seconds", "ttl_seconds must be a whole number of seconds from %d to %d", int(grant.MinTTL.Seconds()), int(grant.MaxTTL.Seconds()))
+	}
+	return time.Duration(*n) * time.Second, nil
 }
 
 // DecideFor is Decide with allow_for's ttl (docs/grants.md); 0 for every

@@ -224,8 +224,9 @@ type inMsg struct {
 	ID      string          `json:"id"`
 	Choice  approval.Choice `json:"choice"`
 	Comment string          `json:"comment"`
-	// TTLSeconds is how long an allow_for answer's grant holds.
-	TTLSeconds int `json:"ttl_seconds,omitempty"`
+	// TTLSeconds is how long an allow_for answer's grant holds; nil when
+	// not given.
+	TTLSeconds *int `json:"ttl_seconds,omitempty"`
 }
 
 type decidedMsg struct {
@@ -259,7 +260,11 @@ func (c *wsClient) handle(ctx context.Context, data []byte) *websocket.PreparedM
 	}
 	// The same use case as REST and JSON-RPC: the same checks of who may
 	// answer which ask with which choice, and the same refusals.
-	a, err := c.hub.approvals.DecideFor(ctx, c.principal.Principal, in.ID, in.Choice, time.Duration(in.TTLSeconds)*time.Second, in.Comment)
+	ttl, err := service.TTLSeconds(in.TTLSeconds)
+	if err != nil {
+		return decideError(in.ID, err)
+	}
+	a, err := c.hub.approvals.DecideFor(ctx, c.principal.Principal, in.ID, in.Choice, ttl, in.Comment)
 	if err != nil {
 		return decideError(in.ID, err)
 	}
