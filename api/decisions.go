@@ -3,12 +3,11 @@ package api
 import (
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store/decisionlog"
 )
 
@@ -57,68 +56,29 @@ func decisionToWire(e decisionlog.Entry) DecisionWire {
 var decisionQueryParams = map[string]bool{"tool": true, "server": true, "level": true, "rule": true, "session": true, "agent": true,
 	"since": true, "until": true, "limit": true, "cursor": true, "offset": true}
 
-// ParseDecisionQuery reads the filters and paging of GET /api/v1/decisions
-// (also used by the admin page): tool, server (an MCP server's tools), level, rule (substring), session,
-// agent (one of Agents), since and until (RFC 3339), limit (1-500), cursor
-// or offset.
+// ParseDecisionQuery reads the filters and paging of GET /api/v1/decisions:
+// the filters every door shares (service.DecisionFilters), limit (1-500)
+// and offset; any other parameter is refused.
 func ParseDecisionQuery(v url.Values) (decisionlog.Query, error) {
 	for k := range v {
 		if !decisionQueryParams[k] {
 			return decisionlog.Query{}, badRequest(k, "unknown query parameter %q", k)
 		}
 	}
-	q := decisionlog.Query{Tool: v.Get("tool"), Server: v.Get("server"), Rule: v.Get("rule"), Session: v.Get("session")}
-	if lv := v.Get("level"); lv != "" {
-		l, ok := engine.ParseLevel(lv)
-		if !ok {
-			return q, badRequest("level", "level must be allow, ask or deny, not %q", lv)
-		}
-		q.Level = l.String()
-	}
-	if a := v.Get("agent"); a != "" {
-		if !slices.Contains(Agents, a) {
-			return q, badRequest("agent", "agent must be one of %s, not %q", strings.Join(Agents, ", "), a)
-		}
-		q.Agent = a
-	}
-	var err error
-	if q.Since, err = parseTimeParam(v, "since"); err != nil {
-		return q, err
-	}
-	if q.Until, err = parseTimeParam(v, "until"); err != nil {
+	q, err := service.DecisionFilters(v, service.RFC3339)
+	if err != nil {
 		return q, err
 	}
 	if q.Limit, err = parseIntParam(v, "limit", 1, decisionlog.MaxPage); err != nil {
 		return q, err
 	}
-	offset, err := parseIntParam(v, "offset", 0, 1<<31-1)
-	if err != nil {
+	if q.Offset, err = parseIntParam(v, "offset", 0, 1<<31-1); err != nil {
 		return q, err
 	}
-	q.Offset = offset
-	if c := v.Get("cursor"); c != "" {
-		n, err := strconv.ParseInt(c, 10, 64)
-		if err != nil || n <= 0 {
-			return q, badRequest("cursor", "cursor must be a next_cursor of an earlier page")
-		}
-		if q.Offset > 0 {
-			return q, badRequest("offset", "use cursor or offset, not both")
-		}
-		q.Before = n
+	if q.Before > 0 && q.Offset > 0 {
+		return q, badRequest("offset", "use cursor or offset, not both")
 	}
 	return q, nil
-}
-
-func parseTimeParam(v url.Values, name string) (time.Time, error) {
-	s := v.Get(name)
-	if s == "" {
-		return time.Time{}, nil
-	}
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return time.Time{}, badRequest(name, "%s must be an RFC 3339 time such as 2025-01-02T15:04:05Z", name)
-	}
-	return t, nil
 }
 
 func parseIntParam(v url.Values, name string, lo, hi int) (int, error) {

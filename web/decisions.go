@@ -6,15 +6,14 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
+	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store/decisionlog"
 	"github.com/toolgate/toolgate/templates"
 )
@@ -130,50 +129,45 @@ func localTime(s string) string {
 	return s
 }
 
-// decisionQuery reads the page's filters; a bad value is an error to show,
-// in the page's language.
+// decisionQuery reads the page's filters (service.DecisionFilters, with
+// the date picker's format too, and a quick range when no since is given);
+// a bad value is an error to show, in the page's language.
 func decisionQuery(v url.Values, now time.Time, t translator) (decisionlog.Query, error) {
-	q := decisionlog.Query{Tool: v.Get("tool"), Server: v.Get("server"), Rule: v.Get("rule"), Session: v.Get("session"), Limit: decisionPage}
-	if a := v.Get("agent"); a != "" {
-		if !slices.Contains(decisionlog.Agents, a) {
-			return q, errors.New(t.f("decisions.err.agent", strings.Join(decisionlog.Agents, ", "), a))
-		}
-		q.Agent = a
+	q, err := service.DecisionFilters(v, parseTime)
+	if err != nil {
+		return q, filterError(err, v, t)
 	}
-	if lv := v.Get("level"); lv != "" {
-		l, ok := engine.ParseLevel(lv)
-		if !ok {
-			return q, errors.New(t.f("decisions.err.level", lv))
-		}
-		q.Level = l.String()
-	}
+	q.Limit = decisionPage
 	if rg := v.Get("range"); rg != "" {
 		d, ok := timePresets[rg]
 		if !ok {
 			return q, errors.New(t.f("decisions.err.range", rg))
 		}
-		q.Since = now.Add(-d)
-	}
-	for _, f := range []struct {
-		name string
-		dst  *time.Time
-	}{{"since", &q.Since}, {"until", &q.Until}} {
-		if s := v.Get(f.name); s != "" {
-			at, err := parseTime(s)
-			if err != nil {
-				return q, errors.New(t.f("decisions.err.time", f.name))
-			}
-			*f.dst = at
+		if v.Get("since") == "" {
+			q.Since = now.Add(-d)
 		}
-	}
-	if c := v.Get("cursor"); c != "" {
-		n, err := strconv.ParseInt(c, 10, 64)
-		if err != nil || n <= 0 {
-			return q, errors.New(t("decisions.err.cursor"))
-		}
-		q.Before = n
 	}
 	return q, nil
+}
+
+// filterError words a bad filter (the parameter service.DecisionFilters
+// named) in the page's language.
+func filterError(err error, v url.Values, t translator) error {
+	var se *service.Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	switch f := se.Field(); f {
+	case "agent":
+		return errors.New(t.f("decisions.err.agent", strings.Join(decisionlog.Agents, ", "), v.Get(f)))
+	case "level":
+		return errors.New(t.f("decisions.err.level", v.Get(f)))
+	case "since", "until":
+		return errors.New(t.f("decisions.err.time", f))
+	case "cursor":
+		return errors.New(t("decisions.err.cursor"))
+	}
+	return err
 }
 
 // chartLevels are stacked bottom to top.
