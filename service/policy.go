@@ -264,11 +264,14 @@ func (p *Policy) AddDir(ifMatch, path string) (store.AddDirResult, error) {
 	var res store.AddDirResult
 	_, err := p.edit(ifMatch, func(d PolicyDocs) (string, error) {
 		var err error
-		res, err = d.AddTrustedDirectory(path)
+		res, err = d.AddTrustedDirectory(path, dirTools)
 		return "", err
 	})
 	return res, err
 }
+
+// dirTools are the tools /add-dir's two overrides name.
+var dirTools = store.DirTools{Path: engine.PathTools, Shell: engine.ShellTools}
 
 // AlwaysAllowBy implements approval.Persister.
 func (p *Policy) AlwaysAllowBy(req *engine.Request, by string) (map[string]any, bool, error) {

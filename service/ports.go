@@ -43,7 +43,7 @@ type PolicyDocs interface {
 	SetExternalDirectory(key, level string) (string, error)
 	DeleteExternalDirectory(key string) (string, error)
 	SetOwnerScopes(scopes map[string]any) (string, error)
-	AddTrustedDirectory(path string) (store.AddDirResult, error)
+	AddTrustedDirectory(path string, tools store.DirTools) (store.AddDirResult, error)
 	// Update runs fn on the document under the store's lock and writes what
 	// it staged (store.Tx); an error from fn writes nothing.
 	Update(ctx context.Context, fn func(tx *store.Tx) error) (string, error)

@@ -217,7 +217,7 @@ func wantLevelMap(v any) string {
 // levelProblem checks a level value; the message is the spec's (6.4).
 func levelProblem(v any) string {
 	s, _ := v.(string)
-	if _, ok := engine.ParseLevel(s); !ok {
+	if _, ok := policy.ParseLevel(s); !ok {
 		return fmt.Sprintf("无效级别 %q，仅允许：allow、ask、deny (invalid level %q, only allow, ask, deny)", fmt.Sprint(v), fmt.Sprint(v))
 	}
 	return ""

@@ -106,11 +106,11 @@ func TestGoldenEdits(t *testing.T) {
 			return err
 		}},
 		{"add-dir on a tiered policy", "add_dir_tiered", "config.yaml", func(s *Store) error {
-			_, err := s.AddTrustedDirectory("~/projects/app/")
+			_, err := s.AddTrustedDirectory("~/projects/app/", testDirTools)
 			return err
 		}},
 		{"add-dir on a legacy policy sets only external_directory", "add_dir_legacy", "legacy.yaml", func(s *Store) error {
-			_, err := s.AddTrustedDirectory(`/srv/data\x`)
+			_, err := s.AddTrustedDirectory(`/srv/data\x`, testDirTools)
 			return err
 		}},
 	}

@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/toolgate/toolgate/engine"
 )
 
 // testOptions are fixed facts so that results do not depend on the machine.
@@ -48,3 +50,6 @@ func readFile(t *testing.T, path string) []byte {
 	}
 	return raw
 }
+
+// testDirTools are the tools /add-dir's overrides name, as the service passes them.
+var testDirTools = DirTools{Path: engine.PathTools, Shell: engine.ShellTools}

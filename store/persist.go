@@ -8,7 +8,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -56,7 +55,7 @@ type AddDirResult struct {
 // (creating "*": ask), and when the policy is tiered appends, unless present,
 // cli_trusted_path_<sha256(dir)[:16]> for the path tools and
 // cli_trusted_shell_<same> for the shell tools.
-func (s *Store) AddTrustedDirectory(path string) (AddDirResult, error) {
+func (s *Store) AddTrustedDirectory(path string, tools DirTools) (AddDirResult, error) {
 	dir, err := s.normalizeDir(path)
 	if err != nil {
 		return AddDirResult{}, err
@@ -73,7 +72,7 @@ func (s *Store) AddTrustedDirectory(path string) (AddDirResult, error) {
 			return nil
 		}
 		seq := ensureSeq(perms, "approval_overrides")
-		for _, o := range trustedOverrides(dir) {
+		for _, o := range trustedOverrides(dir, tools) {
 			if findEntry(seq, o["id"].(string)) >= 0 {
 				res.Existing = append(res.Existing, o["id"].(string))
 				continue
@@ -93,21 +92,29 @@ func (s *Store) AddTrustedDirectory(path string) (AddDirResult, error) {
 	return res, nil
 }
 
+// DirTools are the tools the two overrides of /add-dir name: the engine's
+// path tools and shell tools (engine.PathTools, engine.ShellTools), which
+// the caller passes so that storage need not know the tool tables.
+type DirTools struct {
+	Path, Shell []string
+}
+
 // trustedOverrides are the two overrides /add-dir appends for dir
 // (policy.TrustedDirOverrides).
-func trustedOverrides(dir string) []map[string]any {
-	pair := policy.TrustedDirOverrides(dir, engine.PathTools, engine.ShellTools)
+func trustedOverrides(dir string, tools DirTools) []map[string]any {
+	pair := policy.TrustedDirOverrides(dir, tools.Path, tools.Shell)
 	return []map[string]any{pair[0].Map(), pair[1].Map()}
 }
 
-// isTiered applies docs/decisions.md through the engine's own test: schema (or
+// isTiered applies docs/decisions.md through the engine's own test
+// (policy.IsTieredSchema): schema (or
 // version), lower-cased without spaces, is tiered_policy, v_cc or v4.2.
 func isTiered(section map[string]any) bool {
 	v, ok := section["schema"]
 	if !ok {
 		v = section["version"]
 	}
-	return engine.IsTieredSchema(v)
+	return policy.IsTieredSchema(v)
 }
 
 // normalizeDir expands ~, makes the path absolute against the workspace (or

@@ -12,7 +12,7 @@ import (
 // TestAddTrustedDirectory: /add-dir of docs/decisions.md on a tiered policy.
 func TestAddTrustedDirectory(t *testing.T) {
 	s, _ := openFixture(t, "config.yaml")
-	res, err := s.AddTrustedDirectory("~/projects/app/")
+	res, err := s.AddTrustedDirectory("~/projects/app/", testDirTools)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,18 +33,18 @@ func TestAddTrustedDirectory(t *testing.T) {
 	if d.Level != engine.Allow {
 		t.Errorf("write in the trusted dir: got %v %s, want allow", d.Level, d.MatchedRule)
 	}
-	again, err := s.AddTrustedDirectory("/home/u/projects/app")
+	again, err := s.AddTrustedDirectory("/home/u/projects/app", testDirTools)
 	if err != nil || len(again.Created) != 0 || len(again.Existing) != 2 {
 		t.Errorf("second add-dir: %+v %v; want nothing created", again, err)
 	}
-	if _, err := s.AddTrustedDirectory("  "); err == nil {
+	if _, err := s.AddTrustedDirectory("  ", testDirTools); err == nil {
 		t.Errorf("an empty path was accepted")
 	}
 }
 
 func TestAddTrustedDirectoryLegacy(t *testing.T) {
 	s, _ := openFixture(t, "legacy.yaml")
-	res, err := s.AddTrustedDirectory("data/../shared")
+	res, err := s.AddTrustedDirectory("data/../shared", testDirTools)
 	if err != nil {
 		t.Fatal(err)
 	}
