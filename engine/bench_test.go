@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/engine/builtin"
+	"github.com/toolgate/toolgate/fsview"
 	"github.com/toolgate/toolgate/store"
 )
 
@@ -134,13 +135,13 @@ func BenchmarkCompile(b *testing.B) {
 
 // BenchmarkDefaultPolicyShell is the default policy's speed check: with the default
 // config, the package built-in rules and the external-directory check (the
-// server's store.ResolvePath on a real filesystem), a benign simple command
+// server's fsview.ResolvePath on a real filesystem), a benign simple command
 // takes the fast path (no full shell parse), and a compound command of five
 // parts is parsed with mvdan.cc/sh.
 func BenchmarkDefaultPolicyShell(b *testing.B) {
 	perms, rules := defaultPolicy(b, 0)
 	ws := b.TempDir()
-	e, _ := engine.Compile(perms, rules, engine.Options{Workspace: ws, HomeDir: "/home/u", ResolvePath: store.ResolvePath, KindOf: store.KindOf, Glob: store.Glob})
+	e, _ := engine.Compile(perms, rules, engine.Options{Workspace: ws, HomeDir: "/home/u", ResolvePath: fsview.ResolvePath, KindOf: fsview.KindOf, Glob: fsview.Glob})
 	for _, c := range []struct{ name, cmd string }{
 		{"git_status", "git status"},
 		{"ls_la_src", "ls -la src"},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/engine/builtin"
+	"github.com/toolgate/toolgate/fsview"
 	"github.com/toolgate/toolgate/store"
 )
 
@@ -235,7 +236,7 @@ func bypassRows(f bypassFixture) []bypassRow {
 // bypass attempt is allowed.
 func TestBypassDefaultPolicy(t *testing.T) {
 	f := newBypassFixture(t)
-	opts := engine.Options{Workspace: filepath.ToSlash(f.ws), HomeDir: filepath.ToSlash(f.home), ResolvePath: store.ResolvePath}
+	opts := engine.Options{Workspace: filepath.ToSlash(f.ws), HomeDir: filepath.ToSlash(f.home), ResolvePath: fsview.ResolvePath}
 	policies := []struct {
 		note  string
 		perms map[string]any
@@ -269,7 +270,7 @@ func TestBypassDefaultPolicy(t *testing.T) {
 // bound; the bound catches a hang or a super-linear matcher, not slowness.
 func TestHugeCommandDecides(t *testing.T) {
 	f := newBypassFixture(t)
-	opts := engine.Options{Workspace: filepath.ToSlash(f.ws), HomeDir: filepath.ToSlash(f.home), ResolvePath: store.ResolvePath}
+	opts := engine.Options{Workspace: filepath.ToSlash(f.ws), HomeDir: filepath.ToSlash(f.home), ResolvePath: fsview.ResolvePath}
 	e, _ := engine.Compile(permissivePolicy(t, f), packageBuiltin(t), opts)
 	cmd := "git status " + strings.Repeat("a", 1<<20-64) + "; rm -rf .git"
 	done := make(chan engine.Decision, 1)
@@ -292,7 +293,7 @@ func TestHugeCommandDecides(t *testing.T) {
 // calls the rows are built on, so the rows test the tricks, not a closed door.
 func TestBypassPermissiveSanity(t *testing.T) {
 	f := newBypassFixture(t)
-	opts := engine.Options{Workspace: filepath.ToSlash(f.ws), HomeDir: filepath.ToSlash(f.home), ResolvePath: store.ResolvePath}
+	opts := engine.Options{Workspace: filepath.ToSlash(f.ws), HomeDir: filepath.ToSlash(f.home), ResolvePath: fsview.ResolvePath}
 	e, _ := engine.Compile(permissivePolicy(t, f), packageBuiltin(t), opts)
 	for _, row := range []bypassRow{
 		sh("git status", "git status"),

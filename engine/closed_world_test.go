@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/engine"
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/fsview"
 )
 
 // closedWorldCase is one row of testdata/redteam/closed_world.jsonl: an
@@ -63,7 +63,7 @@ func closedWorldEngine(t *testing.T) (*engine.Engine, string) {
 			deny("secrets_sh", "bash", "**/secrets/**"), deny("hooks_sh", "bash", "**/.git/hooks/**")},
 		"external_directory": map[string]any{"*": "allow"}}
 	e, problems := engine.Compile(perms, packageBuiltin(t), engine.Options{Workspace: ws, HomeDir: "/home/u",
-		ResolvePath: store.ResolvePath, KindOf: store.KindOf, Glob: store.Glob})
+		ResolvePath: fsview.ResolvePath, KindOf: fsview.KindOf, Glob: fsview.Glob})
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/engine"
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/fsview"
 )
 
 // TestPathRulesSeeEveryForm: user path rules (writes under .git/hooks,
@@ -42,7 +42,7 @@ func TestPathRulesSeeEveryForm(t *testing.T) {
 			rule("hooks_sh", "bash", "**/.git/hooks/**"), rule("sec_sh", "bash", "**/secrets/**")},
 		"external_directory": map[string]any{"*": "allow"}}
 	e, problems := engine.Compile(perms, packageBuiltin(t), engine.Options{Workspace: ws, HomeDir: "/home/u",
-		ResolvePath: store.ResolvePath, KindOf: store.KindOf, Glob: store.Glob})
+		ResolvePath: fsview.ResolvePath, KindOf: fsview.KindOf, Glob: fsview.Glob})
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
@@ -107,7 +107,7 @@ func TestUnexpandedGlobsMeetRules(t *testing.T) {
 		"external_directory": map[string]any{"*": "allow"}}
 	// A workspace that does not exist here: Glob finds nothing under it.
 	e, problems := engine.Compile(perms, nil, engine.Options{Workspace: "/nonexistent/remote/ws", HomeDir: "/home/u",
-		ResolvePath: store.ResolvePath, KindOf: store.KindOf, Glob: store.Glob})
+		ResolvePath: fsview.ResolvePath, KindOf: fsview.KindOf, Glob: fsview.Glob})
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}

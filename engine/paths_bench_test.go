@@ -7,13 +7,13 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/engine"
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/fsview"
 )
 
 // BenchmarkPaths measures the external-directory check of path and shell
 // calls on a real workspace: the common case of paths inside the
 // workspace, nested arguments, a workdir and bare words. fs uses the
-// server's resolver (store.ResolvePath and KindOf: system calls), mem a
+// server's resolver (fsview.ResolvePath and KindOf: system calls), mem a
 // resolver that
 // answers at once (the engine's own cost); lookups/op counts the resolver
 // calls, which is what a busy machine's timings hide. Run:
@@ -44,7 +44,7 @@ func BenchmarkPaths(b *testing.B) {
 		name    string
 		resolve func(string) string
 		kindOf  func(string) engine.FileKind
-	}{{"fs", store.ResolvePath, store.KindOf}, {"mem", func(p string) string { return p }, nil}} {
+	}{{"fs", fsview.ResolvePath, fsview.KindOf}, {"mem", func(p string) string { return p }, nil}} {
 		opts := engine.Options{Workspace: ws, HomeDir: "/home/u", ResolvePath: counted(r.resolve)}
 		if r.kindOf != nil {
 			opts.KindOf = func(p string) engine.FileKind { lookups.Add(1); return r.kindOf(p) }

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/engine"
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/fsview"
 )
 
 // pathsFixture is a real tree for the path tests (symlinks, dot-dot, links
@@ -53,7 +53,7 @@ func newPathsFixture(t *testing.T) pathsFixture {
 			t.Fatal(err)
 		}
 	}
-	f.opts = engine.Options{Workspace: f.ws, HomeDir: f.home, ResolvePath: store.ResolvePath, KindOf: store.KindOf}
+	f.opts = engine.Options{Workspace: f.ws, HomeDir: f.home, ResolvePath: fsview.ResolvePath, KindOf: fsview.KindOf}
 	return f
 }
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/engine/builtin"
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/fsview"
 )
 
 // The three red-team policies, shared by the red-team, metamorphic,
@@ -123,9 +123,9 @@ func newIssueFixture(t testing.TB) *issueFixture {
 	f.opts = engine.Options{
 		Workspace:        f.ws,
 		HomeDir:          f.home,
-		ResolvePath:      store.ResolvePath,
-		BatchResolvePath: func() func(string) string { return store.NewPathResolver().Resolve },
-		KindOf:           store.KindOf,
+		ResolvePath:      fsview.ResolvePath,
+		BatchResolvePath: func() func(string) string { return fsview.NewPathResolver().Resolve },
+		KindOf:           fsview.KindOf,
 	}
 	pkg := packageBuiltinRules(t)
 	f.perms = map[string]map[string]any{

@@ -21,6 +21,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/engine/builtin"
+	"github.com/toolgate/toolgate/fsview"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store/yamlsplit"
 )
@@ -38,7 +39,7 @@ type Options struct {
 	HomeDir string
 	// Logger gets reload and watcher messages; nil means slog.Default().
 	Logger *slog.Logger
-	// ResolvePath resolves symlinks; nil means store.ResolvePath, and then
+	// ResolvePath resolves symlinks; nil means fsview.ResolvePath, and then
 	// a batch of calls resolves through one PathResolver.
 	ResolvePath func(string) string
 	// CheckedChannels are the channels the engine checks; nil = its default.
@@ -66,9 +67,9 @@ type core struct {
 	// batchResolve makes the resolver of one batch of calls; nil when
 	// Options.ResolvePath was given (the engine then uses that alone).
 	batchResolve func() func(string) string
-	// kindOf is KindOf with the real resolver, else nil (resolve.go).
+	// kindOf is fsview.KindOf with the real resolver, else nil.
 	kindOf func(string) engine.FileKind
-	// glob is Glob with the real resolver, else nil (resolve.go).
+	// glob is fsview.Glob with the real resolver, else nil.
 	glob func(string) []string
 
 	cur atomic.Pointer[state]
@@ -142,7 +143,7 @@ func OpenBackend(ctx context.Context, b Backend, opts Options) (*Store, error) {
 	var kindOf func(string) engine.FileKind // only with the real resolver, to agree with it
 	var glob func(string) []string
 	if opts.ResolvePath == nil {
-		opts.ResolvePath, batchResolve, kindOf, glob = ResolvePath, newBatchResolver, KindOf, Glob
+		opts.ResolvePath, batchResolve, kindOf, glob = fsview.ResolvePath, fsview.NewBatchResolver, fsview.KindOf, fsview.Glob
 	}
 	if opts.HomeDir == "" {
 		if h, err := os.UserHomeDir(); err == nil {

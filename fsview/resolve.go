@@ -1,4 +1,4 @@
-package store
+package fsview
 
 import (
 	"errors"
@@ -64,9 +64,9 @@ func NewPathResolver() *PathResolver {
 	return &PathResolver{seen: make(map[string]pathEntry)}
 }
 
-// newBatchResolver is the engine's Options.BatchResolvePath for a real
+// NewBatchResolver is the engine's Options.BatchResolvePath for a real
 // filesystem: a fresh PathResolver per batch.
-func newBatchResolver() func(string) string { return NewPathResolver().Resolve }
+func NewBatchResolver() func(string) string { return NewPathResolver().Resolve }
 
 // Resolve is ResolvePath with r's memory of the filesystem.
 func (r *PathResolver) Resolve(p string) string {

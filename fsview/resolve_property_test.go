@@ -1,4 +1,4 @@
-package store
+package fsview
 
 import (
 	"math/rand/v2"

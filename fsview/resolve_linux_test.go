@@ -1,4 +1,4 @@
-package store
+package fsview
 
 import (
 	"os"
