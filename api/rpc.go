@@ -211,6 +211,10 @@ func rpcErrorOf(r *http.Request, err error) *RPCError {
 	switch e.Kind {
 	case service.KindInvalid:
 		code = rpcInvalidParams
+	case service.KindForbidden:
+		// A refusal of the use case (a choice beyond the caller's
+		// channels or sessions), as the role check's refusal above.
+		code = rpcForbidden
 	case service.KindNotFound:
 		code = rpcNotFound
 	case service.KindConflict:

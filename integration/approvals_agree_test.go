@@ -8,9 +8,9 @@ import (
 )
 
 // TestApprovalRefusalsAgreeRESTAndWS: every answer REST refuses, the
-// websocket refuses with the same code and message, and neither changes the
-// ask. Both doors call one use case; a check that only one of them makes
-// (or makes differently) fails here.
+// websocket and JSON-RPC refuse with the same code and message, and none
+// changes the ask. The doors call one use case; a check that only one of
+// them makes (or makes differently) fails here.
 func TestApprovalRefusalsAgreeRESTAndWS(t *testing.T) {
 	s := StartServer(t, ServerOptions{})
 	st, _, body := s.Call(s.Token, "POST", "/api/v1/tokens", map[string]any{"name": "s1-approver", "role": "approver", "sessions": []string{"s1"}}, nil)
@@ -69,6 +69,23 @@ func TestApprovalRefusalsAgreeRESTAndWS(t *testing.T) {
 		msg := map[string]any{"type": "approval.decide", "id": tt.id}
 		for k, v := range tt.body {
 			msg[k] = v
+		}
+		params := map[string]any{"id": tt.id}
+		for k, v := range tt.body {
+			params[k] = v
+		}
+		_, _, rpcRaw := s.Call(tt.token, "POST", "/rpc", map[string]any{"jsonrpc": "2.0", "id": 1, "method": "approvals.decide", "params": params}, nil)
+		rpc := DecodeJSON[struct {
+			Error struct {
+				Message string `json:"message"`
+				Data    struct {
+					Status int    `json:"status"`
+					Code   string `json:"code"`
+				} `json:"data"`
+			} `json:"error"`
+		}](t, rpcRaw).Error
+		if rpc.Data.Status != st || rpc.Data.Code != rest.Code || rpc.Message != rest.Message {
+			t.Errorf("%s: the doors disagree: JSON-RPC %s, REST %s", tt.note, strings.TrimSpace(string(rpcRaw)), strings.TrimSpace(string(raw)))
 		}
 		c := ws[tt.token]
 		if err := c.conn.WriteJSON(msg); err != nil {
