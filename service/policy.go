@@ -282,7 +282,11 @@ func (p *Policy) AlwaysAllowBy(req *engine.Request, by string) (map[string]any, 
 // checks that must decide as it does (a rule's examples in the form).
 func (p *Policy) EngineOptions() engine.Options { return p.docs.EngineOptions() }
 
-// Validate dry-runs a section; nothing is written.
+// Validate dry-runs a section against the built-in rules in force, with
+// the options the policy in force is compiled with, and returns every
+// problem; nothing is written.
 func (p *Policy) Validate(section map[string]any) []policy.Problem {
-	return p.docs.Validate(section)
+	builtin, _ := p.docs.BuiltinRules()
+	_, problems := engine.Compile(store.Normalize(section), builtin, p.docs.EngineOptions())
+	return problems
 }

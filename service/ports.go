@@ -30,7 +30,6 @@ type PolicyReader interface {
 // new ETag of the section; *store.Store is one.
 type PolicyDocs interface {
 	PolicyReader
-	Validate(section map[string]any) []policy.Problem
 	ReplaceSection(section map[string]any, ifMatch string) (string, error)
 	SetSettings(patch map[string]any) (string, error)
 	SetToolLevel(tool, level string) (string, error)

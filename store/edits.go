@@ -7,16 +7,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/policy"
 )
-
-// Validate dry-runs a permissions section against the built-in rules in
-// force and returns every problem; nothing is written.
-func (s *Store) Validate(section map[string]any) []policy.Problem {
-	_, problems := engine.Compile(normalizeMap(section), s.cur.Load().builtin, s.EngineOptions())
-	return problems
-}
 
 // ReplaceSection replaces the whole permissions section. With a non-empty
 // ifMatch (an ETag from Section, quoted or not, or "*"), it fails with
@@ -421,6 +413,11 @@ func (s *Store) SetOwnerScopes(scopes map[string]any) (string, error) {
 		return setField(d.permissionsMap(), "owner_scopes", scopes)
 	})
 }
+
+// Normalize is a decoded JSON or YAML mapping as the store reads its
+// document: map[any]any made map[string]any throughout (nil stays nil), so
+// that a section given by a request compiles as the stored one does.
+func Normalize(m map[string]any) map[string]any { return normalizeMap(m) }
 
 // normalizeMap normalizes a decoded JSON or YAML mapping (nil stays nil).
 func normalizeMap(m map[string]any) map[string]any {
