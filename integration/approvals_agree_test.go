@@ -7,11 +7,11 @@ import (
 	"time"
 )
 
-// TestApprovalRefusalsAgreeRESTAndWS: every answer REST refuses, the
+// TestApprovalRefusalsAgreeAtEveryDoor: every answer REST refuses, the
 // websocket and JSON-RPC refuse with the same code and message, and none
 // changes the ask. The doors call one use case; a check that only one of
 // them makes (or makes differently) fails here.
-func TestApprovalRefusalsAgreeRESTAndWS(t *testing.T) {
+func TestApprovalRefusalsAgreeAtEveryDoor(t *testing.T) {
 	s := StartServer(t, ServerOptions{})
 	st, _, body := s.Call(s.Token, "POST", "/api/v1/tokens", map[string]any{"name": "s1-approver", "role": "approver", "sessions": []string{"s1"}}, nil)
 	if st != 201 {
