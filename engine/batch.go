@@ -18,7 +18,11 @@ func (e *Engine) EvaluateBatch(reqs []Request, out []Decision) {
 			c.opts.ResolvePath = e.opts.BatchResolvePath()
 		}
 		if e.opts.KindOf != nil && len(reqs) > 1 {
-			c.opts.KindOf = batchKinds(e.opts.KindOf)
+			kind := e.opts.KindOf
+			if e.opts.CallKindOf != nil {
+				kind = e.opts.CallKindOf()
+			}
+			c.opts.KindOf, c.opts.CallKindOf = batchKinds(kind), nil
 		}
 		b = &c
 	}

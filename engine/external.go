@@ -211,6 +211,9 @@ type extCollector struct {
 	words    int
 	level    Level
 	levelKey string
+	// kindOf is the call's KindOf (Options.CallKindOf), made at the first
+	// bare word.
+	kindOf func(string) FileKind
 	// memo, when set, shares resolutions with the call's resolved
 	// normalized commands (paths_norms.go).
 	memo *resolveMemo
@@ -350,7 +353,7 @@ func (c *extCollector) addBare(w string) {
 		if base == "/" {
 			lex = "/" + w
 		}
-		if kind := c.e.opts.KindOf(lex); kind != Symlink {
+		if kind := c.kind(lex); kind != Symlink {
 			if c.shell && kind == Folder {
 				// A folder named bare (grep -r . secrets): its
 				// files are reached, which path rules see.
@@ -367,6 +370,18 @@ func (c *extCollector) addBare(w string) {
 			c.moved = append(c.moved, path.Clean(r)) // resolvedPathRules
 		}
 	}
+}
+
+// kind is the call's KindOf: Options.CallKindOf's for this call when it
+// is set, else Options.KindOf.
+func (c *extCollector) kind(p string) FileKind {
+	if c.kindOf == nil {
+		c.kindOf = c.e.opts.KindOf
+		if c.e.opts.CallKindOf != nil {
+			c.kindOf = c.e.opts.CallKindOf()
+		}
+	}
+	return c.kindOf(p)
 }
 
 // isBareCandidate reports whether a command word may name a file in the

@@ -53,7 +53,7 @@ func newPathsFixture(t *testing.T) pathsFixture {
 			t.Fatal(err)
 		}
 	}
-	f.opts = engine.Options{Workspace: f.ws, HomeDir: f.home, ResolvePath: fsview.ResolvePath, KindOf: fsview.KindOf}
+	f.opts = engine.Options{Workspace: f.ws, HomeDir: f.home, ResolvePath: fsview.ResolvePath, KindOf: fsview.KindOf, CallKindOf: fsview.CallKindOf}
 	return f
 }
 
@@ -127,7 +127,7 @@ func TestPathsResolvedAsKernel(t *testing.T) {
 	runPathsCases(t, f, e, kernelCases)
 	// Without KindOf the engine looks no bare word up (no filesystem).
 	noLstat := f.opts
-	noLstat.KindOf = nil
+	noLstat.KindOf, noLstat.CallKindOf = nil, nil
 	e, _ = engine.Compile(perms, nil, noLstat)
 	runPathsCases(t, f, e, []pathsCase{{"no KindOf: a bare word is not looked up", "bash", shellArgs("cat evil"), engine.Allow, "-"}})
 }

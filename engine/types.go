@@ -113,6 +113,12 @@ type Options struct {
 	// Nil (or a nil ResolvePath) looks no bare word up. It must agree with
 	// ResolvePath; store gives both for a real filesystem.
 	KindOf func(string) FileKind
+	// CallKindOf, when set with KindOf, makes the KindOf one call (or one
+	// batch) uses: one that may look at each directory once for that call
+	// and answer from a cache keyed by the directory's change stamp
+	// (fsview.KindCache). It must answer as KindOf would at some moment
+	// during the call. Nil uses KindOf.
+	CallKindOf func() func(string) FileKind
 	// Glob expands an absolute filename glob (* ? [...]) against the files
 	// that exist, as the shell would: the engine asks it about the glob
 	// words of a shell command (cat .en?), so that path rules see the files

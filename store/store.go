@@ -69,6 +69,8 @@ type core struct {
 	batchResolve func() func(string) string
 	// kindOf is fsview.KindOf with the real resolver, else nil.
 	kindOf func(string) engine.FileKind
+	// callKindOf is fsview.CallKindOf with the real resolver, else nil.
+	callKindOf func() func(string) engine.FileKind
 	// glob is fsview.Glob with the real resolver, else nil.
 	glob func(string) []string
 
@@ -142,8 +144,10 @@ func OpenBackend(ctx context.Context, b Backend, opts Options) (*Store, error) {
 	var batchResolve func() func(string) string
 	var kindOf func(string) engine.FileKind // only with the real resolver, to agree with it
 	var glob func(string) []string
+	var callKindOf func() func(string) engine.FileKind
 	if opts.ResolvePath == nil {
 		opts.ResolvePath, batchResolve, kindOf, glob = fsview.ResolvePath, fsview.NewBatchResolver, fsview.KindOf, fsview.Glob
+		callKindOf = fsview.CallKindOf
 	}
 	if opts.HomeDir == "" {
 		if h, err := os.UserHomeDir(); err == nil {
@@ -151,7 +155,7 @@ func OpenBackend(ctx context.Context, b Backend, opts Options) (*Store, error) {
 		}
 	}
 	s := &Store{core: &core{backend: b, opts: opts, log: opts.Logger, kick: make(chan struct{}, 1),
-		batchResolve: batchResolve, kindOf: kindOf, glob: glob}}
+		batchResolve: batchResolve, kindOf: kindOf, callKindOf: callKindOf, glob: glob}}
 	doc, err := b.Read(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("store: read the policy from %s: %w", b.Name(), err)
@@ -520,6 +524,7 @@ func (s *Store) EngineOptions() engine.Options {
 		ResolvePath:      s.opts.ResolvePath,
 		BatchResolvePath: s.batchResolve,
 		KindOf:           s.kindOf,
+		CallKindOf:       s.callKindOf,
 		Glob:             s.glob,
 		CheckedChannels:  s.opts.CheckedChannels,
 	}
