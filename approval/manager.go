@@ -367,9 +367,10 @@ func (m *Manager) DecideFor(ctx context.Context, id string, choice Choice, ttl t
 func (m *Manager) checkScope(a Approval, choice Choice, ttl time.Duration) error {
 	switch {
 	case choice == ChoiceAllowFor && (ttl < grant.MinTTL || ttl > grant.MaxTTL):
-		return fmt.Errorf("%w: allow_for needs ttl_seconds from %d to %d", ErrInvalidTTL, int(grant.MinTTL.Seconds()), int(grant.MaxTTL.Seconds()))
+		return &FieldError{Err: ErrInvalidTTL, Field: "ttl_seconds",
+			Message: fmt.Sprintf("allow_for needs ttl_seconds from %d to %d", int(grant.MinTTL.Seconds()), int(grant.MaxTTL.Seconds()))}
 	case choice != ChoiceAllowFor && ttl != 0:
-		return fmt.Errorf("%w: only allow_for takes ttl_seconds", ErrInvalidTTL)
+		return &FieldError{Err: ErrInvalidTTL, Field: "ttl_seconds", Message: "only allow_for takes ttl_seconds"}
 	case choice == ChoiceAllowSession && a.Request.SessionID == "":
 		return ErrNoSession
 	case choice.Scoped() && m.opts.Granter == nil:

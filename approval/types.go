@@ -102,6 +102,20 @@ var (
 	ErrClosed = errors.New("approval: manager shut down")
 )
 
+// FieldError is a refusal that names the field at fault and says, in
+// words fit for a person, what is wrong; Err is its sentinel (errors.Is).
+type FieldError struct {
+	Err     error
+	Field   string
+	Message string
+}
+
+// Error is the sentinel's text and the message.
+func (e *FieldError) Error() string { return e.Err.Error() + ": " + e.Message }
+
+// Unwrap returns the sentinel.
+func (e *FieldError) Unwrap() error { return e.Err }
+
 // MaxCommentLen is the longest comment Decide accepts, in bytes.
 const MaxCommentLen = 2000
 

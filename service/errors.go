@@ -147,6 +147,7 @@ func Classify(err error) *Error {
 	var (
 		ve     *store.ValidationError
 		fe     *policy.FieldError
+		afe    *approval.FieldError
 		maxErr *http.MaxBytesError
 	)
 	notFound := func(msg string) *Error {
@@ -206,8 +207,10 @@ func Classify(err error) *Error {
 		return conflict("this approval was already answered; the first answer stands")
 	case errors.Is(err, approval.ErrInvalidChoice):
 		return withCause(BadRequest("choice", "choice must be allow_once, allow_session, allow_for, allow_always or deny"), err)
+	case errors.As(err, &afe):
+		return withCause(BadRequest(afe.Field, "%s", afe.Message), err)
 	case errors.Is(err, approval.ErrInvalidTTL):
-		return withCause(BadRequest("ttl_seconds", "%s", strings.TrimPrefix(err.Error(), approval.ErrInvalidTTL.Error()+": ")), err)
+		return withCause(BadRequest("ttl_seconds", "ttl_seconds does not fit this answer"), err)
 	case errors.Is(err, approval.ErrNoSession):
 		return withCause(BadRequest("choice", "allow_session needs an ask made in a session (session_id); this one names none: answer allow_once, allow_for or deny"), err)
 	case errors.Is(err, approval.ErrNoGranter):

@@ -143,6 +143,8 @@ func TestClassify(t *testing.T) {
 		{note: "validation names the place", err: &store.ValidationError{Problems: []policy.Problem{{Path: "permissions.rules[0].pattern", Message: "bad"}}},
 			kind: service.KindInvalid, code: "invalid", field: "permissions.rules[0].pattern"},
 		{note: "a request field", err: &policy.FieldError{Field: "rules[2].action", Message: "bad", Err: policy.ErrInvalid}, kind: service.KindInvalid, code: "bad_request", field: "rules[2].action"},
+		{note: "an answer's field, wrapped", err: fmt.Errorf("decide: %w", &approval.FieldError{Err: approval.ErrInvalidTTL, Field: "ttl_seconds", Message: "only allow_for takes ttl_seconds"}),
+			kind: service.KindInvalid, code: "bad_request", field: "ttl_seconds"},
 		{note: "role", err: service.Require(auth.Principal{Role: auth.RoleApprover}, service.RightWrite), kind: service.KindForbidden, code: "forbidden"},
 		{note: "full disk", err: fmt.Errorf("write: %w", syscall.ENOSPC), kind: service.KindStorageFull, code: "storage_full"},
 		{note: "read-only dir", err: fmt.Errorf("write: %w", syscall.EROFS), kind: service.KindUnavailable, code: "storage_read_only"},
