@@ -2,6 +2,8 @@ package docs
 
 import (
 	"go/build"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -113,34 +115,42 @@ func TestArchitectureImportsPointDown(t *testing.T) {
 	}
 }
 
-// storeEngineImporters are the packages under store/ that still import the
+// storeEngineImporters are the files under store/ that still import the
 // engine; the list may only shrink. Storage keeps documents and records
-// and takes what the engine makes of them as plain values: store itself
-// still compiles the policy in force and checks an edit against it.
-var storeEngineImporters = map[string]bool{"store": true}
+// and takes what the engine makes of them as plain values: these files
+// still compile the policy in force and check an edit against it
+// (store.go, write.go), and name the engine's file kinds (resolve*.go).
+var storeEngineImporters = map[string]bool{
+	"store/store.go": true, "store/write.go": true,
+	"store/resolve.go": true, "store/resolve_linux.go": true, "store/resolve_other.go": true,
+}
 
-// TestStorageDoesNotImportTheEngine: no package under store/ imports the
-// engine, but those storeEngineImporters names.
+// TestStorageDoesNotImportTheEngine: no file under store/ but its tests
+// imports the engine, but those storeEngineImporters names.
 func TestStorageDoesNotImportTheEngine(t *testing.T) {
+	fset := token.NewFileSet()
 	checked := 0
 	err := filepath.WalkDir(filepath.Join("..", "store"), func(path string, d os.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
+		if err != nil {
 			return err
 		}
-		if d.Name() == "testdata" {
+		if d.IsDir() && d.Name() == "testdata" {
 			return filepath.SkipDir
 		}
-		pkg, err := build.ImportDir(path, 0)
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
 		if err != nil {
-			return nil // no Go files here
+			return err
 		}
 		checked++
 		rel, _ := filepath.Rel("..", path)
 		rel = filepath.ToSlash(rel)
-		for _, imp := range pkg.Imports {
-			dep, _ := strings.CutPrefix(imp, modulePath)
+		for _, imp := range f.Imports {
+			dep, _ := strings.CutPrefix(strings.Trim(imp.Path.Value, `"`), modulePath)
 			if (dep == "engine" || strings.HasPrefix(dep, "engine/")) && !storeEngineImporters[rel] {
-				t.Errorf("%s imports %s: storage takes the engine's results as plain values", rel, imp)
+				t.Errorf("%s imports %s: storage takes the engine's results as plain values", rel, dep)
 			}
 		}
 		return nil
@@ -148,7 +158,7 @@ func TestStorageDoesNotImportTheEngine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if checked < 8 {
-		t.Errorf("checked %d packages under store/, want them all", checked)
+	if checked < 30 {
+		t.Errorf("checked %d files under store/, want them all", checked)
 	}
 }
