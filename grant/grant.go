@@ -43,6 +43,25 @@ var (
 	ErrInvalid = errors.New("grant: invalid")
 )
 
+// InvalidError is ErrInvalid with what the grant lacks, in words fit for a
+// person.
+type InvalidError struct {
+	Message string
+	// Cause is the error behind it, if any (errors.Is sees it too).
+	Cause error
+}
+
+// Error is ErrInvalid's text and the message.
+func (e *InvalidError) Error() string { return ErrInvalid.Error() + ": " + e.Message }
+
+// Unwrap returns ErrInvalid and the cause.
+func (e *InvalidError) Unwrap() []error {
+	if e.Cause == nil {
+		return []error{ErrInvalid}
+	}
+	return []error{ErrInvalid, e.Cause}
+}
+
 // Grant is one remembered answer: the tool it covers, the pattern that an
 // "always allow" would remember (or, for a call with none, the arguments'
 // digest), the session where scoped, who granted it and until when.
@@ -80,17 +99,17 @@ func (g Grant) LiveAt(now time.Time) bool { return now.Before(g.ExpiresAt) }
 func (g Grant) Check() error {
 	switch {
 	case g.ID == "" || g.ToolName == "":
-		return errors.Join(ErrInvalid, errors.New("a grant needs an id and a tool"))
+		return &InvalidError{Message: "a grant needs an id and a tool"}
 	case !g.Scope.Valid():
-		return errors.Join(ErrInvalid, errors.New("scope must be session or timed"))
+		return &InvalidError{Message: "scope must be session or timed"}
 	case g.Pattern == "" && g.ArgsDigest == "":
-		return errors.Join(ErrInvalid, errors.New("a grant needs a pattern or an arguments digest"))
+		return &InvalidError{Message: "a grant needs a pattern or an arguments digest"}
 	case g.Pattern != "" && g.MatchType == "":
-		return errors.Join(ErrInvalid, errors.New("a pattern grant needs its match type"))
+		return &InvalidError{Message: "a pattern grant needs its match type"}
 	case g.Scope == ScopeSession && g.SessionID == "":
-		return errors.Join(ErrInvalid, errors.New("a session grant needs a session"))
+		return &InvalidError{Message: "a session grant needs a session"}
 	case g.ExpiresAt.IsZero() || !g.ExpiresAt.After(g.CreatedAt):
-		return errors.Join(ErrInvalid, errors.New("a grant needs an expiry after its creation"))
+		return &InvalidError{Message: "a grant needs an expiry after its creation"}
 	}
 	return nil
 }

@@ -148,6 +148,7 @@ func Classify(err error) *Error {
 		ve     *store.ValidationError
 		fe     *policy.FieldError
 		afe    *approval.FieldError
+		gie    *grant.InvalidError
 		maxErr *http.MaxBytesError
 	)
 	notFound := func(msg string) *Error {
@@ -218,8 +219,10 @@ func Classify(err error) *Error {
 	// Grants.
 	case errors.Is(err, grant.ErrNotFound):
 		return notFound("no live grant has this id")
+	case errors.As(err, &gie):
+		return withCause(BadRequest("", "%s", gie.Message), err)
 	case errors.Is(err, grant.ErrInvalid):
-		return withCause(BadRequest("", "%s", strings.TrimPrefix(err.Error(), "grant: invalid\n")), err)
+		return withCause(BadRequest("", "the grant lacks what binds it"), err)
 	case errors.Is(err, approval.ErrInvalidRequest):
 		return withCause(BadRequest("", "%s", strings.TrimPrefix(err.Error(), "approval: ")), err)
 	case errors.Is(err, approval.ErrNoPersister):

@@ -145,6 +145,8 @@ func TestClassify(t *testing.T) {
 		{note: "a request field", err: &policy.FieldError{Field: "rules[2].action", Message: "bad", Err: policy.ErrInvalid}, kind: service.KindInvalid, code: "bad_request", field: "rules[2].action"},
 		{note: "an answer's field, wrapped", err: fmt.Errorf("decide: %w", &approval.FieldError{Err: approval.ErrInvalidTTL, Field: "ttl_seconds", Message: "only allow_for takes ttl_seconds"}),
 			kind: service.KindInvalid, code: "bad_request", field: "ttl_seconds"},
+		{note: "a grant that lacks a session", err: fmt.Errorf("add: %w", (grant.Grant{ID: "g", ToolName: "bash", Scope: grant.ScopeSession, Pattern: "make", MatchType: "prefix"}).Check()),
+			kind: service.KindInvalid, code: "bad_request"},
 		{note: "role", err: service.Require(auth.Principal{Role: auth.RoleApprover}, service.RightWrite), kind: service.KindForbidden, code: "forbidden"},
 		{note: "full disk", err: fmt.Errorf("write: %w", syscall.ENOSPC), kind: service.KindStorageFull, code: "storage_full"},
 		{note: "read-only dir", err: fmt.Errorf("write: %w", syscall.EROFS), kind: service.KindUnavailable, code: "storage_read_only"},
@@ -156,6 +158,9 @@ func TestClassify(t *testing.T) {
 		if e.Kind != c.kind || e.Code != c.code || e.Field() != c.field {
 			t.Errorf("%s: got kind %d %s field %q, want kind %d %s field %q", c.note, e.Kind, e.Code, e.Field(), c.kind, c.code, c.field)
 		}
+	}
+	if e := service.Classify((grant.Grant{ID: "g", ToolName: "bash"}).Check()); e.Message != "scope must be session or timed" {
+		t.Errorf("grant message: got %q", e.Message)
 	}
 	if e := service.Classify(service.Require(auth.Principal{Role: auth.RoleAgent}, service.RightWrite)); e.Message != "role agent may not write" {
 		t.Errorf("forbidden message: got %q", e.Message)

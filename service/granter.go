@@ -45,7 +45,7 @@ func (g *Granter) Grant(ctx context.Context, a approval.Approval, choice approva
 	if out.Pattern == "" {
 		d, err := engine.ArgsDigest(req.ToolArgs)
 		if err != nil {
-			return grant.Grant{}, fmt.Errorf("%w: the arguments cannot be written as JSON: %w", grant.ErrInvalid, err)
+			return grant.Grant{}, &grant.InvalidError{Message: "the arguments cannot be written as JSON: " + err.Error(), Cause: err}
 		}
 		out.MatchType, out.ArgsDigest = "", d
 	}
