@@ -40,3 +40,43 @@ func (c *redactingCall) Prepare(e *Entry) {
 		e.Summary = redact.Summarize(c.tool, c.args)
 	}
 }
+
+// BenchmarkDecisionLogInsertIndexes is BenchmarkDecisionLogInsert for rows
+// without a session (REST evaluate's) under the schema as it is, with the
+// session index partial (only rows with a session), and with each index
+// dropped in turn, or all of them, to show what each costs a row; ns/op is
+// per entry.
+func BenchmarkDecisionLogInsertIndexes(b *testing.B) {
+	for _, c := range []struct{ name, sql string }{
+		{"schema", ""},
+		{"partial_session_index", "DROP INDEX decisions_session; CREATE INDEX decisions_session ON decisions(session, id) WHERE session <> ''"},
+		{"no_ts", "DROP INDEX decisions_ts"},
+		{"no_tool", "DROP INDEX decisions_tool"},
+		{"no_session", "DROP INDEX decisions_session"},
+		{"no_agent", "DROP INDEX decisions_agent"},
+		{"none", "DROP INDEX decisions_ts; DROP INDEX decisions_tool; DROP INDEX decisions_session; DROP INDEX decisions_agent"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			db, _ := openDecisionTestDB(b)
+			if c.sql != "" {
+				if _, err := db.SQL().Exec(c.sql); err != nil {
+					b.Fatal(err)
+				}
+			}
+			l := newLog(db, Options{})
+			defer l.Close()
+			call := &redactingCall{tool: "bash", args: map[string]any{"command": "npm run build --silent"}}
+			batch := make([]Entry, 512)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for done := 0; done < b.N; done += len(batch) {
+				for i := range batch {
+					batch[i] = Entry{Source: "evaluate", Call: call, Level: "allow", MatchedRule: "tools.bash"}
+				}
+				if err := l.insert(context.Background(), batch); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
