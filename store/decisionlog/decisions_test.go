@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -266,5 +267,50 @@ func TestDecisionLogLingerEndsWhenBatchFills(t *testing.T) {
 	}
 	if got := countRows(t, db); got < batch {
 		t.Errorf("rows: got %d, want at least %d", got, batch)
+	}
+}
+
+// TestSessionQueryUsesPartialIndex: the session index holds only rows with
+// a session, and a query by session still finds them through it (the
+// query plan names the index) and finds only them.
+func TestSessionQueryUsesPartialIndex(t *testing.T) {
+	db, _ := openDecisionTestDB(t)
+	l := newLog(db, Options{})
+	defer l.Close()
+	call := &redactingCall{tool: "bash", args: map[string]any{"command": "ls"}}
+	batch := []Entry{{Source: "evaluate", Call: call, Level: "allow"}, {Source: "hook", Call: call, Level: "allow", Session: "s1"},
+		{Source: "hook", Call: call, Level: "ask", Session: "s2"}}
+	if err := l.insert(context.Background(), batch); err != nil {
+		t.Fatal(err)
+	}
+	q := Query{Session: "s1"}
+	where, args := q.where()
+	rows, err := db.SQL().Query(`EXPLAIN QUERY PLAN SELECT id FROM decisions`+where+` ORDER BY id DESC`, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	rows.Close()
+	if !strings.Contains(strings.Join(plan, "; "), "decisions_session") {
+		t.Errorf("query plan %q does not use decisions_session", plan)
+	}
+	page, err := l.Query(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Entries) != 1 || page.Entries[0].Session != "s1" {
+		t.Errorf("by session s1: got %+v, want the one row", page.Entries)
+	}
+	var indexed int
+	if err := db.SQL().QueryRow(`SELECT count(*) FROM decisions INDEXED BY decisions_session WHERE session <> ''`).Scan(&indexed); err != nil || indexed != 2 {
+		t.Errorf("rows in the session index: got %d (%v), want the 2 with a session", indexed, err)
 	}
 }
