@@ -111,7 +111,7 @@ type Options struct {
 	// links with ResolvePath. One lookup a word, since on the hot path each
 	// system call costs more than the rest of a benign call's decision.
 	// Nil (or a nil ResolvePath) looks no bare word up. It must agree with
-	// ResolvePath; store gives both for a real filesystem.
+	// ResolvePath; fsview gives both for a real filesystem (store passes them).
 	KindOf func(string) FileKind
 	// CallKindOf, when set with KindOf, makes the KindOf one call (or one
 	// batch) uses: one that may look at each directory once for that call
@@ -122,7 +122,7 @@ type Options struct {
 	// Glob expands an absolute filename glob (* ? [...]) against the files
 	// that exist, as the shell would: the engine asks it about the glob
 	// words of a shell command (cat .en?), so that path rules see the files
-	// they name. Nil expands nothing. store gives one for a real
+	// they name. Nil expands nothing. fsview gives one for a real
 	// filesystem, bounded in the matches it returns.
 	Glob func(pattern string) []string
 	// BatchResolvePath, when set, makes the ResolvePath EvaluateBatch uses
