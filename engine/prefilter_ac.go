@@ -101,7 +101,10 @@ func newACMachine(keys []string) *acMachine {
 // are grouped in classes: every byte that is in no key is class 0 (it
 // leads back to the root from any state), every other folded byte is a
 // class of its own, and classOf applies foldTable too.
-func (m *acMachine) densify() {
+func (m *acMachine) densify() { m.densifyAs(len(m.out) >= reportBit) }
+
+// densifyAs builds the dense table in 32 bits (wide) or 16.
+func (m *acMachine) densifyAs(wide bool) {
 	var class [256]uint8
 	var reps []byte
 	for _, c := range m.edgeByte {
@@ -118,12 +121,27 @@ func (m *acMachine) densify() {
 	if states*classes > maxDense {
 		return
 	}
-	if states < reportBit {
+	// Rows are filled breadth-first, so a state's failure state (which is
+	// shallower) has its row already: a byte with no trie edge moves as it
+	// does from there. Walking the failure chain for every state and byte
+	// instead cost time quadratic in a key's length for a periodic key
+	// (") && (" a thousand times took seconds to compile).
+	order := m.breadthFirst()
+	if !wide {
 		m.dense16 = make([]uint16, states*classes)
-		for st := range states {
-			row := m.dense16[st*classes : (st+1)*classes]
+		for _, st := range order {
+			row := m.dense16[int(st)*classes : (int(st)+1)*classes]
+			failRow := m.dense16[int(m.fail[st])*classes:]
 			for k, c := range reps {
-				next := m.step(int32(st), c)
+				next := m.child(st, c)
+				switch {
+				case next >= 0:
+				case st == 0:
+					next = m.root[c]
+				default:
+					row[k+1] = failRow[k+1] // the same state, its report bit included
+					continue
+				}
 				row[k+1] = uint16(next)
 				if m.out[next] >= 0 || m.dict[next] >= 0 {
 					row[k+1] |= reportBit
@@ -133,10 +151,19 @@ func (m *acMachine) densify() {
 		}
 	} else {
 		m.dense = make([]int32, states*classes)
-		for st := range states {
-			row := m.dense[st*classes : (st+1)*classes]
+		for _, st := range order {
+			row := m.dense[int(st)*classes : (int(st)+1)*classes]
+			failRow := m.dense[int(m.fail[st])*classes:]
 			for k, c := range reps {
-				row[k+1] = m.step(int32(st), c)
+				next := m.child(st, c)
+				switch {
+				case next >= 0:
+				case st == 0:
+					next = m.root[c]
+				default:
+					next = failRow[k+1]
+				}
+				row[k+1] = next
 			}
 		}
 	}
@@ -144,6 +171,17 @@ func (m *acMachine) densify() {
 	for c := range 256 {
 		m.classOf[c] = class[foldTable[c]]
 	}
+}
+
+// breadthFirst lists the states from the root down, each before its
+// children.
+func (m *acMachine) breadthFirst() []int32 {
+	order := make([]int32, 1, len(m.out))
+	for i := 0; i < len(order); i++ {
+		s := order[i]
+		order = append(order, m.edgeNext[m.edgeStart[s]:m.edgeStart[s+1]]...)
+	}
+	return order
 }
 
 // child returns the trie child of s on byte c, or -1.
