@@ -87,15 +87,19 @@ func (c *kindCall) kind(p string) engine.FileKind {
 		c.dir, c.looked = dir, true
 		c.key, c.usable = c.cache.stampOf(dir)
 	}
-	if c.usable {
-		key := c.key
-		key.name = name
-		c.cache.mu.RLock()
-		kind, hit := c.cache.m[key]
-		c.cache.mu.RUnlock()
-		if hit {
-			return kind
-		}
+	if !c.usable {
+		// A directory changed within the margin (or one that cannot be
+		// stat'ed) keeps no answer: the plain lstat is one system call
+		// where looking through the directory is five.
+		return lstatKind(p)
+	}
+	key := c.key
+	key.name = name
+	c.cache.mu.RLock()
+	kind, hit := c.cache.m[key]
+	c.cache.mu.RUnlock()
+	if hit {
+		return kind
 	}
 	return c.cache.lookAndKeep(dir, name, p)
 }
