@@ -126,23 +126,23 @@ func (m localAsks) close() {
 }
 
 func (m localAsks) cancelForShutdown(e *entry) {
-	e.decideMu.Lock()
-	defer e.decideMu.Unlock()
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if e.a.Pending() {
-		m.resolveLocked(e, StatusCancelled, "", PrincipalSystem, "server shutting down")
-	}
+	m.endBySystem(e, StatusCancelled, "server shutting down")
 }
 
 // expire is an ask's timer: unanswered, it becomes expired (deny).
 func (m localAsks) expire(e *entry) {
+	m.endBySystem(e, StatusExpired, "no answer before the timeout")
+}
+
+// endBySystem ends a still pending ask as status, in the system's name,
+// behind any answer already under way.
+func (m localAsks) endBySystem(e *entry, status Status, reason string) {
 	e.decideMu.Lock()
 	defer e.decideMu.Unlock()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if e.a.Pending() {
-		m.resolveLocked(e, StatusExpired, "", PrincipalSystem, "no answer before the timeout")
+		m.resolveLocked(e, status, "", PrincipalSystem, reason)
 	}
 }
 
