@@ -175,7 +175,10 @@ func (s *Store) RecordApproval(ctx context.Context, a approval.Approval) error {
 			AND status = ? AND decided_at = ? AND choice = ?`, t.Grant, a.ID, string(a.Status), a.DecidedAt.UnixNano(), string(a.Choice)); err != nil {
 			return fmt.Errorf("history: record grant of %s: %w", a.ID, err)
 		}
-		return tx.Commit()
+		if err := tx.Commit(); err != nil {
+			return fmt.Errorf("history: record grant of %s: %w", a.ID, err)
+		}
+		return nil
 	}
 	at := a.CreatedAt
 	if a.DecidedAt != nil {
