@@ -127,50 +127,43 @@ func (m *acMachine) densifyAs(wide bool) {
 	// instead cost time quadratic in a key's length for a periodic key
 	// (") && (" a thousand times took seconds to compile).
 	order := m.breadthFirst()
-	if !wide {
-		m.dense16 = make([]uint16, states*classes)
-		for _, st := range order {
-			row := m.dense16[int(st)*classes : (int(st)+1)*classes]
-			failRow := m.dense16[int(m.fail[st])*classes:]
-			for k, c := range reps {
-				next := m.child(st, c)
-				switch {
-				case next >= 0:
-				case st == 0:
-					next = m.root[c]
-				default:
-					row[k+1] = failRow[k+1] // the same state, its report bit included
-					continue
-				}
-				row[k+1] = uint16(next)
-				if m.out[next] >= 0 || m.dict[next] >= 0 {
-					row[k+1] |= reportBit
-				}
-			}
-			// row[0] stays 0: a byte in no key leads to the root.
-		}
+	if wide {
+		m.dense = fillDense(m, order, reps, make([]int32, states*classes), func(next int32) int32 { return next })
 	} else {
-		m.dense = make([]int32, states*classes)
-		for _, st := range order {
-			row := m.dense[int(st)*classes : (int(st)+1)*classes]
-			failRow := m.dense[int(m.fail[st])*classes:]
-			for k, c := range reps {
-				next := m.child(st, c)
-				switch {
-				case next >= 0:
-				case st == 0:
-					next = m.root[c]
-				default:
-					next = failRow[k+1]
-				}
-				row[k+1] = next
+		m.dense16 = fillDense(m, order, reps, make([]uint16, states*classes), func(next int32) uint16 {
+			if m.out[next] >= 0 || m.dict[next] >= 0 {
+				return uint16(next) | reportBit
 			}
-		}
+			return uint16(next)
+		})
 	}
 	m.classes = int32(classes)
 	for c := range 256 {
 		m.classOf[c] = class[foldTable[c]]
 	}
+}
+
+// fillDense fills table (one row of len(reps)+1 entries a state) in order,
+// breadth-first: a state's move on a byte with no trie edge is its
+// failure state's, read from that row. entry writes a next state as the
+// table holds it. Column 0 stays 0: a byte in no key leads to the root.
+func fillDense[T uint16 | int32](m *acMachine, order []int32, reps []byte, table []T, entry func(next int32) T) []T {
+	classes := len(reps) + 1
+	for _, st := range order {
+		row := table[int(st)*classes : (int(st)+1)*classes]
+		failRow := table[int(m.fail[st])*classes:]
+		for k, c := range reps {
+			switch next := m.child(st, c); {
+			case next >= 0:
+				row[k+1] = entry(next)
+			case st == 0:
+				row[k+1] = entry(m.root[c])
+			default:
+				row[k+1] = failRow[k+1] // the same state, as this table holds it
+			}
+		}
+	}
+	return table
 }
 
 // breadthFirst lists the states from the root down, each before its
