@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/fsview"
@@ -289,4 +290,35 @@ func TestResolvedPathValuesMeetDenyRules(t *testing.T) {
 		{"an ask rule through a bare link", "read_file", map[string]any{"path": "evil"}, engine.Ask, "@outside/secret"},
 		{"another external file stays allowed", "read_file", map[string]any{"path": "etclink/hostname"}, engine.Allow, "/etc/hostname"},
 	})
+}
+
+// TestBareWordCacheTightensAtOnce: a name the engine looked up and found
+// absent (the answer the bare-word cache keeps once the directory is
+// older than its margin) is judged again the moment it becomes a link out,
+// through every spelling of the word the analysis expands; waiting does not
+// bring the old answer back (docs/decisions.md#bare-word-lookups-are-cached-by-the-directorys-change-stamp).
+func TestBareWordCacheTightensAtOnce(t *testing.T) {
+	f := newPathsFixture(t)
+	perms := map[string]any{"schema": "tiered_policy", "defaults": map[string]any{"*": "allow"},
+		"external_directory": map[string]any{"*": "ask"}}
+	e, problems := engine.Compile(perms, nil, f.opts)
+	if len(problems) > 0 {
+		t.Fatal(problems)
+	}
+	spellings := []string{"cat fresh", `cat "fresh"`, "cat $'fresh'", "cat fr{esh,}", "nice cat fresh", "cat -- fresh"}
+	absent := make([]pathsCase, 0, len(spellings))
+	linked := make([]pathsCase, 0, len(spellings))
+	for _, s := range spellings {
+		absent = append(absent, pathsCase{"absent: " + s, "bash", shellArgs(s), engine.Allow, "-"})
+		linked = append(linked, pathsCase{"a link out: " + s, "bash", shellArgs(s), engine.Ask, "@outside/secret"})
+	}
+	time.Sleep(150 * time.Millisecond) // the workspace is now old enough for answers to be kept
+	runPathsCases(t, f, e, absent)
+	runPathsCases(t, f, e, absent) // answered from the cache
+	if err := os.Symlink(f.outside+"/secret", f.ws+"/fresh"); err != nil {
+		t.Fatal(err)
+	}
+	runPathsCases(t, f, e, linked)
+	time.Sleep(150 * time.Millisecond)
+	runPathsCases(t, f, e, linked)
 }
