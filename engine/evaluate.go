@@ -90,6 +90,7 @@ func (e *Engine) evaluatePolicy(req *Request, tr *tracer) Decision {
 		d = e.normalizedDecision(tool, &vals, sh, tr)
 	}
 	d = e.unreadInputDecision(tool, &vals, sh, d, tr) // unread.go
+	unreadScriptDecision(&d, sh, tr)                  // unread.go
 	e.mergeExternal(&d, req, vals.category, vals.command, sh, &vals.ctx, tr)
 	d.Reason = p.reason(d.Level, tool, d.MatchedRule)
 	return d

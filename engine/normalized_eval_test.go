@@ -109,17 +109,17 @@ external_directory: allow`, "")
 	req := shellCall("bash", deep)
 	req.Explain = true
 	got := deepRule.Evaluate(req)
-	if got.Level != Ask {
-		t.Fatalf("%d nested shells: got %s %q, want ask", shell.MaxReparseDepth+1, got.Level, got.MatchedRule)
+	if got.Level != Deny || got.MatchedRule != "tiered_policy:rules:rules[ok_sh]" {
+		t.Fatalf("%d nested shells: got %s %q, want deny, keeping the rule the command met", shell.MaxReparseDepth+1, got.Level, got.MatchedRule)
 	}
 	found := false
 	for _, s := range got.Trace {
-		if s.Name == "escalation" && s.Decisive && strings.Contains(s.Detail, "nested deeper") {
+		if s.Name == "unread_script" && s.Decisive && strings.Contains(s.Detail, "nested deeper") {
 			found = true
 		}
 	}
 	if !found {
-		t.Errorf("trace %+v: want a decisive escalation step about the nesting", got.Trace)
+		t.Errorf("trace %+v: want a decisive unread_script step about the nesting", got.Trace)
 	}
 	toolLevel, _ := compileYAML(t, `schema: tiered_policy
 tools: {bash: allow}

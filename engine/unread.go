@@ -2,6 +2,7 @@ package engine
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/toolgate/toolgate/engine/shell"
@@ -77,4 +78,21 @@ func (e *Engine) unreadInputDecision(tool string, vals *callValues, sh *shell.An
 		Detail: "input that xargs or parallel reads at run time may make the command one that " + d.MatchedRule + " denies", Decisive: true})
 	d.Level, d.Cause = Ask, CauseEscalation
 	return d
+}
+
+// unreadScriptDecision denies a command whose script text the analysis
+// stopped short of reading (docs/decisions.md#unread-script-text-is-denied): nested
+// deeper than shell.MaxReparseDepth, wrappers stacked deeper than it
+// follows, or more text than its work budget. That text may hold any
+// command, a denied one included, so reading fewer levels must not decide
+// looser than reading them all would: `eval` five times around `sudo
+// reboot` is denied as `sudo reboot` is. The matched rule stays the one the
+// command as written met.
+func unreadScriptDecision(d *Decision, sh *shell.Analysis, tr *tracer) {
+	if sh == nil || !sh.TooDeep || d.Level == Deny {
+		return
+	}
+	d.Level, d.Cause = Deny, CauseEscalation
+	tr.add(Step{Name: "unread_script", Result: "deny", Detail: "script text is nested deeper than toolgate reads it (" + strconv.Itoa(shell.MaxReparseDepth) +
+		" shells) or is more than it reads; the text not read may be a command that is denied", Decisive: true})
 }

@@ -235,6 +235,47 @@ func TestShellReparseDepth(t *testing.T) {
 	}
 }
 
+// TestCommandTextDepth checks the bound for text an unknown program is
+// given (read as the command string such programs often run): nested at
+// the bound or deeper inside it, the analysis is TooDeep, so that a denied
+// command there is not lost.
+func TestCommandTextDepth(t *testing.T) {
+	nest := func(n int) string {
+		cmd := "sudo reboot"
+		for range n {
+			cmd = "eval " + quoteForTest(cmd)
+		}
+		return cmd
+	}
+	tests := []struct {
+		note string
+		cmd  string
+		deep bool
+	}{
+		{note: "read whole", cmd: "runner exec " + quoteForTest(nest(MaxReparseDepth-1)), deep: false},
+		{note: "nested past the bound inside the text", cmd: "runner exec " + quoteForTest(nest(MaxReparseDepth)), deep: true},
+		{note: "eval as deep as is read", cmd: nest(MaxReparseDepth) + " ; true", deep: false},
+		{note: "text at the bound", cmd: func() string {
+			cmd := "runner exec 'sudo reboot'"
+			for range MaxReparseDepth {
+				cmd = "eval " + quoteForTest(cmd)
+			}
+			return cmd
+		}(), deep: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.note, func(t *testing.T) {
+			a := AnalyzeEnv(tt.cmd, testEnv)
+			if a.TooDeep != tt.deep {
+				t.Errorf("%q: TooDeep = %v, want %v", tt.cmd, a.TooDeep, tt.deep)
+			}
+			if !tt.deep && !slices.Contains(a.Normalized, "sudo reboot") {
+				t.Errorf("%q: sudo reboot not among %q", tt.cmd, a.Normalized)
+			}
+		})
+	}
+}
+
 // quoteForTest single-quotes s for a shell.
 func quoteForTest(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

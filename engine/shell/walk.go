@@ -1180,11 +1180,18 @@ func (w *walker) launched(cur []string, off, level int, env []string, script *sc
 // often run (cmd /c "...", pwsh -c "...", ssh host "...", a project's own
 // runner): its simple commands become readings too. Only its commands are
 // taken, not its paths or its opacity, so a message that merely reads like
-// text does not ask for being outside the workspace.
+// text does not ask for being outside the workspace. Text nested past
+// MaxReparseDepth or the work budget, here or inside it, is TooDeep as
+// script text is (docs/decisions.md#unread-script-text-is-denied): the
+// command it holds may be a denied one.
 func (w *walker) commandText(a string) {
 	// Unknown parts read as empty, as an unset variable expands.
 	a = strings.ReplaceAll(a, UnknownMark, "")
-	if !strings.ContainsAny(a, " \t\n") || w.depth+1 > MaxReparseDepth || w.a.spent+len(a) > maxAnalysisWork {
+	if !strings.ContainsAny(a, " \t\n") {
+		return
+	}
+	if w.depth+1 > MaxReparseDepth || w.a.spent+len(a) > maxAnalysisWork {
+		w.tooDeep()
 		return
 	}
 	w.a.spent += len(a)
@@ -1202,6 +1209,9 @@ func (w *walker) commandText(a string) {
 	var sub Analysis
 	child := newWalker(&sub, w.childVars(nil), w.depth+1)
 	child.file(f)
+	if sub.TooDeep {
+		w.tooDeep()
+	}
 	for i, n := range sub.Normalized {
 		if !slices.Contains(w.a.Normalized, n) && i < len(sub.Argv) {
 			w.a.Normalized = append(w.a.Normalized, n)
