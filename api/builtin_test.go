@@ -14,6 +14,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
 )
@@ -57,7 +58,7 @@ func newBuiltinServer(t *testing.T) *builtinServer {
 // returns the token set.
 func serveConfigDir(t *testing.T, bs *builtinServer) *auth.Tokens {
 	t.Helper()
-	st, err := store.Open(bs.dir, store.Options{Workspace: bs.workspace})
+	st, err := inforce.Open(bs.dir, store.Options{Workspace: bs.workspace})
 	if err != nil {
 		t.Fatal(err)
 	}

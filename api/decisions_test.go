@@ -15,6 +15,7 @@ import (
 	"github.com/go-chi/chi/v5/middleware"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/observe"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
@@ -35,7 +36,7 @@ type decisionServer struct {
 func newDecisionServer(tb testing.TB, logOn bool, opts decisionlog.Options) *decisionServer {
 	tb.Helper()
 	dir := tb.TempDir()
-	st, err := store.Open(dir, store.Options{Workspace: tb.TempDir()})
+	st, err := inforce.Open(dir, store.Options{Workspace: tb.TempDir()})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	toolgate "github.com/toolgate/toolgate"
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
@@ -30,7 +31,7 @@ const mountedBy = "x-toolgate-mounted-by"
 func routeTree(t *testing.T) chi.Router {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := store.Open(dir, store.Options{Workspace: t.TempDir()})
+	st, err := inforce.Open(dir, store.Options{Workspace: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

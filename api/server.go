@@ -16,7 +16,7 @@ import (
 // Deps are what the API needs from the rest of the server, given once to
 // New. Optional parts have no-op stand-ins, so handlers never check for nil.
 type Deps struct {
-	// Policy is the policy in force and its edits; *store.Store is one.
+	// Policy is the policy in force and its edits; *inforce.Holder is one.
 	Policy service.PolicyDocs
 	// Edits is the policy service over Policy; nil makes one. Give the one
 	// the pages and the approval manager use, so that all edits of the

@@ -12,13 +12,14 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 )
 
 // openPolicyFixture copies a store/testdata file to a temp dir as
 // config.yaml and opens the policy service over it.
-func openPolicyFixture(t *testing.T, fixture string) (*service.Policy, *store.Store, string) {
+func openPolicyFixture(t *testing.T, fixture string) (*service.Policy, *inforce.Holder, string) {
 	t.Helper()
 	dir := t.TempDir()
 	raw, err := os.ReadFile(filepath.Join("..", "store", "testdata", fixture))
@@ -28,7 +29,7 @@ func openPolicyFixture(t *testing.T, fixture string) (*service.Policy, *store.St
 	if err := os.WriteFile(filepath.Join(dir, store.ConfigFile), raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := store.Open(dir, store.Options{Workspace: "/work/ws", HomeDir: "/home/u", ResolvePath: func(p string) string { return p },
+	s, err := inforce.Open(dir, store.Options{Workspace: "/work/ws", HomeDir: "/home/u", ResolvePath: func(p string) string { return p },
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
@@ -105,7 +106,7 @@ func TestAlwaysAllowIsLiteral(t *testing.T) {
 	for _, cmd := range []string{"cat *", "re:.*", "ls [ab]?"} {
 		t.Run(cmd, func(t *testing.T) {
 			dir := t.TempDir()
-			s, err := store.Open(dir, store.Options{Workspace: dir})
+			s, err := inforce.Open(dir, store.Options{Workspace: dir})
 			if err != nil {
 				t.Fatal(err)
 			}

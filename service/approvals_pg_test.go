@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
@@ -43,7 +44,7 @@ func TestCheckDeniesWhenAsksCannotBeStored(t *testing.T) {
 	t.Cleanup(mgr.Shutdown)
 
 	dir := t.TempDir()
-	st, err := store.Open(dir, store.Options{Workspace: t.TempDir()})
+	st, err := inforce.Open(dir, store.Options{Workspace: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,7 @@ type BuiltinWriter interface {
 }
 
 // reloader is a document store that can load the stored document at once;
-// *store.Store is one.
+// *inforce.Holder is one.
 type reloader interface {
 	Reload() error
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
@@ -15,7 +16,7 @@ import (
 
 // openPGReplica opens a store over the policy in the database at dsn, with
 // its own pool and listener, as a replica does.
-func openPGReplica(t *testing.T, dsn string) (*store.Store, *pg.Policy) {
+func openPGReplica(t *testing.T, dsn string) (*inforce.Holder, *pg.Policy) {
 	t.Helper()
 	ctx := context.Background()
 	db, err := pg.Open(ctx, dsn, pg.Options{Logger: slog.New(slog.DiscardHandler)})
@@ -30,7 +31,7 @@ func openPGReplica(t *testing.T, dsn string) (*store.Store, *pg.Policy) {
 	if _, err := pol.Import(ctx, t.TempDir()); err != nil {
 		t.Fatalf("Import: %v", err)
 	}
-	st, err := store.OpenBackend(ctx, pol, store.Options{Workspace: "/work/ws", HomeDir: "/home/u",
+	st, err := inforce.OpenBackend(ctx, pol, store.Options{Workspace: "/work/ws", HomeDir: "/home/u",
 		ResolvePath: func(p string) string { return p }, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 )
@@ -24,8 +25,8 @@ func TestSetBuiltinFileMode(t *testing.T) {
 	if err := os.WriteFile(path, []byte("rules: []\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	open := func() *store.Store {
-		st, err := store.Open(dir, store.Options{Workspace: "/work/ws", HomeDir: "/home/u",
+	open := func() *inforce.Holder {
+		st, err := inforce.Open(dir, store.Options{Workspace: "/work/ws", HomeDir: "/home/u",
 			ResolvePath: func(p string) string { return p }, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)
@@ -66,7 +67,7 @@ func TestSetBuiltinFileMode(t *testing.T) {
 // waitDeny checks that the writing store a denies req at once and the
 // other store b (called other in the failure) within a second, and returns
 // how long b took.
-func waitDeny(t *testing.T, a, b *store.Store, req *engine.Request, other string) time.Duration {
+func waitDeny(t *testing.T, a, b *inforce.Holder, req *engine.Request, other string) time.Duration {
 	t.Helper()
 	if got := a.Engine().Evaluate(req).Level; got != engine.Deny {
 		t.Errorf("writer: level %s, want deny at once", got)

@@ -19,6 +19,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
@@ -29,14 +30,14 @@ import (
 // real store and token set, sharing one policy service as the server does.
 type doors struct {
 	srv    *httptest.Server
-	st     *store.Store
+	st     *inforce.Holder
 	tokens *auth.Tokens
 }
 
 func newDoors(t *testing.T) *doors {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := store.Open(dir, store.Options{Workspace: t.TempDir()})
+	st, err := inforce.Open(dir, store.Options{Workspace: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

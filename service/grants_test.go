@@ -11,6 +11,7 @@ import (
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
+	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
@@ -23,7 +24,7 @@ import (
 // for every command), a Book over grants.db, and a Manager whose scoped
 // answers make grants through the Granter.
 type grantWorld struct {
-	st    *store.Store
+	st    *inforce.Holder
 	book  *grant.Book
 	mgr   *approval.Manager
 	svc   *service.Approvals
@@ -33,7 +34,7 @@ type grantWorld struct {
 func newGrantWorld(t *testing.T) *grantWorld {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := store.Open(dir, store.Options{Workspace: filepath.Join(dir, "ws"), Logger: slog.New(slog.DiscardHandler)})
+	st, err := inforce.Open(dir, store.Options{Workspace: filepath.Join(dir, "ws"), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +231,7 @@ func TestScopedAnswerAcrossReplicas(t *testing.T) {
 	defer cancel()
 	quiet := slog.New(slog.DiscardHandler)
 	type replica struct {
-		st   *store.Store
+		st   *inforce.Holder
 		book *grant.Book
 		mgr  *approval.Manager
 		hist *pg.History
@@ -245,7 +246,7 @@ func TestScopedAnswerAcrossReplicas(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := store.OpenBackend(ctx, doc, store.Options{Workspace: "/ws", Logger: quiet})
+		st, err := inforce.OpenBackend(ctx, doc, store.Options{Workspace: "/ws", Logger: quiet})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store"
 )
@@ -37,15 +38,15 @@ type typedSection struct {
 }
 
 // etagReader is a document store that tells the ETag in force without
-// copying the section; *store.Store is one.
+// copying the section; *inforce.Holder is one.
 type etagReader interface {
 	ETag() string
 }
 
 // ifMatchDocs is a document store whose edits can check an ETag under its
-// own lock; *store.Store is one.
+// own lock; *inforce.Holder is one.
 type ifMatchDocs interface {
-	IfMatch(tag string) *store.Store
+	IfMatch(tag string) *inforce.Holder
 }
 
 // NewPolicy builds the policy service over a document store.

@@ -14,7 +14,7 @@ import (
 )
 
 // PolicyReader is the policy in force: the engine, its problems, the
-// section with its ETag and the built-in rules. *store.Store is one, over
+// section with its ETag and the built-in rules. *inforce.Holder is one, over
 // any store.Backend (config.yaml, PostgreSQL).
 type PolicyReader interface {
 	Engine() *engine.Engine
@@ -27,7 +27,7 @@ type PolicyReader interface {
 
 // PolicyDocs is the policy document store: the policy in force and its
 // edits. Every edit locks, validates and writes atomically and returns the
-// new ETag of the section; *store.Store is one.
+// new ETag of the section; *inforce.Holder is one.
 type PolicyDocs interface {
 	PolicyReader
 	ReplaceSection(section map[string]any, ifMatch string) (string, error)

@@ -2,6 +2,7 @@ package service_test
 
 import (
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
@@ -13,7 +14,7 @@ import (
 // The file and SQLite implementations and the PostgreSQL ones satisfy the
 // same ports, so either slots in without touching services or handlers.
 var (
-	_ service.PolicyDocs      = (*store.Store)(nil)
+	_ service.PolicyDocs      = (*inforce.Holder)(nil)
 	_ service.DocumentSource  = (*store.FileBackend)(nil)
 	_ service.DocumentSource  = (*pg.Policy)(nil)
 	_ service.TokenStore      = (*auth.Tokens)(nil)

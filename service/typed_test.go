@@ -3,6 +3,7 @@ package service_test
 import (
 	"testing"
 
+	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
@@ -11,7 +12,7 @@ import (
 // TestTypedFollowsEdits: Typed answers the section in force, decoded, and
 // a new one after every edit (its ETag is the map's).
 func TestTypedFollowsEdits(t *testing.T) {
-	st, err := store.Open(t.TempDir(), store.Options{Workspace: t.TempDir()})
+	st, err := inforce.Open(t.TempDir(), store.Options{Workspace: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

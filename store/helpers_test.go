@@ -8,13 +8,29 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // testOptions are fixed facts so that results do not depend on the machine.
 func testOptions() Options {
-	return Options{Workspace: "/work/ws", HomeDir: "/home/u", ResolvePath: func(p string) string { return p },
+	o := Options{Workspace: "/work/ws", HomeDir: "/home/u", ResolvePath: func(p string) string { return p },
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	return withEngine(o)
 }
+
+// withEngine sets o.Compile to compile with the engine, as package inforce
+// does for the server (store tests cannot import inforce: it imports store).
+func withEngine(o Options) Options {
+	eo := engine.Options{Workspace: o.Workspace, HomeDir: o.HomeDir, ResolvePath: o.ResolvePath,
+		CheckedChannels: o.CheckedChannels}
+	o.Compile = func(section map[string]any, builtin []any) (any, []policy.Problem) {
+		return engine.Compile(section, builtin, eo)
+	}
+	return o
+}
+
+// inForce is the engine of the policy in force in s.
+func inForce(s *Store) *engine.Engine { return s.Compiled().(*engine.Engine) }
 
 // openFixture copies a testdata file to a temp dir as config.yaml and opens it.
 func openFixture(t *testing.T, fixture string) (*Store, string) {

@@ -28,7 +28,7 @@ func TestAddTrustedDirectory(t *testing.T) {
 	if ext := sec["external_directory"].(map[string]any); ext["/home/u/projects/app"] != "allow" || ext["*"] != "ask" {
 		t.Errorf("external_directory %v", ext)
 	}
-	d := s.Engine().Evaluate(&engine.Request{ToolName: "write_file", ToolArgs: map[string]any{"path": "/home/u/projects/app/main.go"}, Workspace: "/work/ws"})
+	d := inForce(s).Evaluate(&engine.Request{ToolName: "write_file", ToolArgs: map[string]any{"path": "/home/u/projects/app/main.go"}, Workspace: "/work/ws"})
 	if d.Level != engine.Allow {
 		t.Errorf("write in the trusted dir: got %v %s, want allow", d.Level, d.MatchedRule)
 	}
@@ -88,7 +88,7 @@ func TestDefaultConfig(t *testing.T) {
 		{"unknown tools ask", engine.Request{ToolName: "mcp_fetch_webpage", ToolArgs: map[string]any{"url": "https://x"}}, engine.Ask},
 	}
 	for _, c := range cases {
-		if d := s.Engine().Evaluate(&c.req); d.Level != c.want {
+		if d := inForce(s).Evaluate(&c.req); d.Level != c.want {
 			t.Errorf("%s: got %v (%s), want %v", c.note, d.Level, d.MatchedRule, c.want)
 		}
 	}
@@ -130,7 +130,7 @@ func TestBrokenBuiltinKeepsLastGood(t *testing.T) {
 	if !hasProblem(s.Problems(), BuiltinFile, "") {
 		t.Errorf("problems %v, want a builtin_rules.yaml problem", s.Problems())
 	}
-	if d := s.Engine().Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make"}}); d.Level != engine.Deny {
+	if d := inForce(s).Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make"}}); d.Level != engine.Deny {
 		t.Errorf("got %v, want the last good deny", d.Level)
 	}
 }
@@ -164,7 +164,7 @@ func BenchmarkEngine(b *testing.B) {
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			_ = s.Engine()
+			_ = inForce(s)
 		}
 	})
 }

@@ -35,7 +35,7 @@ func BenchmarkReloadAfterEdit(b *testing.B) {
 			b.Fatal(err)
 		}
 		deadline := time.Now().Add(10 * time.Second)
-		for s.Engine().Evaluate(req).Level != want {
+		for inForce(s).Evaluate(req).Level != want {
 			if time.Now().After(deadline) {
 				b.Fatal("the edit was not picked up within 10s")
 			}

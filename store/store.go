@@ -19,9 +19,6 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/toolgate/toolgate/engine"
-	"github.com/toolgate/toolgate/engine/builtin"
-	"github.com/toolgate/toolgate/fsview"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store/yamlsplit"
 )
@@ -30,7 +27,7 @@ import (
 // is in force.
 const BuiltinSourcePackage = "package"
 
-// Options configure a Store; they are passed on to the engine.
+// Options configure a Store.
 type Options struct {
 	// Workspace is the server's --workspace (also the base of a relative
 	// /add-dir path).
@@ -39,15 +36,27 @@ type Options struct {
 	HomeDir string
 	// Logger gets reload and watcher messages; nil means slog.Default().
 	Logger *slog.Logger
-	// ResolvePath resolves symlinks; nil means fsview.ResolvePath, and then
-	// a batch of calls resolves through one PathResolver.
+	// ResolvePath resolves symlinks for the engine; nil means the real
+	// filesystem's view (fsview). The store itself does not resolve: the
+	// compiler (package inforce) reads it.
 	ResolvePath func(string) string
-	// CheckedChannels are the channels the engine checks; nil = its default.
+	// CheckedChannels are the channels the engine checks; nil = its
+	// default. Read by the compiler, as ResolvePath.
 	CheckedChannels []string
+	// Compile compiles a permissions section with the built-in rules in
+	// force: what it makes of them (the engine, which storage does not
+	// import) and their validation problems. The store keeps the compiled
+	// value in the same snapshot as the document it came from (Compiled)
+	// and refuses an edit that adds problems. Nil compiles nothing: the
+	// store then checks only that the document parses.
+	Compile CompileFunc
 }
 
-// Store is the policy document of a Backend and the engine compiled from
-// it. Readers (Engine, Problems, Section, BuiltinRules) never block; writes
+// CompileFunc is Options.Compile.
+type CompileFunc func(section map[string]any, builtin []any) (compiled any, problems []policy.Problem)
+
+// Store is the policy document of a Backend and what Options.Compile made
+// of it. Readers (Compiled, Problems, Section, BuiltinRules) never block; writes
 // are serialized in the process by a mutex and across processes by the
 // backend's lock (a file lock, a row lock).
 type Store struct {
@@ -59,20 +68,9 @@ type Store struct {
 
 // core is the state every view of a Store shares.
 type core struct {
-	// view is what SetEngineView gave; nil shows the engine as compiled.
-	view    atomic.Pointer[func(*engine.Engine) *engine.Engine]
 	backend Backend
 	opts    Options
 	log     *slog.Logger
-	// batchResolve makes the resolver of one batch of calls; nil when
-	// Options.ResolvePath was given (the engine then uses that alone).
-	batchResolve func() func(string) string
-	// kindOf is fsview.KindOf with the real resolver, else nil.
-	kindOf func(string) engine.FileKind
-	// callKindOf is fsview.CallKindOf with the real resolver, else nil.
-	callKindOf func() func(string) engine.FileKind
-	// glob is fsview.Glob with the real resolver, else nil.
-	glob func(string) []string
 
 	cur atomic.Pointer[state]
 	// lastSetAside is whether the state in force set config.yaml aside,
@@ -96,8 +94,12 @@ type core struct {
 
 // state is one immutable snapshot of the loaded policy.
 type state struct {
-	engine   *engine.Engine
-	problems []policy.Problem
+	// compiled is what Options.Compile made of section and builtin (nil
+	// without one); compiledProblems are its problems alone, which an edit
+	// must not add to.
+	compiled         any
+	compiledProblems []policy.Problem
+	problems         []policy.Problem
 	// section is the last good decoded permissions mapping (nil if absent).
 	section map[string]any
 	etag    string
@@ -115,7 +117,7 @@ type state struct {
 }
 
 // Open loads the config dir, creating it and a default config.yaml when
-// missing, compiles the engine and starts watching the dir for changes.
+// missing, compiles it (Options.Compile) and starts watching the dir for changes.
 // A config.yaml that does not parse is reported by Problems and leaves a
 // policy that asks for everything; it is not an error.
 func Open(dir string, opts Options) (*Store, error) {
@@ -131,7 +133,7 @@ func Open(dir string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// OpenBackend loads the policy document of b, compiles the engine and
+// OpenBackend loads the policy document of b, compiles it and
 // starts watching b for changes made elsewhere. A document that does not
 // parse is reported by Problems, as with Open. When b cannot be reached at
 // all the error (wrapping ErrUnavailable for a database) is returned: there
@@ -141,21 +143,12 @@ func OpenBackend(ctx context.Context, b Backend, opts Options) (*Store, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
 	}
-	var batchResolve func() func(string) string
-	var kindOf func(string) engine.FileKind // only with the real resolver, to agree with it
-	var glob func(string) []string
-	var callKindOf func() func(string) engine.FileKind
-	if opts.ResolvePath == nil {
-		opts.ResolvePath, batchResolve, kindOf, glob = fsview.ResolvePath, fsview.NewBatchResolver, fsview.KindOf, fsview.Glob
-		callKindOf = fsview.CallKindOf
-	}
 	if opts.HomeDir == "" {
 		if h, err := os.UserHomeDir(); err == nil {
 			opts.HomeDir = h
 		}
 	}
-	s := &Store{core: &core{backend: b, opts: opts, log: opts.Logger, kick: make(chan struct{}, 1),
-		batchResolve: batchResolve, kindOf: kindOf, callKindOf: callKindOf, glob: glob}}
+	s := &Store{core: &core{backend: b, opts: opts, log: opts.Logger, kick: make(chan struct{}, 1)}}
 	doc, err := b.Read(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("store: read the policy from %s: %w", b.Name(), err)
@@ -208,24 +201,10 @@ func (s *Store) Dir() string {
 // Backend is where the policy document lives.
 func (s *Store) Backend() Backend { return s.backend }
 
-// Engine is the engine now in force, seen through the view SetEngineView
-// gave (the live grants, docs/grants.md). It never blocks.
-func (s *Store) Engine() *engine.Engine {
-	e := s.cur.Load().engine
-	if v := s.view.Load(); v != nil {
-		return (*v)(e)
-	}
-	return e
-}
-
-// CompiledEngine is the engine compiled from the policy in force, without
-// the view SetEngineView gave: what the document alone decides.
-func (s *Store) CompiledEngine() *engine.Engine { return s.cur.Load().engine }
-
-// SetEngineView makes Engine return view(the engine in force), so that
-// every door deciding through the store also consults what view adds (a
-// grant.Book's Engine). view must be cheap: it runs on every decision.
-func (s *Store) SetEngineView(view func(*engine.Engine) *engine.Engine) { s.view.Store(&view) }
+// Compiled is what Options.Compile made of the policy in force (nil
+// without one), from the same snapshot as Section and Problems. It never
+// blocks and does not allocate.
+func (s *Store) Compiled() any { return s.cur.Load().compiled }
 
 // Problems are the validation problems of the policy now in force, plus a
 // parse error of config.yaml or builtin_rules.yaml if either does not parse
@@ -261,7 +240,7 @@ func (s *Store) BuiltinRules() ([]any, string) {
 
 // OnChange registers fn to be called after every reload or write that
 // changed the policy. fn runs on the goroutine that made the change, after
-// the new engine is in force; it must not block for long.
+// the new snapshot is in force; it must not block for long.
 func (s *Store) OnChange(fn func()) {
 	s.subsMu.Lock()
 	s.subs = append(s.subs, fn)
@@ -277,7 +256,8 @@ func (s *Store) notify() {
 	}
 }
 
-// Reload re-reads the document and swaps in a new engine if it changed.
+// Reload re-reads the document and swaps in a new snapshot (compiled
+// once) if it changed.
 // A file that does not parse keeps its last good content in force and is
 // reported by Problems; that is not an error of Reload. A backend that
 // cannot be reached is (the policy in force stays, and Health says why).
@@ -326,8 +306,11 @@ func (s *Store) load(prev *state, doc Document) (*state, bool) {
 	if prev != nil {
 		st.builtin, st.builtinSource = prev.builtin, prev.builtinSource
 	}
+	// builtinKept: the rules in force are prev's (set aside, or the same text).
+	builtinKept := prev != nil && builtinErr == nil && (builtinRaw == nil) == (prev.builtinRaw == nil) && bytes.Equal(builtinRaw, prev.builtinRaw)
 	switch rules, src, p := s.decodeBuiltin(builtinRaw, builtinErr); {
 	case p != nil:
+		builtinKept = prev != nil
 		fileProblems = append(fileProblems, *p)
 		if prev == nil {
 			st.builtin, st.builtinSource = packageRules(), BuiltinSourcePackage
@@ -365,10 +348,14 @@ func (s *Store) load(prev *state, doc Document) (*state, bool) {
 	// two run side by side (start time).
 	etag := make(chan string, 1)
 	go func() { etag <- sectionETag(section) }()
-	eng, problems := engine.Compile(section, st.builtin, s.EngineOptions())
+	if sectionKept := st.setAside && prev != nil; sectionKept && builtinKept {
+		// Nothing the compile reads changed: a file set aside compiles nothing.
+		st.compiled, st.compiledProblems = prev.compiled, prev.compiledProblems
+	} else {
+		st.compiled, st.compiledProblems = s.compile(section, st.builtin)
+	}
 	st.etag = <-etag
-	st.engine = eng
-	st.problems = append(append(fileProblems, sectionProblems...), problems...)
+	st.problems = append(append(fileProblems, sectionProblems...), st.compiledProblems...)
 	return st, true
 }
 
@@ -505,29 +492,12 @@ func DecodeRuleList(raw []byte) (rules []any, listed bool, err error) {
 	}
 }
 
-// packageRules decodes the embedded default; it is tested to parse.
-func packageRules() []any {
-	rules, err := decodeRuleList(builtin.Default)
-	if err != nil {
-		return []any{}
+// compile runs Options.Compile, when there is one.
+func (s *Store) compile(section map[string]any, builtin []any) (any, []policy.Problem) {
+	if s.opts.Compile == nil {
+		return nil, nil
 	}
-	return rules
-}
-
-// EngineOptions are the options the store compiles the policy in force
-// with; previews and rule checks compile their drafts with the same, so that
-// they decide as the server does.
-func (s *Store) EngineOptions() engine.Options {
-	return engine.Options{
-		Workspace:        s.opts.Workspace,
-		HomeDir:          s.opts.HomeDir,
-		ResolvePath:      s.opts.ResolvePath,
-		BatchResolvePath: s.batchResolve,
-		KindOf:           s.kindOf,
-		CallKindOf:       s.callKindOf,
-		Glob:             s.glob,
-		CheckedChannels:  s.opts.CheckedChannels,
-	}
+	return s.opts.Compile(section, builtin)
 }
 
 // sectionETag is the hash of the section's canonical JSON (map keys sorted).

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"regexp"
 
-	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -17,8 +16,8 @@ import (
 type editFunc func(d *configDoc) error
 
 // modify is the one write path: under the backend's lock, re-read the
-// document, apply fn, validate, store it atomically, then swap in the new
-// engine. The policy in memory changes only when the document was stored.
+// document, apply fn, validate (compiling it once), store it atomically,
+// then swap in the new snapshot with what was compiled. The policy in memory changes only when the document was stored.
 func (s *Store) modify(fn editFunc) (string, error) {
 	s.mu.Lock()
 	var next *state
@@ -80,13 +79,13 @@ func (s *Store) edit(cur Document, fn editFunc) (*state, []byte, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("store: the edited config does not parse back: %w", err)
 	}
-	oldProblems := s.engineOf(raw, oldSection).Problems()
-	eng, problems := engine.Compile(section, mem.builtin, s.EngineOptions())
+	oldProblems := s.problemsOf(raw, oldSection)
+	compiled, problems := s.compile(section, mem.builtin)
 	if added := introduced(oldProblems, problems); len(added) > 0 || len(sectionProblems) > 0 {
 		return nil, nil, &ValidationError{Problems: append(sectionProblems, added...)}
 	}
 	st := &state{
-		engine: eng, section: section, etag: sectionETag(section),
+		compiled: compiled, compiledProblems: problems, section: section, etag: sectionETag(section),
 		builtin: mem.builtin, builtinSource: mem.builtinSource,
 		cfgRaw: out, cfgOK: true, builtinRaw: mem.builtinRaw,
 	}
@@ -99,17 +98,18 @@ func (s *Store) edit(cur Document, fn editFunc) (*state, []byte, error) {
 	return st, out, nil
 }
 
-// engineOf returns the engine of the config text raw, whose permissions
-// section is section: the engine in force when raw is the text it was
-// compiled from (the common case, no hand edit since the last load), so a
-// write does not compile the policy it starts from again.
-func (s *Store) engineOf(raw []byte, section map[string]any) *engine.Engine {
+// problemsOf returns the compile problems of the config text raw, whose
+// permissions section is section: those of the policy in force when raw
+// is the text it was compiled from (the common case, no hand edit since
+// the last load), so a write does not compile the policy it starts from
+// again.
+func (s *Store) problemsOf(raw []byte, section map[string]any) []policy.Problem {
 	cur := s.cur.Load()
 	if cur.cfgOK && len(bytes.TrimSpace(raw)) > 0 && bytes.Equal(raw, cur.cfgRaw) {
-		return cur.engine
+		return cur.compiledProblems
 	}
-	eng, _ := engine.Compile(section, cur.builtin, s.EngineOptions())
-	return eng
+	_, problems := s.compile(section, cur.builtin)
+	return problems
 }
 
 var indexRE = regexp.MustCompile(`\[\d+\]`)

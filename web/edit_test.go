@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/store/auth"
 )
 
@@ -16,13 +16,13 @@ import (
 // ETag read after arm is followed by fn, another person's edit arriving right after
 // the page's ETag was read and before its write.
 type interleavedStore struct {
-	*store.Store
+	*inforce.Holder
 	armed atomic.Bool
 	fn    func()
 }
 
 func (s *interleavedStore) Section() (map[string]any, string, error) {
-	sec, etag, err := s.Store.Section()
+	sec, etag, err := s.Holder.Section()
 	if s.armed.CompareAndSwap(true, false) {
 		s.fn()
 	}
@@ -32,7 +32,7 @@ func (s *interleavedStore) Section() (map[string]any, string, error) {
 // ETag is hooked the same way: service.Policy reads the ETag in force
 // through it when the store has it.
 func (s *interleavedStore) ETag() string {
-	etag := s.Store.ETag()
+	etag := s.Holder.ETag()
 	if s.armed.CompareAndSwap(true, false) {
 		s.fn()
 	}
@@ -48,8 +48,8 @@ var etagField = regexp.MustCompile(`name="etag" value="([^"]*)"`)
 // If-Match, both answered 303 and the first's write erased the second's.)
 func TestEditBetweenCheckAndWriteIsNotLost(t *testing.T) {
 	var is *interleavedStore
-	srv, st, tokens := testServerWith(t, func(st *store.Store, tokens *auth.Tokens) Deps {
-		is = &interleavedStore{Store: st}
+	srv, st, tokens := testServerWith(t, func(st *inforce.Holder, tokens *auth.Tokens) Deps {
+		is = &interleavedStore{Holder: st}
 		return Deps{Policy: is, Tokens: tokens}
 	})
 	admin, _ := tokens.AdminToken()

@@ -15,8 +15,8 @@ import (
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
+	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/service"
-	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/store/grants"
 )
@@ -25,7 +25,7 @@ import (
 // in a real grants.db, on a clock the test moves.
 type grantsEnv struct {
 	srv    *httptest.Server
-	st     *store.Store
+	st     *inforce.Holder
 	tokens *auth.Tokens
 	book   *grant.Book
 	clock  *testClock
@@ -50,7 +50,7 @@ func newGrantsEnv(t *testing.T) grantsEnv {
 	}
 	t.Cleanup(func() { gs.Close() })
 	book := grant.NewBook(gs, grant.Options{Now: clock.Now})
-	srv, st, tokens := testServerWith(t, func(st *store.Store, tokens *auth.Tokens) Deps {
+	srv, st, tokens := testServerWith(t, func(st *inforce.Holder, tokens *auth.Tokens) Deps {
 		return Deps{Policy: st, Tokens: tokens, Grants: book}
 	})
 	return grantsEnv{srv: srv, st: st, tokens: tokens, book: book, clock: clock}
@@ -341,7 +341,7 @@ func TestApprovalsPageOffersAllowForByFilter(t *testing.T) {
 	if _, _, err := m.Create(context.Background(), req, engine.Decision{Level: engine.Ask, MatchedRule: "tools.bash", Reason: "asks"}, "s1"); err != nil {
 		t.Fatal(err)
 	}
-	srv, _, tokens := testServerWith(t, func(st *store.Store, tokens *auth.Tokens) Deps {
+	srv, _, tokens := testServerWith(t, func(st *inforce.Holder, tokens *auth.Tokens) Deps {
 		return Deps{Policy: st, Tokens: tokens, Approvals: m}
 	})
 	admin, _ := tokens.AdminToken()

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/store/pg"
 )
@@ -67,7 +67,7 @@ func newPGSessionsUI(t *testing.T) pgSessionsUI {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, _, tokens := testServerWith(t, func(st *store.Store, tokens *auth.Tokens) Deps {
+	srv, _, tokens := testServerWith(t, func(st *inforce.Holder, tokens *auth.Tokens) Deps {
 		return Deps{Policy: st, Tokens: tokens, Sessions: NewSessionsOn(shared, 0, nil)}
 	})
 	admin, _ := tokens.AdminToken()

@@ -26,7 +26,7 @@ import (
 var staticFiles embed.FS
 
 // PolicyEditor is the policy in force and its edit operations;
-// *store.Store satisfies it. The pages edit through service.Policy over it.
+// *inforce.Holder satisfies it. The pages edit through service.Policy over it.
 type PolicyEditor = service.PolicyDocs
 
 // TokenVerifier checks the token given at login.

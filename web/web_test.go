@@ -13,13 +13,14 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
 )
 
 // testServer serves the pages over a real store and token set in a temp dir.
-func testServer(t *testing.T) (*httptest.Server, *store.Store, *auth.Tokens) {
+func testServer(t *testing.T) (*httptest.Server, *inforce.Holder, *auth.Tokens) {
 	t.Helper()
 	return testServerWith(t, nil)
 }
@@ -27,10 +28,10 @@ func testServer(t *testing.T) (*httptest.Server, *store.Store, *auth.Tokens) {
 // testServerWith is testServer with the pages' Deps made by deps from the
 // store and tokens (nil: the store as the policy and the tokens, as
 // testServer does).
-func testServerWith(t *testing.T, deps func(*store.Store, *auth.Tokens) Deps) (*httptest.Server, *store.Store, *auth.Tokens) {
+func testServerWith(t *testing.T, deps func(*inforce.Holder, *auth.Tokens) Deps) (*httptest.Server, *inforce.Holder, *auth.Tokens) {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := store.Open(dir, store.Options{Workspace: t.TempDir()})
+	st, err := inforce.Open(dir, store.Options{Workspace: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"runtime/pprof"
 	"testing"
 
+	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/store"
 )
 
@@ -35,7 +36,7 @@ func BenchmarkStoreOpen(b *testing.B) {
 				var before, after runtime.MemStats
 				runtime.GC()
 				runtime.ReadMemStats(&before)
-				s, err := store.Open(dir, store.Options{Workspace: dir})
+				s, err := inforce.Open(dir, store.Options{Workspace: dir})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -9,7 +9,7 @@ import (
 	"runtime/metrics"
 	"time"
 
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/inforce"
 )
 
 // memoryConfig is the flag that bounds the heap of a large policy.
@@ -71,7 +71,7 @@ type memoryTuner struct {
 // runs at the runtime's default target: at 400% a large policy's load grew
 // the heap to five times what it parsed, and faulting those pages in was a
 // quarter of the start time at 100,000 rules.
-func wireMemory(c config, st *store.Store, a *app, log *slog.Logger) {
+func wireMemory(c config, st *inforce.Holder, a *app, log *slog.Logger) {
 	applyGCPercent(c, os.Getenv)
 	done := make(chan struct{})
 	t := startMemoryTuner(c, os.Getenv, log, done)

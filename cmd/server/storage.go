@@ -10,6 +10,7 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/grant"
+	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
@@ -59,7 +60,7 @@ type decisionStore interface {
 type storage struct {
 	// policy is the policy document store; its Backend (config.yaml, or
 	// the database's row) is what the export route reads.
-	policy   *store.Store
+	policy   *inforce.Holder
 	tokens   tokenStore
 	sessions auth.SessionStore
 	history  approval.History
@@ -87,7 +88,7 @@ func openStorage(ctx context.Context, c config, dir string, a *app, log *slog.Lo
 // openFiles is the embedded default: config.yaml, tokens and SQLite files
 // in the config dir.
 func openFiles(c config, dir string, opts store.Options, a *app, log *slog.Logger) (*storage, error) {
-	st, err := store.Open(dir, opts)
+	st, err := inforce.Open(dir, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +142,7 @@ func openPostgres(ctx context.Context, c config, dir string, opts store.Options,
 	} else if imported {
 		log.Info("imported the policy into the empty database", "from", dir)
 	}
-	st, err := store.OpenBackend(ctx, doc, opts)
+	st, err := inforce.OpenBackend(ctx, doc, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/grant"
+	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/observe"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
@@ -188,7 +189,7 @@ func wireGrants(s *storage, a *app, log *slog.Logger) *grant.Book {
 }
 
 // wireHub starts the websocket hub and tells it of policy changes.
-func wireHub(mgr *approval.Manager, auth web.HubAuthenticator, st *store.Store, a *app, log *slog.Logger) *web.Hub {
+func wireHub(mgr *approval.Manager, auth web.HubAuthenticator, st *inforce.Holder, a *app, log *slog.Logger) *web.Hub {
 	hub := web.NewHub(mgr, auth, web.HubOptions{Logger: log})
 	ctx, cancel := context.WithCancel(context.Background())
 	go hub.Run(ctx)

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
@@ -118,7 +119,7 @@ func TestWireFailureClosesWhatItOpened(t *testing.T) {
 			}
 			settled(t, "after the failed start", fds, goroutines)
 			// The config dir's lock is free: a writer can edit config.yaml.
-			st, err := store.Open(cfg.configDir, store.Options{Logger: quietLog()})
+			st, err := inforce.Open(cfg.configDir, store.Options{Logger: quietLog()})
 			if err != nil {
 				t.Fatalf("store.Open after the failed start: %v", err)
 			}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store"
@@ -20,14 +21,14 @@ import (
 
 // openStore imports the default config into the database when it is empty
 // and opens a store.Store over a Policy backend of db, as a replica does.
-func openStore(t *testing.T, db *DB) *store.Store {
+func openStore(t *testing.T, db *DB) *inforce.Holder {
 	t.Helper()
 	ctx := context.Background()
 	p := openPolicy(t, db)
 	if _, err := p.Import(ctx, t.TempDir()); err != nil {
 		t.Fatalf("Import: %v", err)
 	}
-	s, err := store.OpenBackend(ctx, p, store.Options{Workspace: "/work/ws", HomeDir: "/home/u",
+	s, err := inforce.OpenBackend(ctx, p, store.Options{Workspace: "/work/ws", HomeDir: "/home/u",
 		ResolvePath: func(p string) string { return p }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatalf("OpenBackend: %v", err)
@@ -76,13 +77,13 @@ func TestStoreEditSeenByOtherReplica(t *testing.T) {
 func TestStoreEditsFromBothReplicas(t *testing.T) {
 	dsn := newDSN(t)
 	a, b := openStore(t, openDB(t, dsn)), openStore(t, openDB(t, dsn))
-	for i, s := range []*store.Store{a, b, a, b} {
+	for i, s := range []*inforce.Holder{a, b, a, b} {
 		id := "r" + string(rune('0'+i))
 		if _, err := s.CreateRule(map[string]any{"id": id, "tools": []any{"bash"}, "pattern": id, "action": "deny"}); err != nil {
 			t.Fatalf("CreateRule %s: %v", id, err)
 		}
 	}
-	for _, s := range []*store.Store{a, b} {
+	for _, s := range []*inforce.Holder{a, b} {
 		waitFor(t, time.Second, "all four rules on both", func() bool {
 			sec, _, _ := s.Section()
 			rules, _ := sec["rules"].([]any)
