@@ -115,15 +115,10 @@ func TestArchitectureImportsPointDown(t *testing.T) {
 	}
 }
 
-// storeEngineImporters are the files under store/ that still import the
-// engine; the list may only shrink. Storage keeps documents and records
-// and takes what the engine makes of them as plain values (inforce
-// compiles the policy in force): builtin.go still reads the package
-// default rules from engine/builtin.
-var storeEngineImporters = map[string]bool{"store/builtin.go": true}
-
 // TestStorageDoesNotImportTheEngine: no file under store/ but its tests
-// imports the engine, but those storeEngineImporters names.
+// imports the engine. Storage keeps documents and records and takes what
+// the engine makes of them as plain values: package inforce compiles the
+// policy in force and gives the store its compile and its default rules.
 func TestStorageDoesNotImportTheEngine(t *testing.T) {
 	fset := token.NewFileSet()
 	checked := 0
@@ -146,7 +141,7 @@ func TestStorageDoesNotImportTheEngine(t *testing.T) {
 		rel = filepath.ToSlash(rel)
 		for _, imp := range f.Imports {
 			dep, _ := strings.CutPrefix(strings.Trim(imp.Path.Value, `"`), modulePath)
-			if (dep == "engine" || strings.HasPrefix(dep, "engine/")) && !storeEngineImporters[rel] {
+			if (dep == "engine" || strings.HasPrefix(dep, "engine/")) {
 				t.Errorf("%s imports %s: storage takes the engine's results as plain values", rel, dep)
 			}
 		}

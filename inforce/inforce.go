@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/engine/builtin"
 	"github.com/toolgate/toolgate/fsview"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store"
@@ -64,7 +65,8 @@ func OpenBackend(ctx context.Context, b store.Backend, opts store.Options) (*Hol
 	return h, nil
 }
 
-// newHolder derives the engine's options from opts and sets opts.Compile.
+// newHolder derives the engine's options from opts and sets opts.Compile
+// (and opts.PackageRules, when not set, to engine/builtin's default).
 // A nil ResolvePath means the real filesystem's view: then a batch of calls
 // resolves through one resolver, and the bare-word and glob lookups agree
 // with it (they are used only with it).
@@ -73,6 +75,9 @@ func newHolder(opts *store.Options) *Holder {
 		if home, err := os.UserHomeDir(); err == nil {
 			opts.HomeDir = home // as the store expands ~
 		}
+	}
+	if opts.PackageRules == nil {
+		opts.PackageRules = builtin.Default
 	}
 	eo := engine.Options{Workspace: opts.Workspace, HomeDir: opts.HomeDir,
 		ResolvePath: opts.ResolvePath, CheckedChannels: opts.CheckedChannels}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/engine/builtin"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -23,6 +24,9 @@ func testOptions() Options {
 func withEngine(o Options) Options {
 	eo := engine.Options{Workspace: o.Workspace, HomeDir: o.HomeDir, ResolvePath: o.ResolvePath,
 		CheckedChannels: o.CheckedChannels}
+	if o.PackageRules == nil {
+		o.PackageRules = builtin.Default
+	}
 	o.Compile = func(section map[string]any, builtin []any) (any, []policy.Problem) {
 		return engine.Compile(section, builtin, eo)
 	}

@@ -12,11 +12,12 @@ import (
 
 // ReadPolicy reads the policy of a config dir without opening it as a
 // store: config.yaml's permissions section and builtin_rules.yaml's rules
-// (the package default when the file is absent, as the server reads it),
+// (the rules of the text packageDefault when the file is absent, as the
+// server reads it: engine/builtin's default),
 // writing nothing and taking no lock. It is what `toolgate test` checks in
 // a CI job, where no server runs. A file that cannot be parsed is an error;
 // a section that is not a mapping is a problem.
-func ReadPolicy(dir string) (perms map[string]any, builtinRules []any, problems []policy.Problem, err error) {
+func ReadPolicy(dir string, packageDefault []byte) (perms map[string]any, builtinRules []any, problems []policy.Problem, err error) {
 	raw, err := os.ReadFile(filepath.Join(dir, ConfigFile))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -33,7 +34,7 @@ func ReadPolicy(dir string) (perms map[string]any, builtinRules []any, problems 
 	b, err := os.ReadFile(filepath.Join(dir, BuiltinFile))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return perms, packageRules(), problems, nil
+		return perms, decodePackageRules(packageDefault), problems, nil
 	case err != nil:
 		return nil, nil, nil, err
 	}

@@ -43,6 +43,10 @@ type Options struct {
 	// CheckedChannels are the channels the engine checks; nil = its
 	// default. Read by the compiler, as ResolvePath.
 	CheckedChannels []string
+	// PackageRules is the text of the package default builtin_rules.yaml,
+	// in force when the config dir has none (nil: no built-in rules). The
+	// engine owns it (engine/builtin); package inforce gives it.
+	PackageRules []byte
 	// Compile compiles a permissions section with the built-in rules in
 	// force: what it makes of them (the engine, which storage does not
 	// import) and their validation problems. The store keeps the compiled
@@ -313,7 +317,7 @@ func (s *Store) load(prev *state, doc Document) (*state, bool) {
 		builtinKept = prev != nil
 		fileProblems = append(fileProblems, *p)
 		if prev == nil {
-			st.builtin, st.builtinSource = packageRules(), BuiltinSourcePackage
+			st.builtin, st.builtinSource = s.packageRules(), BuiltinSourcePackage
 		}
 	default:
 		st.builtin, st.builtinSource = rules, src
@@ -440,7 +444,7 @@ func (s *Store) decodeBuiltin(raw []byte, readErr error) ([]any, string, *policy
 		return nil, "", &policy.Problem{Path: BuiltinFile, Message: readErr.Error()}
 	}
 	if raw == nil {
-		return packageRules(), BuiltinSourcePackage, nil
+		return s.packageRules(), BuiltinSourcePackage, nil
 	}
 	rules, err := decodeRuleList(raw)
 	if err != nil {

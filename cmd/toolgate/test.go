@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/engine/builtin"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store"
 )
@@ -80,7 +81,7 @@ func compileConfigDir(dir, workspace string, getenv func(string) string) (*engin
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return nil, nil, 0, fmt.Errorf("config dir %s: not a directory", dir)
 	}
-	perms, builtin, problems, err := store.ReadPolicy(dir)
+	perms, builtinRules, problems, err := store.ReadPolicy(dir, builtin.Default)
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -90,7 +91,7 @@ func compileConfigDir(dir, workspace string, getenv func(string) string) (*engin
 		}
 	}
 	home, _ := os.UserHomeDir()
-	e, compiled := engine.Compile(perms, builtin, engine.Options{Workspace: workspace, HomeDir: home})
+	e, compiled := engine.Compile(perms, builtinRules, engine.Options{Workspace: workspace, HomeDir: home})
 	problems = append(problems, compiled...)
 	sec := policy.DecodeSection(perms)
 	examples := 0
