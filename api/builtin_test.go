@@ -15,7 +15,6 @@ import (
 
 	"github.com/toolgate/toolgate/api"
 	"github.com/toolgate/toolgate/inforce"
-	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
 )
 
@@ -58,7 +57,7 @@ func newBuiltinServer(t *testing.T) *builtinServer {
 // returns the token set.
 func serveConfigDir(t *testing.T, bs *builtinServer) *auth.Tokens {
 	t.Helper()
-	st, err := inforce.Open(bs.dir, store.Options{Workspace: bs.workspace})
+	st, err := inforce.Open(bs.dir, inforce.Options{Workspace: bs.workspace})
 	if err != nil {
 		t.Fatal(err)
 	}

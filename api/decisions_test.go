@@ -18,7 +18,6 @@ import (
 	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/observe"
 	"github.com/toolgate/toolgate/service"
-	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/store/decisionlog"
 )
@@ -36,7 +35,7 @@ type decisionServer struct {
 func newDecisionServer(tb testing.TB, logOn bool, opts decisionlog.Options) *decisionServer {
 	tb.Helper()
 	dir := tb.TempDir()
-	st, err := inforce.Open(dir, store.Options{Workspace: tb.TempDir()})
+	st, err := inforce.Open(dir, inforce.Options{Workspace: tb.TempDir()})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -19,7 +19,6 @@ import (
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/service"
-	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
 )
 
@@ -92,7 +91,7 @@ func newHookServerWith(t *testing.T, policy string, deps api.Deps) *hookServer {
 	if err := os.WriteFile(filepath.Join(dir, "builtin_rules.yaml"), []byte("rules: []\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	st, err := inforce.Open(dir, store.Options{Workspace: t.TempDir()})
+	st, err := inforce.Open(dir, inforce.Options{Workspace: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -497,7 +496,7 @@ func BenchmarkHookPreToolUse(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(dir, "config.yaml"), []byte(hookPolicy), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	st, err := inforce.Open(dir, store.Options{Workspace: b.TempDir()})
+	st, err := inforce.Open(dir, inforce.Options{Workspace: b.TempDir()})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/service"
-	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
 )
 
@@ -31,7 +30,7 @@ const mountedBy = "x-toolgate-mounted-by"
 func routeTree(t *testing.T) chi.Router {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := inforce.Open(dir, store.Options{Workspace: t.TempDir()})
+	st, err := inforce.Open(dir, inforce.Options{Workspace: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

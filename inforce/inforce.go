@@ -10,6 +10,7 @@ package inforce
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"sync/atomic"
 
@@ -43,10 +44,28 @@ func (h *Holder) IfMatch(tag string) *Holder {
 	return &Holder{Store: h.Store.IfMatch(tag), shared: h.shared}
 }
 
+// Options configure a Holder: the store it opens and the engine it
+// compiles.
+type Options struct {
+	// Workspace is the server's --workspace (also the base of a relative
+	// /add-dir path).
+	Workspace string
+	// HomeDir expands ~; empty means the current user's home.
+	HomeDir string
+	// Logger gets the store's reload and watcher messages; nil means
+	// slog.Default().
+	Logger *slog.Logger
+	// ResolvePath resolves symlinks; nil means fsview.ResolvePath, and then
+	// a batch of calls resolves through one PathResolver.
+	ResolvePath func(string) string
+	// CheckedChannels are the channels the engine checks; nil = its default.
+	CheckedChannels []string
+}
+
 // Open opens the config dir as store.Open does, compiling with the engine.
-func Open(dir string, opts store.Options) (*Holder, error) {
-	h := newHolder(&opts)
-	s, err := store.Open(dir, opts)
+func Open(dir string, opts Options) (*Holder, error) {
+	h, so := newHolder(opts)
+	s, err := store.Open(dir, so)
 	if err != nil {
 		return nil, err
 	}
@@ -55,9 +74,9 @@ func Open(dir string, opts store.Options) (*Holder, error) {
 }
 
 // OpenBackend opens b as store.OpenBackend does, compiling with the engine.
-func OpenBackend(ctx context.Context, b store.Backend, opts store.Options) (*Holder, error) {
-	h := newHolder(&opts)
-	s, err := store.OpenBackend(ctx, b, opts)
+func OpenBackend(ctx context.Context, b store.Backend, opts Options) (*Holder, error) {
+	h, so := newHolder(opts)
+	s, err := store.OpenBackend(ctx, b, so)
 	if err != nil {
 		return nil, err
 	}
@@ -65,19 +84,17 @@ func OpenBackend(ctx context.Context, b store.Backend, opts store.Options) (*Hol
 	return h, nil
 }
 
-// newHolder derives the engine's options from opts and sets opts.Compile
-// (and opts.PackageRules, when not set, to engine/builtin's default).
+// newHolder derives the engine's options and the store's from opts: the
+// store compiles through the holder and starts from engine/builtin's
+// default rules.
 // A nil ResolvePath means the real filesystem's view: then a batch of calls
 // resolves through one resolver, and the bare-word and glob lookups agree
 // with it (they are used only with it).
-func newHolder(opts *store.Options) *Holder {
+func newHolder(opts Options) (*Holder, store.Options) {
 	if opts.HomeDir == "" {
 		if home, err := os.UserHomeDir(); err == nil {
 			opts.HomeDir = home // as the store expands ~
 		}
-	}
-	if opts.PackageRules == nil {
-		opts.PackageRules = builtin.Default
 	}
 	eo := engine.Options{Workspace: opts.Workspace, HomeDir: opts.HomeDir,
 		ResolvePath: opts.ResolvePath, CheckedChannels: opts.CheckedChannels}
@@ -86,8 +103,8 @@ func newHolder(opts *store.Options) *Holder {
 		eo.KindOf, eo.CallKindOf, eo.Glob = fsview.KindOf, fsview.CallKindOf, fsview.Glob
 	}
 	h := &Holder{shared: &shared{opts: eo}}
-	opts.Compile = h.compile
-	return h
+	return h, store.Options{Workspace: opts.Workspace, HomeDir: opts.HomeDir, Logger: opts.Logger,
+		PackageRules: builtin.Default, Compile: h.compile}
 }
 
 // compile is the store's Options.Compile: the one compile of a document.

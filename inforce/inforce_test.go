@@ -17,9 +17,8 @@ import (
 // openCounting opens a holder over dir whose compiles are counted.
 func openCounting(t *testing.T, dir string) (*Holder, *atomic.Int64) {
 	t.Helper()
-	opts := store.Options{Workspace: "/work/ws", HomeDir: "/home/u", ResolvePath: func(p string) string { return p },
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	h := newHolder(&opts)
+	h, opts := newHolder(Options{Workspace: "/work/ws", HomeDir: "/home/u", ResolvePath: func(p string) string { return p },
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	var n atomic.Int64
 	compile := opts.Compile
 	opts.Compile = func(section map[string]any, builtin []any) (any, []policy.Problem) {

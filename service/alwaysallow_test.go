@@ -29,7 +29,7 @@ func openPolicyFixture(t *testing.T, fixture string) (*service.Policy, *inforce.
 	if err := os.WriteFile(filepath.Join(dir, store.ConfigFile), raw, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := inforce.Open(dir, store.Options{Workspace: "/work/ws", HomeDir: "/home/u", ResolvePath: func(p string) string { return p },
+	s, err := inforce.Open(dir, inforce.Options{Workspace: "/work/ws", HomeDir: "/home/u", ResolvePath: func(p string) string { return p },
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
@@ -106,7 +106,7 @@ func TestAlwaysAllowIsLiteral(t *testing.T) {
 	for _, cmd := range []string{"cat *", "re:.*", "ls [ab]?"} {
 		t.Run(cmd, func(t *testing.T) {
 			dir := t.TempDir()
-			s, err := inforce.Open(dir, store.Options{Workspace: dir})
+			s, err := inforce.Open(dir, inforce.Options{Workspace: dir})
 			if err != nil {
 				t.Fatal(err)
 			}

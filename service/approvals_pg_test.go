@@ -17,7 +17,6 @@ import (
 	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/service"
-	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/store/pg"
 )
@@ -44,7 +43,7 @@ func TestCheckDeniesWhenAsksCannotBeStored(t *testing.T) {
 	t.Cleanup(mgr.Shutdown)
 
 	dir := t.TempDir()
-	st, err := inforce.Open(dir, store.Options{Workspace: t.TempDir()})
+	st, err := inforce.Open(dir, inforce.Options{Workspace: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

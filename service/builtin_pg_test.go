@@ -31,7 +31,7 @@ func openPGReplica(t *testing.T, dsn string) (*inforce.Holder, *pg.Policy) {
 	if _, err := pol.Import(ctx, t.TempDir()); err != nil {
 		t.Fatalf("Import: %v", err)
 	}
-	st, err := inforce.OpenBackend(ctx, pol, store.Options{Workspace: "/work/ws", HomeDir: "/home/u",
+	st, err := inforce.OpenBackend(ctx, pol, inforce.Options{Workspace: "/work/ws", HomeDir: "/home/u",
 		ResolvePath: func(p string) string { return p }, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)

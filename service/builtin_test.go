@@ -26,7 +26,7 @@ func TestSetBuiltinFileMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	open := func() *inforce.Holder {
-		st, err := inforce.Open(dir, store.Options{Workspace: "/work/ws", HomeDir: "/home/u",
+		st, err := inforce.Open(dir, inforce.Options{Workspace: "/work/ws", HomeDir: "/home/u",
 			ResolvePath: func(p string) string { return p }, Logger: slog.New(slog.DiscardHandler)})
 		if err != nil {
 			t.Fatal(err)

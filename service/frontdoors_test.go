@@ -37,7 +37,7 @@ type doors struct {
 func newDoors(t *testing.T) *doors {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := inforce.Open(dir, store.Options{Workspace: t.TempDir()})
+	st, err := inforce.Open(dir, inforce.Options{Workspace: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/service"
-	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/store/grants"
 	"github.com/toolgate/toolgate/store/pg"
@@ -34,7 +33,7 @@ type grantWorld struct {
 func newGrantWorld(t *testing.T) *grantWorld {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := inforce.Open(dir, store.Options{Workspace: filepath.Join(dir, "ws"), Logger: slog.New(slog.DiscardHandler)})
+	st, err := inforce.Open(dir, inforce.Options{Workspace: filepath.Join(dir, "ws"), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +245,7 @@ func TestScopedAnswerAcrossReplicas(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := inforce.OpenBackend(ctx, doc, store.Options{Workspace: "/ws", Logger: quiet})
+		st, err := inforce.OpenBackend(ctx, doc, inforce.Options{Workspace: "/ws", Logger: quiet})
 		if err != nil {
 			t.Fatal(err)
 		}

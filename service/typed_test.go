@@ -6,13 +6,12 @@ import (
 	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
-	"github.com/toolgate/toolgate/store"
 )
 
 // TestTypedFollowsEdits: Typed answers the section in force, decoded, and
 // a new one after every edit (its ETag is the map's).
 func TestTypedFollowsEdits(t *testing.T) {
-	st, err := inforce.Open(t.TempDir(), store.Options{Workspace: t.TempDir()})
+	st, err := inforce.Open(t.TempDir(), inforce.Options{Workspace: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

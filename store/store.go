@@ -36,13 +36,6 @@ type Options struct {
 	HomeDir string
 	// Logger gets reload and watcher messages; nil means slog.Default().
 	Logger *slog.Logger
-	// ResolvePath resolves symlinks for the engine; nil means the real
-	// filesystem's view (fsview). The store itself does not resolve: the
-	// compiler (package inforce) reads it.
-	ResolvePath func(string) string
-	// CheckedChannels are the channels the engine checks; nil = its
-	// default. Read by the compiler, as ResolvePath.
-	CheckedChannels []string
 	// PackageRules is the text of the package default builtin_rules.yaml,
 	// in force when the config dir has none (nil: no built-in rules). The
 	// engine owns it (engine/builtin); package inforce gives it.

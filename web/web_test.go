@@ -15,7 +15,6 @@ import (
 
 	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/policy"
-	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
 )
 
@@ -31,7 +30,7 @@ func testServer(t *testing.T) (*httptest.Server, *inforce.Holder, *auth.Tokens) 
 func testServerWith(t *testing.T, deps func(*inforce.Holder, *auth.Tokens) Deps) (*httptest.Server, *inforce.Holder, *auth.Tokens) {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := inforce.Open(dir, store.Options{Workspace: t.TempDir()})
+	st, err := inforce.Open(dir, inforce.Options{Workspace: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

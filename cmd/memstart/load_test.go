@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/inforce"
-	"github.com/toolgate/toolgate/store"
 )
 
 // heapProfile is where BenchmarkStoreOpen writes the heap profile taken
@@ -36,7 +35,7 @@ func BenchmarkStoreOpen(b *testing.B) {
 				var before, after runtime.MemStats
 				runtime.GC()
 				runtime.ReadMemStats(&before)
-				s, err := inforce.Open(dir, store.Options{Workspace: dir})
+				s, err := inforce.Open(dir, inforce.Options{Workspace: dir})
 				if err != nil {
 					b.Fatal(err)
 				}

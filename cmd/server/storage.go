@@ -78,7 +78,7 @@ type storage struct {
 // openStorage opens the storage the flags ask for; what it opened is
 // closed through a even when it fails halfway.
 func openStorage(ctx context.Context, c config, dir string, a *app, log *slog.Logger) (*storage, error) {
-	opts := store.Options{Workspace: c.workspace, Logger: log}
+	opts := inforce.Options{Workspace: c.workspace, Logger: log}
 	if c.databaseURL != "" {
 		return openPostgres(ctx, c, dir, opts, a, log)
 	}
@@ -87,7 +87,7 @@ func openStorage(ctx context.Context, c config, dir string, a *app, log *slog.Lo
 
 // openFiles is the embedded default: config.yaml, tokens and SQLite files
 // in the config dir.
-func openFiles(c config, dir string, opts store.Options, a *app, log *slog.Logger) (*storage, error) {
+func openFiles(c config, dir string, opts inforce.Options, a *app, log *slog.Logger) (*storage, error) {
 	st, err := inforce.Open(dir, opts)
 	if err != nil {
 		return nil, err
@@ -127,7 +127,7 @@ func openFiles(c config, dir string, opts store.Options, a *app, log *slog.Logge
 // openPostgres opens the database, runs each part's migrations, imports
 // the config dir's config.yaml into an empty database and opens every
 // stored part there. The config dir then holds only api_token.
-func openPostgres(ctx context.Context, c config, dir string, opts store.Options, a *app, log *slog.Logger) (*storage, error) {
+func openPostgres(ctx context.Context, c config, dir string, opts inforce.Options, a *app, log *slog.Logger) (*storage, error) {
 	db, err := pg.Open(ctx, c.databaseURL, pg.Options{Logger: log})
 	if err != nil {
 		return nil, fmt.Errorf("--database-url: %w", err)

@@ -119,7 +119,7 @@ func TestWireFailureClosesWhatItOpened(t *testing.T) {
 			}
 			settled(t, "after the failed start", fds, goroutines)
 			// The config dir's lock is free: a writer can edit config.yaml.
-			st, err := inforce.Open(cfg.configDir, store.Options{Logger: quietLog()})
+			st, err := inforce.Open(cfg.configDir, inforce.Options{Logger: quietLog()})
 			if err != nil {
 				t.Fatalf("store.Open after the failed start: %v", err)
 			}

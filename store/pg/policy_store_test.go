@@ -28,7 +28,7 @@ func openStore(t *testing.T, db *DB) *inforce.Holder {
 	if _, err := p.Import(ctx, t.TempDir()); err != nil {
 		t.Fatalf("Import: %v", err)
 	}
-	s, err := inforce.OpenBackend(ctx, p, store.Options{Workspace: "/work/ws", HomeDir: "/home/u",
+	s, err := inforce.OpenBackend(ctx, p, inforce.Options{Workspace: "/work/ws", HomeDir: "/home/u",
 		ResolvePath: func(p string) string { return p }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatalf("OpenBackend: %v", err)
