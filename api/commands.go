@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 )
@@ -91,7 +92,7 @@ func (s *Server) runRuleCommand(cmd Command) (CommandResponse, error) {
 	if errors.Is(err, store.ErrExists) {
 		methods = append(methods, "permissions.rules.update")
 		verb = "updated"
-		_, err = s.policy.UpdateRule("", id, service.ReplaceFields(typed, "tools", "pattern", "action"))
+		_, err = s.policy.UpdateRule("", id, policy.ReplaceFields(typed, "tools", "pattern", "action"))
 	}
 	if err != nil {
 		return CommandResponse{}, methodError(methods[len(methods)-1], err)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 )
@@ -219,7 +220,7 @@ func rpcRulesUpdate(s *Server, params json.RawMessage) (any, error) {
 	if err := checkRule("", patch, true); err != nil {
 		return nil, err
 	}
-	if _, err := s.policy.UpdateRule("", id, service.DecodeRulePatch(patch)); err != nil {
+	if _, err := s.policy.UpdateRule("", id, policy.DecodeRulePatch(patch)); err != nil {
 		return nil, err
 	}
 	sec, _, err := s.section()

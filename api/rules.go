@@ -7,7 +7,6 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/toolgate/toolgate/policy"
-	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 )
 
@@ -129,7 +128,7 @@ func (s *Server) handlePatchRule(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	change := service.DecodeRulePatch(patch)
+	change := policy.DecodeRulePatch(patch)
 	etag, err := s.policy.UpdateRule(ifMatch(r), id, change)
 	if err != nil {
 		writeError(w, r, err)

@@ -8,14 +8,8 @@ import (
 
 // SetOwnerScopes replaces owner_scopes with scopes, typed and already
 // checked (policy.DecodeOwnerScopesInput); none configured removes them.
-// The store takes the mapping config.yaml holds, so the scopes are written
-// as scopes.Map() renders them.
 func (p *Policy) SetOwnerScopes(ifMatch string, scopes policy.OwnerScopes) (string, error) {
-	var m map[string]any
-	if len(scopes.Channels) > 0 {
-		m = scopes.Map()
-	}
-	return p.edit(ifMatch, func(d PolicyDocs) (string, error) { return d.SetOwnerScopes(m) })
+	return p.edit(ifMatch, func(d PolicyDocs) (string, error) { return d.SetOwnerScopes(scopes) })
 }
 
 // OwnerScopes returns owner_scopes in force as the API answers them (never

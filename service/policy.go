@@ -194,7 +194,6 @@ func (p *Policy) DeleteTool(ifMatch, tool string) (string, error) {
 
 // CreateRule appends a rule (decoded and checked by the handler); one
 // without an id gets NewID's. It returns the rule's id and the new ETag.
-// The document store gets the rule in config.yaml's shape (Rule.Map).
 func (p *Policy) CreateRule(ifMatch string, rule policy.Rule) (string, string, error) {
 	return p.createEntry(ifMatch, "rules", PrefixRule, rule, PolicyDocs.CreateRule)
 }
@@ -205,7 +204,7 @@ func (p *Policy) AddOverride(ifMatch string, o policy.Override) (string, string,
 	return p.createEntry(ifMatch, "approval_overrides", PrefixOverride, o, PolicyDocs.AddApprovalOverride)
 }
 
-func (p *Policy) createEntry(ifMatch, list, prefix string, entry policy.Rule, add func(PolicyDocs, map[string]any) (string, error)) (string, string, error) {
+func (p *Policy) createEntry(ifMatch, list, prefix string, entry policy.Rule, add func(PolicyDocs, policy.Rule) (string, error)) (string, string, error) {
 	var id string
 	etag, err := p.edit(ifMatch, func(d PolicyDocs) (string, error) {
 		if strings.TrimSpace(entry.ID) == "" {
@@ -220,7 +219,7 @@ func (p *Policy) createEntry(ifMatch, list, prefix string, entry policy.Rule, ad
 			entry.ID = NewID(prefix, entry.Tools, entry.Pattern, takenIDs(taken))
 		}
 		id = entry.ID
-		return add(d, entry.Map())
+		return add(d, entry)
 	})
 	return id, etag, err
 }
@@ -235,8 +234,8 @@ func (p *Policy) RuleIDFor(tools []string, pattern, except string) string {
 
 // UpdateRule patches a rule (RulePatch: fields set, fields removed; an id
 // set renames it).
-func (p *Policy) UpdateRule(ifMatch, id string, patch RulePatch) (string, error) {
-	return p.edit(ifMatch, func(d PolicyDocs) (string, error) { return d.UpdateRule(id, patch.Map()) })
+func (p *Policy) UpdateRule(ifMatch, id string, patch policy.RulePatch) (string, error) {
+	return p.edit(ifMatch, func(d PolicyDocs) (string, error) { return d.UpdateRule(id, patch) })
 }
 
 // DeleteRule removes a rule.

@@ -34,14 +34,14 @@ type PolicyDocs interface {
 	SetSettings(patch map[string]any) (string, error)
 	SetToolLevel(tool, level string) (string, error)
 	DeleteTool(tool string) (string, error)
-	CreateRule(rule map[string]any) (string, error)
-	UpdateRule(id string, patch map[string]any) (string, error)
+	CreateRule(rule policy.Rule) (string, error)
+	UpdateRule(id string, patch policy.RulePatch) (string, error)
 	DeleteRule(id string) (string, error)
-	AddApprovalOverride(o map[string]any) (string, error)
+	AddApprovalOverride(o policy.Override) (string, error)
 	DeleteApprovalOverride(id string) (string, error)
 	SetExternalDirectory(key, level string) (string, error)
 	DeleteExternalDirectory(key string) (string, error)
-	SetOwnerScopes(scopes map[string]any) (string, error)
+	SetOwnerScopes(scopes policy.OwnerScopes) (string, error)
 	AddTrustedDirectory(path string, tools store.DirTools) (store.AddDirResult, error)
 	// Update runs fn on the document under the store's lock and writes what
 	// it staged (store.Tx); an error from fn writes nothing.

@@ -250,15 +250,15 @@ func (s *Store) DeleteTool(tool string) (string, error) {
 
 // CreateRule appends a rule to permissions.rules; ErrExists when a rule with
 // its id exists.
-func (s *Store) CreateRule(rule map[string]any) (string, error) {
-	return s.appendEntry("rules", rule)
+func (s *Store) CreateRule(rule policy.Rule) (string, error) {
+	return s.appendEntry("rules", rule.Map())
 }
 
-// UpdateRule patches the rule with that id: each key of patch is set, a nil
-// value removes the key. ErrNotFound when no rule has the id; ErrExists when
+// UpdateRule patches the rule with that id: each field patch sets is
+// written as Rule.Map renders it, each it removes is removed. ErrNotFound when no rule has the id; ErrExists when
 // the patch renames it to an id in use.
-func (s *Store) UpdateRule(id string, patch map[string]any) (string, error) {
-	return s.patchEntry("rules", id, patch)
+func (s *Store) UpdateRule(id string, patch policy.RulePatch) (string, error) {
+	return s.patchEntry("rules", id, patch.Map())
 }
 
 // DeleteRule removes the rule with that id; ErrNotFound when absent.
@@ -268,8 +268,8 @@ func (s *Store) DeleteRule(id string) (string, error) {
 
 // AddApprovalOverride appends an entry to permissions.approval_overrides;
 // ErrExists when one with its id exists.
-func (s *Store) AddApprovalOverride(o map[string]any) (string, error) {
-	return s.appendEntry("approval_overrides", o)
+func (s *Store) AddApprovalOverride(o policy.Override) (string, error) {
+	return s.appendEntry("approval_overrides", o.Map())
 }
 
 // DeleteApprovalOverride removes the override with that id; ErrNotFound
@@ -400,17 +400,21 @@ func (s *Store) DeleteExternalDirectory(key string) (string, error) {
 // SetOwnerScopes replaces permissions.owner_scopes, keyed by channel, then
 // principal (docs/decisions.md: {<channel>: {<principal_user_id>: {tools: {<tool>:
 // level | {patterns: {<pattern>: level}, "*": level}}, defaults: {"*":
-// level}}}}); nil removes it. Like every edit it is refused when it would
+// level}}}}), written as OwnerScopes.Map renders them; none configured
+// removes it. Like every edit it is refused when it would
 // add a validation problem, such as a scope in the earlier
 // {<principal>: {tools}} shape.
-func (s *Store) SetOwnerScopes(scopes map[string]any) (string, error) {
-	scopes = normalizeMap(scopes)
+func (s *Store) SetOwnerScopes(scopes policy.OwnerScopes) (string, error) {
+	var m map[string]any
+	if len(scopes.Channels) > 0 {
+		m = normalizeMap(scopes.Map())
+	}
 	return s.modify(func(d *configDoc) error {
-		if scopes == nil {
+		if m == nil {
 			mapDelete(d.permissions(), "owner_scopes")
 			return nil
 		}
-		return setField(d.permissionsMap(), "owner_scopes", scopes)
+		return setField(d.permissionsMap(), "owner_scopes", m)
 	})
 }
 

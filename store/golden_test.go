@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of store/testdata/golden")
@@ -38,15 +39,15 @@ func TestGoldenEdits(t *testing.T) {
 			return err
 		}},
 		{"create a rule", "create_rule", "config.yaml", func(s *Store) error {
-			_, err := s.CreateRule(map[string]any{"id": "cli_rule_bash_npm_test", "tools": []any{"bash"}, "pattern": "npm test", "action": "allow"})
+			_, err := s.CreateRule(ruleOf(map[string]any{"id": "cli_rule_bash_npm_test", "tools": []any{"bash"}, "pattern": "npm test", "action": "allow"}))
 			return err
 		}},
 		{"create a rule in a file with no permissions section", "create_rule_no_section", "nopermissions.yaml", func(s *Store) error {
-			_, err := s.CreateRule(map[string]any{"id": "r1", "tools": []any{"bash"}, "pattern": "ls", "action": "allow"})
+			_, err := s.CreateRule(ruleOf(map[string]any{"id": "r1", "tools": []any{"bash"}, "pattern": "ls", "action": "allow"}))
 			return err
 		}},
 		{"update a rule: null removes a key", "update_rule", "config.yaml", func(s *Store) error {
-			_, err := s.UpdateRule("rule_001", map[string]any{"action": nil, "severity": "HIGH", "description": "secrets need a look"})
+			_, err := s.UpdateRule("rule_001", policy.DecodeRulePatch(map[string]any{"action": nil, "severity": "HIGH", "description": "secrets need a look"}))
 			return err
 		}},
 		{"delete a rule", "delete_rule", "config.yaml", func(s *Store) error {
@@ -54,7 +55,7 @@ func TestGoldenEdits(t *testing.T) {
 			return err
 		}},
 		{"add an approval override", "add_override", "config.yaml", func(s *Store) error {
-			_, err := s.AddApprovalOverride(map[string]any{"id": "o1", "tools": []any{"read_file"}, "match_type": "path", "pattern": "/etc/hosts", "action": "allow", "source": "admin"})
+			_, err := s.AddApprovalOverride(ruleOf(map[string]any{"id": "o1", "tools": []any{"read_file"}, "match_type": "path", "pattern": "/etc/hosts", "action": "allow", "source": "admin"}))
 			return err
 		}},
 		{"delete an approval override", "delete_override", "config.yaml", func(s *Store) error {
@@ -78,9 +79,9 @@ func TestGoldenEdits(t *testing.T) {
 			return err
 		}},
 		{"set owner scopes", "set_owner_scopes", "config.yaml", func(s *Store) error {
-			_, err := s.SetOwnerScopes(map[string]any{"feishu": map[string]any{"ou_123": map[string]any{
+			_, err := s.SetOwnerScopes(scopesOf(t, map[string]any{"feishu": map[string]any{"ou_123": map[string]any{
 				"tools":    map[string]any{"bash": map[string]any{"patterns": map[string]any{"git *": "allow"}, "*": "deny"}},
-				"defaults": map[string]any{"*": "ask"}}}})
+				"defaults": map[string]any{"*": "ask"}}}}))
 			return err
 		}},
 		{"replace the section; unchanged entries keep comments", "replace_section", "config.yaml", func(s *Store) error {

@@ -63,7 +63,14 @@ func TestOwnerScopesShape(t *testing.T) {
 		}
 	}
 
-	_, err = s.SetOwnerScopes(map[string]any{"ou_new": map[string]any{"tools": map[string]any{"bash": "deny"}}})
+	// The typed owner scopes cannot hold the earlier shape (the door refuses
+	// it, policy.DecodeOwnerScopesInput); a whole section still can.
+	sec, tag, err := s.Section()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec["owner_scopes"] = map[string]any{"ou_new": map[string]any{"tools": map[string]any{"bash": "deny"}}}
+	_, err = s.ReplaceSection(sec, tag)
 	var ve *ValidationError
 	if !errors.As(err, &ve) || !strings.Contains(ve.Error(), "move it under a channel, e.g. owner_scopes.feishu.ou_new") {
 		t.Errorf("setting the earlier shape: got %v, want a validation error with the fix", err)

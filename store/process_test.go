@@ -66,7 +66,7 @@ func helperWriter(dir, prefix string) error {
 	defer s.Close()
 	for i := 0; i < 10; i++ {
 		id := fmt.Sprintf("%s_rule_%d", prefix, i)
-		if _, err := s.CreateRule(map[string]any{"id": id, "tools": []any{"bash"}, "pattern": id, "action": "allow"}); err != nil {
+		if _, err := s.CreateRule(ruleOf(map[string]any{"id": id, "tools": []any{"bash"}, "pattern": id, "action": "allow"})); err != nil {
 			return err
 		}
 		fmt.Println("rule", id)
@@ -102,7 +102,7 @@ func helperStorm(dir string) error {
 	prefix := strconv.Itoa(os.Getpid())
 	for i := 0; ; i++ {
 		id := fmt.Sprintf("storm_%s_%d", prefix, i)
-		if _, err := s.CreateRule(map[string]any{"id": id, "tools": []any{"bash"}, "pattern": id, "action": "allow"}); err != nil {
+		if _, err := s.CreateRule(ruleOf(map[string]any{"id": id, "tools": []any{"bash"}, "pattern": id, "action": "allow"})); err != nil {
 			return err
 		}
 		fmt.Println(id)
@@ -186,7 +186,7 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 			defer wg.Done()
 			for i := 0; i < 8; i++ {
 				id := fmt.Sprintf("g%d_rule_%d", g, i)
-				if _, err := s.CreateRule(map[string]any{"id": id, "tools": []any{"bash"}, "pattern": id, "action": "allow"}); err != nil {
+				if _, err := s.CreateRule(ruleOf(map[string]any{"id": id, "tools": []any{"bash"}, "pattern": id, "action": "allow"})); err != nil {
 					errs <- err
 					return
 				}

@@ -125,11 +125,11 @@ func TestEditRejectsNewProblems(t *testing.T) {
 		edit       func() error
 	}{
 		{"bad regex", "permissions.rules[4].pattern", func() error {
-			_, err := s.CreateRule(map[string]any{"id": "x", "tools": []any{"bash"}, "pattern": "re:(", "action": "deny"})
+			_, err := s.CreateRule(ruleOf(map[string]any{"id": "x", "tools": []any{"bash"}, "pattern": "re:(", "action": "deny"}))
 			return err
 		}},
 		{"bad action", "permissions.rules[4].action", func() error {
-			_, err := s.CreateRule(map[string]any{"id": "x", "tools": []any{"bash"}, "pattern": "ls", "action": "maybe"})
+			_, err := s.CreateRule(ruleOf(map[string]any{"id": "x", "tools": []any{"bash"}, "pattern": "ls", "action": "maybe"}))
 			return err
 		}},
 		{"bad level", "permissions.tools.grep", func() error { _, err := s.SetToolLevel("grep", "perhaps"); return err }},
@@ -139,7 +139,7 @@ func TestEditRejectsNewProblems(t *testing.T) {
 			return err
 		}},
 		{"unknown tool in a patch", "permissions.rules[0].tools", func() error {
-			_, err := s.UpdateRule("good", map[string]any{"tools": []any{"no_such_tool"}})
+			_, err := s.UpdateRule("good", policy.DecodeRulePatch(map[string]any{"tools": []any{"no_such_tool"}}))
 			return err
 		}},
 	}
@@ -171,20 +171,23 @@ func TestSentinelErrors(t *testing.T) {
 		edit func() error
 	}{
 		{"delete a missing tool", ErrNotFound, func() error { _, err := s.DeleteTool("nope"); return err }},
-		{"update a missing rule", ErrNotFound, func() error { _, err := s.UpdateRule("nope", map[string]any{"action": "deny"}); return err }},
+		{"update a missing rule", ErrNotFound, func() error {
+			_, err := s.UpdateRule("nope", policy.DecodeRulePatch(map[string]any{"action": "deny"}))
+			return err
+		}},
 		{"delete a missing rule", ErrNotFound, func() error { _, err := s.DeleteRule("nope"); return err }},
 		{"delete a missing override", ErrNotFound, func() error { _, err := s.DeleteApprovalOverride("nope"); return err }},
 		{"delete a missing external key", ErrNotFound, func() error { _, err := s.DeleteExternalDirectory("/nope"); return err }},
 		{"create a rule with a used id", ErrExists, func() error {
-			_, err := s.CreateRule(map[string]any{"id": "rule_001", "tools": []any{"bash"}, "pattern": "ls", "action": "allow"})
+			_, err := s.CreateRule(ruleOf(map[string]any{"id": "rule_001", "tools": []any{"bash"}, "pattern": "ls", "action": "allow"}))
 			return err
 		}},
 		{"rename a rule to a used id", ErrExists, func() error {
-			_, err := s.UpdateRule("rule_001", map[string]any{"id": "cli_rule_bash_ls_*"})
+			_, err := s.UpdateRule("rule_001", policy.DecodeRulePatch(map[string]any{"id": "cli_rule_bash_ls_*"}))
 			return err
 		}},
 		{"add an override with a used id", ErrExists, func() error {
-			_, err := s.AddApprovalOverride(map[string]any{"id": "user_allow_bash_command_git_status", "tools": []any{"bash"}, "match_type": "command", "pattern": "x", "action": "allow"})
+			_, err := s.AddApprovalOverride(ruleOf(map[string]any{"id": "user_allow_bash_command_git_status", "tools": []any{"bash"}, "match_type": "command", "pattern": "x", "action": "allow"}))
 			return err
 		}},
 		{"replace with a stale etag", ErrPreconditionFailed, func() error {

@@ -16,6 +16,7 @@ import (
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/inforce"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/store/grants"
@@ -211,7 +212,7 @@ func TestGrantsPageAlwaysAllowed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.st.AddApprovalOverride(map[string]any{"id": "hand_written", "tools": []any{"bash"}, "pattern": "ls *", "action": "allow"}); err != nil {
+	if _, err := e.st.AddApprovalOverride(policy.Override{ID: "hand_written", Tools: []string{"bash"}, Pattern: "ls *", Action: policy.Allow}); err != nil {
 		t.Fatal(err)
 	}
 	id := str(o["id"])

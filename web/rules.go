@@ -10,7 +10,6 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/policy"
-	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/templates"
 )
@@ -194,7 +193,7 @@ func (u *UI) updateRule(w http.ResponseWriter, r *http.Request) {
 		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
 		return
 	}
-	_, err := u.pol.UpdateRule(formETag(r), form.OrigID, service.ReplaceFields(rule, ruleFields...))
+	_, err := u.pol.UpdateRule(formETag(r), form.OrigID, policy.ReplaceFields(rule, ruleFields...))
 	if err != nil && !errors.Is(err, store.ErrPreconditionFailed) {
 		form.Error = errorText(err, t)
 		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))

@@ -54,6 +54,6 @@ func (u *UI) enforceShadow(w http.ResponseWriter, r *http.Request) {
 		redirect(w, r, "/shadow")
 		return
 	}
-	_, err := u.pol.UpdateRule(formETag(r), id, service.RulePatch{Remove: []string{"mode"}})
+	_, err := u.pol.UpdateRule(formETag(r), id, policy.RulePatch{Remove: []string{"mode"}})
 	u.saved(w, r, "/rules#rule-"+id, err, t.f("shadow.enforced", id))
 }

@@ -29,7 +29,7 @@ func TestEditReachesAReplicaWhoseReloadFailed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.CreateRule(map[string]any{"id": "no_push", "tools": []any{"bash"}, "pattern": "git push *", "action": "deny"}); err != nil {
+	if _, err := a.CreateRule(ruleOf(map[string]any{"id": "no_push", "tools": []any{"bash"}, "pattern": "git push *", "action": "deny"})); err != nil {
 		t.Fatalf("CreateRule: %v", err)
 	}
 	time.Sleep(time.Second) // replica B's reload has timed out by now

@@ -48,7 +48,7 @@ func TestStoreEditSeenByOtherReplica(t *testing.T) {
 	if got := b.Engine().Evaluate(gitPush).Level; got != engine.Ask {
 		t.Fatalf("before the edit: level = %s, want ask (default policy)", got)
 	}
-	etag, err := a.CreateRule(map[string]any{"id": "no_push", "tools": []any{"bash"}, "pattern": "git push *", "action": "deny"})
+	etag, err := a.CreateRule(ruleOf(map[string]any{"id": "no_push", "tools": []any{"bash"}, "pattern": "git push *", "action": "deny"}))
 	if err != nil {
 		t.Fatalf("CreateRule: %v", err)
 	}
@@ -79,7 +79,7 @@ func TestStoreEditsFromBothReplicas(t *testing.T) {
 	a, b := openStore(t, openDB(t, dsn)), openStore(t, openDB(t, dsn))
 	for i, s := range []*inforce.Holder{a, b, a, b} {
 		id := "r" + string(rune('0'+i))
-		if _, err := s.CreateRule(map[string]any{"id": id, "tools": []any{"bash"}, "pattern": id, "action": "deny"}); err != nil {
+		if _, err := s.CreateRule(ruleOf(map[string]any{"id": id, "tools": []any{"bash"}, "pattern": id, "action": "deny"})); err != nil {
 			t.Fatalf("CreateRule %s: %v", id, err)
 		}
 	}
@@ -104,14 +104,14 @@ func TestStoreDatabaseGone(t *testing.T) {
 	}
 	t.Cleanup(db.Close)
 	s := openStore(t, db)
-	if _, err := s.CreateRule(map[string]any{"id": "no_push", "tools": []any{"bash"}, "pattern": "git push *", "action": "deny"}); err != nil {
+	if _, err := s.CreateRule(ruleOf(map[string]any{"id": "no_push", "tools": []any{"bash"}, "pattern": "git push *", "action": "deny"})); err != nil {
 		t.Fatal(err)
 	}
 	_, etag, _ := s.Section()
 	if err := c.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	_, err = s.CreateRule(map[string]any{"id": "other", "tools": []any{"bash"}, "pattern": "ls", "action": "deny"})
+	_, err = s.CreateRule(ruleOf(map[string]any{"id": "other", "tools": []any{"bash"}, "pattern": "ls", "action": "deny"}))
 	if !errors.Is(err, store.ErrUnavailable) {
 		t.Errorf("edit with the server stopped: err = %v, want ErrUnavailable", err)
 	}
@@ -138,7 +138,7 @@ func TestStoreDatabaseGone(t *testing.T) {
 	if hasProblem(s.Problems(), "postgres") {
 		t.Errorf("Problems after recovery = %v, want none about postgres", s.Problems())
 	}
-	if _, err := s.CreateRule(map[string]any{"id": "other", "tools": []any{"bash"}, "pattern": "ls", "action": "deny"}); err != nil {
+	if _, err := s.CreateRule(ruleOf(map[string]any{"id": "other", "tools": []any{"bash"}, "pattern": "ls", "action": "deny"})); err != nil {
 		t.Errorf("edit after the server is back: %v", err)
 	}
 }

@@ -1,23 +1,22 @@
-package service
-
-import "github.com/toolgate/toolgate/policy"
+package policy
 
 // RulePatch is a checked change to one rule: the fields named in Set take
 // their values from Rule, the fields named in Remove are removed, the
-// others stay as they are. Handlers build it at the edge
-// (DecodeRulePatch for a request body, ReplaceFields for a form).
+// others stay as they are. Handlers build it at the edge (DecodeRulePatch
+// for a request body, ReplaceFields for a form); the store applies it to
+// the rule's YAML node.
 type RulePatch struct {
-	Rule   policy.Rule
+	Rule   Rule
 	Set    []string
 	Remove []string
 }
 
-// DecodeRulePatch reads a PATCH body that policy.CheckRuleInput (partial)
+// DecodeRulePatch reads a PATCH body that CheckRuleInput (partial)
 // accepted: a key with null is removed, every other key is set.
 func DecodeRulePatch(m map[string]any) RulePatch {
 	var p RulePatch
 	set := make(map[string]any, len(m))
-	for _, k := range policy.RuleFields {
+	for _, k := range RuleFields {
 		v, ok := m[k]
 		switch {
 		case !ok:
@@ -28,13 +27,13 @@ func DecodeRulePatch(m map[string]any) RulePatch {
 			set[k] = v
 		}
 	}
-	p.Rule, _, _ = policy.DecodeRule(set, "rule")
+	p.Rule, _, _ = DecodeRule(set, "rule")
 	return p
 }
 
 // ReplaceFields is the patch that makes each of fields what r has: a field
 // r leaves empty is removed (a form's cleared field).
-func ReplaceFields(r policy.Rule, fields ...string) RulePatch {
+func ReplaceFields(r Rule, fields ...string) RulePatch {
 	p := RulePatch{Rule: r}
 	m := r.Map()
 	for _, k := range fields {
@@ -57,9 +56,9 @@ func (p RulePatch) NewID() (string, bool) {
 	return "", false
 }
 
-// Map is the patch as the document store applies it: the set fields in
-// config.yaml's shape (Rule.Map), nil for a removed one. A string field set
-// to "" (which Rule.Map leaves out) is written as "".
+// Map is the patch as config.yaml's shape has it: the set fields as
+// Rule.Map renders them, nil for a removed one. A string field set to ""
+// (which Rule.Map leaves out) is "".
 func (p RulePatch) Map() map[string]any {
 	full := p.Rule.Map()
 	out := make(map[string]any, len(p.Set)+len(p.Remove))
