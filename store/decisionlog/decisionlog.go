@@ -154,9 +154,9 @@ type Log struct {
 	// owned is the database Open opened, closed by Close.
 	owned *sqlite.DB
 
-	// fullInsert is the prepared INSERT of insertRows entries; only the
-	// writer goroutine uses it.
-	fullInsert *sql.Stmt
+	// inserts are the prepared INSERTs of insertRows>>i entries (see
+	// insertChunk); only the writer goroutine uses them.
+	inserts [insertSizes]*sql.Stmt
 }
 
 // decisionSchema is the decisions table: migration 2.
@@ -244,24 +244,32 @@ func (l *Log) Close() error {
 	return nil
 }
 
-// closeInsert releases the prepared INSERT when the writer stops.
+// closeInsert releases the prepared INSERTs when the writer stops.
 func (l *Log) closeInsert() {
-	if l.fullInsert != nil {
-		_ = l.fullInsert.Close()
+	for _, stmt := range l.inserts {
+		if stmt != nil {
+			_ = stmt.Close()
+		}
 	}
 }
 
-// insertRows is how many entries one INSERT statement writes: one statement
+// insertRows is the most entries one INSERT statement writes: one statement
 // of many rows costs far less per row than a statement per row (database/sql
-// and the driver's per-call work), and 100 rows of 10 values stay well
+// and the driver's per-call work), and 128 rows of 13 values stay well
 // under SQLite's limit on bound parameters.
-const insertRows = 100
+const insertRows = 128
+
+// insertSizes is how many INSERT statements are kept prepared: of 128, 64,
+// ..., 1 rows. A batch is written 128 rows at a time and its rest in
+// halving chunks (at most seven statements), so no batch prepares a
+// statement for its own size.
+const insertSizes = 8
 
 // insertColumns are the columns one entry writes, in the order of rowValues.
 const insertColumns = 13
 
-// insert writes a batch of entries in one transaction, insertRows to a
-// statement.
+// insert writes a batch of entries in one transaction, in the order given
+// (ids follow it), insertRows or fewer to a statement.
 func (l *Log) insert(ctx context.Context, batch []Entry) error {
 	tx, err := l.db.BeginTx(ctx, nil)
 	if err != nil {
@@ -270,7 +278,7 @@ func (l *Log) insert(ctx context.Context, batch []Entry) error {
 	defer func() { _ = tx.Rollback() }()
 	args := make([]any, 0, insertRows*insertColumns)
 	for len(batch) > 0 {
-		n := min(len(batch), insertRows)
+		size, n := insertChunk(len(batch))
 		args = args[:0]
 		for i := range batch[:n] {
 			row, err := l.rowValues(&batch[i])
@@ -279,7 +287,7 @@ func (l *Log) insert(ctx context.Context, batch []Entry) error {
 			}
 			args = append(args, row[:]...)
 		}
-		stmt, err := l.insertStmt(tx, n)
+		stmt, err := l.insertStmt(tx, size)
 		if err != nil {
 			return err
 		}
@@ -291,21 +299,34 @@ func (l *Log) insert(ctx context.Context, batch []Entry) error {
 	return tx.Commit()
 }
 
-// insertStmt is the INSERT of n entries in tx: the one prepared once for
-// insertRows entries, or one prepared for the rest of a batch.
-func (l *Log) insertStmt(tx *sql.Tx, n int) (*sql.Stmt, error) {
-	if n < insertRows {
-		return tx.Prepare(insertStatement(n))
+// insertChunk is the statement (its index in inserts) and the number of
+// entries, insertRows>>size, that write the next of left entries: the
+// largest that fits.
+func insertChunk(left int) (size, n int) {
+	for n = insertRows; n > left; n >>= 1 {
+		size++
 	}
-	if l.fullInsert == nil {
-		stmt, err := l.db.Prepare(insertStatement(insertRows))
+	return size, n
+}
+
+// insertStmt is the INSERT of insertRows>>size entries in tx, prepared
+// once on the database.
+func (l *Log) insertStmt(tx *sql.Tx, size int) (*sql.Stmt, error) {
+	if l.inserts[size] == nil {
+		stmt, err := l.db.Prepare(insertStatement(insertRows >> size))
 		if err != nil {
 			return nil, err
 		}
-		l.fullInsert = stmt
+		l.inserts[size] = stmt
 	}
-	return tx.Stmt(l.fullInsert), nil
+	return tx.Stmt(l.inserts[size]), nil
 }
+
+// insertRow is one row of the INSERT. The optional text columns (channel,
+// session, matched_rule, shadow_level, shadow_rule) take coalesce(?, ''):
+// rowValues binds NULL for an empty one, which the driver binds without
+// copying a string into C memory, and the row stores '' as before.
+const insertRow = "(?,?,?,?,?,coalesce(?,''),coalesce(?,''),?,coalesce(?,''),?,?,coalesce(?,''),coalesce(?,''))"
 
 // insertStatement is the INSERT of n entries.
 func insertStatement(n int) string {
@@ -316,12 +337,13 @@ func insertStatement(n int) string {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString("(?,?,?,?,?,?,?,?,?,?,?,?,?)")
+		b.WriteString(insertRow)
 	}
 	return b.String()
 }
 
-// rowValues are the column values of one entry, prepared.
+// rowValues are the column values of one entry, prepared; an empty
+// optional text is nil (see insertRow).
 func (l *Log) rowValues(e *Entry) ([insertColumns]any, error) {
 	e.Prepare()
 	var req any
@@ -338,8 +360,16 @@ func (l *Log) rowValues(e *Entry) ([insertColumns]any, error) {
 	if e.Agent == "" {
 		e.Agent = "rest"
 	}
-	return [insertColumns]any{e.Time.UnixMicro(), e.Source, e.Agent, e.Tool, e.Summary, e.Channel, e.Session,
-		e.Level, e.MatchedRule, e.LatencyMicros, req, e.ShadowLevel, e.ShadowRule}, nil
+	return [insertColumns]any{e.Time.UnixMicro(), e.Source, e.Agent, e.Tool, e.Summary, orNull(e.Channel), orNull(e.Session),
+		e.Level, orNull(e.MatchedRule), e.LatencyMicros, req, orNull(e.ShadowLevel), orNull(e.ShadowRule)}, nil
+}
+
+// orNull is s, or nil when it is empty (see insertRow).
+func orNull(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 // Prune deletes entries older than the retention and, beyond MaxRows, the
