@@ -323,9 +323,9 @@ func (l *Log) insertStmt(tx *sql.Tx, size int) (*sql.Stmt, error) {
 }
 
 // insertRow is one row of the INSERT. The optional text columns (channel,
-// session, matched_rule, shadow_level, shadow_rule) take coalesce(?, ”):
+// session, matched_rule, shadow_level, shadow_rule) take coalesce of the value and the empty string:
 // rowValues binds NULL for an empty one, which the driver binds without
-// copying a string into C memory, and the row stores ” as before.
+// copying a string into C memory, and the row stores the empty string as before.
 const insertRow = "(?,?,?,?,?,coalesce(?,''),coalesce(?,''),?,coalesce(?,''),?,?,coalesce(?,''),coalesce(?,''))"
 
 // insertStatement is the INSERT of n entries.

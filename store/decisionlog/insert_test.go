@@ -10,7 +10,7 @@ import (
 // TestInsertChunksKeepEveryRowInOrder writes batches whose sizes cross the
 // INSERT statements' chunk sizes and checks that every entry is stored
 // once, in the batch's order (ids follow it), with its values, and that an
-// empty optional text is stored as ” (not NULL), as before the leaner
+// empty optional text is stored as the empty string (not NULL), as before the leaner
 // binding.
 func TestInsertChunksKeepEveryRowInOrder(t *testing.T) {
 	for _, c := range []struct {
