@@ -3,6 +3,7 @@ package decisionlog
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -68,6 +69,14 @@ type Writer struct {
 	dropped atomic.Uint64
 	failed  atomic.Uint64
 	written atomic.Uint64
+
+	// want is how many queued entries fill the batch the writer lingers
+	// over (math.MaxInt64 when it does not linger); full wakes it once
+	// that many are queued. A lingering writer takes no entry off the
+	// queue until then, so that each decision's Enqueue is a buffered
+	// send that wakes no goroutine (BENCHMARKS.md "Eighth round").
+	want atomic.Int64
+	full chan struct{}
 }
 
 // NewWriter starts the writer (and pruner) of a decision log with opts
@@ -84,7 +93,9 @@ func NewWriter(opts Options, steps WriterSteps) *Writer {
 		stop:      make(chan struct{}),
 		done:      make(chan struct{}),
 		pruneDone: make(chan struct{}),
+		full:      make(chan struct{}, 1),
 	}
+	w.want.Store(math.MaxInt64)
 	go w.run()
 	if steps.PruneApart {
 		go w.pruneLoop()
@@ -99,6 +110,12 @@ func NewWriter(opts Options, steps WriterSteps) *Writer {
 func (w *Writer) Enqueue(e Entry) bool {
 	select {
 	case w.queue <- e:
+		if int64(len(w.queue)) >= w.want.Load() {
+			select {
+			case w.full <- struct{}{}:
+			default: // the writer is woken already
+			}
+		}
 		return true
 	default:
 		w.dropped.Add(1)
@@ -225,24 +242,37 @@ func (w *Writer) fillBatch(batch []Entry) []Entry {
 }
 
 // linger waits up to Linger for more entries, until the batch is full or
-// the log is closing.
+// the log is closing. It sleeps until enough entries are queued to fill
+// the batch (see want) or the time is up, then takes them.
 func (w *Writer) linger(batch []Entry) []Entry {
 	if w.opts.Linger < 0 || len(batch) >= w.opts.BatchSize {
 		return batch
 	}
 	timer := time.NewTimer(w.opts.Linger)
 	defer timer.Stop()
-	for len(batch) < w.opts.BatchSize {
-		select {
-		case e := <-w.queue:
-			batch = append(batch, e)
-		case <-timer.C:
-			return batch
-		case <-w.stop:
+	defer w.want.Store(math.MaxInt64)
+	for {
+		batch = w.fillBatch(batch)
+		if len(batch) >= w.opts.BatchSize {
 			return batch
 		}
+		// A queue smaller than the rest of the batch wakes the writer
+		// when it is full, rather than dropping entries for the linger.
+		want := min(w.opts.BatchSize-len(batch), cap(w.queue))
+		w.want.Store(int64(want))
+		if len(w.queue) >= want {
+			// Queued before want was stored: that Enqueue may not have
+			// signalled.
+			continue
+		}
+		select {
+		case <-w.full: // possibly a stale signal: fillBatch and look again
+		case <-timer.C:
+			return w.fillBatch(batch)
+		case <-w.stop:
+			return w.fillBatch(batch)
+		}
 	}
-	return batch
 }
 
 // drain writes everything queued now.

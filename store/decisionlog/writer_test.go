@@ -152,3 +152,30 @@ func TestWriterPruneApartEndsWithClose(t *testing.T) {
 		t.Errorf("written %d, want 1", w.Written())
 	}
 }
+
+// TestLingerTakesFromAQueueSmallerThanTheBatch: a lingering writer leaves
+// entries in the queue until they fill its batch; when the queue cannot
+// hold that many, a full queue must wake it, or every later entry would
+// be dropped for the whole linger. With an hour's linger, a producer that
+// waits for room must still get a whole batch written.
+func TestLingerTakesFromAQueueSmallerThanTheBatch(t *testing.T) {
+	const queue, batch = 4, 64
+	l, _, _ := newTestLog(t, Options{QueueSize: queue, BatchSize: batch, Linger: time.Hour})
+	deadline := time.Now().Add(10 * time.Second)
+	for accepted := 0; accepted < batch; {
+		if l.Enqueue(Entry{Tool: "bash", Level: "allow"}) {
+			accepted++
+			continue
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d entries accepted: the lingering writer does not take from a full queue", accepted)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for l.Written() < batch && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := l.Written(); got < batch {
+		t.Fatalf("written %d entries of a full batch of %d with an hour's linger", got, batch)
+	}
+}
