@@ -1,6 +1,8 @@
 // Package store keeps toolgate's policy document: the `permissions` section
 // and the built-in rules. A Store loads them from a Backend, validates them,
-// compiles the engine and swaps in a new engine atomically when the
+// compiles them through the function it is given (Options.Compile: package
+// inforce gives the engine's; storage imports no engine) and swaps the
+// document and what was compiled in atomically, together, when the
 // document changes; it edits the section through yaml.v3 nodes inside the
 // backend's Update, which re-reads the document under the backend's lock,
 // so that every other key, every comment and the key order survive and no
