@@ -84,8 +84,12 @@ func (s *Server) runCommand(cmd Command) (CommandResponse, error) {
 // exists (the same command run again, or a changed level).
 func (s *Server) runRuleCommand(cmd Command) (CommandResponse, error) {
 	id := CLIRuleID(cmd.Tool, cmd.Pattern)
-	rule := map[string]any{"id": id, "tools": []any{cmd.Tool}, "pattern": cmd.Pattern, "action": cmd.Level}
-	typed := ruleOf(rule)
+	typed := policy.Rule{ID: id, Tools: []string{cmd.Tool}, Pattern: cmd.Pattern}
+	if lvl, ok := policy.ParseLevel(cmd.Level); ok {
+		typed.Action = lvl
+	} else {
+		typed.BadAction = cmd.Level
+	}
 	methods := []string{"permissions.rules.create"}
 	verb := "created"
 	_, _, err := s.policy.CreateRule("", typed)

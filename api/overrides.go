@@ -25,7 +25,7 @@ func (s *Server) handleAddOverride(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	id, etag, err := s.policy.AddOverride(ifMatch(r), ruleOf(o))
+	id, etag, err := s.policy.AddOverride(ifMatch(r), o)
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -28,11 +28,19 @@ func normLevel(s string) string { return policy.NormLevel(s) }
 // checkLevelMap checks a mapping of key -> level.
 func checkLevelMap(field string, v any) *Error { return fieldError(policy.CheckLevelMap(field, v)) }
 
-// checkRule checks a rule or approval override object. With partial (a
-// PATCH), missing keys are fine and null removes a key; otherwise tools,
-// pattern and an action or severity are required.
-func checkRule(field string, m map[string]any, partial bool) *Error {
-	return fieldError(policy.CheckRuleInput(field, m, partial, engine.ValidatePattern))
+// decodeRule checks and decodes a new rule or approval override object
+// (policy.DecodeRuleInput): tools, pattern and an action or severity are
+// required.
+func decodeRule(m map[string]any) (policy.Rule, *Error) {
+	r, fe := policy.DecodeRuleInput("", m, engine.ValidatePattern)
+	return r, fieldError(fe)
+}
+
+// decodeRulePatch checks and decodes a rule change (a PATCH): missing keys
+// are fine and null removes a key.
+func decodeRulePatch(m map[string]any) (policy.RulePatch, *Error) {
+	p, fe := policy.DecodeRulePatchInput("", m, engine.ValidatePattern)
+	return p, fieldError(fe)
 }
 
 // checkSection checks the levels and entries of a whole section the way the

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 )
@@ -194,10 +193,11 @@ func rpcRulesCreate(s *Server, params json.RawMessage) (any, error) {
 	if _, ok := rule["id"].(string); !ok {
 		return nil, badRequest("id", "id is required")
 	}
-	if err := checkRule("", rule, false); err != nil {
-		return nil, err
+	typed, derr := decodeRule(rule)
+	if derr != nil {
+		return nil, derr
 	}
-	if _, _, err := s.policy.CreateRule("", ruleOf(rule)); err != nil {
+	if _, _, err := s.policy.CreateRule("", typed); err != nil {
 		return nil, err
 	}
 	return rule, nil
@@ -217,10 +217,11 @@ func rpcRulesUpdate(s *Server, params json.RawMessage) (any, error) {
 	if len(patch) == 0 {
 		return nil, badRequest("", "nothing to update: give the fields to set")
 	}
-	if err := checkRule("", patch, true); err != nil {
-		return nil, err
+	change, derr := decodeRulePatch(patch)
+	if derr != nil {
+		return nil, derr
 	}
-	if _, err := s.policy.UpdateRule("", id, policy.DecodeRulePatch(patch)); err != nil {
+	if _, err := s.policy.UpdateRule("", id, change); err != nil {
 		return nil, err
 	}
 	sec, _, err := s.section()

@@ -65,7 +65,7 @@ func (s *Server) handleCreateRule(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	id, etag, err := s.policy.CreateRule(ifMatch(r), ruleOf(entry))
+	id, etag, err := s.policy.CreateRule(ifMatch(r), entry)
 	if err != nil {
 		writeError(w, r, err)
 		return
@@ -73,26 +73,21 @@ func (s *Server) handleCreateRule(w http.ResponseWriter, r *http.Request) {
 	s.respondEntry(w, r, "rules", id, etag, http.StatusCreated)
 }
 
-// decodeEntry reads and checks a new rule or override; one without an id
-// gets the service's (service.NewID) when it is written.
-func decodeEntry(w http.ResponseWriter, r *http.Request) (map[string]any, error) {
-	var entry map[string]any
-	if err := decodeJSON(w, r, &entry); err != nil {
-		return nil, err
+// decodeEntry reads, checks and decodes a new rule or override; one
+// without an id gets the service's (service.NewID) when it is written.
+func decodeEntry(w http.ResponseWriter, r *http.Request) (policy.Rule, error) {
+	var body map[string]any
+	if err := decodeJSON(w, r, &body); err != nil {
+		return policy.Rule{}, err
 	}
-	if entry == nil {
-		return nil, badRequest("", "the body must be a JSON object")
+	if body == nil {
+		return policy.Rule{}, badRequest("", "the body must be a JSON object")
 	}
-	if err := checkRule("", entry, false); err != nil {
-		return nil, err
+	entry, err := decodeRule(body)
+	if err != nil {
+		return policy.Rule{}, err
 	}
 	return entry, nil
-}
-
-// ruleOf decodes a rule body that checkRule accepted.
-func ruleOf(entry map[string]any) policy.Rule {
-	rule, _, _ := policy.DecodeRule(entry, "rule")
-	return rule
 }
 
 // respondEntry answers with the entry of list now on disk.
@@ -124,11 +119,11 @@ func (s *Server) handlePatchRule(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, badRequest("", "the body must be an object with at least one field"))
 		return
 	}
-	if err := checkRule("", patch, true); err != nil {
-		writeError(w, r, err)
+	change, perr := decodeRulePatch(patch)
+	if perr != nil {
+		writeError(w, r, perr)
 		return
 	}
-	change := policy.DecodeRulePatch(patch)
 	etag, err := s.policy.UpdateRule(ifMatch(r), id, change)
 	if err != nil {
 		writeError(w, r, err)

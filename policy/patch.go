@@ -74,3 +74,23 @@ func (p RulePatch) Map() map[string]any {
 	}
 	return out
 }
+
+// DecodeRuleInput checks a new rule or approval override of a request
+// (CheckRuleInput, all of it required) and decodes it: the one step from a
+// request's object to the typed rule the edit ports take.
+func DecodeRuleInput(field string, m map[string]any, pattern PatternCheck) (Rule, *FieldError) {
+	if fe := CheckRuleInput(field, m, false, pattern); fe != nil {
+		return Rule{}, fe
+	}
+	r, _, _ := DecodeRule(m, "rule")
+	return r, nil
+}
+
+// DecodeRulePatchInput checks a rule change of a request (CheckRuleInput,
+// partial: null removes a field) and decodes it into a RulePatch.
+func DecodeRulePatchInput(field string, m map[string]any, pattern PatternCheck) (RulePatch, *FieldError) {
+	if fe := CheckRuleInput(field, m, true, pattern); fe != nil {
+		return RulePatch{}, fe
+	}
+	return DecodeRulePatch(m), nil
+}
