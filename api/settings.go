@@ -4,10 +4,9 @@ import (
 	"maps"
 	"net/http"
 	"slices"
-)
 
-// settingKeys are the scalar settings of the section.
-var settingKeys = []string{"enabled", "schema", "version", "permission_mode", "defaults", "deny_guidance_message"}
+	"github.com/toolgate/toolgate/policy"
+)
 
 // handleGetSettings is GET /api/v1/permissions/settings.
 func (s *Server) handleGetSettings(w http.ResponseWriter, r *http.Request) {
@@ -17,7 +16,7 @@ func (s *Server) handleGetSettings(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out := map[string]any{}
-	for _, k := range settingKeys {
+	for _, k := range policy.SettingsKeys {
 		if v, ok := sec[k]; ok {
 			out[k] = v
 		}
@@ -38,7 +37,7 @@ func (s *Server) handlePatchSettings(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	if _, err := s.policy.SetSettings(ifMatch(r), patch); err != nil {
+	if _, err := s.policy.SetSettings(ifMatch(r), policy.DecodeSettingsPatch(patch)); err != nil {
 		writeError(w, r, err)
 		return
 	}

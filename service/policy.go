@@ -137,8 +137,8 @@ func (p *Policy) ReplaceSection(ifMatch string, section map[string]any) (string,
 	return p.edit(ifMatch, func(d PolicyDocs) (string, error) { return d.ReplaceSection(section, ifMatch) })
 }
 
-// SetSettings changes the scalar settings (a nil value removes a key).
-func (p *Policy) SetSettings(ifMatch string, patch map[string]any) (string, error) {
+// SetSettings changes the scalar settings (a key in patch.Remove is removed).
+func (p *Policy) SetSettings(ifMatch string, patch policy.SettingsPatch) (string, error) {
 	return p.edit(ifMatch, func(d PolicyDocs) (string, error) { return d.SetSettings(patch) })
 }
 

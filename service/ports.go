@@ -31,7 +31,7 @@ type PolicyReader interface {
 type PolicyDocs interface {
 	PolicyReader
 	ReplaceSection(section map[string]any, ifMatch string) (string, error)
-	SetSettings(patch map[string]any) (string, error)
+	SetSettings(patch policy.SettingsPatch) (string, error)
 	SetToolLevel(tool, level string) (string, error)
 	DeleteTool(tool string) (string, error)
 	CreateRule(rule policy.Rule) (string, error)

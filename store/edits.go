@@ -141,10 +141,10 @@ var settingKeys = map[string]func(any) string{
 }
 
 // SetSettings changes the scalar settings of the section: enabled, schema
-// (or version), permission_mode, defaults and deny_guidance_message. A nil
-// value removes the key.
-func (s *Store) SetSettings(patch map[string]any) (string, error) {
-	patch = normalizeMap(patch)
+// (or version), permission_mode, defaults and deny_guidance_message, as
+// SettingsPatch.Map renders them; a removed one is removed.
+func (s *Store) SetSettings(settings policy.SettingsPatch) (string, error) {
+	patch := normalizeMap(settings.Map())
 	var problems []policy.Problem
 	for _, k := range orderedKeys(patch) {
 		check, ok := settingKeys[k]

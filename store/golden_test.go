@@ -75,7 +75,7 @@ func TestGoldenEdits(t *testing.T) {
 			return err
 		}},
 		{"set settings", "set_settings", "config.yaml", func(s *Store) error {
-			_, err := s.SetSettings(map[string]any{"permission_mode": "strict", "enabled": false, "deny_guidance_message": "Ask an admin."})
+			_, err := s.SetSettings(policy.DecodeSettingsPatch(map[string]any{"permission_mode": "strict", "enabled": false, "deny_guidance_message": "Ask an admin."}))
 			return err
 		}},
 		{"set owner scopes", "set_owner_scopes", "config.yaml", func(s *Store) error {

@@ -133,9 +133,8 @@ func TestEditRejectsNewProblems(t *testing.T) {
 			return err
 		}},
 		{"bad level", "permissions.tools.grep", func() error { _, err := s.SetToolLevel("grep", "perhaps"); return err }},
-		{"unknown setting", "permissions.colour", func() error { _, err := s.SetSettings(map[string]any{"colour": "red"}); return err }},
 		{"bad mode", "permissions.permission_mode", func() error {
-			_, err := s.SetSettings(map[string]any{"permission_mode": "paranoid"})
+			_, err := s.SetSettings(policy.DecodeSettingsPatch(map[string]any{"permission_mode": "paranoid"}))
 			return err
 		}},
 		{"unknown tool in a patch", "permissions.rules[0].tools", func() error {

@@ -78,12 +78,10 @@ func (u *UI) saveSettings(w http.ResponseWriter, r *http.Request) {
 		Button: t("confirm.off.button")}) {
 		return
 	}
-	patch := map[string]any{
-		"enabled":         enabled,
-		"permission_mode": engine.ParseMode(r.PostFormValue("permission_mode")).String(),
-	}
+	mode := engine.ParseMode(r.PostFormValue("permission_mode")).String()
+	patch := policy.SettingsPatch{Enabled: &enabled, PermissionMode: &mode}
 	if d := r.PostFormValue("default"); d != "" {
-		patch["defaults"] = map[string]any{"*": d}
+		patch.Defaults = map[string]string{"*": d}
 	}
 	_, err := u.pol.SetSettings(formETag(r), patch)
 	u.saved(w, r, "/", err, t("flash.settings"))

@@ -1,0 +1,88 @@
+package policy
+
+// SettingsKeys are the scalar settings of the section, in the order
+// config.yaml's permissions mapping has them.
+var SettingsKeys = []string{"enabled", "schema", "version", "permission_mode", "defaults", "deny_guidance_message"}
+
+// SettingsPatch is a change to the scalar settings of the section: each
+// field that is not nil is written as given, each key of Remove is removed,
+// the other settings stay as they are. Defaults maps a key ("*") to a level
+// as written.
+type SettingsPatch struct {
+	Enabled             *bool
+	Schema              *string
+	Version             *string
+	PermissionMode      *string
+	Defaults            map[string]string
+	DenyGuidanceMessage *string
+	Remove              []string
+}
+
+// DecodeSettingsPatch reads a settings PATCH body whose values were checked
+// (a bool for enabled, strings, a mapping of levels for defaults): a key
+// with null is removed, a key that is not a setting or a value of another
+// type is left out.
+func DecodeSettingsPatch(m map[string]any) SettingsPatch {
+	var p SettingsPatch
+	str := func(v any) *string {
+		if s, ok := v.(string); ok {
+			return &s
+		}
+		return nil
+	}
+	for _, k := range SettingsKeys {
+		v, ok := m[k]
+		switch {
+		case !ok:
+		case v == nil:
+			p.Remove = append(p.Remove, k)
+		case k == "enabled":
+			if b, ok := v.(bool); ok {
+				p.Enabled = &b
+			}
+		case k == "schema":
+			p.Schema = str(v)
+		case k == "version":
+			p.Version = str(v)
+		case k == "permission_mode":
+			p.PermissionMode = str(v)
+		case k == "deny_guidance_message":
+			p.DenyGuidanceMessage = str(v)
+		case k == "defaults":
+			levels, _ := asMap(v)
+			p.Defaults = make(map[string]string, len(levels))
+			for lk, lv := range levels {
+				if s, ok := lv.(string); ok {
+					p.Defaults[lk] = s
+				}
+			}
+		}
+	}
+	return p
+}
+
+// Map is the patch in config.yaml's shape: the settings set, nil for a
+// removed one.
+func (p SettingsPatch) Map() map[string]any {
+	out := map[string]any{}
+	if p.Enabled != nil {
+		out["enabled"] = *p.Enabled
+	}
+	for k, v := range map[string]*string{"schema": p.Schema, "version": p.Version,
+		"permission_mode": p.PermissionMode, "deny_guidance_message": p.DenyGuidanceMessage} {
+		if v != nil {
+			out[k] = *v
+		}
+	}
+	if p.Defaults != nil {
+		levels := make(map[string]any, len(p.Defaults))
+		for k, v := range p.Defaults {
+			levels[k] = v
+		}
+		out["defaults"] = levels
+	}
+	for _, k := range p.Remove {
+		out[k] = nil
+	}
+	return out
+}
