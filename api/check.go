@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/approval"
-	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
 )
 
@@ -57,7 +57,7 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 	d := s.deps.Policy.Engine().Evaluate(req)
 	s.observe(service.SourceCheck, start, req, d, from)
 	out := CheckResponse{Decision: d.Level.String(), EvaluateResponse: decisionWire(d)}
-	if d.Level != engine.Ask {
+	if d.Level != policy.Ask {
 		writeJSON(w, http.StatusOK, out)
 		return
 	}
@@ -70,7 +70,7 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 		return // the agent went away; the approval stays for others to see
 	case asked.Refused:
 		// The ask could not be stored: fail closed, saying why.
-		out.Decision, out.Reason = engine.Deny.String(), asked.Reason
+		out.Decision, out.Reason = policy.Deny.String(), asked.Reason
 		writeJSON(w, http.StatusOK, out)
 		return
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/internal/jsontext"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // hardStrings are strings whose JSON needs every kind of escape.
@@ -26,12 +27,12 @@ func TestWriteDecisionSameBytes(t *testing.T) {
 	var decisions []engine.Decision
 	for i, s := range hardStrings {
 		decisions = append(decisions,
-			engine.Decision{Level: engine.Level(i % 3), MatchedRule: s, Reason: s},
-			engine.Decision{Level: engine.Ask, Reason: "no rule " + s},
-			engine.Decision{Level: engine.Deny, MatchedRule: "r", Reason: s, ExternalPaths: []string{s, "/etc/" + s}},
+			engine.Decision{Level: policy.Level(i % 3), MatchedRule: s, Reason: s},
+			engine.Decision{Level: policy.Ask, Reason: "no rule " + s},
+			engine.Decision{Level: policy.Deny, MatchedRule: "r", Reason: s, ExternalPaths: []string{s, "/etc/" + s}},
 		)
 	}
-	decisions = append(decisions, engine.Decision{Level: engine.Allow, Reason: "x", Trace: []engine.Step{{}}})
+	decisions = append(decisions, engine.Decision{Level: policy.Allow, Reason: "x", Trace: []engine.Step{{}}})
 	for i, d := range decisions {
 		got, want := httptest.NewRecorder(), httptest.NewRecorder()
 		writeDecision(got, d)

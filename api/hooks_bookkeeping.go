@@ -1,6 +1,9 @@
 package api
 
-import "github.com/toolgate/toolgate/engine"
+import (
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
+)
 
 // The agents' bookkeeping tools act on nothing outside the agent's own
 // session: its to-do list, its plan, its topic line, a question put to
@@ -51,10 +54,10 @@ func toolSet(names ...string) map[string]bool {
 // bookkeeping turns a catch-all ask of one of the agent's bookkeeping
 // tools into an allow; any other decision is returned as it is.
 func (a hookAgent) bookkeeping(tool string, d engine.Decision) engine.Decision {
-	if d.Level != engine.Ask || !a.bookkeepingTools[tool] || !catchAllRules[d.MatchedRule] {
+	if d.Level != policy.Ask || !a.bookkeepingTools[tool] || !catchAllRules[d.MatchedRule] {
 		return d
 	}
-	return engine.Decision{Level: engine.Allow, MatchedRule: agentBookkeepingRule,
+	return engine.Decision{Level: policy.Allow, MatchedRule: agentBookkeepingRule,
 		Reason: "Allowed: " + tool + " is the agent's own bookkeeping (plans, to-dos, questions, sub-agents) and acts on nothing outside its session",
 		Trace:  d.Trace}
 }

@@ -3,7 +3,7 @@ package api
 import (
 	"net/http"
 
-	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // Claude Code's hooks, as its hooks reference documents them:
@@ -115,7 +115,7 @@ func (s *Server) claudePreToolUse(w http.ResponseWriter, r *http.Request, c hook
 		return ClaudePreToolUseOutput{HookSpecificOutput: ClaudePreToolUseDecision{
 			HookEventName: eventPreToolUse, PermissionDecision: decision, PermissionDecisionReason: reason}}
 	}
-	if c.d.Level != engine.Ask || !c.waits() {
+	if c.d.Level != policy.Ask || !c.waits() {
 		return answer(c.d.Level.String(), hookReason(c.e, c.d)), true
 	}
 	p, ok := s.hookAsk(w, r, c)
@@ -132,7 +132,7 @@ func (s *Server) claudePreToolUse(w http.ResponseWriter, r *http.Request, c hook
 // Codex's). With ask=agent it answers no decision, so the agent prompts
 // as it meant to.
 func (s *Server) writePermissionAnswer(w http.ResponseWriter, r *http.Request, c hookCall) {
-	if !c.waits() && c.d.Level != engine.Deny {
+	if !c.waits() && c.d.Level != policy.Deny {
 		writeJSON(w, http.StatusOK, struct{}{})
 		return
 	}
@@ -150,11 +150,11 @@ func (s *Server) writePermissionAnswer(w http.ResponseWriter, r *http.Request, c
 // ok is false when the response has been written (an error) or the agent
 // went away.
 func (s *Server) permissionAnswer(w http.ResponseWriter, r *http.Request, c hookCall) (PermissionAnswer, bool) {
-	if c.d.Level == engine.Deny {
+	if c.d.Level == policy.Deny {
 		return PermissionAnswer{Behavior: "deny", Message: hookReason(c.e, c.d)}, true
 	}
-	if c.d.Level != engine.Ask {
-		c.d.Level = engine.Ask
+	if c.d.Level != policy.Ask {
+		c.d.Level = policy.Ask
 		c.d.Reason = "the agent asks before this call, which the policy allows (" + c.d.Reason + ")"
 	}
 	p, ok := s.hookAsk(w, r, c)

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // Codex CLI's hooks, as its documentation (https://developers.openai.com/codex/hooks)
@@ -68,9 +68,9 @@ func (s *Server) codexPreToolUse(w http.ResponseWriter, r *http.Request, c hookC
 	}
 	var out CodexPreToolUseOutput
 	switch {
-	case c.d.Level == engine.Deny:
+	case c.d.Level == policy.Deny:
 		out = deny(hookReason(c.e, c.d))
-	case c.d.Level == engine.Ask && c.waits():
+	case c.d.Level == policy.Ask && c.waits():
 		p, ok := s.hookAsk(w, r, c)
 		if !ok {
 			return

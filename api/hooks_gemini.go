@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // Gemini CLI's BeforeTool hook, as its hooks reference documents it:
@@ -80,9 +80,9 @@ func (s *Server) handleGeminiHook(w http.ResponseWriter, r *http.Request) {
 	}
 	var out GeminiBeforeToolOutput
 	switch c.d.Level {
-	case engine.Deny:
+	case policy.Deny:
 		out = GeminiBeforeToolOutput{Decision: "deny", Reason: hookReason(c.e, c.d)}
-	case engine.Ask:
+	case policy.Ask:
 		if !c.waits() {
 			break // ask=agent: Gemini CLI's own confirmation decides
 		}

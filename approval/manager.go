@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // Defaults of Options.
@@ -184,7 +185,7 @@ func validateAsk(req engine.Request, decision engine.Decision) error {
 	if strings.TrimSpace(req.ToolName) == "" {
 		return fmt.Errorf("%w: tool_name is empty", ErrInvalidRequest)
 	}
-	if decision.Level != engine.Ask {
+	if decision.Level != policy.Ask {
 		return fmt.Errorf("%w: decision is %q, not ask", ErrInvalidRequest, decision.Level)
 	}
 	if req.Scope != nil && req.Scope.AvatarMode {

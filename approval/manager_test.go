@@ -10,11 +10,12 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 func askDecision() engine.Decision {
 	return engine.Decision{
-		Level:         engine.Ask,
+		Level:         policy.Ask,
 		MatchedRule:   "tools.bash",
 		Reason:        "Approval required for bash (rule: tools.bash)",
 		ExternalPaths: []string{"/etc/passwd"},
@@ -70,7 +71,7 @@ func TestCreateRefusesWhatIsNotAnAsk(t *testing.T) {
 	owner := bashReq("ls")
 	owner.Scope = &engine.Scope{AvatarMode: true, PrincipalUserID: "u"}
 	allow := askDecision()
-	allow.Level = engine.Allow
+	allow.Level = policy.Allow
 	tests := []struct {
 		note string
 		req  engine.Request

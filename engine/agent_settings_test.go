@@ -1,6 +1,9 @@
 package engine
 
-import "testing"
+import (
+	"github.com/toolgate/toolgate/policy"
+	"testing"
+)
 
 // TestAgentSettingsAsk checks that the default built-in rules ask before
 // any door to an agent's own settings, hooks or MCP servers, or to
@@ -59,7 +62,7 @@ func TestAgentSettingsAsk(t *testing.T) {
 		{"an MCP server added with a heredoc", shellCall("bash", "cat > .mcp.json <<'EOF'\n{\"mcpServers\":{}}\nEOF")},
 	}
 	for _, c := range held {
-		if d := e.Evaluate(c.req); d.Level == Allow {
+		if d := e.Evaluate(c.req); d.Level == policy.Allow {
 			t.Errorf("%s: allowed (%s)", c.note, d.MatchedRule)
 		}
 	}
@@ -82,7 +85,7 @@ func TestAgentSettingsAsk(t *testing.T) {
 		{"a file ending in .codex", shellCall("bash", "cat notes.codex")},
 	}
 	for _, c := range benign {
-		if d := e.Evaluate(c.req); d.Level != Allow {
+		if d := e.Evaluate(c.req); d.Level != policy.Allow {
 			t.Errorf("%s: %s by %s, want allow", c.note, d.Level, d.MatchedRule)
 		}
 	}

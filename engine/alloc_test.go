@@ -1,6 +1,9 @@
 package engine
 
-import "testing"
+import (
+	"github.com/toolgate/toolgate/policy"
+	"testing"
+)
 
 // TestEvaluateNoAllocWhenNothingMatches: with the default-like policy and
 // the package built-in rules, a benign command and a path call that no rule
@@ -61,12 +64,12 @@ func TestRuleHitsCostNoAllocation(t *testing.T) {
 	}
 	for _, c := range []struct {
 		note, command, rule string
-		level               Level
+		level               policy.Level
 	}{
-		{"ask rule, prefix glob", "git push origin main", "tiered_policy:rules:rules[ask_push]", Ask},
-		{"deny rule, prefix glob", "kubectl delete pod web-1", "tiered_policy:rules:deny:rules[deny_delete]", Deny},
-		{"ask rule, a glob the NFA runs", "npm run dev --watch", "tiered_policy:rules:rules[ask_run]", Ask},
-		{"allow rule, a program with no risky-option table", "make deploy --fast", "tiered_policy:rules:rules[allow_deploy]", Allow},
+		{"ask rule, prefix glob", "git push origin main", "tiered_policy:rules:rules[ask_push]", policy.Ask},
+		{"deny rule, prefix glob", "kubectl delete pod web-1", "tiered_policy:rules:deny:rules[deny_delete]", policy.Deny},
+		{"ask rule, a glob the NFA runs", "npm run dev --watch", "tiered_policy:rules:rules[ask_run]", policy.Ask},
+		{"allow rule, a program with no risky-option table", "make deploy --fast", "tiered_policy:rules:rules[allow_deploy]", policy.Allow},
 	} {
 		req := &Request{ToolName: "bash", ToolArgs: map[string]any{"command": c.command}}
 		d := e.Evaluate(req)

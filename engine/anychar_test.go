@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // TestDenyGlobsMatchAnyCharacter: in a deny or ask rule's glob, * and ?
@@ -27,24 +28,24 @@ func TestDenyGlobsMatchAnyCharacter(t *testing.T) {
 	}
 	cases := []struct {
 		note, tool, value string
-		want              engine.Level
+		want              policy.Level
 		rule              string
 	}{
-		{"a forced refspec with +", "bash", "git push origin +main", engine.Deny, "tiered_policy:rules:deny:rules[no_push]"},
-		{"a refspec with @{u}", "bash", "git push origin main@{u}", engine.Deny, "tiered_policy:rules:deny:rules[no_push]"},
-		{"an option with =", "bash", "git push --force-with-lease=main origin", engine.Deny, "tiered_policy:rules:deny:rules[no_push]"},
-		{"a comma list", "bash", "git push origin a,b", engine.Deny, "tiered_policy:rules:deny:rules[no_push]"},
-		{"a tilde", "bash", "git push origin ~main", engine.Deny, "tiered_policy:rules:deny:rules[no_push]"},
-		{"the plain push", "bash", "git push origin main", engine.Deny, "tiered_policy:rules:deny:rules[no_push]"},
-		{"an ask glob with ?", "bash", "git tag +v1", engine.Ask, "tiered_policy:rules:rules[ask_tag]"},
-		{"a path with ;", "read_file", "/ws/secrets/a;b", engine.Deny, "tiered_policy:rules:deny:rules[no_secrets]"},
-		{"a path with = and ,", "read_file", "/ws/secrets/k=v,w", engine.Deny, "tiered_policy:rules:deny:rules[no_secrets]"},
-		{"a path with @", "read_file", "/ws/secrets/@key", engine.Deny, "tiered_policy:rules:deny:rules[no_secrets]"},
+		{"a forced refspec with +", "bash", "git push origin +main", policy.Deny, "tiered_policy:rules:deny:rules[no_push]"},
+		{"a refspec with @{u}", "bash", "git push origin main@{u}", policy.Deny, "tiered_policy:rules:deny:rules[no_push]"},
+		{"an option with =", "bash", "git push --force-with-lease=main origin", policy.Deny, "tiered_policy:rules:deny:rules[no_push]"},
+		{"a comma list", "bash", "git push origin a,b", policy.Deny, "tiered_policy:rules:deny:rules[no_push]"},
+		{"a tilde", "bash", "git push origin ~main", policy.Deny, "tiered_policy:rules:deny:rules[no_push]"},
+		{"the plain push", "bash", "git push origin main", policy.Deny, "tiered_policy:rules:deny:rules[no_push]"},
+		{"an ask glob with ?", "bash", "git tag +v1", policy.Ask, "tiered_policy:rules:rules[ask_tag]"},
+		{"a path with ;", "read_file", "/ws/secrets/a;b", policy.Deny, "tiered_policy:rules:deny:rules[no_secrets]"},
+		{"a path with = and ,", "read_file", "/ws/secrets/k=v,w", policy.Deny, "tiered_policy:rules:deny:rules[no_secrets]"},
+		{"a path with @", "read_file", "/ws/secrets/@key", policy.Deny, "tiered_policy:rules:deny:rules[no_secrets]"},
 
-		{"an ordinary read", "read_file", "/ws/src/a+b.go", engine.Allow, "tools.read_file"},
-		{"an ordinary command with +", "bash", "git log --format=%h+%s", engine.Allow, "tools.bash"},
-		{"an allow rule keeps the class", "bash", "echo a+b", engine.Allow, "tools.bash"},
-		{"an allow rule within the class", "bash", "echo hello", engine.Allow, "tiered_policy:rules:rules[echo_ok]"},
+		{"an ordinary read", "read_file", "/ws/src/a+b.go", policy.Allow, "tools.read_file"},
+		{"an ordinary command with +", "bash", "git log --format=%h+%s", policy.Allow, "tools.bash"},
+		{"an allow rule keeps the class", "bash", "echo a+b", policy.Allow, "tools.bash"},
+		{"an allow rule within the class", "bash", "echo hello", policy.Allow, "tiered_policy:rules:rules[echo_ok]"},
 	}
 	for _, c := range cases {
 		key := "command"

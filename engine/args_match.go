@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"github.com/toolgate/toolgate/policy"
 	"slices"
 	"strings"
 	"sync"
@@ -129,7 +130,7 @@ func (tr *toolRules) argsHits(v *callValues, hits []*rule) []*rule {
 	text, ok := v.argsText()
 	n := len(hits)
 	hit := func(r *rule) {
-		if ok && r.m.matchArgs(text) || !ok && r.level >= Ask {
+		if ok && r.m.matchArgs(text) || !ok && r.level >= policy.Ask {
 			hits = append(hits, r)
 		}
 	}

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/toolgate/toolgate/policy"
 	"reflect"
 	"strings"
 	"testing"
@@ -45,13 +46,13 @@ external_directory: {"*": ask}
 			t.Errorf("call %d: batch gave %+v, Evaluate gave %+v", i, got[i], want)
 		}
 	}
-	if got[0].Level != Deny || got[2].Level != Ask {
+	if got[0].Level != policy.Deny || got[2].Level != policy.Ask {
 		t.Errorf("shell calls: got %s and %s, want deny (the rule) and ask (the tool level)", got[0].Level, got[2].Level)
 	}
-	if got[3].Level != Ask || !reflect.DeepEqual(got[3].ExternalPaths, []string{"/elsewhere/b.go"}) {
+	if got[3].Level != policy.Ask || !reflect.DeepEqual(got[3].ExternalPaths, []string{"/elsewhere/b.go"}) {
 		t.Errorf("link call: got %s %v, want ask [/elsewhere/b.go] (through the batch resolver)", got[3].Level, got[3].ExternalPaths)
 	}
-	if d := e.Evaluate(&reqs[3]); d.Level != Allow {
+	if d := e.Evaluate(&reqs[3]); d.Level != policy.Allow {
 		t.Errorf("link call alone: got %s, want allow (Evaluate keeps ResolvePath)", d.Level)
 	}
 }
@@ -91,7 +92,7 @@ func TestEvaluateBatchLooksEachWordUpOnce(t *testing.T) {
 			t.Fatalf("call %d: batch %v (%s), alone %v (%s)", i, d.Level, d.MatchedRule, want.Level, want.MatchedRule)
 		}
 	}
-	if got[1].Level != Ask || got[99].Level != Ask {
+	if got[1].Level != policy.Ask || got[99].Level != policy.Ask {
 		t.Errorf("cat evil (a link out of the workspace): %v, %v; want ask", got[1].Level, got[99].Level)
 	}
 	// 100 batch calls and 100 single ones: the batch asked once a word.

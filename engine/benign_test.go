@@ -3,7 +3,7 @@ package engine_test
 import (
 	"testing"
 
-	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // benignRow is an ordinary workspace call that a policy means to allow.
@@ -155,7 +155,7 @@ func TestBenignStaysAllowed(t *testing.T) {
 		t.Run(row.note, func(t *testing.T) {
 			args := f.fill(row.args).(map[string]any)
 			d := f.evaluate(row.policy, row.tool, args)
-			if d.Level != engine.Allow {
+			if d.Level != policy.Allow {
 				t.Errorf("%s %s under %s: got %s (rule %q, reason %q), want allow",
 					row.tool, clipArgs(args), row.policy, d.Level, d.MatchedRule, d.Reason)
 			}

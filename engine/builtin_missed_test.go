@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // TestBuiltinRulesForMissedCategories: the built-in rules for the
@@ -73,7 +74,7 @@ func TestBuiltinRulesForMissedCategories(t *testing.T) {
 	}
 	for _, c := range caught {
 		d := decideShell(e, c.cmd)
-		if d.Level == engine.Allow || !strings.Contains(d.MatchedRule, c.rule) {
+		if d.Level == policy.Allow || !strings.Contains(d.MatchedRule, c.rule) {
 			t.Errorf("%q is %s (%s), want an ask from builtin[%s]", c.cmd, d.Level, d.MatchedRule, c.rule)
 		}
 	}
@@ -106,7 +107,7 @@ func TestBuiltinRulesForMissedCategories(t *testing.T) {
 		`del build\out.txt`,
 		`Remove-Item build\out.txt`,
 	} {
-		if d := decideShell(e, cmd); d.Level != engine.Allow {
+		if d := decideShell(e, cmd); d.Level != policy.Allow {
 			t.Errorf("%q is %s (%s), want allow", cmd, d.Level, d.MatchedRule)
 		}
 	}
@@ -118,7 +119,7 @@ func TestBuiltinWords(t *testing.T) {
 	e, _ := engine.Compile(map[string]any{"enabled": true, "schema": "tiered_policy", "tools": map[string]any{"bash": "allow"}},
 		packageBuiltin(t), engine.Options{Workspace: "/ws", HomeDir: "/home/u"})
 	d := e.Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "rm -rf /"}, ChannelID: "web"})
-	if words := e.BuiltinWords(d.MatchedRule); d.Level != engine.Deny || !strings.Contains(words, "Deleting") {
+	if words := e.BuiltinWords(d.MatchedRule); d.Level != policy.Deny || !strings.Contains(words, "Deleting") {
 		t.Errorf("rm -rf /: %s %s, words %q; want a deny whose words say what the rule guards", d.Level, d.MatchedRule, words)
 	}
 	if words := e.BuiltinWords("tools.bash"); words != "" {

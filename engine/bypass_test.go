@@ -13,6 +13,7 @@ import (
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/engine/builtin"
 	"github.com/toolgate/toolgate/fsview"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store"
 )
 
@@ -255,7 +256,7 @@ func TestBypassDefaultPolicy(t *testing.T) {
 			for _, row := range bypassRows(f) {
 				t.Run(row.note, func(t *testing.T) {
 					d := e.Evaluate(&engine.Request{ToolName: row.tool, ToolArgs: row.args, ChannelID: "web"})
-					if d.Level != engine.Ask && d.Level != engine.Deny {
+					if d.Level != policy.Ask && d.Level != policy.Deny {
 						t.Errorf("BYPASS: %s %s: got %s (rule %q, reason %q), want ask or deny",
 							row.tool, clip(row.args), d.Level, d.MatchedRule, d.Reason)
 					}
@@ -281,7 +282,7 @@ func TestHugeCommandDecides(t *testing.T) {
 	select {
 	case d := <-done:
 		t.Logf("1 MiB command: %s in %v", d.Level, time.Since(start))
-		if d.Level == engine.Allow {
+		if d.Level == policy.Allow {
 			t.Errorf("1 MiB chained command: got allow (rule %q)", d.MatchedRule)
 		}
 	case <-time.After(60 * time.Second):
@@ -303,7 +304,7 @@ func TestBypassPermissiveSanity(t *testing.T) {
 		path("write in the workspace", "write_file", "src/main.go"),
 	} {
 		d := e.Evaluate(&engine.Request{ToolName: row.tool, ToolArgs: row.args, ChannelID: "web"})
-		if d.Level != engine.Allow {
+		if d.Level != policy.Allow {
 			t.Errorf("%s: got %s (rule %q), want allow", row.note, d.Level, d.MatchedRule)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/fsview"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // closedWorldCase is one row of testdata/redteam/closed_world.jsonl: an
@@ -92,9 +93,9 @@ func TestClosedWorldRedteam(t *testing.T) {
 		}
 		perClass[c.Class]++
 		d := e.Evaluate(&engine.Request{ToolName: c.ToolName, ToolArgs: c.ToolArgs, ChannelID: "web", Workspace: ws})
-		want := engine.Ask
+		want := policy.Ask
 		if c.Max == "deny" {
-			want = engine.Deny
+			want = policy.Deny
 		}
 		if d.Level < want {
 			t.Errorf("%s [%s, %s] %s %v: %s (%s), want %s or stricter (%s)", c.ID, c.Class, c.Source, c.ToolName, c.ToolArgs, d.Level, d.MatchedRule, c.Max, c.Note)
@@ -112,7 +113,7 @@ func TestClosedWorldRedteam(t *testing.T) {
 		}
 		n++
 		d := e.Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": line}, ChannelID: "web", Workspace: ws})
-		if d.Level != engine.Allow {
+		if d.Level != policy.Allow {
 			t.Errorf("benign %q is %s (%s), want allow", line, d.Level, d.MatchedRule)
 		}
 	}

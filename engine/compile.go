@@ -37,7 +37,7 @@ type rule struct {
 	single   string
 	set      ruleSet
 	category Category
-	level    Level
+	level    policy.Level
 	// args marks a match_type: args rule, which matches the call's
 	// arguments as canonical JSON (args_match.go), not its command or paths.
 	args bool
@@ -45,16 +45,16 @@ type rule struct {
 
 // toolLevel is a configured level and the matched_rule naming it.
 type toolLevel struct {
-	level Level
+	level policy.Level
 	rule  string
 }
 
-func (t toolLevel) set() bool { return t.level != LevelNone }
+func (t toolLevel) set() bool { return t.level != policy.LevelNone }
 
 // legacyPattern is one entry of tools.<t>.patterns in the legacy schema.
 type legacyPattern struct {
 	m     *matcher
-	level Level
+	level policy.Level
 	rule  string
 }
 
@@ -65,7 +65,7 @@ type compiledPolicy struct {
 	builtinWords map[string]string
 	enabled      bool
 	tiered       bool
-	mode         Mode
+	mode         policy.Mode
 	channels     map[string]bool
 	tools        map[string]toolLevel
 	legacy       map[string][]legacyPattern
@@ -84,7 +84,7 @@ type compiledPolicy struct {
 }
 
 type reasonKey struct {
-	level      Level
+	level      policy.Level
 	tool, rule string
 }
 
@@ -92,7 +92,7 @@ type reasonKey struct {
 type compiler struct {
 	problems []policy.Problem
 	opts     Options
-	mode     Mode
+	mode     policy.Mode
 	// workers bounds the goroutines compiling one rule list; 0 means
 	// GOMAXPROCS (compile_parallel.go).
 	workers int
@@ -143,7 +143,7 @@ func CompileSection(sec *policy.Section, builtin *policy.Builtin, opts Options) 
 // enforced.
 func compileSection(sec *policy.Section, builtin *policy.Builtin, opts Options) (*Engine, []policy.Problem) {
 	if sec == nil {
-		sec = &policy.Section{Enabled: true, External: policy.ExternalDirs{Star: Ask}}
+		sec = &policy.Section{Enabled: true, External: policy.ExternalDirs{Star: policy.Ask}}
 	}
 	c := &compiler{opts: opts, mode: sec.Mode}
 	c.problems = append(c.problems, sec.Problems...)
@@ -155,7 +155,7 @@ func compileSection(sec *policy.Section, builtin *policy.Builtin, opts Options) 
 	p := &compiledPolicy{enabled: sec.Enabled, tiered: sec.Tiered, mode: sec.Mode, guidance: sec.DenyGuidance}
 	p.channels = channelSet(opts.CheckedChannels)
 	p.tools, p.legacy = c.compileTools(sec.Tools, sec.Tiered)
-	if sec.Defaults != LevelNone {
+	if sec.Defaults != policy.LevelNone {
 		p.defaults = toolLevel{sec.Defaults, "defaults.*"}
 		if sec.Tiered {
 			p.defaults.rule = "tiered_policy:defaults.*"
@@ -196,7 +196,7 @@ func (c *compiler) compileTools(list []policy.ToolSetting, tiered bool) (map[str
 	legacy := map[string][]legacyPattern{}
 	for i := range list {
 		t := &list[i]
-		if t.Level != LevelNone {
+		if t.Level != policy.LevelNone {
 			name := "tools." + t.Name
 			if t.Star {
 				name += ".*"
@@ -222,7 +222,7 @@ func (c *compiler) compileLegacyPatterns(tool string, pats []policy.LegacyPatter
 			c.problem(policy.LegacyPatternPath(tool, lp.Pattern), "%v", partial)
 		}
 		mt.dropTrees() // legacy patterns have no prefilter
-		if lp.Level >= Ask {
+		if lp.Level >= policy.Ask {
 			mt.strict()
 		}
 		out = append(out, legacyPattern{m: mt, level: lp.Level, rule: "tools." + tool + ".patterns['" + lp.Pattern + "']"})
@@ -280,7 +280,7 @@ func (c *compiler) keepRule(r *rule, seen map[string]int, pr *policy.Rule, path 
 		}
 	}
 	// Only action: allow overrides take part (docs/decisions.md#the-order-of-the-steps step 4).
-	return set != setOverride || r.level == Allow
+	return set != setOverride || r.level == policy.Allow
 }
 
 // compileRule compiles one decoded rule, or returns nil (with problems)
@@ -309,7 +309,7 @@ func (c *compiler) compileRule(pr *policy.Rule, path func() string, set ruleSet)
 		return nil
 	}
 	r.m = mt
-	if set != setOverride && r.level >= Ask {
+	if set != setOverride && r.level >= policy.Ask {
 		mt.strict()
 	}
 	base := ruleBase(set)
@@ -317,7 +317,7 @@ func (c *compiler) compileRule(pr *policy.Rule, path func() string, set ruleSet)
 	case set == setOverride:
 		base = "tiered_policy:approval_overrides:"
 		r.addDir = addDirOf(r.id, pr.Source, pr.Pattern) // override.go
-	case r.level == Deny:
+	case r.level == policy.Deny:
 		base += "deny:"
 	}
 	r.single = ruleName(base, set, r.id) // one allocation for both strings
@@ -401,12 +401,12 @@ func buildReasonCache(p *compiledPolicy) map[reasonKey]string {
 	}
 	sort.Strings(tools)
 	cache := make(map[reasonKey]string, len(tools)*4)
-	put := func(l Level, tool, rule string) {
+	put := func(l policy.Level, tool, rule string) {
 		if rule == "" {
 			return
 		}
 		key := reasonKey{level: l, rule: rule}
-		if l == Ask {
+		if l == policy.Ask {
 			key.tool = tool
 		}
 		if _, done := cache[key]; !done {
@@ -419,7 +419,7 @@ func buildReasonCache(p *compiledPolicy) map[reasonKey]string {
 			rules = append(rules, tl.rule)
 		}
 		for _, r := range rules {
-			for _, l := range []Level{Allow, Ask, Deny} {
+			for _, l := range []policy.Level{policy.Allow, policy.Ask, policy.Deny} {
 				put(l, t, r)
 			}
 		}

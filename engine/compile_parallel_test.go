@@ -17,7 +17,7 @@ func TestCompileRulesParallelSameAsSequential(t *testing.T) {
 	list := make([]policy.Rule, 3*parallelChunk+17)
 	for i := range list {
 		r := policy.Rule{Index: i, ID: fmt.Sprintf("r%d", i%(len(list)-40)), Tools: []string{"bash"},
-			Pattern: fmt.Sprintf("make t%d *", i), Action: Allow}
+			Pattern: fmt.Sprintf("make t%d *", i), Action: policy.Allow}
 		switch i % 11 {
 		case 1:
 			r.Pattern = "re:(unclosed"
@@ -30,7 +30,7 @@ func TestCompileRulesParallelSameAsSequential(t *testing.T) {
 		case 5:
 			r.Tools = []string{"web_fetch"}
 		case 6:
-			r.Action = Deny
+			r.Action = policy.Deny
 		case 7:
 			r.Pattern = " "
 		}

@@ -14,8 +14,8 @@ func (c *compiler) compileExternal(x *policy.ExternalDirs) extDir {
 		return extDir{fixed: true, level: x.Level, star: x.Level}
 	}
 	ext := extDir{star: x.Star}
-	if ext.star == LevelNone {
-		ext.star = Ask
+	if ext.star == policy.LevelNone {
+		ext.star = policy.Ask
 	}
 	for _, k := range x.Keys {
 		prefix := NormalizeDirKey(k.Key)
@@ -62,7 +62,7 @@ func (c *compiler) compileOwnerScope(ch string, ps *policy.OwnerScope) *ownerSco
 		t := &ps.Tools[i]
 		sc.tools[t.Tool] = c.compileOwnerTool(ch, ps.Principal, rule+".tools."+t.Tool, t)
 	}
-	if ps.Defaults != LevelNone {
+	if ps.Defaults != policy.LevelNone {
 		sc.defaults = toolLevel{ps.Defaults, rule + ".defaults.*"}
 	}
 	return sc
@@ -73,7 +73,7 @@ func (c *compiler) compileOwnerScope(ch string, ps *policy.OwnerScope) *ownerSco
 // whose matcher never raises.
 func (c *compiler) compileOwnerTool(ch, pid, rule string, t *policy.OwnerTool) *ownerTool {
 	out := &ownerTool{rule: rule, broken: t.Broken}
-	if t.Level != LevelNone {
+	if t.Level != policy.LevelNone {
 		out.star = toolLevel{t.Level, rule}
 		if t.Star {
 			out.star.rule = rule + ".*"
@@ -90,7 +90,7 @@ func (c *compiler) compileOwnerTool(ch, pid, rule string, t *policy.OwnerTool) *
 			c.problem(path(), "%v", partial)
 		}
 		mt.dropTrees() // owner patterns have no prefilter
-		if lp.Level >= Ask {
+		if lp.Level >= policy.Ask {
 			mt.strict()
 		}
 		out.patterns = append(out.patterns, ownerPattern{m: mt, level: lp.Level, rule: rule + ".patterns['" + lp.Pattern + "']"})

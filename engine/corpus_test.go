@@ -16,6 +16,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine/builtin"
 	"github.com/toolgate/toolgate/engine/shell"
+	"github.com/toolgate/toolgate/policy"
 )
 
 var corpusTable = flag.String("corpus.table", "", "write the built-in rules' recall and false-positive table (markdown) to this file")
@@ -118,7 +119,7 @@ func builtinHit(e *Engine, req *Request) (bool, []string) {
 	hits = e.policy.builtin.collectNormalized(req.ToolName, &v, hits)
 	var names []string
 	for _, h := range hits {
-		if h.level == Ask || h.level == Deny {
+		if h.level == policy.Ask || h.level == policy.Deny {
 			names = append(names, h.name)
 		}
 	}
@@ -185,7 +186,7 @@ func TestBuiltinRulesCorpus(t *testing.T) {
 				hit, rules := builtinHit(e, req)
 				n := decided[name]
 				n[0]++
-				if e.Evaluate(req).Level != Allow {
+				if e.Evaluate(req).Level != policy.Allow {
 					n[1]++
 				}
 				decided[name] = n

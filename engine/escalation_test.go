@@ -1,6 +1,9 @@
 package engine
 
-import "testing"
+import (
+	"github.com/toolgate/toolgate/policy"
+	"testing"
+)
 
 // TestShellOperatorEscalation: for shell tools an allow that did not come
 // from an approval override becomes ask on each risky character (docs/decisions.md#the-order-of-the-steps).
@@ -13,22 +16,22 @@ approval_overrides:
 external_directory: allow`, "")
 	for _, cmd := range []string{"ls; pwd", "ls & pwd", "ls | wc", "echo `id`", "cat < a", "echo > a", "echo $(id)", "echo ${X}", "ls\npwd", "ls\r\npwd", "ls && pwd", "ls || pwd"} {
 		got := e.Evaluate(shellCall("bash", cmd))
-		if got.Level != Ask || got.MatchedRule != "tiered_policy:defaults.*" {
+		if got.Level != policy.Ask || got.MatchedRule != "tiered_policy:defaults.*" {
 			t.Errorf("%q: got %s %q, want ask tiered_policy:defaults.* (escalated)", cmd, got.Level, got.MatchedRule)
 		}
 	}
 	for _, cmd := range []string{"ls -la", "echo $HOME", "go test ./...", "echo 'a b'"} {
-		if got := e.Evaluate(shellCall("bash", cmd)); got.Level != Allow {
+		if got := e.Evaluate(shellCall("bash", cmd)); got.Level != policy.Allow {
 			t.Errorf("%q: got %s, want allow (no risky characters)", cmd, got.Level)
 		}
 	}
-	if got := e.Evaluate(shellCall("bash", "echo hi; id")); got.Level != Ask {
+	if got := e.Evaluate(shellCall("bash", "echo hi; id")); got.Level != policy.Ask {
 		t.Errorf("regex override: got %s %q, want ask (a regex override may match a chained command)", got.Level, got.MatchedRule)
 	}
-	if got := e.Evaluate(shellCall("bash", "ls | head")); got.Level != Allow {
+	if got := e.Evaluate(shellCall("bash", "ls | head")); got.Level != policy.Allow {
 		t.Errorf("exact override: got %s %q, want allow (the person approved exactly this command)", got.Level, got.MatchedRule)
 	}
-	if got := e.Evaluate(pathCall("read_file", "a;b")); got.Level != Allow {
+	if got := e.Evaluate(pathCall("read_file", "a;b")); got.Level != policy.Allow {
 		t.Errorf("path tool: got %s, want allow (escalation is for shell tools)", got.Level)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // evalCodeCases are commands where bash evaluates text as code outside
@@ -15,30 +15,30 @@ import (
 // variables, exported functions, traps. Each runs git push in real bash.
 var evalCodeCases = []struct {
 	note, cmd string
-	want      engine.Level
+	want      policy.Level
 }{
-	{"test -v subscript", `test -v 'a[$(git push origin main)]'`, engine.Deny},
-	{"[ -v subscript", `[ -v 'a[$(git push origin main)]' ]`, engine.Deny},
-	{"[[ -v subscript", `[[ -v a[$(git push origin main)] ]]`, engine.Deny},
-	{"[[ -v quoted subscript", `[[ -v 'a[$(git push origin main)]' ]]`, engine.Deny},
-	{"(( )) subscript", `(( a[$(git push origin main)] ))`, engine.Deny},
-	{"$(( )) subscript", `echo $(( a[$(git push origin main)] ))`, engine.Deny},
-	{"arithmetic on a variable's text", `x='a[$(git push origin main)]'; echo $(( x ))`, engine.Deny},
-	{"let", `let 'a[$(git push origin main)]=1'`, engine.Deny},
-	{"declare target", `declare 'a[$(git push origin main)]=1'`, engine.Deny},
-	{"declare -i value", `declare -i n='a[$(git push origin main)]'`, engine.Deny},
-	{"printf -v target", `printf -v 'a[$(git push origin main)]' x`, engine.Deny},
-	{"read target", `read 'a[$(git push origin main)]' <<< x`, engine.Deny},
-	{"$'..' escapes", `test -v $'a[\x24(git push origin main)]'`, engine.Deny},
-	{"$'..' octal escapes", `test -v $'a[\044(git push origin main)]'`, engine.Deny},
-	{"PS4 with set -x", `PS4='$(git push origin main)'; set -x; true`, engine.Deny},
-	{"PS4 for a child bash -x", `PS4='$(git push origin main)' bash -xc :`, engine.Deny},
-	{"BASH_ENV", `BASH_ENV=<(echo git push origin main) bash -c :`, engine.Ask},
-	{"ENV for an interactive sh", `ENV=<(echo git push origin main) sh -i -c : </dev/null`, engine.Ask},
-	{"exported function", `env 'BASH_FUNC_true%%=() { git push origin main; }' bash -c true`, engine.Deny},
-	{"PROMPT_COMMAND", `PROMPT_COMMAND='git push origin main' bash -i </dev/null`, engine.Deny},
-	{"trap", `trap 'git push origin main' EXIT`, engine.Deny},
-	{"coproc", `coproc git push origin main; wait`, engine.Deny},
+	{"test -v subscript", `test -v 'a[$(git push origin main)]'`, policy.Deny},
+	{"[ -v subscript", `[ -v 'a[$(git push origin main)]' ]`, policy.Deny},
+	{"[[ -v subscript", `[[ -v a[$(git push origin main)] ]]`, policy.Deny},
+	{"[[ -v quoted subscript", `[[ -v 'a[$(git push origin main)]' ]]`, policy.Deny},
+	{"(( )) subscript", `(( a[$(git push origin main)] ))`, policy.Deny},
+	{"$(( )) subscript", `echo $(( a[$(git push origin main)] ))`, policy.Deny},
+	{"arithmetic on a variable's text", `x='a[$(git push origin main)]'; echo $(( x ))`, policy.Deny},
+	{"let", `let 'a[$(git push origin main)]=1'`, policy.Deny},
+	{"declare target", `declare 'a[$(git push origin main)]=1'`, policy.Deny},
+	{"declare -i value", `declare -i n='a[$(git push origin main)]'`, policy.Deny},
+	{"printf -v target", `printf -v 'a[$(git push origin main)]' x`, policy.Deny},
+	{"read target", `read 'a[$(git push origin main)]' <<< x`, policy.Deny},
+	{"$'..' escapes", `test -v $'a[\x24(git push origin main)]'`, policy.Deny},
+	{"$'..' octal escapes", `test -v $'a[\044(git push origin main)]'`, policy.Deny},
+	{"PS4 with set -x", `PS4='$(git push origin main)'; set -x; true`, policy.Deny},
+	{"PS4 for a child bash -x", `PS4='$(git push origin main)' bash -xc :`, policy.Deny},
+	{"BASH_ENV", `BASH_ENV=<(echo git push origin main) bash -c :`, policy.Ask},
+	{"ENV for an interactive sh", `ENV=<(echo git push origin main) sh -i -c : </dev/null`, policy.Ask},
+	{"exported function", `env 'BASH_FUNC_true%%=() { git push origin main; }' bash -c true`, policy.Deny},
+	{"PROMPT_COMMAND", `PROMPT_COMMAND='git push origin main' bash -i </dev/null`, policy.Deny},
+	{"trap", `trap 'git push origin main' EXIT`, policy.Deny},
+	{"coproc", `coproc git push origin main; wait`, policy.Deny},
 }
 
 // TestCodeInDataIsRead: every command of evalCodeCases runs git push in
@@ -90,7 +90,7 @@ func TestCodeInDataBenign(t *testing.T) {
 		`unset 'arr[2]'`,
 		`env FOO=1 BAR=2 make test`,
 	} {
-		if d := decideShell(e, cmd); d.Level != engine.Allow {
+		if d := decideShell(e, cmd); d.Level != policy.Allow {
 			t.Errorf("%q is %s (%s), want allow", cmd, d.Level, d.MatchedRule)
 		}
 	}

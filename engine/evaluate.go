@@ -7,11 +7,12 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/engine/shell"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // outcome is a level and the matched_rule that produced it.
 type outcome struct {
-	level        Level
+	level        policy.Level
 	rule         string
 	fromOverride bool
 	// byRule marks a level that a rule or pattern gave (not a tool level or
@@ -38,11 +39,11 @@ func (e *Engine) Evaluate(req *Request) Decision {
 	}
 	if !p.enabled {
 		tr.add(Step{Name: "enabled", Result: "allow", Detail: "permissions.enabled is false", Decisive: true})
-		return Decision{Level: Allow, Reason: "Permission system is disabled", Trace: tr.steps()}
+		return Decision{Level: policy.Allow, Reason: "Permission system is disabled", Trace: tr.steps()}
 	}
 	if !p.channels[channelKey(req.ChannelID)] {
 		tr.add(Step{Name: "channel", Result: "allow", Detail: "channel " + req.ChannelID + " is not checked", Decisive: true})
-		return Decision{Level: Allow, Reason: SkippedReasonPrefix + req.ChannelID, Trace: tr.steps()}
+		return Decision{Level: policy.Allow, Reason: SkippedReasonPrefix + req.ChannelID, Trace: tr.steps()}
 	}
 	d := e.evaluatePolicy(req, tr)
 	d.Trace = tr.finish()
@@ -157,8 +158,8 @@ func (e *Engine) ruleDecision(tool string, v *callValues, sh *shell.Analysis, tr
 	d := Decision{Level: out.level, MatchedRule: out.rule, FromOverride: out.fromOverride, Cause: causeOf(out)}
 	if v.category == CategoryShell {
 		e.escalate(&d, v.command, sh, out, tr)
-		if v.readingsCut && d.Level == Allow {
-			d.Level, d.Cause = Ask, CauseEscalation
+		if v.readingsCut && d.Level == policy.Allow {
+			d.Level, d.Cause = policy.Ask, CauseEscalation
 			tr.add(Step{Name: "escalation", Result: "ask", Detail: "a command has more words that may name a program than toolgate reads", Decisive: true})
 		}
 	}
@@ -248,9 +249,9 @@ func (e *Engine) evalTiered(tool string, v *callValues, tr *tracer) outcome {
 	if tr != nil { // the Detail concatenation would allocate on every call
 		tr.add(Step{Name: "baseline", Result: bl.level.String(), Rule: bl.rule, Detail: "permissions.tools." + tool})
 	}
-	if bl.level == Deny {
+	if bl.level == policy.Deny {
 		tr.decide()
-		return outcome{level: Deny, rule: bl.rule}
+		return outcome{level: policy.Deny, rule: bl.rule}
 	}
 	var bbuf, ubuf [8]*rule
 	var marks tailMarks  // the command's candidates for its tails (index_readings.go)
@@ -300,12 +301,12 @@ func (e *Engine) evalTiered(tool string, v *callValues, tr *tracer) outcome {
 		return outcome{level: p.defaults.level, rule: p.defaults.rule}
 	}
 	tr.add(Step{Name: "fallback", Result: "ask", Rule: "default", Detail: "no configuration applies", Decisive: true})
-	return outcome{level: Ask, rule: "default"}
+	return outcome{level: policy.Ask, rule: "default"}
 }
 
 func hasDeny(hits []*rule) bool {
 	for _, h := range hits {
-		if h.level == Deny {
+		if h.level == policy.Deny {
 			return true
 		}
 	}
@@ -315,9 +316,9 @@ func hasDeny(hits []*rule) bool {
 // finalize is _finalize_hits: any deny wins; else the strictest level. The
 // names of the hits at the winning level are joined with + in sorted order.
 func finalize(hits []*rule, base string) outcome {
-	win := Allow
+	win := policy.Allow
 	for _, h := range hits {
-		win = Stricter(win, h.level)
+		win = policy.Stricter(win, h.level)
 	}
 	var only *rule
 	count := 0
@@ -339,7 +340,7 @@ func finalize(hits []*rule, base string) outcome {
 	}
 	sort.Strings(names)
 	prefix := base
-	if win == Deny {
+	if win == policy.Deny {
 		prefix += "deny:"
 	}
 	return outcome{level: win, rule: prefix + strings.Join(names, "+"), byRule: true}
@@ -350,7 +351,7 @@ func finalize(hits []*rule, base string) outcome {
 // defaults.*; any deny among these wins, else the first that applies.
 func (e *Engine) evalLegacy(tool string, v *callValues, tr *tracer) outcome {
 	out := e.policy.legacyOutcome(tool, v, tr)
-	if out.level != Ask {
+	if out.level != policy.Ask {
 		return out
 	}
 	// The legacy schema has no override step: a grant answers the ask it
@@ -369,7 +370,7 @@ func (p *compiledPolicy) legacyOutcome(tool string, v *callValues, tr *tracer) o
 	for i := range p.legacy[tool] {
 		lp := &p.legacy[tool][i]
 		raw := legacyMatch(lp, v)
-		norm := !raw && lp.level >= Ask && (v.readings && legacyMatchStrict(lp, v) || legacyMatchNormalized(lp, v) || legacyMatchReadings(lp, v))
+		norm := !raw && lp.level >= policy.Ask && (v.readings && legacyMatchStrict(lp, v) || legacyMatchNormalized(lp, v) || legacyMatchReadings(lp, v))
 		if norm {
 			v.normAdded = true
 		}
@@ -393,7 +394,7 @@ func (p *compiledPolicy) legacyOutcome(tool string, v *callValues, tr *tracer) o
 		tr.add(Step{Name: "legacy", Result: cands[i].level.String(), Rule: cands[i].rule})
 	}
 	for i := 0; i < n; i++ {
-		if cands[i].level == Deny {
+		if cands[i].level == policy.Deny {
 			tr.decideRule(cands[i].rule)
 			return cands[i]
 		}
@@ -403,7 +404,7 @@ func (p *compiledPolicy) legacyOutcome(tool string, v *callValues, tr *tracer) o
 		return cands[0]
 	}
 	tr.add(Step{Name: "fallback", Result: "ask", Rule: "default", Detail: "no configuration applies", Decisive: true})
-	return outcome{level: Ask, rule: "default"}
+	return outcome{level: policy.Ask, rule: "default"}
 }
 
 func legacyMatch(lp *legacyPattern, v *callValues) bool {
@@ -492,11 +493,11 @@ func escalationRisk(cmd string) bool {
 // (such as /add-dir's re:.*<dir>.*), which can match a command chained onto
 // the one the person approved: toolgate escalates those too.
 func (e *Engine) escalate(d *Decision, cmd string, sh *shell.Analysis, out outcome, tr *tracer) {
-	if d.Level != Allow {
+	if d.Level != policy.Allow {
 		return
 	}
 	if sh != nil && out.byRule && sh.Opaque() {
-		d.Level, d.Cause = Ask, CauseEscalation
+		d.Level, d.Cause = policy.Ask, CauseEscalation
 		tr.add(Step{Name: "escalation", Result: "ask", Detail: opaqueDetail(sh), Decisive: true})
 		return
 	}
@@ -504,13 +505,13 @@ func (e *Engine) escalate(d *Decision, cmd string, sh *shell.Analysis, out outco
 		return
 	}
 	if escalationRisk(cmd) {
-		d.Level, d.Cause = Ask, CauseEscalation
+		d.Level, d.Cause = policy.Ask, CauseEscalation
 		tr.add(Step{Name: "escalation", Result: "ask", Detail: "shell operators in the command turn allow into ask", Decisive: true})
 	} else if sh != nil && !sh.Parsed {
-		d.Level, d.Cause = Ask, CauseEscalation
+		d.Level, d.Cause = policy.Ask, CauseEscalation
 		tr.add(Step{Name: "escalation", Result: "ask", Detail: "the command does not parse as a shell script", Decisive: true})
 	} else if use, risky := e.policy.riskyUnderAllowRule(d.MatchedRule, cmd, sh); risky {
-		d.Level, d.Cause = Ask, CauseEscalation // an allow rule's command writes files or runs programs (riskyopts.go)
+		d.Level, d.Cause = policy.Ask, CauseEscalation // an allow rule's command writes files or runs programs (riskyopts.go)
 		traceRisky(tr, use)
 	}
 }
@@ -556,9 +557,9 @@ func (e *Engine) shellEnv(req *Request) shell.Env {
 }
 
 // reason formats the reason of a decision (docs/decisions.md).
-func (p *compiledPolicy) reason(l Level, tool, rule string) string {
+func (p *compiledPolicy) reason(l policy.Level, tool, rule string) string {
 	key := reasonKey{level: l, rule: rule}
-	if l == Ask {
+	if l == policy.Ask {
 		key.tool = tool
 	}
 	if r, ok := p.reasons[key]; ok {
@@ -568,11 +569,11 @@ func (p *compiledPolicy) reason(l Level, tool, rule string) string {
 }
 
 // formatReason builds a reason string.
-func formatReason(l Level, tool, rule string) string {
+func formatReason(l policy.Level, tool, rule string) string {
 	switch l {
-	case Allow:
+	case policy.Allow:
 		return "Allowed by rule: " + rule
-	case Deny:
+	case policy.Deny:
 		return "Denied by rule: " + rule
 	}
 	return askReason(tool, rule)

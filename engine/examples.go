@@ -75,8 +75,8 @@ func ExampleMatches(r *policy.Rule, value string, opts Options) (bool, string) {
 func RuleMatchesAlone(r *policy.Rule, req *Request, opts Options) bool {
 	rc := *r
 	rc.ID, rc.Index, rc.Examples = exampleRuleID, 0, nil
-	sec := policy.Section{Enabled: true, Tiered: true, Defaults: Allow,
-		External: policy.ExternalDirs{Star: Allow, StarSet: true}, Rules: []policy.Rule{rc}}
+	sec := policy.Section{Enabled: true, Tiered: true, Defaults: policy.Allow,
+		External: policy.ExternalDirs{Star: policy.Allow, StarSet: true}, Rules: []policy.Rule{rc}}
 	e, _ := CompileSection(&sec, nil, Options{Workspace: opts.Workspace, HomeDir: opts.HomeDir, CheckedChannels: opts.CheckedChannels})
 	return strings.Contains(e.Evaluate(req).MatchedRule, "rules["+exampleRuleID+"]")
 }

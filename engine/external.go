@@ -6,13 +6,14 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/engine/shell"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // extDir is the compiled permissions.external_directory.
 type extDir struct {
-	fixed bool  // a plain level applies to every external path
-	level Level // the plain level, when fixed
-	star  Level // the "*" level of a map (default ask)
+	fixed bool         // a plain level applies to every external path
+	level policy.Level // the plain level, when fixed
+	star  policy.Level // the "*" level of a map (default ask)
 	keys  []extKey
 }
 
@@ -20,7 +21,7 @@ type extDir struct {
 type extKey struct {
 	prefix string // normalized: forward slashes, no trailing /, drive letter lower-cased
 	raw    string
-	level  Level
+	level  policy.Level
 }
 
 // NormalizeDirKey normalizes an external_directory key: \ to /, no trailing
@@ -49,7 +50,7 @@ func under(p, dir string) bool {
 }
 
 // levelFor returns the level for one external path and the key that gave it.
-func (x *extDir) levelFor(p string) (Level, string) {
+func (x *extDir) levelFor(p string) (policy.Level, string) {
 	if x.fixed {
 		return x.level, "*"
 	}
@@ -64,7 +65,7 @@ func (x *extDir) levelFor(p string) (Level, string) {
 // levelForUnknown is the level of an external path that cannot be known:
 // it may lie under any key, so it gets the strictest of "*" and every key
 // (an unknown path is under no allow key, docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm).
-func (x *extDir) levelForUnknown() (Level, string) {
+func (x *extDir) levelForUnknown() (policy.Level, string) {
 	if x.fixed {
 		return x.level, "*"
 	}
@@ -122,11 +123,11 @@ func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, com
 	}
 	d.ExternalPaths = c.paths
 	step := Step{Name: "external_directory", Result: c.level.String(), Hits: c.paths, Detail: "outside the workspace " + c.ws}
-	if c.level == Ask || c.level == Deny {
+	if c.level == policy.Ask || c.level == policy.Deny {
 		if c.level > d.Level {
 			d.Cause = CauseExternal
 		}
-		d.Level = Stricter(d.Level, c.level)
+		d.Level = policy.Stricter(d.Level, c.level)
 		d.MatchedRule += "|" + c.ruleName()
 		step.Rule = d.MatchedRule
 		step.Decisive = d.Level == c.level
@@ -209,7 +210,7 @@ type extCollector struct {
 	paths    []string
 	seen     map[string]bool // once there are many paths, to keep dedup linear
 	words    int
-	level    Level
+	level    policy.Level
 	levelKey string
 	// kindOf is the call's KindOf (Options.CallKindOf), made at the first
 	// bare word.
@@ -440,7 +441,7 @@ func (c *extCollector) isNew(abs string) bool {
 }
 
 // raise records the level of one more external path.
-func (c *extCollector) raise(lvl Level, key string) {
+func (c *extCollector) raise(lvl policy.Level, key string) {
 	if c.levelKey == "" || lvl > c.level {
 		c.level, c.levelKey = lvl, key
 	}

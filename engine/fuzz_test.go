@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"github.com/toolgate/toolgate/policy"
 	"testing"
 )
 
@@ -39,7 +40,7 @@ func FuzzEvaluate(f *testing.F) {
 		e, _ := Compile(p, nil, testOpts)
 		d := e.Evaluate(&Request{ToolName: tool, ToolArgs: a, ChannelID: channel, Explain: true,
 			Scope: &Scope{AvatarMode: len(tool)%2 == 0, GroupDigitalAvatar: len(args)%2 == 0, PrincipalUserID: channel}})
-		if d.Level != Allow && d.Level != Ask && d.Level != Deny {
+		if d.Level != policy.Allow && d.Level != policy.Ask && d.Level != policy.Deny {
 			t.Fatalf("level %d is not a decision", d.Level)
 		}
 	})

@@ -156,7 +156,7 @@ func (e *Engine) grantOutcome(tool string, v *callValues, tr *tracer) (outcome, 
 	if best < 0 {
 		return outcome{}, false
 	}
-	out := outcome{level: Allow, rule: g.rules[best], fromOverride: true, byRule: true}
+	out := outcome{level: policy.Allow, rule: g.rules[best], fromOverride: true, byRule: true}
 	if tr != nil {
 		tr.add(Step{Name: "grants", Result: "allow", Rule: out.rule, Hits: []string{g.names[best]}, Decisive: true})
 	}

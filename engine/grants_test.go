@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/toolgate/toolgate/policy"
 	"strconv"
 	"testing"
 	"time"
@@ -46,28 +47,28 @@ func TestGrantsCoverOnlyWhatWasApproved(t *testing.T) {
 		return &Request{ToolName: "mcp__fs__edit_file", ToolArgs: args, ChannelID: "web"}
 	}
 	runDecisionCases(t, e, []decisionCase{
-		{"a session grant allows its command in its session", in(shellCall("bash", "rm -rf build"), "s1"), Allow, "tiered_policy:grants:grants[g_rm]"},
-		{"not in another session", in(shellCall("bash", "rm -rf build"), "s2"), Ask, "tools.bash"},
-		{"not for another token naming the session", as(in(shellCall("bash", "rm -rf build"), "s1"), "tok_b"), Ask, "tools.bash"},
-		{"not without a session", shellCall("bash", "rm -rf build"), Ask, "tools.bash"},
-		{"not a chained command", in(shellCall("bash", "rm -rf build; curl x | sh"), "s1"), Ask, "tools.bash|external_directory.*"},
-		{"an expired grant decides nothing", shellCall("bash", "make clean"), Ask, "tools.bash"},
-		{"a path grant covers its path", pathCall("read_file", "/ws/project/.env"), Allow, "tiered_policy:grants:grants[g_env]"},
-		{"a path grant does not cover a dotted way out", pathCall("read_file", "/ws/project/../project2/.env"), Ask, "tools.read_file|external_directory.*"},
-		{"a grant never beats a deny rule", shellCall("bash", "git push origin main"), Deny, "tiered_policy:rules:deny:rules[no_push]"},
-		{"a digest grant covers the identical call", mcp(map[string]any{"edits": []any{"x"}, "path": "a.txt"}), Allow, "tiered_policy:grants:grants[g_mcp]"},
-		{"a digest grant covers no other arguments", mcp(map[string]any{"edits": []any{"y"}, "path": "a.txt"}), Ask, "tiered_policy:defaults.*"},
-		{"a remembered glob covers only itself", shellCall("bash", "cat *"), Allow, "tiered_policy:grants:grants[g_cat]"},
-		{"a remembered glob is not a glob", shellCall("bash", "cat /ws/project/x"), Ask, "tools.bash"},
-		{"a remembered re: is not a regex", shellCall("bash", "echo hi"), Ask, "tools.bash"},
-		{"a grant holds on its channel only", shellCall("bash", "npm test"), Ask, "tools.bash"},
+		{"a session grant allows its command in its session", in(shellCall("bash", "rm -rf build"), "s1"), policy.Allow, "tiered_policy:grants:grants[g_rm]"},
+		{"not in another session", in(shellCall("bash", "rm -rf build"), "s2"), policy.Ask, "tools.bash"},
+		{"not for another token naming the session", as(in(shellCall("bash", "rm -rf build"), "s1"), "tok_b"), policy.Ask, "tools.bash"},
+		{"not without a session", shellCall("bash", "rm -rf build"), policy.Ask, "tools.bash"},
+		{"not a chained command", in(shellCall("bash", "rm -rf build; curl x | sh"), "s1"), policy.Ask, "tools.bash|external_directory.*"},
+		{"an expired grant decides nothing", shellCall("bash", "make clean"), policy.Ask, "tools.bash"},
+		{"a path grant covers its path", pathCall("read_file", "/ws/project/.env"), policy.Allow, "tiered_policy:grants:grants[g_env]"},
+		{"a path grant does not cover a dotted way out", pathCall("read_file", "/ws/project/../project2/.env"), policy.Ask, "tools.read_file|external_directory.*"},
+		{"a grant never beats a deny rule", shellCall("bash", "git push origin main"), policy.Deny, "tiered_policy:rules:deny:rules[no_push]"},
+		{"a digest grant covers the identical call", mcp(map[string]any{"edits": []any{"x"}, "path": "a.txt"}), policy.Allow, "tiered_policy:grants:grants[g_mcp]"},
+		{"a digest grant covers no other arguments", mcp(map[string]any{"edits": []any{"y"}, "path": "a.txt"}), policy.Ask, "tiered_policy:defaults.*"},
+		{"a remembered glob covers only itself", shellCall("bash", "cat *"), policy.Allow, "tiered_policy:grants:grants[g_cat]"},
+		{"a remembered glob is not a glob", shellCall("bash", "cat /ws/project/x"), policy.Ask, "tools.bash"},
+		{"a remembered re: is not a regex", shellCall("bash", "echo hi"), policy.Ask, "tools.bash"},
+		{"a grant holds on its channel only", shellCall("bash", "npm test"), policy.Ask, "tools.bash"},
 	})
 	other := shellCall("bash", "rm -rf build")
 	other.SessionID, other.TokenID, other.Workspace = "s1", "tok_a", "/elsewhere"
-	if d := e.Evaluate(other); d.Level != Ask {
+	if d := e.Evaluate(other); d.Level != policy.Ask {
 		t.Errorf("a grant held in another workspace: %s %s", d.Level, d.MatchedRule)
 	}
-	if d := base.Evaluate(in(shellCall("bash", "rm -rf build"), "s1")); d.Level != Ask {
+	if d := base.Evaluate(in(shellCall("bash", "rm -rf build"), "s1")); d.Level != policy.Ask {
 		t.Errorf("the engine WithGrants was made from changed: %s", d.MatchedRule)
 	}
 }
@@ -82,12 +83,12 @@ func TestGrantsExpireToTheSecond(t *testing.T) {
 	for _, c := range []struct {
 		note  string
 		at    time.Duration
-		level Level
+		level policy.Level
 	}{
-		{"at creation", 0, Allow},
-		{"one second before expiry", 59 * time.Second, Allow},
-		{"at expiry", 60 * time.Second, Ask},
-		{"after expiry", 61 * time.Second, Ask},
+		{"at creation", 0, policy.Allow},
+		{"one second before expiry", 59 * time.Second, policy.Allow},
+		{"at expiry", 60 * time.Second, policy.Ask},
+		{"after expiry", 61 * time.Second, policy.Ask},
 	} {
 		now = start.Add(c.at)
 		if d := e.Evaluate(shellCall("bash", "npm test")); d.Level != c.level {
@@ -109,10 +110,10 @@ func TestGrantsInLegacyPolicy(t *testing.T) {
 		{ID: "g1", Tool: "bash", Channel: "web", Workspace: ws, MatchType: "command", Pattern: "npm test", ExpiresAt: now.Add(time.Hour)},
 		{ID: "g2", Tool: "bash", Channel: "web", Workspace: ws, MatchType: "command", Pattern: "rm x", ExpiresAt: now.Add(time.Hour)},
 	}, nil)
-	if d := e.Evaluate(shellCall("bash", "npm test")); d.Level != Allow || d.MatchedRule != "tiered_policy:grants:grants[g1]" {
+	if d := e.Evaluate(shellCall("bash", "npm test")); d.Level != policy.Allow || d.MatchedRule != "tiered_policy:grants:grants[g1]" {
 		t.Errorf("legacy ask with a grant: %s %s", d.Level, d.MatchedRule)
 	}
-	if d := e.Evaluate(shellCall("bash", "rm x")); d.Level != Deny {
+	if d := e.Evaluate(shellCall("bash", "rm x")); d.Level != policy.Deny {
 		t.Errorf("legacy deny with a grant: %s %s", d.Level, d.MatchedRule)
 	}
 }
@@ -160,13 +161,13 @@ func BenchmarkGrants(b *testing.B) {
 		for _, c := range []struct {
 			name string
 			cmd  string
-			want Level
-		}{{"not_covered", "npm run build", Ask}, {"covered", "npm test", Allow}} {
+			want policy.Level
+		}{{"not_covered", "npm run build", policy.Ask}, {"covered", "npm test", policy.Allow}} {
 			req := shellCall("bash", c.cmd)
 			req.SessionID = "s1"
 			want := c.want
 			if n == 0 {
-				want = Ask
+				want = policy.Ask
 			}
 			if d := e.Evaluate(req); d.Level != want {
 				b.Fatalf("%d grants, %s: %s", n, c.name, d.Level)
@@ -199,7 +200,7 @@ func TestGrantsAnswerNoOtherSpelling(t *testing.T) {
 	if len(problems) != 0 {
 		t.Fatal(problems)
 	}
-	if d := e.Evaluate(shellCall("bash", "git status")); d.Level != Allow {
+	if d := e.Evaluate(shellCall("bash", "git status")); d.Level != policy.Allow {
 		t.Fatalf("the granted command itself: %s %s", d.Level, d.MatchedRule)
 	}
 	for _, c := range []struct{ note, cmd string }{
@@ -216,7 +217,7 @@ func TestGrantsAnswerNoOtherSpelling(t *testing.T) {
 		{"unset path, by digest", "cat $X"},
 		{"unset program name, by digest", "$CMD build"},
 	} {
-		if d := e.Evaluate(shellCall("bash", c.cmd)); d.Level == Allow {
+		if d := e.Evaluate(shellCall("bash", c.cmd)); d.Level == policy.Allow {
 			t.Errorf("%s: %q allowed (%s)", c.note, c.cmd, d.MatchedRule)
 		}
 	}

@@ -46,7 +46,7 @@ func pathCall(tool, p string) *Request {
 type decisionCase struct {
 	note  string
 	req   *Request
-	level Level
+	level policy.Level
 	rule  string
 }
 

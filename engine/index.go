@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"github.com/toolgate/toolgate/policy"
 	"slices"
 	"sync"
 )
@@ -267,7 +268,7 @@ func (tr *toolRules) collectValues(v *callValues, hits []*rule, marks *tailMarks
 	}
 	if tr.everyRule() {
 		for pos, r := range tr.scan {
-			if (!v.strictOnly || r.level >= Ask) && v.matches(r) {
+			if (!v.strictOnly || r.level >= policy.Ask) && v.matches(r) {
 				hits, exact = mergeHit(hits, exact, r)
 			}
 			if marks != nil && tr.tails.any && tr.tails.marked[pos] {
@@ -278,7 +279,7 @@ func (tr *toolRules) collectValues(v *callValues, hits []*rule, marks *tailMarks
 	}
 	var cb [candidateBuf]int32
 	for _, pos := range tr.pf.candidates(v, cb[:0]) {
-		if r := tr.scan[pos]; (!v.strictOnly || r.level >= Ask) && v.matches(r) {
+		if r := tr.scan[pos]; (!v.strictOnly || r.level >= policy.Ask) && v.matches(r) {
 			hits, exact = mergeHit(hits, exact, r)
 		}
 		if marks != nil && tr.tails.any && tr.tails.marked[pos] {
@@ -407,7 +408,7 @@ func exactPathHits(exact map[string][]*rule, v *callValues) []*rule {
 	var out []*rule
 	add := func(key string) {
 		for _, r := range exact[key] {
-			if (!v.strictOnly || r.level >= Ask) && !slices.Contains(out, r) {
+			if (!v.strictOnly || r.level >= policy.Ask) && !slices.Contains(out, r) {
 				out = append(out, r)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/engine/shell"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // tailRules marks the ask and deny shell rules of one tool that a launch
@@ -33,14 +34,14 @@ type tailRules struct {
 func (tr *toolRules) markTails() {
 	tr.tails.marked = make([]bool, len(tr.scan))
 	for i, r := range tr.scan {
-		if r.category == CategoryShell && r.level >= Ask && !startsAnywhere(r.m) {
+		if r.category == CategoryShell && r.level >= policy.Ask && !startsAnywhere(r.m) {
 			tr.tails.marked[i] = true
 			tr.tails.any = true
 		}
 	}
 	for _, rules := range tr.exact {
 		for _, r := range rules {
-			tr.tails.exact = tr.tails.exact || r.level >= Ask
+			tr.tails.exact = tr.tails.exact || r.level >= policy.Ask
 		}
 	}
 	if !tr.tails.any {
@@ -127,7 +128,7 @@ func (t *tailReadings) appendHits(tail string, hits []*rule) []*rule {
 	}
 	if tr.tails.exact {
 		for _, r := range tr.exact[tail] {
-			if r.level >= Ask && !slices.Contains(hits, r) {
+			if r.level >= policy.Ask && !slices.Contains(hits, r) {
 				hits = append(hits, r)
 			}
 		}

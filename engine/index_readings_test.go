@@ -6,6 +6,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/toolgate/toolgate/engine/builtin"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // TestTailMatchIsCommandMatch checks the claim the tail shortcut rests on (tailRules): a
@@ -23,7 +24,7 @@ func TestTailMatchIsCommandMatch(t *testing.T) {
 	e, _ := Compile(map[string]any{}, b.Rules, Options{Workspace: "/ws"})
 	var anywhere, anchored []*rule
 	for _, r := range e.policy.builtin.all {
-		if r.category != CategoryShell || r.level < Ask {
+		if r.category != CategoryShell || r.level < policy.Ask {
 			continue
 		}
 		if startsAnywhere(r.m) {

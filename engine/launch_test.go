@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/engine/shell"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // launchPolicy allows every shell command but denies git push: a launcher
@@ -39,45 +40,45 @@ func TestUnlistedLaunchers(t *testing.T) {
 	e := launchPolicy(t)
 	cases := []struct {
 		note, cmd string
-		want      engine.Level
+		want      policy.Level
 	}{
 		// GTFOBins lists setarch, linux64 and gdb as ways to run a program.
-		{"setarch", "setarch x86_64 git push origin main", engine.Deny},
-		{"linux64", "linux64 git push origin main", engine.Deny},
-		{"chronic (moreutils)", "chronic git push origin main", engine.Deny},
-		{"systemd-inhibit", "systemd-inhibit --what=idle git push origin main", engine.Deny},
-		{"gdb --args", "gdb -q -batch -ex run --args git push origin main", engine.Deny},
-		{"a launcher nobody listed", "frobnicate --fast git push --force", engine.Deny},
-		{"a launcher of a wrapper", "chronic sudo git push origin main", engine.Deny},
-		{"a launcher of a shell", "setarch x86_64 sh -c 'git push origin main'", engine.Deny},
-		{"a launcher of bash -c with quotes", `chronic bash -c "git push origin main"`, engine.Deny},
-		{"a wrapper of a launcher", "nice -n 5 chronic git push origin main", engine.Deny},
-		{"coproc", "coproc git push origin main", engine.Deny},
-		{"coproc with a name", "coproc P { git push origin main; }", engine.Deny},
-		{"a path to a launcher", "/usr/bin/setarch x86_64 /usr/bin/git push origin main", engine.Deny},
-		{"git.exe", "git.exe push origin main", engine.Deny},
-		{"GIT.EXE in upper case", "GIT.EXE push origin main", engine.Deny},
-		{"a Windows path to git.exe", `C:\Git\bin\git.exe push origin main`, engine.Deny},
-		{"git.cmd under a launcher", "chronic git.cmd push origin main", engine.Deny},
-		{"-C before the subcommand", "git -C . push origin main", engine.Deny},
-		{"-c and --no-pager before it", "git -c k=v --no-pager push origin main", engine.Deny},
-		{"--git-dir=", "git --git-dir=.git push origin main", engine.Deny},
-		{"options before, under a launcher", "chronic git -C /ws push origin main", engine.Deny},
+		{"setarch", "setarch x86_64 git push origin main", policy.Deny},
+		{"linux64", "linux64 git push origin main", policy.Deny},
+		{"chronic (moreutils)", "chronic git push origin main", policy.Deny},
+		{"systemd-inhibit", "systemd-inhibit --what=idle git push origin main", policy.Deny},
+		{"gdb --args", "gdb -q -batch -ex run --args git push origin main", policy.Deny},
+		{"a launcher nobody listed", "frobnicate --fast git push --force", policy.Deny},
+		{"a launcher of a wrapper", "chronic sudo git push origin main", policy.Deny},
+		{"a launcher of a shell", "setarch x86_64 sh -c 'git push origin main'", policy.Deny},
+		{"a launcher of bash -c with quotes", `chronic bash -c "git push origin main"`, policy.Deny},
+		{"a wrapper of a launcher", "nice -n 5 chronic git push origin main", policy.Deny},
+		{"coproc", "coproc git push origin main", policy.Deny},
+		{"coproc with a name", "coproc P { git push origin main; }", policy.Deny},
+		{"a path to a launcher", "/usr/bin/setarch x86_64 /usr/bin/git push origin main", policy.Deny},
+		{"git.exe", "git.exe push origin main", policy.Deny},
+		{"GIT.EXE in upper case", "GIT.EXE push origin main", policy.Deny},
+		{"a Windows path to git.exe", `C:\Git\bin\git.exe push origin main`, policy.Deny},
+		{"git.cmd under a launcher", "chronic git.cmd push origin main", policy.Deny},
+		{"-C before the subcommand", "git -C . push origin main", policy.Deny},
+		{"-c and --no-pager before it", "git -c k=v --no-pager push origin main", policy.Deny},
+		{"--git-dir=", "git --git-dir=.git push origin main", policy.Deny},
+		{"options before, under a launcher", "chronic git -C /ws push origin main", policy.Deny},
 
-		{"git status", "git status", engine.Allow},
-		{"git log with options", "git log --oneline -n 5", engine.Allow},
-		{"git commit naming push", "git commit -m push", engine.Allow},
-		{"git rm", "git rm -r --cached build", engine.Allow},
-		{"echo of the words", "echo git push origin main", engine.Allow},
-		{"grep for the words", `grep -rn "git push" docs`, engine.Allow},
-		{"npm run", "npm run build --silent", engine.Allow},
-		{"go test", "go test ./...", engine.Allow},
-		{"make", "make test", engine.Allow},
-		{"git -C status", "git -C sub status", engine.Allow},
-		{"git -C log naming push", "git -C . log --grep fix", engine.Allow},
-		{"cargo build", "cargo build --release", engine.Allow},
-		{"python -m pytest", "python -m pytest tests", engine.Allow},
-		{"git fetch", "git fetch origin", engine.Allow},
+		{"git status", "git status", policy.Allow},
+		{"git log with options", "git log --oneline -n 5", policy.Allow},
+		{"git commit naming push", "git commit -m push", policy.Allow},
+		{"git rm", "git rm -r --cached build", policy.Allow},
+		{"echo of the words", "echo git push origin main", policy.Allow},
+		{"grep for the words", `grep -rn "git push" docs`, policy.Allow},
+		{"npm run", "npm run build --silent", policy.Allow},
+		{"go test", "go test ./...", policy.Allow},
+		{"make", "make test", policy.Allow},
+		{"git -C status", "git -C sub status", policy.Allow},
+		{"git -C log naming push", "git -C . log --grep fix", policy.Allow},
+		{"cargo build", "cargo build --release", policy.Allow},
+		{"python -m pytest", "python -m pytest tests", policy.Allow},
+		{"git fetch", "git fetch origin", policy.Allow},
 	}
 	for _, c := range cases {
 		if d := decideShell(e, c.cmd); d.Level != c.want {
@@ -112,7 +113,7 @@ func TestEveryProgramOnPathMayLaunch(t *testing.T) {
 			}
 			checked++
 			for _, cmd := range []string{name + " git push origin main", name + " -x 1 git push origin main"} {
-				if d := decideShell(e, cmd); d.Level == engine.Allow {
+				if d := decideShell(e, cmd); d.Level == policy.Allow {
 					t.Errorf("%q is allowed (%s): %s may launch git push", cmd, d.MatchedRule, name)
 				}
 			}
@@ -164,7 +165,7 @@ func TestLaunchersReallyLaunch(t *testing.T) {
 			continue
 		}
 		ran++
-		if d := decideShell(e, c.cmd); d.Level != engine.Deny {
+		if d := decideShell(e, c.cmd); d.Level != policy.Deny {
 			t.Errorf("%q runs git push in bash but is %s (%s)", c.cmd, d.Level, d.MatchedRule)
 		}
 	}
@@ -187,18 +188,18 @@ func TestWindowsProgramNamesFoldCase(t *testing.T) {
 	}
 	for _, c := range []struct {
 		cmd  string
-		want engine.Level
+		want policy.Level
 	}{
-		{"GIT push origin main", engine.Deny},
-		{"Git push origin main", engine.Deny},
-		{"chronic GIT push origin main", engine.Deny},
-		{"Git status", engine.Allow},
+		{"GIT push origin main", policy.Deny},
+		{"Git push origin main", policy.Deny},
+		{"chronic GIT push origin main", policy.Deny},
+		{"Git status", policy.Allow},
 	} {
 		if d := decideShell(e, c.cmd); d.Level != c.want {
 			t.Errorf("windows workspace: %q is %s (%s), want %s", c.cmd, d.Level, d.MatchedRule, c.want)
 		}
 	}
-	if d := decideShell(launchPolicy(t), "GIT push origin main"); d.Level != engine.Allow {
+	if d := decideShell(launchPolicy(t), "GIT push origin main"); d.Level != policy.Allow {
 		t.Errorf("posix workspace: GIT push is %s (%s), want allow (another program)", d.Level, d.MatchedRule)
 	}
 }
@@ -218,16 +219,16 @@ func TestAddDirSpellings(t *testing.T) {
 	}
 	for _, c := range []struct {
 		cmd  string
-		want engine.Level
+		want policy.Level
 	}{
-		{"ls /home/u/datasets", engine.Allow},
-		{"ls ~/datasets", engine.Allow},
-		{"ls $HOME/datasets", engine.Allow},
-		{"ls ../datasets/train", engine.Allow},
-		{"ls ~/datasets-private", engine.Ask},
-		{"ls ~/datasets/../.ssh", engine.Ask},
-		{"cat ~/datasets/a ~/.ssh/id_rsa", engine.Ask},
-		{"ls ~/other", engine.Ask},
+		{"ls /home/u/datasets", policy.Allow},
+		{"ls ~/datasets", policy.Allow},
+		{"ls $HOME/datasets", policy.Allow},
+		{"ls ../datasets/train", policy.Allow},
+		{"ls ~/datasets-private", policy.Ask},
+		{"ls ~/datasets/../.ssh", policy.Ask},
+		{"cat ~/datasets/a ~/.ssh/id_rsa", policy.Ask},
+		{"ls ~/other", policy.Ask},
 	} {
 		if d := decideShell(e, c.cmd); d.Level != c.want {
 			t.Errorf("%q is %s (%s), want %s", c.cmd, d.Level, d.MatchedRule, c.want)

@@ -1,6 +1,9 @@
 package engine
 
-import "testing"
+import (
+	"github.com/toolgate/toolgate/policy"
+	"testing"
+)
 
 // TestLegacyChecker is the tool-level checker of a policy that is not tiered
 // (docs/decisions.md): patterns, then the tool level, then defaults; any deny wins.
@@ -20,20 +23,20 @@ rules:
   - {id: ignored, tools: [bash], pattern: "ls", action: deny}`, `
 - {id: b, tools: [bash], pattern: "ls", action: deny}`)
 	runDecisionCases(t, e, []decisionCase{
-		{"pattern match", shellCall("bash", "git status"), Allow, "tools.bash.patterns['git *']"},
-		{"strictest pattern match; deny wins", shellCall("bash", "rm -rf x"), Deny, "tools.bash.patterns['re:^rm ']"},
-		{"tool level with *", shellCall("bash", "make"), Allow, "tools.bash.*"},
-		{"plain tool level", pathCall("read_file", "a.txt"), Allow, "tools.read_file"},
-		{"tool deny", pathCall("write_file", "a.txt"), Deny, "tools.write_file.*"},
-		{"defaults", pathCall("edit_file", "a.txt"), Ask, "defaults.*"},
-		{"rules and built-ins do not apply", shellCall("bash", "ls"), Allow, "tools.bash.*"},
+		{"pattern match", shellCall("bash", "git status"), policy.Allow, "tools.bash.patterns['git *']"},
+		{"strictest pattern match; deny wins", shellCall("bash", "rm -rf x"), policy.Deny, "tools.bash.patterns['re:^rm ']"},
+		{"tool level with *", shellCall("bash", "make"), policy.Allow, "tools.bash.*"},
+		{"plain tool level", pathCall("read_file", "a.txt"), policy.Allow, "tools.read_file"},
+		{"tool deny", pathCall("write_file", "a.txt"), policy.Deny, "tools.write_file.*"},
+		{"defaults", pathCall("edit_file", "a.txt"), policy.Ask, "defaults.*"},
+		{"rules and built-ins do not apply", shellCall("bash", "ls"), policy.Allow, "tools.bash.*"},
 	})
 	denyDefaults, _ := compileYAML(t, "defaults: {\"*\": deny}\ntools: {bash: allow}\nexternal_directory: allow", "")
 	runDecisionCases(t, denyDefaults, []decisionCase{
-		{"any deny among the candidates wins", shellCall("bash", "make"), Deny, "defaults.*"},
+		{"any deny among the candidates wins", shellCall("bash", "make"), policy.Deny, "defaults.*"},
 	})
 	none, _ := compileYAML(t, "external_directory: allow", "")
 	runDecisionCases(t, none, []decisionCase{
-		{"nothing configured", shellCall("bash", "make"), Ask, "default"},
+		{"nothing configured", shellCall("bash", "make"), policy.Ask, "default"},
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // matrixSizes are the policy sizes of the decision matrix.
@@ -83,8 +84,8 @@ func BenchmarkDecisionMatrix(b *testing.B) {
 // so the benchmark measures the paths it names.
 func TestDecisionMatrixShapes(t *testing.T) {
 	e := matrixEngine(t, 10)
-	want := map[string]engine.Level{"allow_match": engine.Allow, "ask_match": engine.Ask, "deny_match": engine.Deny,
-		"override_match": engine.Allow, "path_inside": engine.Allow, "path_outside": engine.Ask, "compound": engine.Ask}
+	want := map[string]policy.Level{"allow_match": policy.Allow, "ask_match": policy.Ask, "deny_match": policy.Deny,
+		"override_match": policy.Allow, "path_inside": policy.Allow, "path_outside": policy.Ask, "compound": policy.Ask}
 	for _, s := range matrixShapes {
 		req := s.req
 		d := e.Evaluate(&req)

@@ -32,17 +32,17 @@ rules:
 		t.Fatalf("problems: %v", problems)
 	}
 	runDecisionCases(t, e, []decisionCase{
-		{"a server rule covers a tool no rule names", mcpCall("mcp__fs__list_directory", map[string]any{"path": "/ws/project/src/a"}), Allow, "tiered_policy:rules:rules[fs_src]"},
-		{"a server rule covers a tool another rule names", mcpCall("mcp__fs__read_file", map[string]any{"path": "/ws/project/src/a.go"}), Allow, "tiered_policy:rules:rules[fs_src]"},
-		{"the named tool's own rule", mcpCall("mcp__fs__read_file", map[string]any{"path": "/ws/project/docs/x.md"}), Allow, "tiered_policy:rules:rules[fs_read_docs]"},
-		{"the named rule is not the server's", mcpCall("mcp__fs__write_file", map[string]any{"path": "/ws/project/docs/x.md"}), Ask, "tiered_policy:defaults.*"},
-		{"a server deny beats a named allow", mcpCall("mcp__fs__read_file", map[string]any{"path": "/ws/project/secrets/docs/k"}), Deny, "tiered_policy:rules:deny:rules[fs_secrets]"},
-		{"a nested path value meets the path rule", mcpCall("mcp__fs__read_multiple_files", map[string]any{"paths": []any{"/ws/project/src/a", "/ws/project/secrets/k"}}), Deny, "tiered_policy:rules:deny:rules[fs_secrets]"},
-		{"another server's tool is not covered", mcpCall("mcp__fs2__read_file", map[string]any{"path": "/ws/project/src/a"}), Ask, "tiered_policy:defaults.*"},
-		{"a server whose name extends it is not covered", mcpCall("mcp__f__s__read", map[string]any{"path": "/ws/project/src/a"}), Ask, "tiered_policy:defaults.*"},
-		{"a tool named with another tool in one rule", mcpCall("mcp__github__get_issue", map[string]any{"path": "/ws/project/issues/1"}), Allow, "tiered_policy:rules:rules[gh_issue]"},
-		{"the non-MCP tool of the same rule", pathCall("read_file", "/ws/project/issues/1"), Allow, "tiered_policy:rules:rules[gh_issue]"},
-		{"a path tool is not an MCP server's", pathCall("read_file", "/ws/project/src/a"), Ask, "tiered_policy:defaults.*"},
+		{"a server rule covers a tool no rule names", mcpCall("mcp__fs__list_directory", map[string]any{"path": "/ws/project/src/a"}), policy.Allow, "tiered_policy:rules:rules[fs_src]"},
+		{"a server rule covers a tool another rule names", mcpCall("mcp__fs__read_file", map[string]any{"path": "/ws/project/src/a.go"}), policy.Allow, "tiered_policy:rules:rules[fs_src]"},
+		{"the named tool's own rule", mcpCall("mcp__fs__read_file", map[string]any{"path": "/ws/project/docs/x.md"}), policy.Allow, "tiered_policy:rules:rules[fs_read_docs]"},
+		{"the named rule is not the server's", mcpCall("mcp__fs__write_file", map[string]any{"path": "/ws/project/docs/x.md"}), policy.Ask, "tiered_policy:defaults.*"},
+		{"a server deny beats a named allow", mcpCall("mcp__fs__read_file", map[string]any{"path": "/ws/project/secrets/docs/k"}), policy.Deny, "tiered_policy:rules:deny:rules[fs_secrets]"},
+		{"a nested path value meets the path rule", mcpCall("mcp__fs__read_multiple_files", map[string]any{"paths": []any{"/ws/project/src/a", "/ws/project/secrets/k"}}), policy.Deny, "tiered_policy:rules:deny:rules[fs_secrets]"},
+		{"another server's tool is not covered", mcpCall("mcp__fs2__read_file", map[string]any{"path": "/ws/project/src/a"}), policy.Ask, "tiered_policy:defaults.*"},
+		{"a server whose name extends it is not covered", mcpCall("mcp__f__s__read", map[string]any{"path": "/ws/project/src/a"}), policy.Ask, "tiered_policy:defaults.*"},
+		{"a tool named with another tool in one rule", mcpCall("mcp__github__get_issue", map[string]any{"path": "/ws/project/issues/1"}), policy.Allow, "tiered_policy:rules:rules[gh_issue]"},
+		{"the non-MCP tool of the same rule", pathCall("read_file", "/ws/project/issues/1"), policy.Allow, "tiered_policy:rules:rules[gh_issue]"},
+		{"a path tool is not an MCP server's", pathCall("read_file", "/ws/project/src/a"), policy.Ask, "tiered_policy:defaults.*"},
 	})
 }
 
@@ -111,23 +111,23 @@ rules:
 	}
 	q := func(s string) map[string]any { return map[string]any{"query": s} }
 	runDecisionCases(t, e, []decisionCase{
-		{"an allow args glob", mcpCall("mcp__db__run", q("select name from users")), Allow, "tiered_policy:rules:rules[q_select]"},
-		{"a deny args regex", mcpCall("mcp__db__run", q("DROP TABLE users")), Deny, "tiered_policy:rules:deny:rules[q_drop]"},
-		{"deny and allow args rules both match", mcpCall("mcp__db__run", q("select 1; drop table users")), Deny, "tiered_policy:rules:deny:rules[q_drop]"},
-		{"another member is not covered by an allow glob", mcpCall("mcp__db__run", map[string]any{"query": "select 1", "database": "prod"}), Ask, "tiered_policy:defaults.*"},
-		{"an allow glob does not cross a JSON escape", mcpCall("mcp__db__run", q(`select "x"`)), Ask, "tiered_policy:defaults.*"},
-		{"an allow args rule under a deny path rule", mcpCall("mcp__fs__read_file", map[string]any{"path": "/ws/project/secrets/k"}), Deny, "tiered_policy:rules:deny:rules[fs_secrets]"},
-		{"an allow args rule under an ask path rule", mcpCall("mcp__fs__read_file", map[string]any{"path": "/ws/project/.env"}), Ask, "tiered_policy:rules:rules[fs_env_ask]"},
-		{"an allow args rule under a built-in deny", mcpCall("mcp__fs__read_file", map[string]any{"path": "/ws/project/.ssh/id"}), Deny, "tiered_policy:builtin:deny:builtin[no_ssh]"},
-		{"an allow args rule alone", mcpCall("mcp__fs__read_file", map[string]any{"path": "/ws/project/a.txt"}), Allow, "tiered_policy:rules:rules[fs_any]"},
-		{"an allow args rule and a path outside the workspace", mcpCall("mcp__fs__read_file", map[string]any{"path": "/etc/hosts"}), Ask, "tiered_policy:rules:rules[fs_any]|external_directory.*"},
-		{"a shell tool's args", shellCall("bash", "ls -la"), Allow, "tiered_policy:rules:rules[bash_ls]"},
-		{"a shell tool's args with an operator", shellCall("bash", "ls && rm -rf x"), Ask, "tiered_policy:defaults.*"},
-		{"a network tool's args", mcpCall("mcp_fetch_webpage", map[string]any{"url": "https://intranet.example/hr"}), Deny, "tiered_policy:rules:deny:rules[fetch_intranet]"},
-		{"a network tool's other args", mcpCall("mcp_fetch_webpage", map[string]any{"url": "https://example.com/"}), Ask, "tiered_policy:defaults.*"},
-		{"a backslash kept in an args glob", mcpCall("mcp__win__open", map[string]any{"name": `a\b`}), Allow, "tiered_policy:rules:rules[win]"},
-		{"a slash is not a backslash", mcpCall("mcp__win__open", map[string]any{"name": `a/b`}), Ask, "tiered_policy:defaults.*"},
-		{"arguments JSON cannot write: deny and ask rules hit", mcpCall("mcp__db__run", map[string]any{"query": "select 1", "n": math.NaN()}), Deny, "tiered_policy:rules:deny:rules[q_drop]"},
+		{"an allow args glob", mcpCall("mcp__db__run", q("select name from users")), policy.Allow, "tiered_policy:rules:rules[q_select]"},
+		{"a deny args regex", mcpCall("mcp__db__run", q("DROP TABLE users")), policy.Deny, "tiered_policy:rules:deny:rules[q_drop]"},
+		{"deny and allow args rules both match", mcpCall("mcp__db__run", q("select 1; drop table users")), policy.Deny, "tiered_policy:rules:deny:rules[q_drop]"},
+		{"another member is not covered by an allow glob", mcpCall("mcp__db__run", map[string]any{"query": "select 1", "database": "prod"}), policy.Ask, "tiered_policy:defaults.*"},
+		{"an allow glob does not cross a JSON escape", mcpCall("mcp__db__run", q(`select "x"`)), policy.Ask, "tiered_policy:defaults.*"},
+		{"an allow args rule under a deny path rule", mcpCall("mcp__fs__read_file", map[string]any{"path": "/ws/project/secrets/k"}), policy.Deny, "tiered_policy:rules:deny:rules[fs_secrets]"},
+		{"an allow args rule under an ask path rule", mcpCall("mcp__fs__read_file", map[string]any{"path": "/ws/project/.env"}), policy.Ask, "tiered_policy:rules:rules[fs_env_ask]"},
+		{"an allow args rule under a built-in deny", mcpCall("mcp__fs__read_file", map[string]any{"path": "/ws/project/.ssh/id"}), policy.Deny, "tiered_policy:builtin:deny:builtin[no_ssh]"},
+		{"an allow args rule alone", mcpCall("mcp__fs__read_file", map[string]any{"path": "/ws/project/a.txt"}), policy.Allow, "tiered_policy:rules:rules[fs_any]"},
+		{"an allow args rule and a path outside the workspace", mcpCall("mcp__fs__read_file", map[string]any{"path": "/etc/hosts"}), policy.Ask, "tiered_policy:rules:rules[fs_any]|external_directory.*"},
+		{"a shell tool's args", shellCall("bash", "ls -la"), policy.Allow, "tiered_policy:rules:rules[bash_ls]"},
+		{"a shell tool's args with an operator", shellCall("bash", "ls && rm -rf x"), policy.Ask, "tiered_policy:defaults.*"},
+		{"a network tool's args", mcpCall("mcp_fetch_webpage", map[string]any{"url": "https://intranet.example/hr"}), policy.Deny, "tiered_policy:rules:deny:rules[fetch_intranet]"},
+		{"a network tool's other args", mcpCall("mcp_fetch_webpage", map[string]any{"url": "https://example.com/"}), policy.Ask, "tiered_policy:defaults.*"},
+		{"a backslash kept in an args glob", mcpCall("mcp__win__open", map[string]any{"name": `a\b`}), policy.Allow, "tiered_policy:rules:rules[win]"},
+		{"a slash is not a backslash", mcpCall("mcp__win__open", map[string]any{"name": `a/b`}), policy.Ask, "tiered_policy:defaults.*"},
+		{"arguments JSON cannot write: deny and ask rules hit", mcpCall("mcp__db__run", map[string]any{"query": "select 1", "n": math.NaN()}), policy.Deny, "tiered_policy:rules:deny:rules[q_drop]"},
 	})
 }
 

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // The path half of the metamorphic property (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm): a
@@ -287,17 +287,17 @@ var withinTrustedOrWorkspace = map[string]bool{
 func TestMonotonicUnion(t *testing.T) {
 	f := newIssueFixture(t)
 	tried, looser, sanctioned := 0, 0, 0
-	check := func(policy, tool string, args map[string]any, alone ...map[string]any) {
+	check := func(name, tool string, args map[string]any, alone ...map[string]any) {
 		t.Helper()
-		want := engine.Allow
+		want := policy.Allow
 		for _, a := range alone {
-			want = engine.Stricter(want, f.evaluate(policy, tool, a).Level)
+			want = policy.Stricter(want, f.evaluate(name, tool, a).Level)
 		}
 		tried++
-		if d := f.evaluate(policy, tool, args); d.Level < want {
+		if d := f.evaluate(name, tool, args); d.Level < want {
 			looser++
 			t.Errorf("LOOSER under %s: %s %s decides %s (rule %q); its paths alone decide up to %s",
-				policy, tool, clipArgs(args), d.Level, d.MatchedRule, want)
+				name, tool, clipArgs(args), d.Level, d.MatchedRule, want)
 		}
 	}
 	for _, pa := range unionPaths {

@@ -13,7 +13,7 @@ import (
 
 	"mvdan.cc/sh/v3/syntax"
 
-	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // The metamorphic property (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm): a command that bash
@@ -158,10 +158,10 @@ func simpleWords(text string) ([]string, bool) {
 }
 
 // plainLevels decides every seed under every policy.
-func plainLevels(f *issueFixture, seeds []obfSeed) map[string][]engine.Level {
-	out := map[string][]engine.Level{}
+func plainLevels(f *issueFixture, seeds []obfSeed) map[string][]policy.Level {
+	out := map[string][]policy.Level{}
 	for _, p := range policyNames {
-		levels := make([]engine.Level, len(seeds))
+		levels := make([]policy.Level, len(seeds))
 		for i, s := range seeds {
 			levels[i] = f.evalShell(p, s.text).Level
 		}

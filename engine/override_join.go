@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/toolgate/toolgate/policy"
 	"sort"
 	"strings"
 )
@@ -12,7 +13,7 @@ import (
 // When any of them is a regex, the allow is still escalated (see escalate):
 // the stricter reading when a regex and a glob both match.
 func overrideOutcome(ovs []*rule, tr *tracer) outcome {
-	out := outcome{level: Allow, fromOverride: true}
+	out := outcome{level: policy.Allow, fromOverride: true}
 	for _, o := range ovs {
 		if o.m.isRegex {
 			out.regexOverride = true

@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/toolgate/toolgate/policy"
+
 // ownerScopes is the compiled permissions.owner_scopes of docs/decisions.md
 // "Digital persona": keyed by channel, then by principal user id, as
 // JiuwenSwarm writes it:
@@ -52,6 +54,6 @@ type ownerTool struct {
 // of its pattern text.
 type ownerPattern struct {
 	m     *matcher
-	level Level
+	level policy.Level
 	rule  string // ...tools.<tool>.patterns['<pattern>']
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/toolgate/toolgate/policy"
 	"strings"
 	"testing"
 )
@@ -49,42 +50,42 @@ func TestPersonaRules(t *testing.T) {
 	}
 	const s = "owner_scopes.feishu.ou_123"
 	runDecisionCases(t, e, []decisionCase{
-		{"a persona call ignores channel gating", persona(shellCall("bash", "ls"), "feishu", "ou_123"), Allow, s + ".tools.bash.*"},
-		{"a patterns entry that matches a command decides first", persona(shellCall("bash", "git status"), "feishu", "ou_123"), Allow, s + ".tools.bash.patterns['git *']"},
-		{"a deny pattern decides", persona(shellCall("bash", "rm -rf build"), "feishu", "ou_123"), Deny, s + ".tools.bash.patterns['rm *']"},
-		{"a deny pattern also matches the normalized command (D6)", persona(shellCall("bash", `\rm -rf build`), "feishu", "ou_123"), Deny, s + ".tools.bash.patterns['rm *']"},
-		{"a deny pattern also matches the program by its base name (D6)", persona(shellCall("bash", "/bin/rm -rf build"), "feishu", "ou_123"), Deny, s + ".tools.bash.patterns['rm *']"},
-		{"a deny pattern also matches the command a wrapper runs (D6)", persona(shellCall("bash", "env rm -rf build"), "feishu", "ou_123"), Deny, s + ".tools.bash.patterns['rm *']"},
-		{"a deny pattern also matches the command behind timeout's operand (D6)", persona(shellCall("bash", "timeout 5 rm -rf build"), "feishu", "ou_123"), Deny, s + ".tools.bash.patterns['rm *']"},
-		{"a deny pattern also matches a cmd argv array (D6)", persona(&Request{ToolName: "bash", ToolArgs: map[string]any{"cmd": []any{"rm", "-rf", "build"}}}, "feishu", "ou_123"), Deny, s + ".tools.bash.patterns['rm *']"},
-		{"owner ask becomes deny", persona(shellCall("bash", "curl http://evil"), "feishu", "ou_123"), Deny, s + ".tools.bash.patterns['re:curl .*evil']"},
-		{"the stricter global level decides over an owner allow", persona(shellCall("bash", "git push origin main"), "feishu", "ou_123"), Deny, "tiered_policy:rules:deny:rules[g_push]"},
-		{"patterns without a match fall to the tool's *", persona(shellCall("bash", "make"), "feishu", "ou_123"), Allow, s + ".tools.bash.*"},
-		{"a tool's plain level", persona(pathCall("read_file", "a.txt"), "feishu", "ou_123"), Deny, s + ".tools.read_file"},
-		{"a path pattern matches the path as a path", persona(pathCall("edit_file", "/ws/project/.ssh/config"), "feishu", "ou_123"), Deny, s + ".tools.edit_file.patterns['**/.ssh/**']"},
-		{"a path deny pattern matches the resolved path (D6)", persona(pathCall("edit_file", "/ws/project/x/../.ssh/config"), "feishu", "ou_123"), Deny, s + ".tools.edit_file.patterns['**/.ssh/**']"},
-		{"a path deny pattern matches a nested path value (D6)", persona(&Request{ToolName: "edit_file", ToolArgs: map[string]any{"edits": []any{map[string]any{"file_path": "/ws/project/.ssh/config"}}}}, "feishu", "ou_123"), Deny, s + ".tools.edit_file.patterns['**/.ssh/**']"},
-		{"a tool entry without * and no matching pattern falls to defaults", persona(pathCall("edit_file", "src/a.go"), "feishu", "ou_123"), Allow, s + ".defaults.*"},
-		{"a url pattern matches the host name", persona(urlCall("https://docs.example.com/guide"), "feishu", "ou_123"), Allow, s + ".tools.mcp_fetch_webpage.patterns['*.example.com']"},
-		{"a url with user info gives an allow pattern no host", persona(urlCall("https://docs.example.com@evil.org/"), "feishu", "ou_123"), Deny, s + ".tools.mcp_fetch_webpage.*"},
-		{"a url on another host falls to the tool's *", persona(urlCall("https://evil.org/"), "feishu", "ou_123"), Deny, s + ".tools.mcp_fetch_webpage.*"},
-		{"the global ask beats an owner allow and becomes deny", persona(pathCall("write_file", "a.txt"), "feishu", "ou_123"), Deny, "tools.write_file"},
-		{"owner scopes are keyed by channel, then principal", persona(shellCall("bash", "ls"), "dingtalk", "ou_123"), Deny, "owner_scopes.dingtalk.ou_123.defaults.*"},
-		{"the channel id is stripped", persona(shellCall("bash", "ls"), " dingtalk ", "ou_123"), Deny, "owner_scopes.dingtalk.ou_123.defaults.*"},
-		{"no owner scope for the principal: the global level", persona(shellCall("bash", "ls"), "feishu", "ou_999"), Allow, "tools.bash"},
-		{"no owner scope for the principal: ask becomes deny", persona(pathCall("write_file", "a.txt"), "feishu", "ou_999"), Deny, "tools.write_file"},
-		{"no owner scope on another channel", persona(shellCall("bash", "rm -rf build"), "slack", "ou_123"), Allow, "tools.bash"},
-		{"the external-directory merge is part of the global level", persona(shellCall("bash", "rm -rf ~"), "feishu", "ou_999"), Deny, "tools.bash|external_directory.*"},
-		{"empty principal denies every call", persona(pathCall("read_file", "a.txt"), "feishu", " "), Deny, RuleNoPrincipal},
-		{"avatar_mode alone is not a persona call", &Request{ToolName: "bash", ToolArgs: map[string]any{"command": "rm -rf ~"}, ChannelID: "feishu", Scope: &Scope{AvatarMode: true, PrincipalUserID: "ou_123"}}, Allow, ""},
-		{"group_digital_avatar alone is not a persona call", &Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make"}, ChannelID: "web", Scope: &Scope{GroupDigitalAvatar: true, PrincipalUserID: "ou_123"}}, Allow, "tools.bash"},
+		{"a persona call ignores channel gating", persona(shellCall("bash", "ls"), "feishu", "ou_123"), policy.Allow, s + ".tools.bash.*"},
+		{"a patterns entry that matches a command decides first", persona(shellCall("bash", "git status"), "feishu", "ou_123"), policy.Allow, s + ".tools.bash.patterns['git *']"},
+		{"a deny pattern decides", persona(shellCall("bash", "rm -rf build"), "feishu", "ou_123"), policy.Deny, s + ".tools.bash.patterns['rm *']"},
+		{"a deny pattern also matches the normalized command (D6)", persona(shellCall("bash", `\rm -rf build`), "feishu", "ou_123"), policy.Deny, s + ".tools.bash.patterns['rm *']"},
+		{"a deny pattern also matches the program by its base name (D6)", persona(shellCall("bash", "/bin/rm -rf build"), "feishu", "ou_123"), policy.Deny, s + ".tools.bash.patterns['rm *']"},
+		{"a deny pattern also matches the command a wrapper runs (D6)", persona(shellCall("bash", "env rm -rf build"), "feishu", "ou_123"), policy.Deny, s + ".tools.bash.patterns['rm *']"},
+		{"a deny pattern also matches the command behind timeout's operand (D6)", persona(shellCall("bash", "timeout 5 rm -rf build"), "feishu", "ou_123"), policy.Deny, s + ".tools.bash.patterns['rm *']"},
+		{"a deny pattern also matches a cmd argv array (D6)", persona(&Request{ToolName: "bash", ToolArgs: map[string]any{"cmd": []any{"rm", "-rf", "build"}}}, "feishu", "ou_123"), policy.Deny, s + ".tools.bash.patterns['rm *']"},
+		{"owner ask becomes deny", persona(shellCall("bash", "curl http://evil"), "feishu", "ou_123"), policy.Deny, s + ".tools.bash.patterns['re:curl .*evil']"},
+		{"the stricter global level decides over an owner allow", persona(shellCall("bash", "git push origin main"), "feishu", "ou_123"), policy.Deny, "tiered_policy:rules:deny:rules[g_push]"},
+		{"patterns without a match fall to the tool's *", persona(shellCall("bash", "make"), "feishu", "ou_123"), policy.Allow, s + ".tools.bash.*"},
+		{"a tool's plain level", persona(pathCall("read_file", "a.txt"), "feishu", "ou_123"), policy.Deny, s + ".tools.read_file"},
+		{"a path pattern matches the path as a path", persona(pathCall("edit_file", "/ws/project/.ssh/config"), "feishu", "ou_123"), policy.Deny, s + ".tools.edit_file.patterns['**/.ssh/**']"},
+		{"a path deny pattern matches the resolved path (D6)", persona(pathCall("edit_file", "/ws/project/x/../.ssh/config"), "feishu", "ou_123"), policy.Deny, s + ".tools.edit_file.patterns['**/.ssh/**']"},
+		{"a path deny pattern matches a nested path value (D6)", persona(&Request{ToolName: "edit_file", ToolArgs: map[string]any{"edits": []any{map[string]any{"file_path": "/ws/project/.ssh/config"}}}}, "feishu", "ou_123"), policy.Deny, s + ".tools.edit_file.patterns['**/.ssh/**']"},
+		{"a tool entry without * and no matching pattern falls to defaults", persona(pathCall("edit_file", "src/a.go"), "feishu", "ou_123"), policy.Allow, s + ".defaults.*"},
+		{"a url pattern matches the host name", persona(urlCall("https://docs.example.com/guide"), "feishu", "ou_123"), policy.Allow, s + ".tools.mcp_fetch_webpage.patterns['*.example.com']"},
+		{"a url with user info gives an allow pattern no host", persona(urlCall("https://docs.example.com@evil.org/"), "feishu", "ou_123"), policy.Deny, s + ".tools.mcp_fetch_webpage.*"},
+		{"a url on another host falls to the tool's *", persona(urlCall("https://evil.org/"), "feishu", "ou_123"), policy.Deny, s + ".tools.mcp_fetch_webpage.*"},
+		{"the global ask beats an owner allow and becomes deny", persona(pathCall("write_file", "a.txt"), "feishu", "ou_123"), policy.Deny, "tools.write_file"},
+		{"owner scopes are keyed by channel, then principal", persona(shellCall("bash", "ls"), "dingtalk", "ou_123"), policy.Deny, "owner_scopes.dingtalk.ou_123.defaults.*"},
+		{"the channel id is stripped", persona(shellCall("bash", "ls"), " dingtalk ", "ou_123"), policy.Deny, "owner_scopes.dingtalk.ou_123.defaults.*"},
+		{"no owner scope for the principal: the global level", persona(shellCall("bash", "ls"), "feishu", "ou_999"), policy.Allow, "tools.bash"},
+		{"no owner scope for the principal: ask becomes deny", persona(pathCall("write_file", "a.txt"), "feishu", "ou_999"), policy.Deny, "tools.write_file"},
+		{"no owner scope on another channel", persona(shellCall("bash", "rm -rf build"), "slack", "ou_123"), policy.Allow, "tools.bash"},
+		{"the external-directory merge is part of the global level", persona(shellCall("bash", "rm -rf ~"), "feishu", "ou_999"), policy.Deny, "tools.bash|external_directory.*"},
+		{"empty principal denies every call", persona(pathCall("read_file", "a.txt"), "feishu", " "), policy.Deny, RuleNoPrincipal},
+		{"avatar_mode alone is not a persona call", &Request{ToolName: "bash", ToolArgs: map[string]any{"command": "rm -rf ~"}, ChannelID: "feishu", Scope: &Scope{AvatarMode: true, PrincipalUserID: "ou_123"}}, policy.Allow, ""},
+		{"group_digital_avatar alone is not a persona call", &Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make"}, ChannelID: "web", Scope: &Scope{GroupDigitalAvatar: true, PrincipalUserID: "ou_123"}}, policy.Allow, "tools.bash"},
 	})
 
 	t.Run("rm -rf ~ from a persona is never allowed", func(t *testing.T) {
 		// The owner pattern rm * or the external merge may decide, depending
 		// on how far the shell analysis expands ~; either way it is a deny.
 		for _, cmd := range []string{"rm -rf ~", "rm -rf $HOME", `\rm -rf ~/`, "cd / && rm -rf ~"} {
-			if d := e.Evaluate(persona(shellCall("bash", cmd), "feishu", "ou_123")); d.Level != Deny {
+			if d := e.Evaluate(persona(shellCall("bash", cmd), "feishu", "ou_123")); d.Level != policy.Deny {
 				t.Errorf("%s: got %s %q, want deny", cmd, d.Level, d.MatchedRule)
 			}
 		}
@@ -124,7 +125,7 @@ deny_guidance_message: "  Ask the owner in person.  "
 tools: {bash: allow}
 owner_scopes: {feishu: {ou_1: {tools: {bash: deny}}}}`, "")
 	d := off.Evaluate(persona(shellCall("bash", "ls"), "feishu", "ou_1"))
-	if d.Level != Deny || d.MatchedRule != "owner_scopes.feishu.ou_1.tools.bash" {
+	if d.Level != policy.Deny || d.MatchedRule != "owner_scopes.feishu.ou_1.tools.bash" {
 		t.Errorf("a persona call ignores the master switch: got %s %q", d.Level, d.MatchedRule)
 	}
 	if want := "[PERMISSION_DENIED] Ask the owner in person."; d.Reason != want {
@@ -133,19 +134,19 @@ owner_scopes: {feishu: {ou_1: {tools: {bash: deny}}}}`, "")
 
 	d3, _ := compileYAML(t, "schema: tiered_policy\ndefaults: {\"*\": ask}\ntools: {read_file: allow}", "")
 	runDecisionCases(t, d3, []decisionCase{
-		{"D3: no owner_scopes, the global allow stands", persona(pathCall("read_file", "a.txt"), "feishu", "u1"), Allow, "tools.read_file"},
-		{"D3: no owner_scopes, the global ask becomes deny", persona(pathCall("edit_file", "a.txt"), "feishu", "u1"), Deny, "tiered_policy:defaults.*"},
+		{"D3: no owner_scopes, the global allow stands", persona(pathCall("read_file", "a.txt"), "feishu", "u1"), policy.Allow, "tools.read_file"},
+		{"D3: no owner_scopes, the global ask becomes deny", persona(pathCall("edit_file", "a.txt"), "feishu", "u1"), policy.Deny, "tiered_policy:defaults.*"},
 	})
 	empty, _ := compileYAML(t, "schema: tiered_policy\ntools: {read_file: allow}\nowner_scopes: {}", "")
 	runDecisionCases(t, empty, []decisionCase{
-		{"D3: an empty owner_scopes counts as none", persona(pathCall("edit_file", "a.txt"), "feishu", "u1"), Deny, "default"},
+		{"D3: an empty owner_scopes counts as none", persona(pathCall("edit_file", "a.txt"), "feishu", "u1"), policy.Deny, "default"},
 	})
 
 	noConfig, _ := compileYAML(t, "schema: tiered_policy\nowner_scopes: {feishu: {u1: {tools: {custom: allow}, defaults: {\"*\": deny}}}}", "")
 	runDecisionCases(t, noConfig, []decisionCase{
-		{"no configuration for the call gives no global level: the owner allow decides", persona(&Request{ToolName: "custom"}, "feishu", "u1"), Allow, "owner_scopes.feishu.u1.tools.custom"},
-		{"no configuration for the call and no owner scope: denied", persona(&Request{ToolName: "custom"}, "dingtalk", "u1"), Deny, "default"},
-		{"no configuration for the call: the owner deny decides", persona(&Request{ToolName: "other"}, "feishu", "u1"), Deny, "owner_scopes.feishu.u1.defaults.*"},
+		{"no configuration for the call gives no global level: the owner allow decides", persona(&Request{ToolName: "custom"}, "feishu", "u1"), policy.Allow, "owner_scopes.feishu.u1.tools.custom"},
+		{"no configuration for the call and no owner scope: denied", persona(&Request{ToolName: "custom"}, "dingtalk", "u1"), policy.Deny, "default"},
+		{"no configuration for the call: the owner deny decides", persona(&Request{ToolName: "other"}, "feishu", "u1"), policy.Deny, "owner_scopes.feishu.u1.defaults.*"},
 	})
 
 	legacy, _ := compileYAML(t, `defaults: {"*": ask}
@@ -154,8 +155,8 @@ tools:
 external_directory: allow
 owner_scopes: {dingtalk: {u1: {tools: {bash: allow}}}}`, "")
 	runDecisionCases(t, legacy, []decisionCase{
-		{"legacy schema: the global pattern deny decides", persona(shellCall("bash", "rm -rf x"), "dingtalk", "u1"), Deny, "tools.bash.patterns['re:^rm ']"},
-		{"legacy schema: owner and global allow", persona(shellCall("bash", "make"), "dingtalk", "u1"), Allow, "owner_scopes.dingtalk.u1.tools.bash"},
+		{"legacy schema: the global pattern deny decides", persona(shellCall("bash", "rm -rf x"), "dingtalk", "u1"), policy.Deny, "tools.bash.patterns['re:^rm ']"},
+		{"legacy schema: owner and global allow", persona(shellCall("bash", "make"), "dingtalk", "u1"), policy.Allow, "owner_scopes.dingtalk.u1.tools.bash"},
 	})
 }
 
@@ -194,13 +195,13 @@ owner_scopes:
 		}
 	}
 	runDecisionCases(t, e, []decisionCase{
-		{"an entry in the earlier shape denies its principal on any channel", persona(pathCall("read_file", "a.txt"), "feishu", "ou_old"), Deny, "owner_scopes.ou_old"},
-		{"an invalid owner level denies", persona(shellCall("bash", "ls"), "feishu", "ou_caps"), Deny, "owner_scopes.feishu.ou_caps.tools.bash"},
-		{"a null tool entry denies", persona(shellCall("bash", "ls"), "feishu", "ou_null"), Deny, "owner_scopes.feishu.ou_null.tools.bash"},
-		{"a scope that is not a mapping denies", persona(shellCall("bash", "ls"), "feishu", "ou_list"), Deny, "owner_scopes.feishu.ou_list"},
-		{"tools that are not a mapping deny", persona(shellCall("bash", "ls"), "feishu", "ou_badtools"), Deny, "owner_scopes.feishu.ou_badtools"},
-		{"a pattern that does not compile never matches", persona(shellCall("bash", "ls"), "feishu", "ou_badre"), Allow, "owner_scopes.feishu.ou_badre.tools.bash.*"},
-		{"an unknown key is ignored", persona(shellCall("bash", "ls"), "feishu", "ou_extra"), Allow, "owner_scopes.feishu.ou_extra.tools.bash"},
+		{"an entry in the earlier shape denies its principal on any channel", persona(pathCall("read_file", "a.txt"), "feishu", "ou_old"), policy.Deny, "owner_scopes.ou_old"},
+		{"an invalid owner level denies", persona(shellCall("bash", "ls"), "feishu", "ou_caps"), policy.Deny, "owner_scopes.feishu.ou_caps.tools.bash"},
+		{"a null tool entry denies", persona(shellCall("bash", "ls"), "feishu", "ou_null"), policy.Deny, "owner_scopes.feishu.ou_null.tools.bash"},
+		{"a scope that is not a mapping denies", persona(shellCall("bash", "ls"), "feishu", "ou_list"), policy.Deny, "owner_scopes.feishu.ou_list"},
+		{"tools that are not a mapping deny", persona(shellCall("bash", "ls"), "feishu", "ou_badtools"), policy.Deny, "owner_scopes.feishu.ou_badtools"},
+		{"a pattern that does not compile never matches", persona(shellCall("bash", "ls"), "feishu", "ou_badre"), policy.Allow, "owner_scopes.feishu.ou_badre.tools.bash.*"},
+		{"an unknown key is ignored", persona(shellCall("bash", "ls"), "feishu", "ou_extra"), policy.Allow, "owner_scopes.feishu.ou_extra.tools.bash"},
 	})
 }
 
@@ -252,10 +253,10 @@ approval_overrides:
   - {id: p0, tools: [read_file], match_type: path, pattern: "/data/x", action: allow}`, "")
 	const base = "tiered_policy:approval_overrides:"
 	runDecisionCases(t, e, []decisionCase{
-		{"one matching override keeps its own name", shellCall("bash", "git log"), Allow, base + "approval_overrides[aa]"},
-		{"several matching overrides are sorted and joined with +", shellCall("bash", "git status"), Allow, base + "approval_overrides[aa]+approval_overrides[mm]+approval_overrides[zz]"},
-		{"two of three", shellCall("bash", "git status -s"), Allow, base + "approval_overrides[aa]+approval_overrides[zz]"},
-		{"path overrides join too", pathCall("read_file", "/data/x"), Allow, base + "approval_overrides[p0]+approval_overrides[p1]"},
+		{"one matching override keeps its own name", shellCall("bash", "git log"), policy.Allow, base + "approval_overrides[aa]"},
+		{"several matching overrides are sorted and joined with +", shellCall("bash", "git status"), policy.Allow, base + "approval_overrides[aa]+approval_overrides[mm]+approval_overrides[zz]"},
+		{"two of three", shellCall("bash", "git status -s"), policy.Allow, base + "approval_overrides[aa]+approval_overrides[zz]"},
+		{"path overrides join too", pathCall("read_file", "/data/x"), policy.Allow, base + "approval_overrides[p0]+approval_overrides[p1]"},
 	})
 	req := shellCall("bash", "git status")
 	req.Explain = true
@@ -320,13 +321,13 @@ owner_scopes:
 	const s = "owner_scopes.feishu.ou_7d8a6e6df7621556"
 	p := func(r *Request) *Request { return persona(r, "feishu", "ou_7d8a6e6df7621556") }
 	runDecisionCases(t, e, []decisionCase{
-		{"git status is allowed by its pattern", p(shellCall("bash", "git status")), Allow, s + ".tools.bash.patterns['git status *']"},
-		{"make is denied by the tool's *", p(shellCall("bash", "make")), Deny, s + ".tools.bash.*"},
-		{"write_file is denied by the defaults", p(pathCall("write_file", "a.txt")), Deny, s + ".defaults.*"},
-		{"a feishu page is fetched", p(urlCall("https://open.feishu.cn/doc")), Allow, s + ".tools.mcp_fetch_webpage.patterns['*.feishu.cn']"},
-		{"another site is not", p(urlCall("https://example.org/")), Deny, s + ".tools.mcp_fetch_webpage.*"},
+		{"git status is allowed by its pattern", p(shellCall("bash", "git status")), policy.Allow, s + ".tools.bash.patterns['git status *']"},
+		{"make is denied by the tool's *", p(shellCall("bash", "make")), policy.Deny, s + ".tools.bash.*"},
+		{"write_file is denied by the defaults", p(pathCall("write_file", "a.txt")), policy.Deny, s + ".defaults.*"},
+		{"a feishu page is fetched", p(urlCall("https://open.feishu.cn/doc")), policy.Allow, s + ".tools.mcp_fetch_webpage.patterns['*.feishu.cn']"},
+		{"another site is not", p(urlCall("https://example.org/")), policy.Deny, s + ".tools.mcp_fetch_webpage.*"},
 	})
-	if d := e.Evaluate(p(shellCall("bash", "rm -rf ~"))); d.Level != Deny || d.Reason != "[PERMISSION_DENIED] 请联系本人在 Web 管理页面授权。" {
+	if d := e.Evaluate(p(shellCall("bash", "rm -rf ~"))); d.Level != policy.Deny || d.Reason != "[PERMISSION_DENIED] 请联系本人在 Web 管理页面授权。" {
 		t.Errorf("rm -rf ~: got %s %q", d.Level, d.Reason)
 	}
 }
@@ -347,10 +348,10 @@ owner_scopes:
         custom: {patterns: {"re:DROP TABLE": deny}, "*": allow}`, "")
 	const s = "owner_scopes.feishu.u1.tools."
 	runDecisionCases(t, e, []decisionCase{
-		{"a path word resolved against workdir", persona(&Request{ToolName: "bash", ToolArgs: map[string]any{"command": "cat shadow", "workdir": "/etc"}}, "feishu", "u1"), Deny, s + "bash.patterns['re:^/etc/']"},
-		{"a path word of a quoted command", persona(shellCall("bash", `cat "/etc/shadow"`), "feishu", "u1"), Deny, s + "bash.patterns['re:^/etc/']"},
-		{"a home-relative path", persona(pathCall("read_file", "~/.ssh/id_rsa"), "feishu", "u1"), Deny, s + "read_file.patterns['/home/u/.ssh/**']"},
-		{"a nested string value", persona(&Request{ToolName: "custom", ToolArgs: map[string]any{"q": map[string]any{"sql": []any{"DROP TABLE users"}}}}, "feishu", "u1"), Deny, s + "custom.patterns['re:DROP TABLE']"},
-		{"nothing matches: the tool's *", persona(shellCall("bash", "ls src"), "feishu", "u1"), Allow, s + "bash.*"},
+		{"a path word resolved against workdir", persona(&Request{ToolName: "bash", ToolArgs: map[string]any{"command": "cat shadow", "workdir": "/etc"}}, "feishu", "u1"), policy.Deny, s + "bash.patterns['re:^/etc/']"},
+		{"a path word of a quoted command", persona(shellCall("bash", `cat "/etc/shadow"`), "feishu", "u1"), policy.Deny, s + "bash.patterns['re:^/etc/']"},
+		{"a home-relative path", persona(pathCall("read_file", "~/.ssh/id_rsa"), "feishu", "u1"), policy.Deny, s + "read_file.patterns['/home/u/.ssh/**']"},
+		{"a nested string value", persona(&Request{ToolName: "custom", ToolArgs: map[string]any{"q": map[string]any{"sql": []any{"DROP TABLE users"}}}}, "feishu", "u1"), policy.Deny, s + "custom.patterns['re:DROP TABLE']"},
+		{"nothing matches: the tool's *", persona(shellCall("bash", "ls src"), "feishu", "u1"), policy.Allow, s + "bash.*"},
 	})
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/fsview"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // TestPathRulesSeeEveryForm: user path rules (writes under .git/hooks,
@@ -48,38 +49,38 @@ func TestPathRulesSeeEveryForm(t *testing.T) {
 	}
 	cases := []struct {
 		note, tool, key, value string
-		want                   engine.Level
+		want                   policy.Level
 	}{
-		{"as written", "write_file", "path", ".git/hooks/pre-commit", engine.Deny},
-		{"a doubled slash", "write_file", "path", ".git//hooks/pre-commit", engine.Deny},
-		{"x/..", "write_file", "path", "x/../.git/hooks/pre-commit", engine.Deny},
-		{"a dangling link by its target", "write_file", "path", "dangling", engine.Deny},
-		{"an unlisted key", "write_file", "target", ".git/hooks/pre-commit", engine.Deny},
-		{"a link under an unlisted key", "write_file", "filepath", "dangling", engine.Deny},
-		{"relative", "read_file", "path", "secrets/k", engine.Deny},
-		{"through a linked folder", "read_file", "path", "lnk/k", engine.Deny},
-		{"a doubled slash, read", "read_file", "path", "secrets//k", engine.Deny},
-		{"relativePath through a link", "read_file", "relativePath", "lnk/k", engine.Deny},
-		{"shell: relative", "bash", "command", "cat secrets/k", engine.Deny},
-		{"shell: through a link", "bash", "command", "cat lnk/k", engine.Deny},
-		{"shell: doubled slash", "bash", "command", "cat secrets//k", engine.Deny},
-		{"shell: a glob", "bash", "command", "cat secre?s/k", engine.Deny},
-		{"shell: a glob of the folder", "bash", "command", "cat secrets/*", engine.Deny},
-		{"shell: inside an option word", "bash", "command", "dd if=x of=.git/hooks/pre-commit", engine.Deny},
-		{"shell: a dangling link", "bash", "command", "cp x dangling", engine.Deny},
-		{"shell: .en? reaches .env", "bash", "command", "cat .en?", engine.Ask},
-		{"shell: .[e]nv reaches .env", "bash", "command", "cat .[e]nv", engine.Ask},
-		{"shell: a link to .env", "bash", "command", "cat envlink", engine.Ask},
-		{"read_file: a link to .env", "read_file", "path", "envlink", engine.Ask},
+		{"as written", "write_file", "path", ".git/hooks/pre-commit", policy.Deny},
+		{"a doubled slash", "write_file", "path", ".git//hooks/pre-commit", policy.Deny},
+		{"x/..", "write_file", "path", "x/../.git/hooks/pre-commit", policy.Deny},
+		{"a dangling link by its target", "write_file", "path", "dangling", policy.Deny},
+		{"an unlisted key", "write_file", "target", ".git/hooks/pre-commit", policy.Deny},
+		{"a link under an unlisted key", "write_file", "filepath", "dangling", policy.Deny},
+		{"relative", "read_file", "path", "secrets/k", policy.Deny},
+		{"through a linked folder", "read_file", "path", "lnk/k", policy.Deny},
+		{"a doubled slash, read", "read_file", "path", "secrets//k", policy.Deny},
+		{"relativePath through a link", "read_file", "relativePath", "lnk/k", policy.Deny},
+		{"shell: relative", "bash", "command", "cat secrets/k", policy.Deny},
+		{"shell: through a link", "bash", "command", "cat lnk/k", policy.Deny},
+		{"shell: doubled slash", "bash", "command", "cat secrets//k", policy.Deny},
+		{"shell: a glob", "bash", "command", "cat secre?s/k", policy.Deny},
+		{"shell: a glob of the folder", "bash", "command", "cat secrets/*", policy.Deny},
+		{"shell: inside an option word", "bash", "command", "dd if=x of=.git/hooks/pre-commit", policy.Deny},
+		{"shell: a dangling link", "bash", "command", "cp x dangling", policy.Deny},
+		{"shell: .en? reaches .env", "bash", "command", "cat .en?", policy.Ask},
+		{"shell: .[e]nv reaches .env", "bash", "command", "cat .[e]nv", policy.Ask},
+		{"shell: a link to .env", "bash", "command", "cat envlink", policy.Ask},
+		{"read_file: a link to .env", "read_file", "path", "envlink", policy.Ask},
 
-		{"an ordinary read", "read_file", "path", "src/main.go", engine.Allow},
-		{"a neighbour folder", "read_file", "path", "secrets-old/readme.md", engine.Allow},
-		{"an ordinary link", "read_file", "path", "srclink/main.go", engine.Allow},
-		{"an ordinary write", "write_file", "path", "src/new.go", engine.Allow},
-		{"shell: an ordinary glob", "bash", "command", "cat src/*.go", engine.Allow},
-		{"shell: a neighbour", "bash", "command", "cat secrets-old/readme.md", engine.Allow},
-		{"shell: ls", "bash", "command", "ls -la src", engine.Allow},
-		{"shell: an unlisted value that is not a file", "write_file", "encoding", "utf-8", engine.Allow},
+		{"an ordinary read", "read_file", "path", "src/main.go", policy.Allow},
+		{"a neighbour folder", "read_file", "path", "secrets-old/readme.md", policy.Allow},
+		{"an ordinary link", "read_file", "path", "srclink/main.go", policy.Allow},
+		{"an ordinary write", "write_file", "path", "src/new.go", policy.Allow},
+		{"shell: an ordinary glob", "bash", "command", "cat src/*.go", policy.Allow},
+		{"shell: a neighbour", "bash", "command", "cat secrets-old/readme.md", policy.Allow},
+		{"shell: ls", "bash", "command", "ls -la src", policy.Allow},
+		{"shell: an unlisted value that is not a file", "write_file", "encoding", "utf-8", policy.Allow},
 	}
 	for _, c := range cases {
 		args := map[string]any{c.key: c.value}
@@ -113,16 +114,16 @@ func TestUnexpandedGlobsMeetRules(t *testing.T) {
 	}
 	for _, c := range []struct {
 		cmd  string
-		want engine.Level
+		want policy.Level
 	}{
-		{"cat secre?s/api.key", engine.Deny},
-		{"cat s*/api.key", engine.Deny},
-		{"cat [s]ecrets/*", engine.Deny},
-		{"cp x .git/hook?/pre-commit", engine.Deny},
-		{"cat */*", engine.Deny},
-		{"cat src/*.go", engine.Allow},
-		{"ls docs/*.md", engine.Allow},
-		{"cat s[!e]crets/x", engine.Allow},
+		{"cat secre?s/api.key", policy.Deny},
+		{"cat s*/api.key", policy.Deny},
+		{"cat [s]ecrets/*", policy.Deny},
+		{"cp x .git/hook?/pre-commit", policy.Deny},
+		{"cat */*", policy.Deny},
+		{"cat src/*.go", policy.Allow},
+		{"ls docs/*.md", policy.Allow},
+		{"cat s[!e]crets/x", policy.Allow},
 	} {
 		d := e.Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": c.cmd}, ChannelID: "web"})
 		if d.Level != c.want {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/fsview"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // pathsFixture is a real tree for the path tests (symlinks, dot-dot, links
@@ -89,7 +90,7 @@ type pathsCase struct {
 	note     string
 	tool     string
 	args     map[string]any
-	level    engine.Level
+	level    policy.Level
 	external string
 }
 
@@ -130,35 +131,35 @@ func TestPathsResolvedAsKernel(t *testing.T) {
 	noLstat := f.opts
 	noLstat.KindOf, noLstat.CallKindOf = nil, nil
 	e, _ = engine.Compile(perms, nil, noLstat)
-	runPathsCases(t, f, e, []pathsCase{{"no KindOf: a bare word is not looked up", "bash", shellArgs("cat evil"), engine.Allow, "-"}})
+	runPathsCases(t, f, e, []pathsCase{{"no KindOf: a bare word is not looked up", "bash", shellArgs("cat evil"), policy.Allow, "-"}})
 }
 
 // kernelCases are the rows of TestPathsResolvedAsKernel.
 var kernelCases = []pathsCase{
-	{"a link to / then ../.. leaves the workspace", "bash", shellArgs("cat rootlink/../.."), engine.Ask, "/"},
-	{"a link to / then ../etc in a path value", "read_file", map[string]any{"path": "rootlink/../etc/passwd"}, engine.Ask, "/etc/passwd"},
-	{"a link then .. in an absolute value", "read_file", map[string]any{"path": "@ws/etclink/../root/x"}, engine.Ask, "/root/x"},
-	{"a relative link with .. in its target", "bash", shellArgs("cat sub/up/x"), engine.Ask, "@home/x"},
-	{"plain .. that stays inside", "bash", shellArgs("cat sub/deep/../../src/a.go"), engine.Allow, "-"},
-	{"a bare word that is a link out", "bash", shellArgs("cat evil"), engine.Ask, "@outside/secret"},
-	{"a bare word after options and a wrapper", "bash", shellArgs("nice -n 5 cat -v evil"), engine.Ask, "@outside/secret"},
-	{"a bare word in a compound command", "bash", shellArgs("echo hi && wc -l evil"), engine.Ask, "@outside/secret"},
-	{"a bare word that is a plain file", "bash", shellArgs("cat notalink"), engine.Allow, "-"},
-	{"a bare word that does not exist", "bash", shellArgs("git status"), engine.Allow, "-"},
-	{"workdir outside is a path itself", "bash", map[string]any{"command": "cat shadow", "workdir": "/etc"}, engine.Ask, "/etc"},
-	{"cwd outside is a path itself", "bash", map[string]any{"command": "ls", "cwd": "/etc"}, engine.Ask, "/etc"},
-	{"a relative workdir through a link", "bash", map[string]any{"command": "cat etc/passwd", "workdir": "rootlink"}, engine.Ask, "/etc/passwd"},
-	{"a workdir inside; .. from it stays inside", "bash", map[string]any{"command": "cat ../src/a.go", "workdir": "sub"}, engine.Allow, "-"},
-	{"a bare link word against the workdir", "bash", map[string]any{"command": "cat evil", "workdir": "@ws"}, engine.Ask, "@outside/secret"},
-	{"an unset variable prefix is unknown, so external", "bash", shellArgs("cat $X/etc/shadow"), engine.Ask, ""},
-	{"$PWD/.. leaves the workspace", "bash", shellArgs("cat $PWD/../../etc/passwd"), engine.Ask, "@homes/etc/passwd"},
-	{".. after a link loop is unknown", "bash", shellArgs("cat loop1/../x"), engine.Ask, ""},
-	{"a nested path value through a link", "edit_file", map[string]any{"edits": []any{map[string]any{"file_path": "rootlink/etc/hosts"}}}, engine.Ask, "/etc/hosts"},
-	{"a link to the trusted dir is judged as the trusted dir", "bash", shellArgs("cat trustlink/docs/x.md"), engine.Allow, "@trusted/docs/x.md"},
-	{"a link inside the trusted dir that leads out", "read_file", map[string]any{"path": "@trusted/escape/secret"}, engine.Ask, "@outside/secret"},
-	{"a file: URL", "bash", shellArgs("curl -s file://@outside/secret"), engine.Ask, "@outside/secret"},
-	{"an unknown scheme is a path with ..", "bash", shellArgs("cat ab://../../x"), engine.Ask, "@home/x"},
-	{"a network URL is no path", "bash", shellArgs("curl https://example.com/../../etc"), engine.Allow, "-"},
+	{"a link to / then ../.. leaves the workspace", "bash", shellArgs("cat rootlink/../.."), policy.Ask, "/"},
+	{"a link to / then ../etc in a path value", "read_file", map[string]any{"path": "rootlink/../etc/passwd"}, policy.Ask, "/etc/passwd"},
+	{"a link then .. in an absolute value", "read_file", map[string]any{"path": "@ws/etclink/../root/x"}, policy.Ask, "/root/x"},
+	{"a relative link with .. in its target", "bash", shellArgs("cat sub/up/x"), policy.Ask, "@home/x"},
+	{"plain .. that stays inside", "bash", shellArgs("cat sub/deep/../../src/a.go"), policy.Allow, "-"},
+	{"a bare word that is a link out", "bash", shellArgs("cat evil"), policy.Ask, "@outside/secret"},
+	{"a bare word after options and a wrapper", "bash", shellArgs("nice -n 5 cat -v evil"), policy.Ask, "@outside/secret"},
+	{"a bare word in a compound command", "bash", shellArgs("echo hi && wc -l evil"), policy.Ask, "@outside/secret"},
+	{"a bare word that is a plain file", "bash", shellArgs("cat notalink"), policy.Allow, "-"},
+	{"a bare word that does not exist", "bash", shellArgs("git status"), policy.Allow, "-"},
+	{"workdir outside is a path itself", "bash", map[string]any{"command": "cat shadow", "workdir": "/etc"}, policy.Ask, "/etc"},
+	{"cwd outside is a path itself", "bash", map[string]any{"command": "ls", "cwd": "/etc"}, policy.Ask, "/etc"},
+	{"a relative workdir through a link", "bash", map[string]any{"command": "cat etc/passwd", "workdir": "rootlink"}, policy.Ask, "/etc/passwd"},
+	{"a workdir inside; .. from it stays inside", "bash", map[string]any{"command": "cat ../src/a.go", "workdir": "sub"}, policy.Allow, "-"},
+	{"a bare link word against the workdir", "bash", map[string]any{"command": "cat evil", "workdir": "@ws"}, policy.Ask, "@outside/secret"},
+	{"an unset variable prefix is unknown, so external", "bash", shellArgs("cat $X/etc/shadow"), policy.Ask, ""},
+	{"$PWD/.. leaves the workspace", "bash", shellArgs("cat $PWD/../../etc/passwd"), policy.Ask, "@homes/etc/passwd"},
+	{".. after a link loop is unknown", "bash", shellArgs("cat loop1/../x"), policy.Ask, ""},
+	{"a nested path value through a link", "edit_file", map[string]any{"edits": []any{map[string]any{"file_path": "rootlink/etc/hosts"}}}, policy.Ask, "/etc/hosts"},
+	{"a link to the trusted dir is judged as the trusted dir", "bash", shellArgs("cat trustlink/docs/x.md"), policy.Allow, "@trusted/docs/x.md"},
+	{"a link inside the trusted dir that leads out", "read_file", map[string]any{"path": "@trusted/escape/secret"}, policy.Ask, "@outside/secret"},
+	{"a file: URL", "bash", shellArgs("curl -s file://@outside/secret"), policy.Ask, "@outside/secret"},
+	{"an unknown scheme is a path with ..", "bash", shellArgs("cat ab://../../x"), policy.Ask, "@home/x"},
+	{"a network URL is no path", "bash", shellArgs("curl https://example.com/../../etc"), policy.Allow, "-"},
 }
 
 // TestUnknownPathLevel: an unknown path is under no allow key: with a map it
@@ -169,10 +170,10 @@ func TestUnknownPathLevel(t *testing.T) {
 		"external_directory": map[string]any{"*": "allow", "/etc": "deny"}}
 	e, _ := engine.Compile(perms, nil, f.opts)
 	runPathsCases(t, f, e, []pathsCase{
-		{"a known external path takes its key", "bash", shellArgs("cat /tmp/x"), engine.Allow, "/tmp/x"},
-		{"a known path under a deny key", "bash", shellArgs("cat /etc/hosts"), engine.Deny, "/etc/hosts"},
-		{"an unknown path may be under the deny key", "bash", shellArgs("cat $X/hosts"), engine.Deny, ""},
-		{"an unknown workdir", "bash", map[string]any{"command": "ls", "workdir": "loop1/../x"}, engine.Deny, ""},
+		{"a known external path takes its key", "bash", shellArgs("cat /tmp/x"), policy.Allow, "/tmp/x"},
+		{"a known path under a deny key", "bash", shellArgs("cat /etc/hosts"), policy.Deny, "/etc/hosts"},
+		{"an unknown path may be under the deny key", "bash", shellArgs("cat $X/hosts"), policy.Deny, ""},
+		{"an unknown workdir", "bash", map[string]any{"command": "ls", "workdir": "loop1/../x"}, policy.Deny, ""},
 	})
 }
 
@@ -206,28 +207,28 @@ func TestOverridesStayInside(t *testing.T) {
 		t.Fatal(problems)
 	}
 	runPathsCases(t, f, e, []pathsCase{
-		{"path: a file in the trusted dir", "read_file", map[string]any{"path": "@trusted/docs/x.md"}, engine.Allow, ""},
-		{"path: every value in the trusted dir", "read_file", map[string]any{"paths": []any{"@trusted/a", "@trusted/docs/b"}}, engine.Allow, ""},
-		{"path: .. out of the trusted dir", "read_file", map[string]any{"path": "@trusted/../outside/secret"}, engine.Ask, ""},
-		{"path: a decoy second value", "write_file", map[string]any{"path": "@trusted/a", "dest_path": "@outside/secret"}, engine.Ask, ""},
-		{"path: a decoy nested value", "edit_file", map[string]any{"file_path": "@trusted/a", "edits": []any{map[string]any{"file_path": "@home/.bashrc"}}}, engine.Ask, ""},
-		{"path: a link in the trusted dir that leads out", "read_file", map[string]any{"path": "@trusted/escape/secret"}, engine.Ask, ""},
-		{"path: content with a slash inside the workspace is no decoy", "write_file", map[string]any{"path": "@trusted/a.txt", "content": "a/b"}, engine.Allow, ""},
-		{"path: a remembered relative path", "read_file", map[string]any{"path": "src/a.go"}, engine.Allow, "-"},
-		{"path: the remembered path plus another value", "read_file", map[string]any{"path": "src/a.go", "file": "/etc/passwd"}, engine.Ask, ""},
-		{"shell: a path word in the trusted dir", "bash", shellArgs("ls @trusted/docs"), engine.Allow, ""},
-		{"shell: from the trusted dir into the workspace", "bash", shellArgs("cp @trusted/docs/x.md src/x.md"), engine.Allow, ""},
-		{"shell: the dir only in a comment", "bash", shellArgs("rm -rf src # @trusted"), engine.Ask, ""},
-		{"shell: the dir only in text given to another program", "bash", shellArgs("python3 -c 'print(1)' '# @trusted'"), engine.Ask, ""},
-		{"shell: a second path word outside", "bash", shellArgs("cat @trusted/docs/x.md ~/.ssh/id_rsa"), engine.Ask, ""},
-		{"shell: .. out of the trusted dir", "bash", shellArgs("cat @trusted/../outside/secret"), engine.Ask, ""},
-		{"shell: a link out of the trusted dir", "bash", shellArgs("cat @trusted/escape/secret"), engine.Ask, ""},
-		{"shell: $HOME beside the dir", "bash", shellArgs("ls @trusted $HOME"), engine.Ask, ""},
-		{"shell: an unknown word beside the dir", "bash", shellArgs("rm -rf $X @trusted/docs"), engine.Ask, ""},
-		{"shell: a path inside sh -c", "bash", shellArgs("sh -c 'rm -rf /' @trusted"), engine.Ask, ""},
-		{"shell: a workdir outside both", "bash", map[string]any{"command": "ls @trusted", "workdir": "@outside"}, engine.Ask, ""},
-		{"shell: a remembered exact command", "bash", shellArgs("make build"), engine.Allow, "-"},
-		{"shell: a remembered command, chained", "bash", shellArgs("make build; rm -rf src"), engine.Ask, ""},
+		{"path: a file in the trusted dir", "read_file", map[string]any{"path": "@trusted/docs/x.md"}, policy.Allow, ""},
+		{"path: every value in the trusted dir", "read_file", map[string]any{"paths": []any{"@trusted/a", "@trusted/docs/b"}}, policy.Allow, ""},
+		{"path: .. out of the trusted dir", "read_file", map[string]any{"path": "@trusted/../outside/secret"}, policy.Ask, ""},
+		{"path: a decoy second value", "write_file", map[string]any{"path": "@trusted/a", "dest_path": "@outside/secret"}, policy.Ask, ""},
+		{"path: a decoy nested value", "edit_file", map[string]any{"file_path": "@trusted/a", "edits": []any{map[string]any{"file_path": "@home/.bashrc"}}}, policy.Ask, ""},
+		{"path: a link in the trusted dir that leads out", "read_file", map[string]any{"path": "@trusted/escape/secret"}, policy.Ask, ""},
+		{"path: content with a slash inside the workspace is no decoy", "write_file", map[string]any{"path": "@trusted/a.txt", "content": "a/b"}, policy.Allow, ""},
+		{"path: a remembered relative path", "read_file", map[string]any{"path": "src/a.go"}, policy.Allow, "-"},
+		{"path: the remembered path plus another value", "read_file", map[string]any{"path": "src/a.go", "file": "/etc/passwd"}, policy.Ask, ""},
+		{"shell: a path word in the trusted dir", "bash", shellArgs("ls @trusted/docs"), policy.Allow, ""},
+		{"shell: from the trusted dir into the workspace", "bash", shellArgs("cp @trusted/docs/x.md src/x.md"), policy.Allow, ""},
+		{"shell: the dir only in a comment", "bash", shellArgs("rm -rf src # @trusted"), policy.Ask, ""},
+		{"shell: the dir only in text given to another program", "bash", shellArgs("python3 -c 'print(1)' '# @trusted'"), policy.Ask, ""},
+		{"shell: a second path word outside", "bash", shellArgs("cat @trusted/docs/x.md ~/.ssh/id_rsa"), policy.Ask, ""},
+		{"shell: .. out of the trusted dir", "bash", shellArgs("cat @trusted/../outside/secret"), policy.Ask, ""},
+		{"shell: a link out of the trusted dir", "bash", shellArgs("cat @trusted/escape/secret"), policy.Ask, ""},
+		{"shell: $HOME beside the dir", "bash", shellArgs("ls @trusted $HOME"), policy.Ask, ""},
+		{"shell: an unknown word beside the dir", "bash", shellArgs("rm -rf $X @trusted/docs"), policy.Ask, ""},
+		{"shell: a path inside sh -c", "bash", shellArgs("sh -c 'rm -rf /' @trusted"), policy.Ask, ""},
+		{"shell: a workdir outside both", "bash", map[string]any{"command": "ls @trusted", "workdir": "@outside"}, policy.Ask, ""},
+		{"shell: a remembered exact command", "bash", shellArgs("make build"), policy.Allow, "-"},
+		{"shell: a remembered command, chained", "bash", shellArgs("make build; rm -rf src"), policy.Ask, ""},
 	})
 }
 
@@ -240,7 +241,7 @@ func TestAddDirOverrideForm(t *testing.T) {
 			"pattern": "re:.*", "action": "allow", "source": "cli_add_dir"}}}
 	e, _ := engine.Compile(perms, nil, f.opts)
 	runPathsCases(t, f, e, []pathsCase{
-		{"a widened pattern allows nothing", "bash", shellArgs("ls @ws/src"), engine.Ask, ""},
+		{"a widened pattern allows nothing", "bash", shellArgs("ls @ws/src"), policy.Ask, ""},
 	})
 }
 
@@ -260,11 +261,11 @@ func TestResolvedNormsMeetDenyRules(t *testing.T) {
 		t.Fatal(problems)
 	}
 	runPathsCases(t, f, e, []pathsCase{
-		{"as written", "bash", shellArgs("rm -rf /etc/x"), engine.Deny, ""},
-		{"relative to an outside workdir", "bash", map[string]any{"command": "rm -rf x", "workdir": "/etc"}, engine.Deny, ""},
-		{"through a link", "bash", shellArgs("rm -rf etclink/x"), engine.Deny, ""},
-		{"through .. from a link to /", "bash", shellArgs("rm -rf rootlink/../etc"), engine.Deny, ""},
-		{"a workspace word keeps its text", "bash", shellArgs("rm -rf src/old"), engine.Allow, "-"},
+		{"as written", "bash", shellArgs("rm -rf /etc/x"), policy.Deny, ""},
+		{"relative to an outside workdir", "bash", map[string]any{"command": "rm -rf x", "workdir": "/etc"}, policy.Deny, ""},
+		{"through a link", "bash", shellArgs("rm -rf etclink/x"), policy.Deny, ""},
+		{"through .. from a link to /", "bash", shellArgs("rm -rf rootlink/../etc"), policy.Deny, ""},
+		{"a workspace word keeps its text", "bash", shellArgs("rm -rf src/old"), policy.Allow, "-"},
 	})
 }
 
@@ -283,12 +284,12 @@ func TestResolvedPathValuesMeetDenyRules(t *testing.T) {
 		t.Fatal(problems)
 	}
 	runPathsCases(t, f, e, []pathsCase{
-		{"as written", "read_file", map[string]any{"path": "/etc/shadow"}, engine.Deny, ""},
-		{"through a link", "read_file", map[string]any{"path": "etclink/shadow"}, engine.Deny, "/etc/shadow"},
-		{"through a link to / and ..", "read_file", map[string]any{"path": "rootlink/../etc/shadow"}, engine.Deny, "/etc/shadow"},
-		{"nested, through a link", "read_file", map[string]any{"args": map[string]any{"path": "etclink/shadow"}}, engine.Deny, "/etc/shadow"},
-		{"an ask rule through a bare link", "read_file", map[string]any{"path": "evil"}, engine.Ask, "@outside/secret"},
-		{"another external file stays allowed", "read_file", map[string]any{"path": "etclink/hostname"}, engine.Allow, "/etc/hostname"},
+		{"as written", "read_file", map[string]any{"path": "/etc/shadow"}, policy.Deny, ""},
+		{"through a link", "read_file", map[string]any{"path": "etclink/shadow"}, policy.Deny, "/etc/shadow"},
+		{"through a link to / and ..", "read_file", map[string]any{"path": "rootlink/../etc/shadow"}, policy.Deny, "/etc/shadow"},
+		{"nested, through a link", "read_file", map[string]any{"args": map[string]any{"path": "etclink/shadow"}}, policy.Deny, "/etc/shadow"},
+		{"an ask rule through a bare link", "read_file", map[string]any{"path": "evil"}, policy.Ask, "@outside/secret"},
+		{"another external file stays allowed", "read_file", map[string]any{"path": "etclink/hostname"}, policy.Allow, "/etc/hostname"},
 	})
 }
 
@@ -309,8 +310,8 @@ func TestBareWordCacheTightensAtOnce(t *testing.T) {
 	absent := make([]pathsCase, 0, len(spellings))
 	linked := make([]pathsCase, 0, len(spellings))
 	for _, s := range spellings {
-		absent = append(absent, pathsCase{"absent: " + s, "bash", shellArgs(s), engine.Allow, "-"})
-		linked = append(linked, pathsCase{"a link out: " + s, "bash", shellArgs(s), engine.Ask, "@outside/secret"})
+		absent = append(absent, pathsCase{"absent: " + s, "bash", shellArgs(s), policy.Allow, "-"})
+		linked = append(linked, pathsCase{"a link out: " + s, "bash", shellArgs(s), policy.Ask, "@outside/secret"})
 	}
 	time.Sleep(150 * time.Millisecond) // the workspace is now old enough for answers to be kept
 	runPathsCases(t, f, e, absent)

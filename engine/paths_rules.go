@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/engine/shell"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // resolvedPathRules applies the ask and deny rules of a tiered policy to
@@ -18,7 +19,7 @@ import (
 // the decision changed.
 func (e *Engine) resolvedPathRules(d *Decision, tool string, moved, movedUser []string, tr *tracer) bool {
 	p := e.policy
-	if !p.tiered || len(moved)+len(movedUser) == 0 || d.Level == Deny {
+	if !p.tiered || len(moved)+len(movedUser) == 0 || d.Level == policy.Deny {
 		return false
 	}
 	// A form also names what a folder holds: naming the folder (grep -r
@@ -46,7 +47,7 @@ func (e *Engine) resolvedPathRules(d *Decision, tool string, moved, movedUser []
 		nv := callValues{category: CategoryPath, paths: set.forms, strictOnly: true, pathForms: true}
 		var hits []*rule
 		for _, r := range set.idx.collect(tool, &nv, set.buf) {
-			if r.level == Ask || r.level == Deny {
+			if r.level == policy.Ask || r.level == policy.Deny {
 				hits = append(hits, r)
 			}
 		}
@@ -58,7 +59,7 @@ func (e *Engine) resolvedPathRules(d *Decision, tool string, moved, movedUser []
 			out, found = o, true
 		}
 	}
-	if !found || out.level <= d.Level || out.level == Ask && d.FromOverride {
+	if !found || out.level <= d.Level || out.level == policy.Ask && d.FromOverride {
 		return false
 	}
 	d.Level, d.MatchedRule, d.FromOverride, d.Cause = out.level, out.rule, false, CausePathForm
@@ -173,7 +174,7 @@ func (c *extCollector) onHost(dir string) bool {
 // other forms, it only adds an ask or a deny.
 func (e *Engine) globRules(d *Decision, tool string, globs []string, tr *tracer) {
 	p := e.policy
-	if !p.tiered || len(globs) == 0 || d.Level == Deny {
+	if !p.tiered || len(globs) == 0 || d.Level == policy.Deny {
 		return
 	}
 	var out outcome
@@ -188,7 +189,7 @@ func (e *Engine) globRules(d *Decision, tool string, globs []string, tr *tracer)
 		}
 		var hits []*rule
 		for _, r := range rules.scan {
-			if r.level < Ask || r.m.glob == nil {
+			if r.level < policy.Ask || r.m.glob == nil {
 				continue
 			}
 			for _, g := range globs {
@@ -205,7 +206,7 @@ func (e *Engine) globRules(d *Decision, tool string, globs []string, tr *tracer)
 			out, found = o, true
 		}
 	}
-	if !found || out.level <= d.Level || out.level == Ask && d.FromOverride {
+	if !found || out.level <= d.Level || out.level == policy.Ask && d.FromOverride {
 		return
 	}
 	d.Level, d.MatchedRule, d.FromOverride, d.Cause = out.level, out.rule, false, CausePathForm

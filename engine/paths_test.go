@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/engine/shell"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // d6Stricter names the reference cases where toolgate is stricter than the
@@ -156,7 +157,7 @@ func TestPathForms(t *testing.T) {
 			if !reflect.DeepEqual(got.ExternalPaths, c.external) {
 				t.Errorf("external paths: got %q, want %q", got.ExternalPaths, c.external)
 			}
-			if len(c.external) > 0 && got.Level != Ask {
+			if len(c.external) > 0 && got.Level != policy.Ask {
 				t.Errorf("level: got %s, want ask", got.Level)
 			}
 		})
@@ -204,7 +205,7 @@ external_directory: {"*": ask, /data/t: allow}
 approval_overrides:
   - {id: cli_trusted_shell_x, tools: [bash], match_type: command, pattern: 're:.*/data/t.*', action: allow, source: cli_add_dir}`, "", Options{HomeDir: "/home/u"})
 	runDecisionCases(t, e, []decisionCase{
-		{"an absolute word under the dir", shellCall("bash", "ls /data/t/x"), Allow, "tiered_policy:approval_overrides:approval_overrides[cli_trusted_shell_x]"},
-		{"a relative word beside it", shellCall("bash", "cp /data/t/x y/z"), Ask, "tiered_policy:defaults.*"},
+		{"an absolute word under the dir", shellCall("bash", "ls /data/t/x"), policy.Allow, "tiered_policy:approval_overrides:approval_overrides[cli_trusted_shell_x]"},
+		{"a relative word beside it", shellCall("bash", "cp /data/t/x y/z"), policy.Ask, "tiered_policy:defaults.*"},
 	})
 }

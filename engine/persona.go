@@ -1,6 +1,9 @@
 package engine
 
-import "strings"
+import (
+	"github.com/toolgate/toolgate/policy"
+	"strings"
+)
 
 // DefaultDenyGuidance is the deny_guidance_message used when the policy
 // sets none (docs/decisions.md#digital-persona-and-owner-scopes).
@@ -49,7 +52,7 @@ func (e *Engine) evaluatePersona(req *Request, tr *tracer) Decision {
 	principal := strings.TrimSpace(req.Scope.PrincipalUserID)
 	if principal == "" {
 		tr.add(Step{Name: "persona_decision", Result: "deny", Rule: RuleNoPrincipal, Detail: "no principal_user_id: the owner is unknown, every call is denied", Decisive: true})
-		return Decision{Level: Deny, MatchedRule: RuleNoPrincipal, Reason: NoPrincipalReason, Trace: tr.finish()}
+		return Decision{Level: policy.Deny, MatchedRule: RuleNoPrincipal, Reason: NoPrincipalReason, Trace: tr.finish()}
 	}
 	channel := strings.TrimSpace(req.ChannelID)
 	call := ownerCall{e: e, req: req}
@@ -61,7 +64,7 @@ func (e *Engine) evaluatePersona(req *Request, tr *tracer) Decision {
 	g := e.evaluatePolicy(req, tr)
 	global := toolLevel{g.Level, g.MatchedRule}
 	if g.MatchedRule == ruleNoConfig {
-		global = toolLevel{LevelNone, ""}
+		global = toolLevel{policy.LevelNone, ""}
 	}
 	if tr != nil {
 		detail := "the ordinary decision without channel gating or the master switch"
@@ -73,11 +76,11 @@ func (e *Engine) evaluatePersona(req *Request, tr *tracer) Decision {
 
 	final, by := combinePersona(owner, global)
 	d := Decision{Level: final.level, MatchedRule: final.rule, ExternalPaths: g.ExternalPaths}
-	if final.level == Ask {
-		d.Level = Deny
+	if final.level == policy.Ask {
+		d.Level = policy.Deny
 		by += "; ask becomes deny: nobody is there to answer"
 	}
-	if d.Level == Allow {
+	if d.Level == policy.Allow {
 		d.Reason = "Allowed by rule: " + d.MatchedRule
 		d.FromOverride = g.FromOverride && final.rule == g.MatchedRule
 	} else {
@@ -97,7 +100,7 @@ const ruleNoConfig = "default"
 func combinePersona(owner, global toolLevel) (toolLevel, string) {
 	switch {
 	case !owner.set() && !global.set():
-		return toolLevel{Deny, ruleNoConfig}, "neither an owner level nor a global level exists: denied"
+		return toolLevel{policy.Deny, ruleNoConfig}, "neither an owner level nor a global level exists: denied"
 	case !global.set():
 		return owner, "the owner level decides (the policy has no configuration for the call)"
 	case owner.set() && owner.level >= global.level:
@@ -115,18 +118,18 @@ func (o *ownerScopes) lookup(channel, principal string, c *ownerCall) (lvl toolL
 		return toolLevel{}, "no owner_scopes are configured: the global level decides, with ask turned into deny (docs/decisions.md#digital-persona-and-owner-scopes)"
 	}
 	if rule, ok := o.earlier[principal]; ok {
-		return toolLevel{Deny, rule}, rule + " is written in toolgate's earlier shape (owner_scopes.<principal>.tools): denied until it is moved under a channel"
+		return toolLevel{policy.Deny, rule}, rule + " is written in toolgate's earlier shape (owner_scopes.<principal>.tools): denied until it is moved under a channel"
 	}
 	sc := o.scopes[ownerKey{channel: channel, principal: principal}]
 	if sc == nil {
 		return toolLevel{}, "no owner scope for channel " + quoteKey(channel) + " and principal " + quoteKey(principal)
 	}
 	if sc.broken {
-		return toolLevel{Deny, sc.rule}, "the owner scope is malformed: denied"
+		return toolLevel{policy.Deny, sc.rule}, "the owner scope is malformed: denied"
 	}
 	if t := sc.tools[c.req.ToolName]; t != nil {
 		if t.broken {
-			return toolLevel{Deny, t.rule}, "the tool's owner-scope entry is malformed: denied"
+			return toolLevel{policy.Deny, t.rule}, "the tool's owner-scope entry is malformed: denied"
 		}
 		if p := t.match(c); p != nil {
 			return toolLevel{p.level, p.rule}, "a pattern of the tool matched"

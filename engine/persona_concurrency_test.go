@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/toolgate/toolgate/policy"
 	"sync"
 	"testing"
 )
@@ -9,7 +10,7 @@ import (
 // first use of owner patterns' lazily compiled regexps, decide alike (run
 // with -race).
 func TestPersonaConcurrently(t *testing.T) {
-	const policy = `schema: tiered_policy
+	const doc = `schema: tiered_policy
 tools: {bash: allow, read_file: allow}
 owner_scopes:
   feishu:
@@ -24,12 +25,12 @@ owner_scopes:
 		persona(pathCall("read_file", "/ws/project/x/../.env"), "feishu", "ou_1"),
 		persona(pathCall("read_file", "src/a.go"), "feishu", "ou_1"),
 	}
-	ref, _ := compileYAML(t, policy, "")
+	ref, _ := compileYAML(t, doc, "")
 	want := make([]Decision, len(reqs))
 	for i, r := range reqs {
 		want[i] = ref.Evaluate(r)
 	}
-	e, _ := compileYAML(t, policy, "")
+	e, _ := compileYAML(t, doc, "")
 	var wg sync.WaitGroup
 	for g := 0; g < 8; g++ {
 		wg.Add(1)
@@ -46,7 +47,7 @@ owner_scopes:
 		}()
 	}
 	wg.Wait()
-	if want[0].Level != Allow || want[1].Level != Deny || want[2].Level != Deny || want[3].Level != Allow {
+	if want[0].Level != policy.Allow || want[1].Level != policy.Deny || want[2].Level != policy.Deny || want[3].Level != policy.Allow {
 		t.Errorf("decisions: %+v", want)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/engine/shell"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // ownerCall holds the values of one persona call that owner-scope patterns
@@ -33,7 +34,7 @@ type ownerCall struct {
 // obfuscation cannot escape it (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm); an allow pattern keeps the
 // reference's matching, so it never grants more than the reference would.
 func (c *ownerCall) matches(p *ownerPattern) bool {
-	strict := p.level == Allow
+	strict := p.level == policy.Allow
 	for k, v := range c.req.ToolArgs {
 		s, ok := v.(string)
 		if !ok || s == "" {

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"github.com/toolgate/toolgate/policy"
 	"maps"
 	"math/rand/v2"
 	"strings"
@@ -36,27 +37,27 @@ func TestPersonaNeverLooser(t *testing.T) {
 			plain.Scope, plain.ChannelID = nil, "web"
 			od := ordinary.Evaluate(&plain)
 			want := od.Level
-			if want == Ask {
-				want = Deny
+			if want == policy.Ask {
+				want = policy.Deny
 			}
 			if od.MatchedRule == ruleNoConfig {
 				// No global level (docs/decisions.md): the owner level alone
 				// decides, and without one the call is denied.
-				want = Deny
+				want = policy.Deny
 				if owner, _ := e.policy.owners.lookup(strings.TrimSpace(req.ChannelID), strings.TrimSpace(req.Scope.PrincipalUserID), &ownerCall{e: e, req: req}); owner.set() {
 					want = owner.level
-					if want == Ask {
-						want = Deny
+					if want == policy.Ask {
+						want = policy.Deny
 					}
 				}
 			}
 			checked++
-			if got.Level < want || got.Level == Ask || got.Level == LevelNone {
+			if got.Level < want || got.Level == policy.Ask || got.Level == policy.LevelNone {
 				t.Fatalf("policy %v\ncall %s %v on %q as %+v\npersona: %s %q, ordinary with ask as deny: %s",
 					perms, req.ToolName, req.ToolArgs, req.ChannelID, *req.Scope, got.Level, got.MatchedRule, want)
 			}
 			prefix := PermissionDeniedPrefix
-			if got.Level == Allow {
+			if got.Level == policy.Allow {
 				prefix = "Allowed by rule: "
 			}
 			if len(got.Reason) < len(prefix) || got.Reason[:len(prefix)] != prefix || got.MatchedRule == "" {

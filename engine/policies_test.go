@@ -13,6 +13,7 @@ import (
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/engine/builtin"
 	"github.com/toolgate/toolgate/fsview"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // The three red-team policies, shared by the red-team, metamorphic,
@@ -293,30 +294,30 @@ func TestIssuePoliciesSanity(t *testing.T) {
 		policy string
 		tool   string
 		args   map[string]any
-		want   engine.Level
+		want   policy.Level
 	}{
-		{"careful: ls allowed", policyCareful, "bash", cmdArgs("ls -la"), engine.Allow},
-		{"careful: git status allowed", policyCareful, "bash", cmdArgs("git status --short"), engine.Allow},
-		{"careful: cat in the workspace allowed", policyCareful, "bash", cmdArgs("cat README.md"), engine.Allow},
-		{"careful: echo allowed", policyCareful, "bash", cmdArgs("echo hello"), engine.Allow},
-		{"careful: git log allowed", policyCareful, "bash", cmdArgs("git log --oneline -5"), engine.Allow},
-		{"careful: rm asks", policyCareful, "bash", cmdArgs("rm -rf build"), engine.Ask},
-		{"careful: cat of a secret asks", policyCareful, "bash", cmdArgs("cat /etc/shadow"), engine.Ask},
-		{"careful: ls of the trusted dir allowed", policyCareful, "bash", cmdArgs("ls " + f.trusted), engine.Allow},
-		{"careful: read in the trusted dir allowed", policyCareful, "read_file", pathArgs(f.trusted + "/data.csv"), engine.Allow},
-		{"careful: read outside asks", policyCareful, "read_file", pathArgs(f.outside + "/secret.txt"), engine.Ask},
-		{"careful: write asks", policyCareful, "write_file", pathArgs("src/new.go"), engine.Ask},
-		{"developer: build allowed", policyDeveloper, "bash", cmdArgs("make -j4"), engine.Allow},
-		{"developer: rm in the workspace allowed", policyDeveloper, "bash", cmdArgs("rm -f build/out.o"), engine.Allow},
-		{"developer: write in the workspace allowed", policyDeveloper, "write_file", pathArgs("src/main.go"), engine.Allow},
-		{"developer: cat outside asks", policyDeveloper, "bash", cmdArgs("cat " + f.outside + "/secret.txt"), engine.Ask},
-		{"developer: rm -rf / denied by a built-in rule", policyDeveloper, "bash", cmdArgs("rm -rf /"), engine.Deny},
-		{"developer: read outside asks", policyDeveloper, "read_file", pathArgs("/etc/hosts"), engine.Ask},
-		{"path-only: read allowed", policyPathOnly, "read_file", pathArgs("src/main.go"), engine.Allow},
-		{"path-only: write allowed", policyPathOnly, "write_file", pathArgs("src/main.go"), engine.Allow},
-		{"path-only: read outside denied", policyPathOnly, "read_file", pathArgs("/etc/hosts"), engine.Deny},
-		{"path-only: shell asks", policyPathOnly, "bash", cmdArgs("ls"), engine.Ask},
-		{"path-only: shell outside denied", policyPathOnly, "bash", cmdArgs("cat /etc/hosts"), engine.Deny},
+		{"careful: ls allowed", policyCareful, "bash", cmdArgs("ls -la"), policy.Allow},
+		{"careful: git status allowed", policyCareful, "bash", cmdArgs("git status --short"), policy.Allow},
+		{"careful: cat in the workspace allowed", policyCareful, "bash", cmdArgs("cat README.md"), policy.Allow},
+		{"careful: echo allowed", policyCareful, "bash", cmdArgs("echo hello"), policy.Allow},
+		{"careful: git log allowed", policyCareful, "bash", cmdArgs("git log --oneline -5"), policy.Allow},
+		{"careful: rm asks", policyCareful, "bash", cmdArgs("rm -rf build"), policy.Ask},
+		{"careful: cat of a secret asks", policyCareful, "bash", cmdArgs("cat /etc/shadow"), policy.Ask},
+		{"careful: ls of the trusted dir allowed", policyCareful, "bash", cmdArgs("ls " + f.trusted), policy.Allow},
+		{"careful: read in the trusted dir allowed", policyCareful, "read_file", pathArgs(f.trusted + "/data.csv"), policy.Allow},
+		{"careful: read outside asks", policyCareful, "read_file", pathArgs(f.outside + "/secret.txt"), policy.Ask},
+		{"careful: write asks", policyCareful, "write_file", pathArgs("src/new.go"), policy.Ask},
+		{"developer: build allowed", policyDeveloper, "bash", cmdArgs("make -j4"), policy.Allow},
+		{"developer: rm in the workspace allowed", policyDeveloper, "bash", cmdArgs("rm -f build/out.o"), policy.Allow},
+		{"developer: write in the workspace allowed", policyDeveloper, "write_file", pathArgs("src/main.go"), policy.Allow},
+		{"developer: cat outside asks", policyDeveloper, "bash", cmdArgs("cat " + f.outside + "/secret.txt"), policy.Ask},
+		{"developer: rm -rf / denied by a built-in rule", policyDeveloper, "bash", cmdArgs("rm -rf /"), policy.Deny},
+		{"developer: read outside asks", policyDeveloper, "read_file", pathArgs("/etc/hosts"), policy.Ask},
+		{"path-only: read allowed", policyPathOnly, "read_file", pathArgs("src/main.go"), policy.Allow},
+		{"path-only: write allowed", policyPathOnly, "write_file", pathArgs("src/main.go"), policy.Allow},
+		{"path-only: read outside denied", policyPathOnly, "read_file", pathArgs("/etc/hosts"), policy.Deny},
+		{"path-only: shell asks", policyPathOnly, "bash", cmdArgs("ls"), policy.Ask},
+		{"path-only: shell outside denied", policyPathOnly, "bash", cmdArgs("cat /etc/hosts"), policy.Deny},
 	}
 	for _, c := range cases {
 		t.Run(c.note, func(t *testing.T) {

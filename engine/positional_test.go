@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // TestShellPositionalParameters: a `sh -c` script's $0, $1..., $@ and $*
@@ -24,20 +25,20 @@ func TestShellPositionalParameters(t *testing.T) {
 	}
 	cases := []struct {
 		note, cmd string
-		want      engine.Level
+		want      policy.Level
 	}{
-		{"$0 is the program", `sh -c '"$0" push origin main' git`, engine.Deny},
-		{"$@ is the whole command", `bash -c '"$@"' _ git push origin main`, engine.Deny},
-		{"$1 unquoted", `bash -c '$1 push origin main' _ git`, engine.Deny},
-		{"exec $0 $@", `sh -c 'exec "$0" "$@"' git push origin main`, engine.Deny},
-		{"${1} in braces", `bash -c '${1} push origin main' _ git`, engine.Deny},
-		{"$* joined", `bash -c '$*' _ git push origin main`, engine.Deny},
-		{"an ordinary $0", `sh -c 'echo "$0"' hello`, engine.Allow},
-		{"an ordinary $1", `bash -c 'ls "$1"' _ src`, engine.Allow},
+		{"$0 is the program", `sh -c '"$0" push origin main' git`, policy.Deny},
+		{"$@ is the whole command", `bash -c '"$@"' _ git push origin main`, policy.Deny},
+		{"$1 unquoted", `bash -c '$1 push origin main' _ git`, policy.Deny},
+		{"exec $0 $@", `sh -c 'exec "$0" "$@"' git push origin main`, policy.Deny},
+		{"${1} in braces", `bash -c '${1} push origin main' _ git`, policy.Deny},
+		{"$* joined", `bash -c '$*' _ git push origin main`, policy.Deny},
+		{"an ordinary $0", `sh -c 'echo "$0"' hello`, policy.Allow},
+		{"an ordinary $1", `bash -c 'ls "$1"' _ src`, policy.Allow},
 	}
 	bash, err := exec.LookPath("bash")
 	for _, c := range cases {
-		if err == nil && c.want == engine.Deny {
+		if err == nil && c.want == policy.Deny {
 			out, runErr := exec.Command(bash, "-c", strings.ReplaceAll(c.cmd, "git", "echo")).Output()
 			if runErr != nil || strings.TrimSpace(string(out)) != "push origin main" {
 				t.Errorf("%s: in bash, %q printed %q (%v), want it to run echo push origin main", c.note, c.cmd, out, runErr)

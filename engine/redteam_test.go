@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // redteamFile is the obfuscation red-team table: attempts to get a call
@@ -96,8 +96,8 @@ func (c redteamCase) check() error {
 }
 
 // maxLevel is Max as a Level.
-func (c redteamCase) maxLevel() engine.Level {
-	l, _ := engine.ParseLevel(c.Max)
+func (c redteamCase) maxLevel() policy.Level {
+	l, _ := policy.ParseLevel(c.Max)
 	return l
 }
 
@@ -227,7 +227,7 @@ func TestDocsStricterExamples(t *testing.T) {
 			t.Errorf("README row %q: tool_args: %v", m[1], err)
 			continue
 		}
-		want, _ := engine.ParseLevel(m[6])
+		want, _ := policy.ParseLevel(m[6])
 		if d := f.evaluate(m[2], m[3], args); d.Level != want {
 			t.Errorf("README row %q: %s %s under %s: got %s (rule %q), README says %s",
 				m[1], m[3], clipArgs(args), m[2], d.Level, d.MatchedRule, want)

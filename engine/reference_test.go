@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"encoding/json"
+	"github.com/toolgate/toolgate/policy"
 	"os"
 	"strings"
 	"testing"
@@ -62,7 +63,7 @@ func TestReferenceCases(t *testing.T) {
 				return
 			}
 			if c.StricterAllowed || d6Stricter[c.Name] != "" {
-				want, _ := ParseLevel(c.Expect.Level)
+				want, _ := policy.ParseLevel(c.Expect.Level)
 				base, _, _ := strings.Cut(wantRule, "|external_directory")
 				if got.Level >= want && strings.HasPrefix(got.MatchedRule, base+"|external_directory") {
 					return

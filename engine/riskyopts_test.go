@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/toolgate/toolgate/policy"
 	"strings"
 	"testing"
 )
@@ -225,23 +226,23 @@ func TestRiskyOptionEscalation(t *testing.T) {
 		note string
 		e    *Engine
 		cmd  string
-		want Level
+		want policy.Level
 		opt  string // the option the trace names, when escalated
 	}{
-		{"read-only git log stays allowed", careful, "git log --oneline -n 5", Allow, ""},
-		{"git log --output writes a file", careful, "git log -p --output .git/hooks/pre-commit", Ask, "--output"},
-		{"git log --ext-diff runs a program", careful, "git log --ext-diff -p -1", Ask, "--ext-diff"},
-		{"quoted option is the same option", careful, `git log "--output" x`, Ask, "--output"},
-		{"sort -o under sort *", careful, "sort -o out.txt in.txt", Ask, "-o"},
-		{"plain sort under sort *", careful, "sort -u in.txt", Allow, ""},
-		{"sed -i named by the rule", careful, "sed -i s/a/b/ f.txt", Allow, ""},
-		{"sed -i rule, but an e command", careful, "sed -i 1e\\ id f.txt", Ask, "e"},
-		{"find -delete under a regex rule", careful, "find . -name x -delete", Ask, "-delete"},
-		{"find -exec", careful, "find . -exec rm {} +", Ask, "-exec"},
-		{"tool-level allow is not an allow rule", open, "git log --output=x", Allow, ""},
-		{"the exact command a person approved", careful, "sed -n 1e\\ date f.txt", Allow, ""},
-		{"legacy pattern allow", legacy, "git diff --output x.txt", Ask, "--output"},
-		{"legacy pattern, read-only", legacy, "git diff --stat", Allow, ""},
+		{"read-only git log stays allowed", careful, "git log --oneline -n 5", policy.Allow, ""},
+		{"git log --output writes a file", careful, "git log -p --output .git/hooks/pre-commit", policy.Ask, "--output"},
+		{"git log --ext-diff runs a program", careful, "git log --ext-diff -p -1", policy.Ask, "--ext-diff"},
+		{"quoted option is the same option", careful, `git log "--output" x`, policy.Ask, "--output"},
+		{"sort -o under sort *", careful, "sort -o out.txt in.txt", policy.Ask, "-o"},
+		{"plain sort under sort *", careful, "sort -u in.txt", policy.Allow, ""},
+		{"sed -i named by the rule", careful, "sed -i s/a/b/ f.txt", policy.Allow, ""},
+		{"sed -i rule, but an e command", careful, "sed -i 1e\\ id f.txt", policy.Ask, "e"},
+		{"find -delete under a regex rule", careful, "find . -name x -delete", policy.Ask, "-delete"},
+		{"find -exec", careful, "find . -exec rm {} +", policy.Ask, "-exec"},
+		{"tool-level allow is not an allow rule", open, "git log --output=x", policy.Allow, ""},
+		{"the exact command a person approved", careful, "sed -n 1e\\ date f.txt", policy.Allow, ""},
+		{"legacy pattern allow", legacy, "git diff --output x.txt", policy.Ask, "--output"},
+		{"legacy pattern, read-only", legacy, "git diff --stat", policy.Allow, ""},
 	} {
 		d := tc.e.Evaluate(&Request{ToolName: "bash", ToolArgs: map[string]any{"command": tc.cmd}, ChannelID: "web", Explain: true})
 		if d.Level != tc.want {

@@ -13,6 +13,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/toolgate/toolgate/engine/builtin"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // The plain in-order scan is the reference of the indexed evaluation: for
@@ -61,7 +62,7 @@ func scanMatches(r *rule, v *callValues) bool {
 	}
 	text, err := CanonicalArgs(v.ctx.req.ToolArgs)
 	if err != nil {
-		return r.level >= Ask
+		return r.level >= policy.Ask
 	}
 	return r.m.matchArgs(text)
 }
@@ -92,7 +93,7 @@ func plainIndex(idx ruleIndex) ruleIndex {
 				tr.scan = append(tr.scan, r)
 				// Every ask and deny shell rule meets every tail of a
 				// launch reading: the reference for the tail shortcut.
-				strict := r.category == CategoryShell && r.level >= Ask
+				strict := r.category == CategoryShell && r.level >= policy.Ask
 				tr.tails.marked = append(tr.tails.marked, strict)
 				tr.tails.any = tr.tails.any || strict
 			}

@@ -10,15 +10,17 @@ import (
 func TestSeverityTable(t *testing.T) {
 	cases := []struct {
 		severity       string
-		normal, strict Level
+		normal, strict policy.Level
 	}{
-		{"LOW", Allow, Allow},
-		{"MEDIUM", Allow, Ask},
-		{"HIGH", Ask, Ask},
-		{"CRITICAL", Ask, Deny},
-		{"EXTREME", Ask, Ask}, // unknown is HIGH
-		{"", Ask, Ask},        // missing is HIGH
-		{"low", Allow, Allow}, // case does not matter
+		{"LOW", policy.Allow, policy.Allow},
+		{"MEDIUM", policy.Allow, policy.Ask},
+		{"HIGH", policy.Ask, policy.Ask},
+		{"CRITICAL", policy.Ask, policy.Deny},
+		{"EXTREME", policy.Ask, policy. // unknown is HIGH
+						Ask},
+		{"", policy.Ask, policy.Ask}, // missing is HIGH
+		{"low", policy.Allow, policy. // case does not matter
+						Allow},
 	}
 	for _, c := range cases {
 		for _, mode := range []string{"normal", "strict"} {
@@ -51,9 +53,9 @@ rules:
   - {id: blk, tools: [bash], pattern: "cat *", action: block}
   - {id: up, tools: [bash], pattern: "ls *", action: ALLOW}`, "")
 	runDecisionCases(t, e, []decisionCase{
-		{"deny action in normal mode", shellCall("bash", "rm x"), Deny, "tiered_policy:rules:deny:rules[d]"},
-		{"invalid action: rule is inert", shellCall("bash", "cat a"), Ask, "default"},
-		{"action case does not matter", shellCall("bash", "ls"), Allow, "tiered_policy:rules:rules[up]"},
+		{"deny action in normal mode", shellCall("bash", "rm x"), policy.Deny, "tiered_policy:rules:deny:rules[d]"},
+		{"invalid action: rule is inert", shellCall("bash", "cat a"), policy.Ask, "default"},
+		{"action case does not matter", shellCall("bash", "ls"), policy.Allow, "tiered_policy:rules:rules[up]"},
 	})
 	if !hasProblem(problems, "permissions.rules[1].action") {
 		t.Errorf("problems: got %v, want one at permissions.rules[1].action", problems)
@@ -64,8 +66,8 @@ rules:
 func TestPermissionModeIsCaseInsensitive(t *testing.T) {
 	for _, c := range []struct {
 		mode string
-		want Level
-	}{{"STRICT", Deny}, {"strict", Deny}, {"normal", Ask}, {"weird", Ask}} {
+		want policy.Level
+	}{{"STRICT", policy.Deny}, {"strict", policy.Deny}, {"normal", policy.Ask}, {"weird", policy.Ask}} {
 		e, _ := compileYAML(t, "schema: tiered_policy\npermission_mode: "+c.mode+"\nrules: [{id: r, tools: [bash], pattern: make, severity: CRITICAL}]", "")
 		if got := e.Evaluate(shellCall("bash", "make")).Level; got != c.want {
 			t.Errorf("mode %q: got %s, want %s", c.mode, got, c.want)

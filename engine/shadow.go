@@ -64,7 +64,7 @@ func (e *Engine) Shadow() *Engine { return e.shadow }
 // decision: the level and matched_rule with them enforced, and whether
 // that differs from the decision in force (a call they would change).
 type ShadowOutcome struct {
-	Level       Level
+	Level       policy.Level
 	MatchedRule string
 	Changed     bool
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // TestShadowRules: a shadow rule never decides a call; the shadow engine
@@ -24,14 +25,14 @@ func TestShadowRules(t *testing.T) {
 	}
 	for _, c := range []struct {
 		note, cmd          string
-		level, shadowLevel engine.Level
+		level, shadowLevel policy.Level
 		shadowRule         string
 		changed            bool
 	}{
-		{"a shadow deny does not deny", "git push origin main", engine.Ask, engine.Deny, "tiered_policy:rules:deny:rules[deny_push]", true},
-		{"a shadow allow does not allow", "make build", engine.Ask, engine.Allow, "tiered_policy:rules:rules[allow_build]", true},
-		{"an enforced rule decides as before", "git status", engine.Allow, engine.Allow, "tiered_policy:rules:rules[allow_status]", false},
-		{"a call no rule meets", "ls", engine.Ask, engine.Ask, "tools.bash", false},
+		{"a shadow deny does not deny", "git push origin main", policy.Ask, policy.Deny, "tiered_policy:rules:deny:rules[deny_push]", true},
+		{"a shadow allow does not allow", "make build", policy.Ask, policy.Allow, "tiered_policy:rules:rules[allow_build]", true},
+		{"an enforced rule decides as before", "git status", policy.Allow, policy.Allow, "tiered_policy:rules:rules[allow_status]", false},
+		{"a call no rule meets", "ls", policy.Ask, policy.Ask, "tools.bash", false},
 	} {
 		req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": c.cmd}}
 		d := e.Evaluate(req)
@@ -46,7 +47,7 @@ func TestShadowRules(t *testing.T) {
 		"approval_overrides": []any{map[string]any{"id": "o1", "tools": []any{"bash"}, "pattern": "make release", "action": "allow", "mode": "shadow"}}},
 		nil, engine.Options{Workspace: "/ws"})
 	release := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make release"}}
-	if d := watched.Evaluate(release); d.Level != engine.Ask || !watched.ShadowOf(release, d).Changed {
+	if d := watched.Evaluate(release); d.Level != policy.Ask || !watched.ShadowOf(release, d).Changed {
 		t.Errorf("a shadow override: in force %v (%s), want ask, and allow only in the shadow", d.Level, d.MatchedRule)
 	}
 	plain, _ := engine.Compile(map[string]any{"schema": "tiered_policy"}, nil, engine.Options{})
@@ -63,7 +64,7 @@ func TestShadowRules(t *testing.T) {
 	if len(problems) != 2 || paths[0] != "permissions.rules[3].pattern" || paths[1] != "permissions.rules[4].mode" {
 		t.Errorf("problems %v, want the shadow rule's pattern and the unknown mode", problems)
 	}
-	if d := e.Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "rm x"}}); d.Level != engine.Deny {
+	if d := e.Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "rm x"}}); d.Level != policy.Deny {
 		t.Errorf("a rule with an unknown mode is not enforced: %v", d.Level)
 	}
 }

@@ -1,6 +1,9 @@
 package engine
 
-import "testing"
+import (
+	"github.com/toolgate/toolgate/policy"
+	"testing"
+)
 
 // tieredPolicy exercises every step of evaluate_tiered_policy (docs/decisions.md#the-order-of-the-steps).
 const tieredPolicy = `schema: tiered_policy
@@ -43,22 +46,22 @@ func TestTieredSteps(t *testing.T) {
 		t.Fatalf("problems: %v", problems)
 	}
 	runDecisionCases(t, e, []decisionCase{
-		{"step 1: tool deny skips everything", pathCall("write_file", "/ws/project/.env"), Deny, "tools.write_file"},
-		{"step 1: a tool map with * names tools.<t>.*", pathCall("grep", "src"), Ask, "tools.grep.*"},
-		{"step 2: built-in deny returns at once", shellCall("bash", "git status; reboot"), Deny, "tiered_policy:builtin:deny:builtin[b_down]"},
-		{"step 3: user deny returns before overrides", shellCall("bash", "git push origin main"), Deny, "tiered_policy:rules:deny:rules[u_deny_push]"},
-		{"step 4: override allows", shellCall("bash", "curl https://example.com"), Allow, "tiered_policy:approval_overrides:approval_overrides[o_curl]"},
-		{"step 4: override beats a built-in ask", shellCall("bash", "rm -rf build"), Allow, "tiered_policy:approval_overrides:approval_overrides[o_rm]"},
-		{"step 4: override beats a built-in hit on a path", pathCall("read_file", "/ws/project/.env"), Allow, "tiered_policy:approval_overrides:approval_overrides[o_env]"},
-		{"step 4: only allow overrides take part", shellCall("bash", "whoami"), Allow, "tools.bash"},
-		{"step 5: built-in hits hide user hits", shellCall("bash", "curl -s https://x | bash"), Ask, "tiered_policy:builtin:builtin[b_curl2]+builtin[b_curl]"},
-		{"step 6: user hits, strictest wins", shellCall("bash", "npm install x"), Ask, "tiered_policy:rules:rules[u_ask_npm2]+rules[u_ask_npm]"}, // sorted by code point, as the reference does,
-		{"step 6: a rule with no id is [?]", shellCall("bash", "make"), Allow, "tiered_policy:rules:rules[?]"},
-		{"step 6: path glob matches through parents", pathCall("read_file", "/ws/project/home/.ssh/id_rsa"), Allow, "tiered_policy:rules:rules[u_allow_ssh]"},
-		{"step 7: tool baseline", shellCall("bash", "go test ./..."), Allow, "tools.bash"},
-		{"step 8: defaults", pathCall("edit_file", "a.txt"), Ask, "tiered_policy:defaults.*"},
-		{"step 8: defaults for an unknown tool", &Request{ToolName: "custom_tool", ToolArgs: map[string]any{}}, Ask, "tiered_policy:defaults.*"},
-		{"tool names are case-sensitive", shellCall("Bash", "ls"), Ask, "tiered_policy:defaults.*"},
+		{"step 1: tool deny skips everything", pathCall("write_file", "/ws/project/.env"), policy.Deny, "tools.write_file"},
+		{"step 1: a tool map with * names tools.<t>.*", pathCall("grep", "src"), policy.Ask, "tools.grep.*"},
+		{"step 2: built-in deny returns at once", shellCall("bash", "git status; reboot"), policy.Deny, "tiered_policy:builtin:deny:builtin[b_down]"},
+		{"step 3: user deny returns before overrides", shellCall("bash", "git push origin main"), policy.Deny, "tiered_policy:rules:deny:rules[u_deny_push]"},
+		{"step 4: override allows", shellCall("bash", "curl https://example.com"), policy.Allow, "tiered_policy:approval_overrides:approval_overrides[o_curl]"},
+		{"step 4: override beats a built-in ask", shellCall("bash", "rm -rf build"), policy.Allow, "tiered_policy:approval_overrides:approval_overrides[o_rm]"},
+		{"step 4: override beats a built-in hit on a path", pathCall("read_file", "/ws/project/.env"), policy.Allow, "tiered_policy:approval_overrides:approval_overrides[o_env]"},
+		{"step 4: only allow overrides take part", shellCall("bash", "whoami"), policy.Allow, "tools.bash"},
+		{"step 5: built-in hits hide user hits", shellCall("bash", "curl -s https://x | bash"), policy.Ask, "tiered_policy:builtin:builtin[b_curl2]+builtin[b_curl]"},
+		{"step 6: user hits, strictest wins", shellCall("bash", "npm install x"), policy.Ask, "tiered_policy:rules:rules[u_ask_npm2]+rules[u_ask_npm]"}, // sorted by code point, as the reference does,
+		{"step 6: a rule with no id is [?]", shellCall("bash", "make"), policy.Allow, "tiered_policy:rules:rules[?]"},
+		{"step 6: path glob matches through parents", pathCall("read_file", "/ws/project/home/.ssh/id_rsa"), policy.Allow, "tiered_policy:rules:rules[u_allow_ssh]"},
+		{"step 7: tool baseline", shellCall("bash", "go test ./..."), policy.Allow, "tools.bash"},
+		{"step 8: defaults", pathCall("edit_file", "a.txt"), policy.Ask, "tiered_policy:defaults.*"},
+		{"step 8: defaults for an unknown tool", &Request{ToolName: "custom_tool", ToolArgs: map[string]any{}}, policy.Ask, "tiered_policy:defaults.*"},
+		{"tool names are case-sensitive", shellCall("Bash", "ls"), policy.Ask, "tiered_policy:defaults.*"},
 	})
 }
 
@@ -66,12 +69,12 @@ func TestTieredSteps(t *testing.T) {
 func TestTieredFallback(t *testing.T) {
 	e, _ := compileYAML(t, "schema: tiered_policy\nexternal_directory: allow", "")
 	runDecisionCases(t, e, []decisionCase{
-		{"step 9: fallback", shellCall("bash", "ls"), Ask, "default"},
-		{"step 9: fallback for a path tool", pathCall("read_file", "a.txt"), Ask, "default"},
+		{"step 9: fallback", shellCall("bash", "ls"), policy.Ask, "default"},
+		{"step 9: fallback for a path tool", pathCall("read_file", "a.txt"), policy.Ask, "default"},
 	})
 	empty, _ := Compile(nil, nil, testOpts)
 	runDecisionCases(t, empty, []decisionCase{
-		{"no permissions section at all", shellCall("bash", "ls"), Ask, "default"},
+		{"no permissions section at all", shellCall("bash", "ls"), policy.Ask, "default"},
 	})
 }
 
@@ -101,20 +104,20 @@ func TestSchemaDetection(t *testing.T) {
 func TestMasterSwitchAndChannels(t *testing.T) {
 	off, _ := compileYAML(t, "enabled: false\ntools: {bash: deny}", "")
 	d := off.Evaluate(shellCall("bash", "rm -rf /"))
-	if d.Level != Allow || d.MatchedRule != "" || d.Reason != "Permission system is disabled" {
+	if d.Level != policy.Allow || d.MatchedRule != "" || d.Reason != "Permission system is disabled" {
 		t.Errorf("disabled: got %+v", d)
 	}
 	on, _ := compileYAML(t, "tools: {bash: deny}", "")
 	for _, ch := range []string{"web", "acp", "cli", "tui", "", "WEB"} {
 		req := shellCall("bash", "ls")
 		req.ChannelID = ch
-		if got := on.Evaluate(req); got.Level != Deny {
+		if got := on.Evaluate(req); got.Level != policy.Deny {
 			t.Errorf("channel %q: got %s, want deny (checked)", ch, got.Level)
 		}
 	}
 	req := shellCall("bash", "ls")
 	req.ChannelID = "feishu"
-	if got := on.Evaluate(req); got.Level != Allow || got.Reason != "Skipped for channel: feishu" || got.MatchedRule != "" {
+	if got := on.Evaluate(req); got.Level != policy.Allow || got.Reason != "Skipped for channel: feishu" || got.MatchedRule != "" {
 		t.Errorf("feishu: got %+v", got)
 	}
 }
@@ -133,10 +136,10 @@ rules:
   - {id: empty, tools: [bash], pattern: "", action: deny}
   - {id: one, tools: [bash], pattern: "date", action: deny}`, "")
 	runDecisionCases(t, e, []decisionCase{
-		{"unknown tool: skipped", shellCall("bash", "ls"), Ask, "default"},
-		{"network rules never match", &Request{ToolName: "mcp_fetch_webpage", ToolArgs: map[string]any{"url": "https://x/y"}}, Ask, "default"},
-		{"tools as one string", shellCall("bash", "pwd"), Deny, "tiered_policy:rules:deny:rules[one]"},
-		{"a non-RE2 pattern with | is tried by alternative", shellCall("bash", "whoami"), Deny, "tiered_policy:rules:deny:rules[alt]"},
+		{"unknown tool: skipped", shellCall("bash", "ls"), policy.Ask, "default"},
+		{"network rules never match", &Request{ToolName: "mcp_fetch_webpage", ToolArgs: map[string]any{"url": "https://x/y"}}, policy.Ask, "default"},
+		{"tools as one string", shellCall("bash", "pwd"), policy.Deny, "tiered_policy:rules:deny:rules[one]"},
+		{"a non-RE2 pattern with | is tried by alternative", shellCall("bash", "whoami"), policy.Deny, "tiered_policy:rules:deny:rules[alt]"},
 	})
 	for _, want := range []string{"permissions.rules[0].tools", "permissions.rules[1].tools", "permissions.rules[2].tools",
 		"permissions.rules[4].pattern", "permissions.rules[5].pattern", "permissions.rules[6].pattern", "permissions.rules[7].id"} {
@@ -161,15 +164,15 @@ external_directory: {"*": ask}`, `
 - {id: bb, tools: [bash], pattern: "re:^b", severity: HIGH}
 - {id: bd, tools: [bash], pattern: "re:^bd", action: deny}`)
 	runDecisionCases(t, e, []decisionCase{
-		{"tools.<t>", shellCall("create_terminal", "ls"), Ask, "tools.create_terminal"},
-		{"tools.<t>.*", shellCall("mcp_exec_command", "ls"), Deny, "tools.mcp_exec_command.*"},
-		{"builtin", shellCall("bash", "b"), Ask, "tiered_policy:builtin:builtin[bb]"},
-		{"builtin deny", shellCall("bash", "bd"), Deny, "tiered_policy:builtin:deny:builtin[bd]"},
-		{"rules", shellCall("bash", "x"), Ask, "tiered_policy:rules:rules[a]"},
-		{"rules joined with +, sorted", shellCall("bash", "xy"), Ask, "tiered_policy:rules:rules[a]+rules[b]"},
-		{"rules deny", shellCall("bash", "z"), Deny, "tiered_policy:rules:deny:rules[c]"},
-		{"approval_overrides", shellCall("bash", "ok"), Allow, "tiered_policy:approval_overrides:approval_overrides[o]"},
-		{"defaults.*", shellCall("bash", "ls"), Allow, "tiered_policy:defaults.*"},
-		{"external_directory suffix", shellCall("bash", "cat /etc/hosts"), Ask, "tiered_policy:defaults.*|external_directory.*"},
+		{"tools.<t>", shellCall("create_terminal", "ls"), policy.Ask, "tools.create_terminal"},
+		{"tools.<t>.*", shellCall("mcp_exec_command", "ls"), policy.Deny, "tools.mcp_exec_command.*"},
+		{"builtin", shellCall("bash", "b"), policy.Ask, "tiered_policy:builtin:builtin[bb]"},
+		{"builtin deny", shellCall("bash", "bd"), policy.Deny, "tiered_policy:builtin:deny:builtin[bd]"},
+		{"rules", shellCall("bash", "x"), policy.Ask, "tiered_policy:rules:rules[a]"},
+		{"rules joined with +, sorted", shellCall("bash", "xy"), policy.Ask, "tiered_policy:rules:rules[a]+rules[b]"},
+		{"rules deny", shellCall("bash", "z"), policy.Deny, "tiered_policy:rules:deny:rules[c]"},
+		{"approval_overrides", shellCall("bash", "ok"), policy.Allow, "tiered_policy:approval_overrides:approval_overrides[o]"},
+		{"defaults.*", shellCall("bash", "ls"), policy.Allow, "tiered_policy:defaults.*"},
+		{"external_directory suffix", shellCall("bash", "cat /etc/hosts"), policy.Ask, "tiered_policy:defaults.*|external_directory.*"},
 	})
 }

@@ -1,5 +1,7 @@
 package engine
 
+import "github.com/toolgate/toolgate/policy"
+
 // Request is one tool call to decide: the body of POST /api/v1/evaluate.
 type Request struct {
 	ToolName  string         `json:"tool_name"`
@@ -33,7 +35,7 @@ type Scope struct {
 
 // Decision is the engine's answer for one Request.
 type Decision struct {
-	Level Level
+	Level policy.Level
 	// MatchedRule names what decided; empty when no rule applies (a disabled
 	// engine, a skipped channel), which the wire shows as null.
 	MatchedRule string

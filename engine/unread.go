@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/engine/shell"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // Unread input (docs/decisions.md#unread-input): xargs and parallel add
@@ -57,7 +58,7 @@ func withoutUnreadInput(sh *shell.Analysis) *shell.Analysis {
 // and when that is not deny, the call is asked about, naming the deny
 // rules the input may meet.
 func (e *Engine) unreadInputDecision(tool string, vals *callValues, sh *shell.Analysis, d Decision, tr *tracer) Decision {
-	if d.Level != Deny || !hasUnreadInput(sh) {
+	if d.Level != policy.Deny || !hasUnreadInput(sh) {
 		return d
 	}
 	plain := withoutUnreadInput(sh)
@@ -71,12 +72,12 @@ func (e *Engine) unreadInputDecision(tool string, vals *callValues, sh *shell.An
 	} else {
 		known = e.normalizedDecision(tool, &v, plain, nil)
 	}
-	if known.Level == Deny {
+	if known.Level == policy.Deny {
 		return d
 	}
 	tr.add(Step{Name: "unread_input", Result: "ask", Rule: d.MatchedRule,
 		Detail: "input that xargs or parallel reads at run time may make the command one that " + d.MatchedRule + " denies", Decisive: true})
-	d.Level, d.Cause = Ask, CauseEscalation
+	d.Level, d.Cause = policy.Ask, CauseEscalation
 	return d
 }
 
@@ -89,10 +90,10 @@ func (e *Engine) unreadInputDecision(tool string, vals *callValues, sh *shell.An
 // reboot` is denied as `sudo reboot` is. The matched rule stays the one the
 // command as written met.
 func unreadScriptDecision(d *Decision, sh *shell.Analysis, tr *tracer) {
-	if sh == nil || !sh.TooDeep || d.Level == Deny {
+	if sh == nil || !sh.TooDeep || d.Level == policy.Deny {
 		return
 	}
-	d.Level, d.Cause = Deny, CauseEscalation
+	d.Level, d.Cause = policy.Deny, CauseEscalation
 	tr.add(Step{Name: "unread_script", Result: "deny", Detail: "script text is nested deeper than toolgate reads it (" + strconv.Itoa(shell.MaxReparseDepth) +
 		" shells) or is more than it reads; the text not read may be a command that is denied", Decisive: true})
 }

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/engine/shell"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // TestUnreadScriptNeverLooser wraps every obfuscation seed in as many
@@ -38,7 +38,7 @@ func TestUnreadScriptNeverLooser(t *testing.T) {
 						cmd = w.wrap(cmd)
 					}
 					d := fx.evalShell(p, cmd)
-					if d.Level < plain[p][i] || (times > shell.MaxReparseDepth && d.Level == engine.Allow) {
+					if d.Level < plain[p][i] || (times > shell.MaxReparseDepth && d.Level == policy.Allow) {
 						t.Errorf("%s under %s: %q nested %d times decides %s (%q); the seed decides %s",
 							w.note, p, s.text, times, d.Level, d.MatchedRule, plain[p][i])
 					}
@@ -69,10 +69,10 @@ func TestReadScriptKeepsItsLevel(t *testing.T) {
 				cmd = "sh -c " + singleQuoted(cmd)
 			}
 			want := fx.evalShell(p, tt.cmd).Level
-			if want == engine.Allow {
-				want = engine.Ask // sh -c is not among any fixture policy's allow rules
+			if want == policy.Allow {
+				want = policy.Ask // sh -c is not among any fixture policy's allow rules
 			}
-			if got := fx.evalShell(p, cmd); got.Level == engine.Deny || got.Level > want {
+			if got := fx.evalShell(p, cmd); got.Level == policy.Deny || got.Level > want {
 				t.Errorf("%s under %s: %q decides %s (%q), want at most %s", tt.note, p, cmd, got.Level, got.MatchedRule, want)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/engine/shell"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // TestUnreadInputDecisions: a command xargs or parallel completes from
@@ -28,20 +29,20 @@ func TestUnreadInputDecisions(t *testing.T) {
 	}
 	cases := []struct {
 		note, command string
-		want          Level
+		want          policy.Level
 		rule          string
 	}{
-		{note: "git's words from a file may be push (or a secret's path)", command: "xargs -a args.txt git", want: Ask,
+		{note: "git's words from a file may be push (or a secret's path)", command: "xargs -a args.txt git", want: policy.Ask,
 			rule: "tiered_policy:rules:deny:rules[no_push]+rules[no_secrets]"},
-		{note: "a push whatever the input", command: "xargs -a refs.txt git push origin", want: Deny,
+		{note: "a push whatever the input", command: "xargs -a refs.txt git push origin", want: policy.Deny,
 			rule: "tiered_policy:rules:deny:rules[no_push]+rules[no_secrets]"},
-		{note: "parallel's input from a file", command: "parallel -a args.txt git", want: Ask},
-		{note: "a replacement string", command: "parallel git {} ::: push", want: Ask},
-		{note: "the inputs written out are read", command: "parallel git ::: push", want: Deny, rule: "tiered_policy:rules:deny:rules[no_push]"},
-		{note: "files to remove may be secrets", command: "xargs -a files.txt rm -f", want: Ask, rule: "tiered_policy:rules:deny:rules[no_secrets]"},
-		{note: "an ask rule the input may meet", command: "xargs -a t.txt git", want: Ask},
-		{note: "no input makes echo a push", command: "xargs -a words.txt echo", want: Ask},
-		{note: "no unread input at all", command: "git status", want: Allow},
+		{note: "parallel's input from a file", command: "parallel -a args.txt git", want: policy.Ask},
+		{note: "a replacement string", command: "parallel git {} ::: push", want: policy.Ask},
+		{note: "the inputs written out are read", command: "parallel git ::: push", want: policy.Deny, rule: "tiered_policy:rules:deny:rules[no_push]"},
+		{note: "files to remove may be secrets", command: "xargs -a files.txt rm -f", want: policy.Ask, rule: "tiered_policy:rules:deny:rules[no_secrets]"},
+		{note: "an ask rule the input may meet", command: "xargs -a t.txt git", want: policy.Ask},
+		{note: "no input makes echo a push", command: "xargs -a words.txt echo", want: policy.Ask},
+		{note: "no unread input at all", command: "git status", want: policy.Allow},
 	}
 	for _, c := range cases {
 		d := e.Evaluate(&Request{ToolName: "bash", ToolArgs: map[string]any{"command": c.command}})

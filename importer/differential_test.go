@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // claudeReference decides a command as Claude Code's permissions page
@@ -85,10 +86,10 @@ func TestClaudeBashNeverAllowsMore(t *testing.T) {
 					cmd := h + tl + op
 					d := e.Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": cmd}, ChannelID: "cli", Workspace: workspace})
 					ref := claudeReference(lists, cmd)
-					if d.Level == engine.Allow && ref != Allow {
+					if d.Level == policy.Allow && ref != Allow {
 						t.Errorf("%s: toolgate allows %q (%s), Claude Code gives %q", f, cmd, d.MatchedRule, ref)
 					}
-					if ref == Deny && d.Level != engine.Deny {
+					if ref == Deny && d.Level != policy.Deny {
 						t.Errorf("%s: toolgate gives %s for %q (%s), Claude Code denies it", f, d.Level, cmd, d.MatchedRule)
 					}
 					checked++

@@ -59,7 +59,7 @@ func TestOneCompilePerChange(t *testing.T) {
 	if got := n.Load(); got != 1 {
 		t.Errorf("open compiled %d times, want 1", got)
 	}
-	if got := h.Engine().Evaluate(bashLs).Level; got != engine.Allow {
+	if got := h.Engine().Evaluate(bashLs).Level; got != policy.Allow {
 		t.Fatalf("before the write: %s, want allow", got)
 	}
 	n.Store(0)
@@ -69,7 +69,7 @@ func TestOneCompilePerChange(t *testing.T) {
 	if got := n.Load(); got != 1 {
 		t.Errorf("a write compiled %d times, want 1", got)
 	}
-	if got := h.Engine().Evaluate(bashLs).Level; got != engine.Deny {
+	if got := h.Engine().Evaluate(bashLs).Level; got != policy.Deny {
 		t.Errorf("right after the write: %s, want deny", got)
 	}
 	n.Store(0)
@@ -77,7 +77,7 @@ func TestOneCompilePerChange(t *testing.T) {
 	if err := h.Reload(); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.Engine().Evaluate(bashLs).Level; got != engine.Ask {
+	if got := h.Engine().Evaluate(bashLs).Level; got != policy.Ask {
 		t.Errorf("after the outside edit: %s, want ask", got)
 	}
 	// The watcher may have reloaded the same edit first; each text is
@@ -90,7 +90,7 @@ func TestOneCompilePerChange(t *testing.T) {
 	if err := h.Reload(); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.Engine().Evaluate(bashLs).Level; got != engine.Ask {
+	if got := h.Engine().Evaluate(bashLs).Level; got != policy.Ask {
 		t.Errorf("with config.yaml set aside: %s, want ask (the last good policy)", got)
 	}
 	if got := n.Load(); got != 0 {
@@ -113,7 +113,7 @@ func TestRefusedWriteKeepsTheEngine(t *testing.T) {
 	if h.CompiledEngine() != before {
 		t.Error("a refused write changed the engine in force")
 	}
-	if got := h.Engine().Evaluate(bashLs).Level; got != engine.Allow {
+	if got := h.Engine().Evaluate(bashLs).Level; got != policy.Allow {
 		t.Errorf("after the refused write: %s, want allow", got)
 	}
 }

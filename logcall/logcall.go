@@ -7,6 +7,7 @@ package logcall
 
 import (
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/redact"
 	"github.com/toolgate/toolgate/store/decisionlog"
 )
@@ -38,16 +39,16 @@ type shadowed struct {
 func (c *shadowed) Prepare(e *decisionlog.Entry) { prepare(e, c.req, c.policy) }
 
 // prepare fills e from req: the redacted summary when e has none, what the
-// shadow rules of policy would have decided when that differs
+// shadow rules of shadows would have decided when that differs
 // (Engine.ShadowOf), and the redacted request with FullArgs.
-func prepare(e *decisionlog.Entry, req *engine.Request, policy *engine.Engine) {
+func prepare(e *decisionlog.Entry, req *engine.Request, shadows *engine.Engine) {
 	if e.Summary == "" {
 		e.Summary = redact.Summarize(req.ToolName, req.ToolArgs)
 	}
-	if policy != nil {
-		level, _ := engine.ParseLevel(e.Level)
+	if shadows != nil {
+		level, _ := policy.ParseLevel(e.Level)
 		d := engine.Decision{Level: level, MatchedRule: e.MatchedRule}
-		if s := policy.ShadowOf(req, d); s.Changed {
+		if s := shadows.ShadowOf(req, d); s.Changed {
 			e.ShadowLevel, e.ShadowRule = s.Level.String(), s.MatchedRule
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // MetricsOptions feed the gauges the metrics read at scrape time; a nil
@@ -127,7 +128,7 @@ func (m *Metrics) Handler() http.Handler {
 }
 
 // ObserveDecision counts a decision and its latency.
-func (m *Metrics) ObserveDecision(tool string, level engine.Level, latency time.Duration) {
+func (m *Metrics) ObserveDecision(tool string, level policy.Level, latency time.Duration) {
 	if !m.knownTools[tool] {
 		tool = otherTool
 	}

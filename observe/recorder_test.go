@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store/decisionlog"
 )
@@ -34,10 +35,10 @@ func TestRecorderLogsAndCounts(t *testing.T) {
 		dec  engine.Decision
 	}{
 		{"an ask by a rule", &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make"}, ChannelID: "web"},
-			engine.Decision{Level: engine.Ask, MatchedRule: "tiered_policy:tools.bash"}},
+			engine.Decision{Level: policy.Ask, MatchedRule: "tiered_policy:tools.bash"}},
 		{"a skipped channel", &engine.Request{ToolName: "bash", ChannelID: "feishu"},
-			engine.Decision{Level: engine.Allow, Reason: engine.SkippedReasonPrefix + "feishu"}},
-		{"a tool nobody knows", &engine.Request{ToolName: "secret_tool_name_xyz"}, engine.Decision{Level: engine.Deny}},
+			engine.Decision{Level: policy.Allow, Reason: engine.SkippedReasonPrefix + "feishu"}},
+		{"a tool nobody knows", &engine.Request{ToolName: "secret_tool_name_xyz"}, engine.Decision{Level: policy.Deny}},
 	}
 	for _, c := range cases {
 		r.Observe(service.Observation{Source: service.SourceEvaluate, Agent: "codex", Session: "s1", Start: start}, c.req, c.dec)

@@ -39,7 +39,7 @@ func (p *Policy) AlwaysAllow(req *engine.Request, by string) (map[string]any, bo
 		return d.Update(context.Background(), func(tx *store.Tx) error {
 			// The check runs on the document the override is written
 			// into, so a rule added elsewhere since the ask is seen.
-			if lvl := p.engineOf(d, tx).Evaluate(req).Level; lvl != engine.Ask {
+			if lvl := p.engineOf(d, tx).Evaluate(req).Level; lvl != policy.Ask {
 				return fmt.Errorf("%w (it is %s)", store.ErrNotAsk, lvl)
 			}
 			var err error

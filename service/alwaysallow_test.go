@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/inforce"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 )
@@ -60,7 +61,7 @@ func TestAlwaysAllow(t *testing.T) {
 		o["action"] != "allow" || o["source"] != store.SourceUserApproval {
 		t.Errorf("override %v", o)
 	}
-	if d := s.Engine().Evaluate(build); d.Level != engine.Allow || !strings.Contains(d.MatchedRule, "approval_overrides") {
+	if d := s.Engine().Evaluate(build); d.Level != policy.Allow || !strings.Contains(d.MatchedRule, "approval_overrides") {
 		t.Errorf("after always allow: got %v %s, want allow by the override", d.Level, d.MatchedRule)
 	}
 	if _, _, err := p.AlwaysAllow(build, ""); !errors.Is(err, store.ErrNotAsk) {
@@ -88,7 +89,7 @@ func TestAlwaysAllowNeverTwice(t *testing.T) {
 	if _, created, err := p.AlwaysAllow(req, ""); err != nil || !created {
 		t.Fatalf("first: %v %v", created, err)
 	}
-	if d := s.Engine().Evaluate(req); d.Level != engine.Ask {
+	if d := s.Engine().Evaluate(req); d.Level != policy.Ask {
 		t.Fatalf("the fixture no longer asks for this call (%v %s), so the test proves nothing", d.Level, d.MatchedRule)
 	}
 	o, created, err := p.AlwaysAllow(req, "")
@@ -116,11 +117,11 @@ func TestAlwaysAllowIsLiteral(t *testing.T) {
 			if _, created, err := p.AlwaysAllow(req, ""); err != nil || !created {
 				t.Fatalf("AlwaysAllow: created %v, err %v", created, err)
 			}
-			if got := s.Engine().Evaluate(req); got.Level != engine.Allow {
+			if got := s.Engine().Evaluate(req); got.Level != policy.Allow {
 				t.Errorf("the remembered command: got %s %q, want allow", got.Level, got.MatchedRule)
 			}
 			other := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "cat secrets.txt"}, ChannelID: "web", Workspace: dir}
-			if got := s.Engine().Evaluate(other); got.Level == engine.Allow {
+			if got := s.Engine().Evaluate(other); got.Level == policy.Allow {
 				t.Errorf("another command: got allow by %q, want it not allowed by the override", got.MatchedRule)
 			}
 		})
@@ -152,7 +153,7 @@ func TestAlwaysAllowByRecordsWhoAndWhen(t *testing.T) {
 	if !strings.Contains(string(raw), "approved_by: alice") {
 		t.Errorf("config.yaml does not record who approved")
 	}
-	if d := s.Engine().Evaluate(req); d.Level != engine.Allow {
+	if d := s.Engine().Evaluate(req); d.Level != policy.Allow {
 		t.Errorf("after always allow: got %v %s, want allow", d.Level, d.MatchedRule)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // TestPendingCaps checks that one token's pending asks, and one session's,
@@ -19,7 +20,7 @@ func TestPendingCaps(t *testing.T) {
 	s.SetPendingCaps(PendingCaps{PerToken: 5, PerSession: 3})
 	ask := func(token, session, cmd string) error {
 		req := engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": cmd}, ChannelID: "web"}
-		_, err := s.Ask(context.Background(), token, &req, engine.Decision{Level: engine.Ask, MatchedRule: "tools.bash"}, session, "rest", 0)
+		_, err := s.Ask(context.Background(), token, &req, engine.Decision{Level: policy.Ask, MatchedRule: "tools.bash"}, session, "rest", 0)
 		return err
 	}
 	var ids []string

@@ -9,6 +9,7 @@ import (
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/store/pg"
@@ -55,7 +56,7 @@ func TestDecideKeepsTheChannelCheckWhenTheLookupFails(t *testing.T) {
 	defer func() { <-released }()
 
 	req := engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make deploy"}, ChannelID: "ops"}
-	a, _, err := mgrA.Create(ctx, req, engine.Decision{Level: engine.Ask, Reason: "deploys ask"}, "s1")
+	a, _, err := mgrA.Create(ctx, req, engine.Decision{Level: policy.Ask, Reason: "deploys ask"}, "s1")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func (p *Policy) checkBuiltin(text []byte) error {
 	if err != nil {
 		return err
 	}
-	sec := policy.Section{Enabled: true, Tiered: cur.Tiered, Mode: cur.Mode, External: policy.ExternalDirs{Star: engine.Ask}}
+	sec := policy.Section{Enabled: true, Tiered: cur.Tiered, Mode: cur.Mode, External: policy.ExternalDirs{Star: policy.Ask}}
 	b := policy.DecodeBuiltin(rules)
 	_, problems := engine.CompileSection(&sec, &b, p.docs.EngineOptions())
 	var own []policy.Problem

@@ -9,6 +9,7 @@ import (
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/pg"
@@ -48,7 +49,7 @@ func TestSetBuiltinPostgresOtherReplica(t *testing.T) {
 	a, polA := openPGReplica(t, dsn)
 	b, _ := openPGReplica(t, dsn)
 	push := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "git push origin main"}}
-	if got := b.Engine().Evaluate(push).Level; got == engine.Deny {
+	if got := b.Engine().Evaluate(push).Level; got == policy.Deny {
 		t.Fatalf("before: level %s, want not deny", got)
 	}
 	svc := service.NewPolicy(a)

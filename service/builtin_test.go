@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/inforce"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 )
@@ -43,7 +44,7 @@ func TestSetBuiltinFileMode(t *testing.T) {
 	ctx := context.Background()
 	push := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "git push origin main"}}
 
-	if got := b.Engine().Evaluate(push).Level; got == engine.Deny {
+	if got := b.Engine().Evaluate(push).Level; got == policy.Deny {
 		t.Fatalf("before: level %s, want not deny", got)
 	}
 	var ve *store.ValidationError
@@ -69,11 +70,11 @@ func TestSetBuiltinFileMode(t *testing.T) {
 // how long b took.
 func waitDeny(t *testing.T, a, b *inforce.Holder, req *engine.Request, other string) time.Duration {
 	t.Helper()
-	if got := a.Engine().Evaluate(req).Level; got != engine.Deny {
+	if got := a.Engine().Evaluate(req).Level; got != policy.Deny {
 		t.Errorf("writer: level %s, want deny at once", got)
 	}
 	start := time.Now()
-	for b.Engine().Evaluate(req).Level != engine.Deny {
+	for b.Engine().Evaluate(req).Level != policy.Deny {
 		if time.Since(start) > time.Second {
 			t.Fatalf("the %s still decides %s after 1 s, want deny", other, b.Engine().Evaluate(req).Level)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/store/grants"
@@ -62,7 +63,7 @@ func (w *grantWorld) ask(t *testing.T, command, session string) (string, *engine
 	t.Helper()
 	req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": command}, ChannelID: "web", SessionID: session, TokenID: "tok_agent"}
 	d := w.st.Engine().Evaluate(req)
-	if d.Level != engine.Ask {
+	if d.Level != policy.Ask {
 		t.Fatalf("%q in %q: %s %s, want an ask", command, session, d.Level, d.MatchedRule)
 	}
 	asked, err := w.svc.Ask(context.Background(), "tok_agent", req, d, session, "claude-code", 0)
@@ -72,11 +73,11 @@ func (w *grantWorld) ask(t *testing.T, command, session string) (string, *engine
 	return asked.Approval.ID, req
 }
 
-func (w *grantWorld) level(command, session string) (engine.Level, string) {
+func (w *grantWorld) level(command, session string) (policy.Level, string) {
 	return w.levelAs(command, session, "tok_agent")
 }
 
-func (w *grantWorld) levelAs(command, session, token string) (engine.Level, string) {
+func (w *grantWorld) levelAs(command, session, token string) (policy.Level, string) {
 	d := w.st.Engine().Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": command}, ChannelID: "web", SessionID: session, TokenID: token})
 	return d.Level, d.MatchedRule
 }
@@ -96,16 +97,16 @@ func TestScopedAnswersMakeGrants(t *testing.T) {
 	if a.Grant == nil || a.Grant.Scope != grant.ScopeSession || a.Grant.Pattern != "make deploy" || a.Grant.Agent != "claude-code" || a.Grant.GrantedBy != "ana" {
 		t.Fatalf("the approval's grant: %+v", a.Grant)
 	}
-	if lvl, rule := w.level("make deploy", "s1"); lvl != engine.Allow || rule != "tiered_policy:grants:grants["+a.Grant.ID+"]" {
+	if lvl, rule := w.level("make deploy", "s1"); lvl != policy.Allow || rule != "tiered_policy:grants:grants["+a.Grant.ID+"]" {
 		t.Errorf("in the granted session: %s %s", lvl, rule)
 	}
-	if lvl, _ := w.level("make deploy", "s2"); lvl != engine.Ask {
+	if lvl, _ := w.level("make deploy", "s2"); lvl != policy.Ask {
 		t.Errorf("in another session: %s", lvl)
 	}
-	if lvl, _ := w.levelAs("make deploy", "s1", "tok_other"); lvl != engine.Ask {
+	if lvl, _ := w.levelAs("make deploy", "s1", "tok_other"); lvl != policy.Ask {
 		t.Errorf("another token naming the session: %s", lvl)
 	}
-	if lvl, _ := w.level("make deploy && curl x", "s1"); lvl != engine.Ask {
+	if lvl, _ := w.level("make deploy && curl x", "s1"); lvl != policy.Ask {
 		t.Errorf("chained with another command: %s", lvl)
 	}
 
@@ -117,7 +118,7 @@ func TestScopedAnswersMakeGrants(t *testing.T) {
 	if a.Grant == nil || a.Grant.Scope != grant.ScopeTimed || a.Grant.SessionID != "" || a.Grant.ExpiresAt.Sub(a.Grant.CreatedAt) != 90*time.Second {
 		t.Fatalf("allow_for's grant: %+v", a.Grant)
 	}
-	if lvl, _ := w.levelAs("make build", "s9", "tok_other"); lvl != engine.Allow {
+	if lvl, _ := w.levelAs("make build", "s9", "tok_other"); lvl != policy.Allow {
 		t.Errorf("a timed grant in any session, for any token: %s", lvl)
 	}
 
@@ -125,7 +126,7 @@ func TestScopedAnswersMakeGrants(t *testing.T) {
 	if a, err = w.svc.DecideFor(ctx, admin, id, approval.ChoiceAllowOnce, 0, ""); err != nil || a.Grant != nil {
 		t.Fatalf("allow_once: %+v %v", a.Grant, err)
 	}
-	if lvl, _ := w.level("make lint", "s1"); lvl != engine.Ask {
+	if lvl, _ := w.level("make lint", "s1"); lvl != policy.Ask {
 		t.Errorf("after allow_once the next identical call: %s, want ask", lvl)
 	}
 
@@ -136,7 +137,7 @@ func TestScopedAnswersMakeGrants(t *testing.T) {
 	if _, err := w.grant.Revoke(ctx, admin, list[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	if lvl, _ := w.level("make deploy", "s1"); lvl != engine.Ask {
+	if lvl, _ := w.level("make deploy", "s1"); lvl != policy.Ask {
 		t.Errorf("after revoke: %s", lvl)
 	}
 }
@@ -172,7 +173,7 @@ func TestScopedAnswersRefused(t *testing.T) {
 	}
 	bare := approval.New(approval.Options{})
 	defer bare.Shutdown()
-	a, _, _ := bare.Create(ctx, engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "x"}}, engine.Decision{Level: engine.Ask}, "s1")
+	a, _, _ := bare.Create(ctx, engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "x"}}, engine.Decision{Level: policy.Ask}, "s1")
 	if _, err := bare.DecideFor(ctx, a.ID, approval.ChoiceAllowSession, 0, "ana", ""); !errors.Is(err, approval.ErrNoGranter) {
 		t.Errorf("a manager without a Granter: %v", err)
 	}
@@ -277,7 +278,7 @@ func TestScopedAnswerAcrossReplicas(t *testing.T) {
 	a, b := open(), open()
 	req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make deploy"}, ChannelID: "web", SessionID: "s1", TokenID: "tok"}
 	d := a.st.Engine().Evaluate(req)
-	if d.Level != engine.Ask {
+	if d.Level != policy.Ask {
 		t.Fatalf("the default policy: %s", d.Level)
 	}
 	asked, err := service.NewApprovals(a.mgr).Ask(ctx, "tok", req, d, "s1", "codex", 0)
@@ -292,7 +293,7 @@ func TestScopedAnswerAcrossReplicas(t *testing.T) {
 		t.Errorf("a second answer through A: %v", err)
 	}
 	deadline := time.Now().Add(time.Second)
-	for a.st.Engine().Evaluate(req).Level != engine.Allow {
+	for a.st.Engine().Evaluate(req).Level != policy.Allow {
 		if time.Now().After(deadline) {
 			t.Fatal("replica A does not allow by the grant B made within a second")
 		}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/engine/builtin"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // FuzzLoad: arbitrary bytes as config.yaml (and as builtin_rules.yaml) go
@@ -81,7 +82,7 @@ func checkLevel(t *testing.T, e *engine.Engine) {
 		{ToolName: "read_file", ToolArgs: map[string]any{"path": "../etc/passwd"}},
 	} {
 		d := e.Evaluate(req)
-		if d.Level != engine.Allow && d.Level != engine.Ask && d.Level != engine.Deny {
+		if d.Level != policy.Allow && d.Level != policy.Ask && d.Level != policy.Deny {
 			t.Fatalf("level %d is not a decision", d.Level)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // TestOwnerScopesShape: a config.yaml with owner scopes in toolgate's
@@ -50,12 +51,12 @@ func TestOwnerScopesShape(t *testing.T) {
 	}
 	cases := []struct {
 		note, principal, cmd string
-		level                engine.Level
+		level                policy.Level
 		rule                 string
 	}{
-		{"the earlier shape denies its principal", "ou_old", "git status", engine.Deny, "owner_scopes.ou_old"},
-		{"an owner pattern allows", "ou_123", "git status", engine.Allow, "owner_scopes.feishu.ou_123.tools.bash.patterns['git *']"},
-		{"the tool's * denies", "ou_123", "make", engine.Deny, "owner_scopes.feishu.ou_123.tools.bash.*"},
+		{"the earlier shape denies its principal", "ou_old", "git status", policy.Deny, "owner_scopes.ou_old"},
+		{"an owner pattern allows", "ou_123", "git status", policy.Allow, "owner_scopes.feishu.ou_123.tools.bash.patterns['git *']"},
+		{"the tool's * denies", "ou_123", "make", policy.Deny, "owner_scopes.feishu.ou_123.tools.bash.*"},
 	}
 	for _, c := range cases {
 		if d := call(c.principal, c.cmd); d.Level != c.level || d.MatchedRule != c.rule {

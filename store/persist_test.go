@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // TestAddTrustedDirectory: /add-dir of docs/decisions.md on a tiered policy.
@@ -29,7 +30,7 @@ func TestAddTrustedDirectory(t *testing.T) {
 		t.Errorf("external_directory %v", ext)
 	}
 	d := inForce(s).Evaluate(&engine.Request{ToolName: "write_file", ToolArgs: map[string]any{"path": "/home/u/projects/app/main.go"}, Workspace: "/work/ws"})
-	if d.Level != engine.Allow {
+	if d.Level != policy.Allow {
 		t.Errorf("write in the trusted dir: got %v %s, want allow", d.Level, d.MatchedRule)
 	}
 	again, err := s.AddTrustedDirectory("/home/u/projects/app", testDirTools)
@@ -79,13 +80,13 @@ func TestDefaultConfig(t *testing.T) {
 	cases := []struct {
 		note string
 		req  engine.Request
-		want engine.Level
+		want policy.Level
 	}{
-		{"read-only path tools allow", engine.Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "/work/ws/a.go"}}, engine.Allow},
-		{"shell asks", engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make"}}, engine.Ask},
-		{"write tools ask", engine.Request{ToolName: "write_file", ToolArgs: map[string]any{"path": "/work/ws/a.go"}}, engine.Ask},
-		{"external paths ask", engine.Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "/etc/passwd"}}, engine.Ask},
-		{"unknown tools ask", engine.Request{ToolName: "mcp_fetch_webpage", ToolArgs: map[string]any{"url": "https://x"}}, engine.Ask},
+		{"read-only path tools allow", engine.Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "/work/ws/a.go"}}, policy.Allow},
+		{"shell asks", engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make"}}, policy.Ask},
+		{"write tools ask", engine.Request{ToolName: "write_file", ToolArgs: map[string]any{"path": "/work/ws/a.go"}}, policy.Ask},
+		{"external paths ask", engine.Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "/etc/passwd"}}, policy.Ask},
+		{"unknown tools ask", engine.Request{ToolName: "mcp_fetch_webpage", ToolArgs: map[string]any{"url": "https://x"}}, policy.Ask},
 	}
 	for _, c := range cases {
 		if d := inForce(s).Evaluate(&c.req); d.Level != c.want {
@@ -130,7 +131,7 @@ func TestBrokenBuiltinKeepsLastGood(t *testing.T) {
 	if !hasProblem(s.Problems(), BuiltinFile, "") {
 		t.Errorf("problems %v, want a builtin_rules.yaml problem", s.Problems())
 	}
-	if d := inForce(s).Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make"}}); d.Level != engine.Deny {
+	if d := inForce(s).Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make"}}); d.Level != policy.Deny {
 		t.Errorf("got %v, want the last good deny", d.Level)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // BenchmarkReloadAfterEdit measures the time from writing a config.yaml
@@ -26,9 +27,9 @@ func BenchmarkReloadAfterEdit(b *testing.B) {
 	req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make reload-probe"}}
 	action := "deny"
 	for b.Loop() {
-		want := engine.Deny
+		want := policy.Deny
 		if action == "allow" {
-			want = engine.Allow
+			want = policy.Allow
 		}
 		text := strings.Replace(base, "  rules: []", "  rules:\n    - {id: probe, tools: [bash], pattern: \"make reload-probe\", action: "+action+"}", 1)
 		if err := os.WriteFile(filepath.Join(dir, ConfigFile), []byte(text), 0o600); err != nil {

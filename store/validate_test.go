@@ -70,7 +70,7 @@ func TestValidationReportsEveryProblemAtOnce(t *testing.T) {
 		}
 	}
 	d := inForce(s).Evaluate(&engine.Request{ToolName: "write_file", ToolArgs: map[string]any{"path": "/work/ws/.env"}, Workspace: "/work/ws"})
-	if d.Level != engine.Deny {
+	if d.Level != policy.Deny {
 		t.Errorf("the good rule still decides: got %v (%s), want deny", d.Level, d.MatchedRule)
 	}
 }
@@ -88,7 +88,7 @@ func TestNotYAMLAtStartAsksForEverything(t *testing.T) {
 	if !hasProblem(s.Problems(), ConfigFile, "line") {
 		t.Errorf("got %v, want a config.yaml problem naming the line", s.Problems())
 	}
-	if d := inForce(s).Evaluate(&engine.Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "/work/ws/a"}}); d.Level != engine.Ask {
+	if d := inForce(s).Evaluate(&engine.Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "/work/ws/a"}}); d.Level != policy.Ask {
 		t.Errorf("got %v, want ask", d.Level)
 	}
 	if _, err := s.SetToolLevel("bash", "allow"); !errors.Is(err, ErrBrokenConfig) {
@@ -277,14 +277,14 @@ func TestReloadPicksUpEdits(t *testing.T) {
 	bash := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make"}}
 
 	writeFile(t, path, []byte(strings.Replace(orig, "bash: ask", "bash: deny", 1)))
-	waitFor(t, "in-place edit", func() bool { return inForce(s).Evaluate(bash).Level == engine.Deny })
+	waitFor(t, "in-place edit", func() bool { return inForce(s).Evaluate(bash).Level == policy.Deny })
 
 	tmp := filepath.Join(dir, "editor.swp")
 	writeFile(t, tmp, []byte(strings.Replace(orig, "bash: ask", "bash: allow", 1)))
 	if err := os.Rename(tmp, path); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "edit by rename", func() bool { return inForce(s).Evaluate(bash).Level == engine.Allow })
+	waitFor(t, "edit by rename", func() bool { return inForce(s).Evaluate(bash).Level == policy.Allow })
 	select {
 	case <-changed:
 	default:
@@ -293,13 +293,13 @@ func TestReloadPicksUpEdits(t *testing.T) {
 
 	writeFile(t, path, []byte("permissions: {tools: [\n"))
 	waitFor(t, "broken edit reported", func() bool { return hasProblem(s.Problems(), ConfigFile, "") })
-	if got := inForce(s).Evaluate(bash).Level; got != engine.Allow {
+	if got := inForce(s).Evaluate(bash).Level; got != policy.Allow {
 		t.Errorf("after a broken edit: got %v, want the last good allow", got)
 	}
 
 	writeFile(t, filepath.Join(dir, BuiltinFile), []byte("rules:\n  - id: no_make\n    tools: [bash]\n    pattern: make\n    action: deny\n"))
 	writeFile(t, path, []byte(orig))
-	waitFor(t, "user builtin rules", func() bool { return inForce(s).Evaluate(bash).Level == engine.Deny })
+	waitFor(t, "user builtin rules", func() bool { return inForce(s).Evaluate(bash).Level == policy.Deny })
 	if _, src := s.BuiltinRules(); src != filepath.Join(dir, BuiltinFile) {
 		t.Errorf("builtin source %q, want the user file", src)
 	}
@@ -339,7 +339,7 @@ func TestEmptiedConfigKeepsLastGoodPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := inForce(s).Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "ls"}})
-	if d.Level != engine.Deny {
+	if d.Level != policy.Deny {
 		t.Errorf("after emptying config.yaml: got %s, want deny (the last good policy)", d.Level)
 	}
 	found := false

@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/redact"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/templates"
@@ -156,11 +157,11 @@ func argLines(shown map[string]any) []templates.ArgLine {
 // level asked, and whether it reaches outside the workspace.
 func riskCue(w ruleWords, tool string, t translator) templates.RiskCue {
 	rc := templates.RiskCue{Category: engine.ToolCategory(tool).String(), External: w.External}
-	var worst engine.Severity
+	var worst policy.Severity
 	for _, r := range w.Rules {
 		// A rule without action or severity is HIGH (ParseSeverity's
 		// fallback); an unreadable severity does not count.
-		if sev, ok := engine.ParseSeverity(r.Severity); (ok || r.Severity == "" && r.Action == "") && sev > worst {
+		if sev, ok := policy.ParseSeverity(r.Severity); (ok || r.Severity == "" && r.Action == "") && sev > worst {
 			worst = sev
 		}
 		if r.Builtin {

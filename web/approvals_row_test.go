@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 var english = translatorFor(context.Background())
@@ -124,7 +125,7 @@ func TestApprovalRowSaysTheTrueCause(t *testing.T) {
 	}
 	req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "cd /data/shared && ls"}, ChannelID: "web"}
 	d := e.Evaluate(req)
-	if d.Level != engine.Ask || d.Cause != engine.CauseEscalation {
+	if d.Level != policy.Ask || d.Cause != engine.CauseEscalation {
 		t.Fatalf("engine: %s cause %q (%s), want ask by the escalation", d.Level, d.Cause, d.MatchedRule)
 	}
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)

@@ -339,7 +339,7 @@ func TestApprovalsPageOffersAllowForByFilter(t *testing.T) {
 	m := approval.New(approval.Options{Timeout: time.Minute})
 	t.Cleanup(m.Shutdown)
 	req := engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make deploy"}, ChannelID: "web"}
-	if _, _, err := m.Create(context.Background(), req, engine.Decision{Level: engine.Ask, MatchedRule: "tools.bash", Reason: "asks"}, "s1"); err != nil {
+	if _, _, err := m.Create(context.Background(), req, engine.Decision{Level: policy.Ask, MatchedRule: "tools.bash", Reason: "asks"}, "s1"); err != nil {
 		t.Fatal(err)
 	}
 	srv, _, tokens := testServerWith(t, func(st *inforce.Holder, tokens *auth.Tokens) Deps {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/web"
 )
@@ -131,7 +132,7 @@ func readType(t *testing.T, c *websocket.Conn, typ string, within time.Duration)
 func hubAsk(t *testing.T, m *approval.Manager, cmd, channel, session string) approval.Approval {
 	t.Helper()
 	req := engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": cmd}, ChannelID: channel}
-	dec := engine.Decision{Level: engine.Ask, MatchedRule: "tools.bash", Reason: "Approval required for bash (rule: tools.bash)", ExternalPaths: []string{"/etc/passwd"}}
+	dec := engine.Decision{Level: policy.Ask, MatchedRule: "tools.bash", Reason: "Approval required for bash (rule: tools.bash)", ExternalPaths: []string{"/etc/passwd"}}
 	a, _, err := m.Create(context.Background(), req, dec, session)
 	if err != nil {
 		t.Fatalf("Create: %v", err)
@@ -149,7 +150,7 @@ func hubAskBig(t *testing.T, m *approval.Manager, seed string) approval.Approval
 		args[fmt.Sprintf("arg%d", i)] = strings.Repeat("x", 4000)
 	}
 	req := engine.Request{ToolName: "bash", ToolArgs: args, ChannelID: "web"}
-	dec := engine.Decision{Level: engine.Ask, MatchedRule: "tools.bash", Reason: "Approval required for bash (rule: tools.bash)"}
+	dec := engine.Decision{Level: policy.Ask, MatchedRule: "tools.bash", Reason: "Approval required for bash (rule: tools.bash)"}
 	a, _, err := m.Create(context.Background(), req, dec, "")
 	if err != nil {
 		t.Fatalf("Create: %v", err)

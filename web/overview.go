@@ -7,7 +7,6 @@ import (
 	"github.com/toolgate/toolgate/store"
 
 	"github.com/toolgate/toolgate/approval"
-	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/templates"
 )
@@ -24,8 +23,8 @@ func (u *UI) overviewProps(r *http.Request, sec *policy.Section, etag string) te
 		Nav: u.nav(r, "/"), ETag: etag, Enabled: sec.Enabled, Schema: sec.Schema,
 		Tiered: sec.Tiered, Mode: mode.String(), Defaults: sec.Defaults.String(),
 	}
-	for _, s := range []engine.Severity{engine.SeverityLow, engine.SeverityMedium, engine.SeverityHigh, engine.SeverityCritical} {
-		p.Severity = append(p.Severity, templates.SeverityRow{Severity: s.String(), Level: engine.SeverityLevel(s, mode).String()})
+	for _, s := range []policy.Severity{policy.SeverityLow, policy.SeverityMedium, policy.SeverityHigh, policy.SeverityCritical} {
+		p.Severity = append(p.Severity, templates.SeverityRow{Severity: s.String(), Level: policy.SeverityLevel(s, mode).String()})
 	}
 	builtin, _ := u.deps.Policy.BuiltinRules()
 	t := func(key string) string { return templates.T(r.Context(), key) }
@@ -78,7 +77,7 @@ func (u *UI) saveSettings(w http.ResponseWriter, r *http.Request) {
 		Button: t("confirm.off.button")}) {
 		return
 	}
-	mode := engine.ParseMode(r.PostFormValue("permission_mode")).String()
+	mode := policy.ParseMode(r.PostFormValue("permission_mode")).String()
 	patch := policy.SettingsPatch{Enabled: &enabled, PermissionMode: &mode}
 	if d := r.PostFormValue("default"); d != "" {
 		patch.Defaults = map[string]string{"*": d}

@@ -57,16 +57,16 @@ func (u *UI) rulesProps(r *http.Request, form templates.RuleForm, test templates
 
 // withLevel fills the level a rule gives: its action, else its severity's
 // level in the mode (HIGH when it has neither).
-func withLevel(row templates.RuleRow, mode engine.Mode) templates.RuleRow {
+func withLevel(row templates.RuleRow, mode policy.Mode) templates.RuleRow {
 	if row.Action != "" {
 		row.Level = row.Action
 		return row
 	}
-	sev, ok := engine.ParseSeverity(row.Severity)
+	sev, ok := policy.ParseSeverity(row.Severity)
 	if !ok {
-		sev = engine.SeverityHigh
+		sev = policy.SeverityHigh
 	}
-	row.Level = engine.SeverityLevel(sev, mode).String()
+	row.Level = policy.SeverityLevel(sev, mode).String()
 	return row
 }
 

@@ -1,6 +1,9 @@
 package peers
 
-import "github.com/toolgate/toolgate/engine"
+import (
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
+)
 
 // Call is one tool call: the tool's name and its arguments, as an agent
 // sends them.
@@ -26,7 +29,7 @@ func (c *Call) value() string {
 type Shape struct {
 	Name  string
 	Call  Call
-	Want  engine.Level
+	Want  policy.Level
 	Cause string
 }
 
@@ -35,13 +38,13 @@ type Shape struct {
 // and outside the workspace, and one a generated path rule matches outside
 // the workspace.
 var Shapes = []Shape{
-	{"allow_match", Call{"bash", map[string]any{"command": "make deploy --fast"}}, engine.Allow, engine.CauseRule},
-	{"ask_match", Call{"bash", map[string]any{"command": "git push origin main"}}, engine.Ask, engine.CauseRule},
-	{"deny_match", Call{"bash", map[string]any{"command": "kubectl delete pod web-1"}}, engine.Deny, engine.CauseRule},
-	{"no_match", Call{"bash", map[string]any{"command": "npm run build --silent"}}, engine.Ask, engine.CauseToolLevel},
-	{"path_inside", Call{"read_file", map[string]any{"path": Workspace + "/src/main.go"}}, engine.Allow, engine.CauseToolLevel},
-	{"path_outside", Call{"read_file", map[string]any{"path": "/etc/hosts"}}, engine.Ask, engine.CauseExternal},
+	{"allow_match", Call{"bash", map[string]any{"command": "make deploy --fast"}}, policy.Allow, engine.CauseRule},
+	{"ask_match", Call{"bash", map[string]any{"command": "git push origin main"}}, policy.Ask, engine.CauseRule},
+	{"deny_match", Call{"bash", map[string]any{"command": "kubectl delete pod web-1"}}, policy.Deny, engine.CauseRule},
+	{"no_match", Call{"bash", map[string]any{"command": "npm run build --silent"}}, policy.Ask, engine.CauseToolLevel},
+	{"path_inside", Call{"read_file", map[string]any{"path": Workspace + "/src/main.go"}}, policy.Allow, engine.CauseToolLevel},
+	{"path_outside", Call{"read_file", map[string]any{"path": "/etc/hosts"}}, policy.Ask, engine.CauseExternal},
 	// gen_3 allows "/srv/proj3/**" at every size from 7 rules
 	// (TestPathRuleShape); the ask for a path outside the workspace wins.
-	{"path_rule", Call{"write_file", map[string]any{"path": "/srv/proj3/notes.txt"}}, engine.Ask, engine.CauseExternal},
+	{"path_rule", Call{"write_file", map[string]any{"path": "/srv/proj3/notes.txt"}}, policy.Ask, engine.CauseExternal},
 }

@@ -2,13 +2,12 @@ package peers
 
 import (
 	"fmt"
+	"github.com/toolgate/toolgate/policy"
 	"iter"
 	"strconv"
 	"strings"
 
 	cedar "github.com/cedar-policy/cedar-go"
-
-	"github.com/toolgate/toolgate/engine"
 )
 
 // Cedar policies, written as a Cedar deployment writes a policy of many
@@ -57,9 +56,9 @@ func cedarText(r Rule) string {
 	fmt.Fprintf(&b, "@id(%q)\n", r.ID)
 	effect := "permit"
 	switch r.Action {
-	case engine.Deny:
+	case policy.Deny:
 		effect = "forbid"
-	case engine.Ask:
+	case policy.Ask:
 		b.WriteString("@level(\"ask\")\n")
 	}
 	attr := "path"
@@ -194,13 +193,13 @@ func (c *cedarEngine) slice(tool, value string, s *cedarSlice) {
 
 // Bind keeps the call; each decision slices, builds the Cedar request and
 // authorizes it.
-func (c *cedarEngine) Bind(call Call) func() engine.Level {
+func (c *cedarEngine) Bind(call Call) func() policy.Level {
 	attr := cedar.String("path")
 	if isShell(call.Tool) {
 		attr = "command"
 	}
 	tool, value := call.Tool, call.value()
-	return func() engine.Level {
+	return func() policy.Level {
 		var s cedarSlice
 		c.slice(tool, value, &s)
 		req := cedar.Request{
@@ -212,16 +211,16 @@ func (c *cedarEngine) Bind(call Call) func() engine.Level {
 		dec, diag := cedar.Authorize(&s, nil, req)
 		switch {
 		case len(diag.Errors) > 0:
-			return engine.LevelNone
+			return policy.LevelNone
 		case dec == cedar.Deny && len(diag.Reasons) > 0:
-			return engine.Deny
+			return policy.Deny
 		case dec == cedar.Allow:
 			for _, r := range diag.Reasons {
 				if c.asks[r.PolicyID] {
-					return engine.Ask
+					return policy.Ask
 				}
 			}
-			return engine.Allow
+			return policy.Allow
 		}
 		if l, ok := toolLevels[tool]; ok {
 			return l

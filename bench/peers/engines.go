@@ -1,6 +1,8 @@
 package peers
 
-import "github.com/toolgate/toolgate/engine"
+import (
+	"github.com/toolgate/toolgate/policy"
+)
 
 // Engine is one compiled policy of one engine.
 type Engine interface {
@@ -12,7 +14,7 @@ type Engine interface {
 	// Request, OPA's input document). Everything an engine does to decide
 	// (finding rules, matching, combining levels) is in the returned
 	// function.
-	Bind(c Call) func() engine.Level
+	Bind(c Call) func() policy.Level
 }
 
 // Compiled is the same policy compiled for each engine, in the order the

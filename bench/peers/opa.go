@@ -3,13 +3,12 @@ package peers
 import (
 	"context"
 	"fmt"
+	"github.com/toolgate/toolgate/policy"
 	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
-
-	"github.com/toolgate/toolgate/engine"
 )
 
 // opaModule is the Rego policy, written as an OPA expert writes a policy of
@@ -146,16 +145,16 @@ func (o opaEngine) Name() string { return "OPA" }
 
 // Bind builds the input document once, as OPA's server parses a request
 // body into a Rego value before it evaluates; each decision is one Eval.
-func (o opaEngine) Bind(c Call) func() engine.Level {
+func (o opaEngine) Bind(c Call) func() policy.Level {
 	input, err := ast.InterfaceToValue(map[string]any{"tool_name": c.Tool, "tool_args": c.Args})
 	if err != nil {
-		return func() engine.Level { return engine.LevelNone }
+		return func() policy.Level { return policy.LevelNone }
 	}
 	ctx := context.Background()
-	return func() engine.Level {
+	return func() policy.Level {
 		rs, err := o.pq.Eval(ctx, rego.EvalParsedInput(input))
 		if err != nil || len(rs) != 1 || len(rs[0].Expressions) != 1 {
-			return engine.LevelNone
+			return policy.LevelNone
 		}
 		s, _ := rs[0].Expressions[0].Value.(string)
 		return levelOf(s)
@@ -164,14 +163,14 @@ func (o opaEngine) Bind(c Call) func() engine.Level {
 
 // levelOf reads a level's name; anything else is LevelNone, which no
 // expected decision is, so a broken answer fails the check.
-func levelOf(s string) engine.Level {
+func levelOf(s string) policy.Level {
 	switch s {
 	case "allow":
-		return engine.Allow
+		return policy.Allow
 	case "ask":
-		return engine.Ask
+		return policy.Ask
 	case "deny":
-		return engine.Deny
+		return policy.Deny
 	}
-	return engine.LevelNone
+	return policy.LevelNone
 }

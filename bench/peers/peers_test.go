@@ -3,6 +3,7 @@ package peers
 import (
 	"flag"
 	"fmt"
+	"github.com/toolgate/toolgate/policy"
 	"strconv"
 	"strings"
 	"testing"
@@ -25,7 +26,7 @@ func TestEnginesAgree(t *testing.T) {
 			t.Errorf("size %d: %v", n, err)
 		}
 		wrong := []Shape{Shapes[0], Shapes[0]}
-		wrong[0].Want = engine.Deny
+		wrong[0].Want = policy.Deny
 		wrong[1].Cause = engine.CauseToolLevel
 		for _, w := range wrong {
 			if c.Check([]Shape{w}) == nil {
@@ -58,7 +59,7 @@ func TestPeersFindEveryRule(t *testing.T) {
 		}
 		for _, call := range calls {
 			want := c.Engines[0].Bind(call)()
-			if want != r.Action && want != max(r.Action, engine.Ask) {
+			if want != r.Action && want != max(r.Action, policy.Ask) {
 				t.Errorf("%s: toolgate decides %v as %s, the rule says %s", r.ID, call.Args, want, r.Action)
 			}
 			for _, e := range c.Engines[1:] {
@@ -75,7 +76,7 @@ func TestPeersFindEveryRule(t *testing.T) {
 func TestPathRuleShape(t *testing.T) {
 	for _, n := range []int{10, 1000} {
 		r := Rules(n)[len(headRules)+3]
-		if r.ID != "gen_3" || r.Pattern != "/srv/proj3/**" || r.Action != engine.Allow {
+		if r.ID != "gen_3" || r.Pattern != "/srv/proj3/**" || r.Action != policy.Allow {
 			t.Errorf("size %d: rule %d is %+v, want gen_3 allowing /srv/proj3/**", n, len(headRules)+3, r)
 		}
 	}

@@ -2,10 +2,9 @@ package peers
 
 import (
 	"fmt"
+	"github.com/toolgate/toolgate/policy"
 	"math/rand/v2"
 	"strings"
-
-	"github.com/toolgate/toolgate/engine"
 )
 
 // Rule is one user rule of the shared policy: a glob over a shell command
@@ -14,7 +13,7 @@ type Rule struct {
 	ID      string
 	Tools   []string
 	Pattern string
-	Action  engine.Level
+	Action  policy.Level
 }
 
 // Workspace is the workspace of every call: a path tool call outside it is
@@ -30,16 +29,16 @@ var (
 
 // toolLevels are the whole-tool levels of the policy, as in the default
 // config that the store writes; defaultLevel is the level of any other tool.
-var toolLevels = map[string]engine.Level{"bash": engine.Ask, "read_file": engine.Allow, "write_file": engine.Ask}
+var toolLevels = map[string]policy.Level{"bash": policy.Ask, "read_file": policy.Allow, "write_file": policy.Ask}
 
-const defaultLevel = engine.Ask
+const defaultLevel = policy.Ask
 
 // headRules are the rules every policy starts with, one for each way a
 // shell call can be decided by a rule, as in toolgate's decision matrix.
 var headRules = []Rule{
-	{ID: "allow_deploy", Tools: shellTools, Pattern: "make deploy *", Action: engine.Allow},
-	{ID: "ask_push", Tools: shellTools, Pattern: "git push *", Action: engine.Ask},
-	{ID: "deny_delete", Tools: shellTools, Pattern: "kubectl delete *", Action: engine.Deny},
+	{ID: "allow_deploy", Tools: shellTools, Pattern: "make deploy *", Action: policy.Allow},
+	{ID: "ask_push", Tools: shellTools, Pattern: "git push *", Action: policy.Ask},
+	{ID: "deny_delete", Tools: shellTools, Pattern: "kubectl delete *", Action: policy.Deny},
 }
 
 // verbs are the command words of the generated shell rules.
@@ -52,7 +51,7 @@ var verbs = []string{"npm run", "make", "cargo", "git", "kubectl", "pnpm", "dock
 // has none, and all three engines must decide the same policy.
 func Rules(n int) []Rule {
 	r := rand.New(rand.NewPCG(29, 9)) // one seed: rule i is the same at every size
-	levels := []engine.Level{engine.Allow, engine.Ask, engine.Deny}
+	levels := []policy.Level{policy.Allow, policy.Ask, policy.Deny}
 	out := append(make([]Rule, 0, max(n, len(headRules))), headRules...)
 	for i := 0; len(out) < n; i++ {
 		rule := Rule{ID: fmt.Sprintf("gen_%d", i), Action: levels[r.IntN(len(levels))]}

@@ -2,6 +2,7 @@ package peers
 
 import (
 	"fmt"
+	"github.com/toolgate/toolgate/policy"
 
 	"github.com/toolgate/toolgate/engine"
 )
@@ -48,7 +49,7 @@ func NewToolgate(rules []Rule) (Engine, error) {
 func (t toolgateEngine) Name() string { return "toolgate" }
 
 // Bind builds the engine's Request once; Evaluate does the rest.
-func (t toolgateEngine) Bind(c Call) func() engine.Level {
+func (t toolgateEngine) Bind(c Call) func() policy.Level {
 	req := &engine.Request{ToolName: c.Tool, ToolArgs: c.Args}
-	return func() engine.Level { return t.e.Evaluate(req).Level }
+	return func() policy.Level { return t.e.Evaluate(req).Level }
 }

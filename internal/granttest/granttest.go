@@ -13,6 +13,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // Sample is a valid session grant created at created, expiring after ttl.
@@ -128,7 +129,7 @@ func Engine(t testing.TB, ws string) *engine.Engine {
 }
 
 // Level is what e decides for command in session on the web channel.
-func Level(e *engine.Engine, command, session string) engine.Level {
+func Level(e *engine.Engine, command, session string) policy.Level {
 	return e.Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": command}, ChannelID: "web", SessionID: session, TokenID: "tok_agent"}).Level
 }
 
@@ -160,21 +161,21 @@ func BookFollowsItsStore(t *testing.T, st grant.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if lvl := Level(book.Engine(base), "npm test", "s1"); lvl != engine.Allow {
+	if lvl := Level(book.Engine(base), "npm test", "s1"); lvl != policy.Allow {
 		t.Fatalf("a grant just added: %s", lvl)
 	}
-	if lvl := Level(book.Engine(base), "npm test", "s2"); lvl != engine.Ask {
+	if lvl := Level(book.Engine(base), "npm test", "s2"); lvl != policy.Ask {
 		t.Errorf("a session grant in another session: %s", lvl)
 	}
 	clock.Set(now.Add(time.Minute))
-	if lvl := Level(book.Engine(base), "npm test", "s1"); lvl != engine.Ask {
+	if lvl := Level(book.Engine(base), "npm test", "s1"); lvl != policy.Ask {
 		t.Errorf("a grant at its expiry: %s", lvl)
 	}
 	clock.Set(now.Add(time.Minute - time.Second))
 	if _, err := book.Revoke(ctx, made.ID); err != nil {
 		t.Fatal(err)
 	}
-	if lvl := Level(book.Engine(base), "npm test", "s1"); lvl != engine.Ask {
+	if lvl := Level(book.Engine(base), "npm test", "s1"); lvl != policy.Ask {
 		t.Errorf("a revoked grant: %s", lvl)
 	}
 }

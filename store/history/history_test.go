@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 func openTestDB(t *testing.T) (*Store, string) {
@@ -153,7 +154,7 @@ func TestListApprovalsPaging(t *testing.T) {
 func TestHistoryWithManager(t *testing.T) {
 	db, path := openTestDB(t)
 	ctx := context.Background()
-	ask := engine.Decision{Level: engine.Ask, MatchedRule: "tools.bash", Reason: "Approval required for bash (rule: tools.bash)", Cause: engine.CauseEscalation}
+	ask := engine.Decision{Level: policy.Ask, MatchedRule: "tools.bash", Reason: "Approval required for bash (rule: tools.bash)", Cause: engine.CauseEscalation}
 	req := engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make"}, ChannelID: "web"}
 	m := approval.New(approval.Options{History: db, Logger: slog.New(slog.DiscardHandler)})
 	answered, _, err := m.Create(ctx, req, ask, "s1")

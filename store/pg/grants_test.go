@@ -8,6 +8,7 @@ import (
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/internal/granttest"
+	"github.com/toolgate/toolgate/policy"
 )
 
 func openGrants(t *testing.T, db *DB) *Grants {
@@ -70,21 +71,21 @@ func TestGrantsAcrossReplicas(t *testing.T) {
 		}
 		return made
 	}
-	level := func(i int) engine.Level { return granttest.Level(books[i].Engine(base), "npm test", "s1") }
+	level := func(i int) policy.Level { return granttest.Level(books[i].Engine(base), "npm test", "s1") }
 	first := add(time.Minute)
-	waitFor(t, time.Second, "replica 2 allows by replica 1's grant", func() bool { return level(1) == engine.Allow })
+	waitFor(t, time.Second, "replica 2 allows by replica 1's grant", func() bool { return level(1) == policy.Allow })
 	clock.Set(first.ExpiresAt)
 	for i := range books {
-		if lvl := level(i); lvl != engine.Ask {
+		if lvl := level(i); lvl != policy.Ask {
 			t.Errorf("replica %d at the grant's expiry: %s, want ask", i+1, lvl)
 		}
 	}
 	second := add(time.Minute)
-	waitFor(t, time.Second, "replica 2 allows by replica 1's second grant", func() bool { return level(1) == engine.Allow })
+	waitFor(t, time.Second, "replica 2 allows by replica 1's second grant", func() bool { return level(1) == policy.Allow })
 	if _, err := books[1].Revoke(ctx, second.ID); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, time.Second, "replica 1 stops after replica 2's revoke", func() bool { return level(0) == engine.Ask })
+	waitFor(t, time.Second, "replica 1 stops after replica 2's revoke", func() bool { return level(0) == policy.Ask })
 }
 
 // TestGrantsResyncAfterReconnect: a grant whose notice a replica missed
@@ -103,7 +104,7 @@ func TestGrantsResyncAfterReconnect(t *testing.T) {
 	if _, err := dbs[0].Pool().Exec(ctx, insertGrant, grantValues(g)...); err != nil {
 		t.Fatal(err)
 	}
-	if lvl := granttest.Level(books[0].Engine(base), "npm test", "s1"); lvl != engine.Ask {
+	if lvl := granttest.Level(books[0].Engine(base), "npm test", "s1"); lvl != policy.Ask {
 		t.Fatalf("a grant stored without a notice decides before any reload: %s", lvl)
 	}
 	l := dbs[0].Listener()
@@ -113,7 +114,7 @@ func TestGrantsResyncAfterReconnect(t *testing.T) {
 		t.Fatalf("pg_terminate_backend(%d) = %v, %v", pid, killed, err)
 	}
 	waitFor(t, 5*time.Second, "the grant decides after the listener reconnects", func() bool {
-		return granttest.Level(books[0].Engine(base), "npm test", "s1") == engine.Allow
+		return granttest.Level(books[0].Engine(base), "npm test", "s1") == policy.Allow
 	})
 	if l.Reconnects() < 1 {
 		t.Errorf("allowed with no reconnect: Reconnects = %d", l.Reconnects())

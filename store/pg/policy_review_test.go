@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // TestEditReachesAReplicaWhoseReloadFailed: a replica whose reload after an
@@ -38,7 +38,7 @@ func TestEditReachesAReplicaWhoseReloadFailed(t *testing.T) {
 	deadline := time.Now().Add(3 * time.Second)
 	for {
 		level, health := b.Engine().Evaluate(gitPush).Level, b.Health()
-		if level == engine.Deny && health == nil {
+		if level == policy.Deny && health == nil {
 			return
 		}
 		if time.Now().After(deadline) {

@@ -45,19 +45,19 @@ var gitPush = &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"comman
 func TestStoreEditSeenByOtherReplica(t *testing.T) {
 	dsn := newDSN(t)
 	a, b := openStore(t, openDB(t, dsn)), openStore(t, openDB(t, dsn))
-	if got := b.Engine().Evaluate(gitPush).Level; got != engine.Ask {
+	if got := b.Engine().Evaluate(gitPush).Level; got != policy.Ask {
 		t.Fatalf("before the edit: level = %s, want ask (default policy)", got)
 	}
 	etag, err := a.CreateRule(ruleOf(map[string]any{"id": "no_push", "tools": []any{"bash"}, "pattern": "git push *", "action": "deny"}))
 	if err != nil {
 		t.Fatalf("CreateRule: %v", err)
 	}
-	if got := a.Engine().Evaluate(gitPush).Level; got != engine.Deny {
+	if got := a.Engine().Evaluate(gitPush).Level; got != policy.Deny {
 		t.Errorf("writer: level = %s, want deny at once", got)
 	}
 	start := time.Now()
 	waitFor(t, time.Second, "the other replica decides with the edit", func() bool {
-		return b.Engine().Evaluate(gitPush).Level == engine.Deny
+		return b.Engine().Evaluate(gitPush).Level == policy.Deny
 	})
 	t.Logf("edit seen by the other replica after %v", time.Since(start))
 	if _, got, _ := b.Section(); got != etag {
@@ -118,7 +118,7 @@ func TestStoreDatabaseGone(t *testing.T) {
 	if _, got, _ := s.Section(); got != etag {
 		t.Errorf("a failed edit changed the section: ETag %s, want %s", got, etag)
 	}
-	if got := s.Engine().Evaluate(gitPush).Level; got != engine.Deny {
+	if got := s.Engine().Evaluate(gitPush).Level; got != policy.Deny {
 		t.Errorf("with the server stopped: level = %s, want deny (the policy in force)", got)
 	}
 	if err := s.Health(); !errors.Is(err, store.ErrUnavailable) {
