@@ -434,7 +434,7 @@ func (m *Manager) finishLocked(e *entry, a Approval) {
 	}
 	close(e.done)
 	m.publishLocked(EventResolved, e.a)
-	e.a.Request.ToolArgs = clipArgs(e.a.Request.ToolArgs, resolvedArgMax)
+	e.a.Request.ToolArgs = clipArgs(e.a.Request.ToolArgs)
 	e.req.ToolArgs = e.a.Request.ToolArgs
 	id := e.a.ID
 	m.clock.AfterFunc(m.opts.Retention, func() { m.forget(id) })
