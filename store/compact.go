@@ -1,6 +1,6 @@
 package store
 
-import "strings"
+import "github.com/toolgate/toolgate/internal/strarena"
 
 // compactSection rewrites, in place, every string of a normalized decoded
 // section (map keys and values) as a view of an arena's large blocks, and
@@ -17,34 +17,29 @@ import "strings"
 // A map's key is replaced by assigning to the equal key, which Go's maps
 // do for string keys; the maps and lists themselves stay.
 func compactSection(v any) any {
-	newArena().rewrite(v)
+	rewrite(strarena.New(), v)
 	return v
 }
 
-// maxShared is the longest string compactSection stores once however often
-// it occurs; longer ones (ids, patterns) are rarely repeated, and a lookup
-// for each would cost more than the bytes.
-const maxShared = 16
-
-// rewrite replaces every string of v (keys and values) by the arena's copy.
-func (a *arena) rewrite(v any) {
+// rewrite replaces every string of v (keys and values) by a's copy.
+func rewrite(a *strarena.Arena, v any) {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, e := range t {
 			if s, ok := e.(string); ok {
-				t[a.strString(k)] = a.strString(s)
+				t[a.Copy(k)] = a.Copy(s)
 				continue
 			}
-			t[a.strString(k)] = e
-			a.rewrite(e)
+			t[a.Copy(k)] = e
+			rewrite(a, e)
 		}
 	case []any:
 		for i, e := range t {
 			if s, ok := e.(string); ok {
-				t[i] = a.strString(s)
+				t[i] = a.Copy(s)
 				continue
 			}
-			a.rewrite(e)
+			rewrite(a, e)
 		}
 	}
 }
@@ -59,49 +54,4 @@ func setKeepingKey(m map[string]any, key string, v any) {
 			return
 		}
 	}
-}
-
-// arena hands out strings that are views of large shared blocks (store/yamlsplit
-// keeps its own, for the entries it reads without yaml.v3).
-type arena struct {
-	block strings.Builder
-	short map[string]string
-}
-
-// arenaBlock is the size of one block of an arena.
-const arenaBlock = 64 << 10
-
-func newArena() *arena { return &arena{short: map[string]string{}} }
-
-// strString returns the arena's copy of s.
-func (a *arena) strString(s string) string {
-	if len(s) <= maxShared {
-		if t, ok := a.short[s]; ok {
-			return t
-		}
-	}
-	a.reserve(len(s))
-	start := a.block.Len()
-	a.block.WriteString(s)
-	return a.keep(start, len(s))
-}
-
-// reserve makes room for n bytes in the current block. A full block is
-// replaced by a fresh builder, never grown: strings already handed out
-// stay views of the old block, which no one writes again.
-func (a *arena) reserve(n int) {
-	if a.block.Cap()-a.block.Len() < n {
-		a.block = strings.Builder{}
-		a.block.Grow(max(arenaBlock, n))
-	}
-}
-
-// keep returns the n bytes written at start as a string, remembered when
-// short.
-func (a *arena) keep(start, n int) string {
-	s := a.block.String()[start : start+n]
-	if n <= maxShared {
-		a.short[s] = s
-	}
-	return s
 }

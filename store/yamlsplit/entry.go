@@ -3,6 +3,8 @@ package yamlsplit
 import (
 	"bytes"
 	"strings"
+
+	"github.com/toolgate/toolgate/internal/strarena"
 )
 
 // Simple entries (start time). Most entries of a long rules list
@@ -38,7 +40,7 @@ import (
 //     digit, '.' or '~' can only be one of those words or a string).
 //
 // FuzzSimpleEntry holds it to yaml.v3 on generated and mutated entries.
-func simpleEntry(lines [][]byte, dashCol int, a *arena) (map[string]any, bool) {
+func simpleEntry(lines [][]byte, dashCol int, a *strarena.Arena) (map[string]any, bool) {
 	var keys [16][]byte
 	var vals [16]any
 	n := 0
@@ -74,7 +76,7 @@ func simpleEntry(lines [][]byte, dashCol int, a *arena) (map[string]any, bool) {
 	}
 	m := make(map[string]any, n)
 	for i := range n {
-		m[a.str(keys[i])] = vals[i]
+		m[a.CopyBytes(keys[i])] = vals[i]
 	}
 	return m, true
 }
@@ -123,7 +125,7 @@ func simpleKey(l []byte) (key, rest []byte, ok bool) {
 
 // simpleValue reads a value and checks that only blanks, or blanks and a
 // comment, follow it.
-func simpleValue(l []byte, a *arena) (any, bool) {
+func simpleValue(l []byte, a *strarena.Arena) (any, bool) {
 	if len(l) == 0 {
 		return nil, false
 	}
@@ -149,7 +151,7 @@ func simpleValue(l []byte, a *arena) (any, bool) {
 	if len(l) == 0 || !isPlainBlock(l) {
 		return nil, false
 	}
-	return a.str(l), true
+	return a.CopyBytes(l), true
 }
 
 // isLineEnd reports what may follow a complete value on its line: nothing,
@@ -173,7 +175,7 @@ func isPrintableASCII(b []byte) bool {
 }
 
 // simpleFlowList reads `[a, b]` (or `[]`) of quoted and simple plain scalars.
-func simpleFlowList(l []byte, a *arena) (any, bool) {
+func simpleFlowList(l []byte, a *strarena.Arena) (any, bool) {
 	out := []any{}
 	l = l[1:]
 	for len(l) == 0 || l[0] != ']' { // an item, then ", " or the end
@@ -195,7 +197,7 @@ func simpleFlowList(l []byte, a *arena) (any, bool) {
 
 // flowItem reads one item of a flow list: a quoted scalar, or a plain one
 // of isFlowPlainByte's bytes that resolves to a string.
-func flowItem(l []byte, a *arena) (string, []byte, bool) {
+func flowItem(l []byte, a *strarena.Arena) (string, []byte, bool) {
 	if len(l) > 0 && (l[0] == '"' || l[0] == '\'') {
 		return quoted(l, a)
 	}
@@ -206,12 +208,12 @@ func flowItem(l []byte, a *arena) (string, []byte, bool) {
 	if i == 0 || !isPlainStart(l[0]) || isYAMLWord(l[:i]) {
 		return "", nil, false
 	}
-	return a.str(l[:i]), l[i:], true
+	return a.CopyBytes(l[:i]), l[i:], true
 }
 
 // quoted reads a single- or double-quoted scalar at the start of l and
 // returns its value and what follows the closing quote.
-func quoted(l []byte, a *arena) (string, []byte, bool) {
+func quoted(l []byte, a *strarena.Arena) (string, []byte, bool) {
 	q := l[0]
 	escaped := false
 	i := 1
@@ -243,7 +245,7 @@ func quoted(l []byte, a *arena) (string, []byte, bool) {
 	}
 	body, rest := l[1:i], l[i+1:]
 	if !escaped {
-		return a.str(body), rest, true
+		return a.CopyBytes(body), rest, true
 	}
 	var b []byte
 	for j := 0; j < len(body); j++ {
@@ -252,7 +254,7 @@ func quoted(l []byte, a *arena) (string, []byte, bool) {
 		}
 		b = append(b, body[j])
 	}
-	return a.str(b), rest, true
+	return a.CopyBytes(b), rest, true
 }
 
 // isPlainBlock reports a plain scalar (block context, one line) that
@@ -288,56 +290,4 @@ func isYAMLWord(b []byte) bool {
 		return true
 	}
 	return false
-}
-
-// arena hands out strings that are views of large shared blocks, so that
-// the decoded section's strings fill pages of their own (yaml.v3 would
-// leave each among its parse's garbage, keeping those pages resident)
-// without one allocation each; strings up to maxShared bytes are stored once.
-type arena struct {
-	block strings.Builder
-	short map[string]string
-}
-
-// maxShared is the longest string an arena stores once however often it
-// occurs (keys like "id", values like "bash"); longer ones (ids, patterns)
-// are rarely repeated, and a lookup for each would cost more than the bytes.
-const maxShared = 16
-
-// arenaBlock is the size of one block of an arena.
-const arenaBlock = 64 << 10
-
-func newArena() *arena { return &arena{short: map[string]string{}} }
-
-// str returns the arena's copy of b.
-func (a *arena) str(b []byte) string {
-	if len(b) <= maxShared {
-		if s, ok := a.short[string(b)]; ok { // no allocation for the lookup
-			return s
-		}
-	}
-	a.reserve(len(b))
-	start := a.block.Len()
-	a.block.Write(b)
-	return a.keep(start, len(b))
-}
-
-// reserve makes room for n bytes in the current block. A full block is
-// replaced by a fresh builder, never grown: strings already handed out
-// stay views of the old block, which no one writes again.
-func (a *arena) reserve(n int) {
-	if a.block.Cap()-a.block.Len() < n {
-		a.block = strings.Builder{}
-		a.block.Grow(max(arenaBlock, n))
-	}
-}
-
-// keep returns the n bytes written at start as a string, remembered when
-// short.
-func (a *arena) keep(start, n int) string {
-	s := a.block.String()[start : start+n]
-	if n <= maxShared {
-		a.short[s] = s
-	}
-	return s
 }

@@ -22,6 +22,8 @@ import (
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/toolgate/toolgate/internal/strarena"
 )
 
 // Options are what Decode needs of its caller.
@@ -319,7 +321,7 @@ func (r *listRegion) pieces(pieceEntries int) []listPiece {
 // which must be a block sequence at dashCol whose entries start on the
 // run's dash lines and hold no alias.
 func (pc *listPiece) decode(lines [][]byte, dashCol int, finish func(any) any) bool {
-	a := newArena()
+	a := strarena.New()
 	pc.values = make([]any, len(pc.dashes))
 	slow := -1 // first entry of the current run of others
 	for i, dash := range pc.dashes {

@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/toolgate/toolgate/internal/strarena"
 )
 
 func init() { splitRecovers = false }
@@ -264,7 +266,7 @@ func TestStoreWritesAreSimpleEntries(t *testing.T) {
 			pc := r.pieces(len(r.dashes))[0]
 			for i, dash := range pc.dashes {
 				seen++
-				if _, ok := simpleEntry(lines[dash:pc.entryEnd(i)], r.dashCol, newArena()); !ok {
+				if _, ok := simpleEntry(lines[dash:pc.entryEnd(i)], r.dashCol, strarena.New()); !ok {
 					t.Errorf("%s:%d: not a simple entry:\n%s", f, dash+1, bytes.Join(lines[dash:pc.entryEnd(i)], nil))
 				}
 			}
@@ -299,7 +301,7 @@ func TestSimpleEntryAgainstYAML(t *testing.T) {
 // it or decodes another value.
 func checkSimpleEntry(t *testing.T, text string, dashCol int) bool {
 	t.Helper()
-	got, ok := simpleEntry(bytes.SplitAfter([]byte(text), []byte("\n")), dashCol, newArena())
+	got, ok := simpleEntry(bytes.SplitAfter([]byte(text), []byte("\n")), dashCol, strarena.New())
 	if !ok {
 		return false
 	}
