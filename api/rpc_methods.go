@@ -2,7 +2,6 @@ package api
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strings"
 
@@ -179,7 +178,7 @@ func rpcRulesGet(s *Server, params json.RawMessage) (any, error) {
 	}
 	rule, ok := findByID(rules, p.ID)
 	if !ok {
-		return nil, fmt.Errorf("rule %q: %w", p.ID, store.ErrNotFound)
+		return nil, store.Refuse(store.ErrNotFound, "rule %q: not found", p.ID)
 	}
 	return rule, nil
 }

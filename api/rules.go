@@ -1,7 +1,6 @@
 package api
 
 import (
-	"fmt"
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
@@ -50,7 +49,7 @@ func (s *Server) handleGetRule(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
 	rule, ok := findByID(listOf(sec, "rules"), id)
 	if !ok {
-		writeError(w, r, fmt.Errorf("rule %q: %w", id, store.ErrNotFound))
+		writeError(w, r, store.Refuse(store.ErrNotFound, "rule %q: not found", id))
 		return
 	}
 	setETag(w, etag)
@@ -99,7 +98,7 @@ func (s *Server) respondEntry(w http.ResponseWriter, r *http.Request, list, id, 
 	}
 	entry, ok := findByID(listOf(sec, list), id)
 	if !ok {
-		writeError(w, r, fmt.Errorf("%s id %q after the write: %w", list, id, store.ErrNotFound))
+		writeError(w, r, store.Refuse(store.ErrNotFound, "%s id %q after the write: not found", list, id))
 		return
 	}
 	setETag(w, etag)

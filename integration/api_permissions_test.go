@@ -112,6 +112,9 @@ func TestAPIPermissionsCRUD(t *testing.T) {
 		wantStatus(t, "create", st, body, 201, "")
 		st, body = call("POST", "/api/v1/permissions/rules", rule)
 		wantStatus(t, "create twice", st, body, 409, "")
+		if e := DecodeJSON[apiError](t, body); e.Error.Message != `rules id "no_curl": already exists` {
+			t.Errorf("create twice: message %q", e.Error.Message)
+		}
 		st, body = call("POST", "/api/v1/permissions/rules", map[string]any{"tools": []string{"bash"}, "pattern": "re:(", "action": "deny"})
 		wantStatus(t, "bad regex", st, body, 400, "pattern")
 		st, body = call("POST", "/api/v1/permissions/rules", map[string]any{"tools": []string{"bash"}, "pattern": "x", "action": "block"})
@@ -133,6 +136,11 @@ func TestAPIPermissionsCRUD(t *testing.T) {
 		}
 		st, body = call("PATCH", "/api/v1/permissions/rules/nope", map[string]any{"action": "ask"})
 		wantStatus(t, "patch unknown", st, body, 404, "")
+		// What a person reads names the rule and says what is wrong, in
+		// the store's words without a package prefix.
+		if e := DecodeJSON[apiError](t, body); e.Error.Message != `rules id "nope": not found` {
+			t.Errorf("patch unknown: message %q", e.Error.Message)
+		}
 		st, body = call("PATCH", "/api/v1/permissions/rules/no_curl", map[string]any{"pattern": "re:[a"})
 		wantStatus(t, "patch bad regex", st, body, 400, "pattern")
 		st, body = call("GET", "/api/v1/permissions/rules", nil)

@@ -172,14 +172,16 @@ func Classify(err error) *Error {
 	// errors may wrap others.
 	case errors.Is(err, store.ErrUnavailable):
 		return unavailable(MsgUnavailable)
-	case errors.Is(err, store.ErrNotFound), errors.Is(err, auth.ErrNotFound):
-		return notFound(trimPrefix(err))
+	case errors.Is(err, store.ErrNotFound):
+		return notFound(refusal(err, "not found"))
+	case errors.Is(err, auth.ErrNotFound):
+		return notFound("token not found")
 	case errors.Is(err, store.ErrExists):
-		return conflict(trimPrefix(err))
+		return conflict(refusal(err, "already exists"))
 	case errors.Is(err, store.ErrPreconditionFailed):
 		return &Error{Kind: KindStale, Code: CodePreconditionFailed, Message: MsgStale, Cause: err}
 	case errors.Is(err, store.ErrBrokenConfig):
-		return conflict(trimPrefix(err))
+		return conflict(refusal(err, "config.yaml does not parse"))
 	case errors.Is(err, store.ErrNoPattern), errors.Is(err, policy.ErrNothingToRemember):
 		// "always allow" for a call with nothing to remember (a network
 		// tool): the choice cannot be honoured, the ask stays pending.
@@ -284,11 +286,11 @@ func writeFailure(err error) *Error {
 	return nil
 }
 
-// trimPrefix drops the package prefixes of sentinel texts ("store: ").
-func trimPrefix(err error) string {
-	s := err.Error()
-	for _, p := range []string{"store: ", "auth: ", "service: "} {
-		s = strings.ReplaceAll(s, p, "")
+// refusal is the message a store.Refusal in err's chain gives a person,
+// else fallback: the sentinel's meaning without its package prefix.
+func refusal(err error, fallback string) string {
+	if r, ok := errors.AsType[*store.Refusal](err); ok {
+		return r.Message
 	}
-	return s
+	return fallback
 }

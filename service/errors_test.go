@@ -166,3 +166,33 @@ func TestClassify(t *testing.T) {
 		t.Errorf("forbidden message: got %q", e.Message)
 	}
 }
+
+// TestRefusalMessages: what a person reads of a refused edit is the store's
+// own words without any package prefix, however the refusal was wrapped;
+// a bare sentinel reads as its meaning.
+func TestRefusalMessages(t *testing.T) {
+	cases := []struct {
+		note string
+		err  error
+		kind service.Kind
+		want string
+	}{
+		{note: "a missing rule", err: store.Refuse(store.ErrNotFound, "rules id %q: not found", "x"), kind: service.KindNotFound, want: `rules id "x": not found`},
+		{note: "wrapped on its way out", err: fmt.Errorf("edit: %w", store.Refuse(store.ErrExists, "rules id %q: already exists", "x")), kind: service.KindConflict, want: `rules id "x": already exists`},
+		{note: "a config that does not parse", err: store.Refuse(store.ErrBrokenConfig, "config.yaml does not parse: %v", errors.New("line 3: bad")), kind: service.KindConflict, want: "config.yaml does not parse: line 3: bad"},
+		{note: "a bare sentinel", err: store.ErrNotFound, kind: service.KindNotFound, want: "not found"},
+		{note: "a token", err: fmt.Errorf("revoke: %w", auth.ErrNotFound), kind: service.KindNotFound, want: "token not found"},
+	}
+	for _, c := range cases {
+		e := service.Classify(c.err)
+		if e.Kind != c.kind || e.Message != c.want {
+			t.Errorf("%s: got kind %d %q, want kind %d %q", c.note, e.Kind, e.Message, c.kind, c.want)
+		}
+		if strings.Contains(e.Message, "store:") || strings.Contains(e.Message, "auth:") {
+			t.Errorf("%s: %q names a package", c.note, e.Message)
+		}
+	}
+	if !errors.Is(store.Refuse(store.ErrNotFound, "tool %q: not found", "bash"), store.ErrNotFound) {
+		t.Error("a Refusal is not its kind to errors.Is")
+	}
+}

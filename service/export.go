@@ -3,7 +3,6 @@ package service
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 
@@ -28,7 +27,7 @@ func (p *Policy) Export(ctx context.Context, src DocumentSource) ([]byte, error)
 			return nil, err
 		}
 		if doc.ConfigErr != nil {
-			return nil, fmt.Errorf("%w: %v", store.ErrBrokenConfig, doc.ConfigErr)
+			return nil, store.Refuse(store.ErrBrokenConfig, "config.yaml does not parse: %v", doc.ConfigErr)
 		}
 		text = doc.Config
 	default:
@@ -42,7 +41,7 @@ func (p *Policy) Export(ctx context.Context, src DocumentSource) ([]byte, error)
 		}
 		raw, err := os.ReadFile(filepath.Join(d.Dir(), store.ConfigFile))
 		if err != nil {
-			return nil, fmt.Errorf("%w: %v", store.ErrBrokenConfig, err)
+			return nil, store.Refuse(store.ErrBrokenConfig, "config.yaml does not parse: %v", err)
 		}
 		text = raw
 	}
@@ -56,7 +55,7 @@ func (p *Policy) Export(ctx context.Context, src DocumentSource) ([]byte, error)
 func PermissionsDocument(config []byte) ([]byte, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(config, &doc); err != nil {
-		return nil, fmt.Errorf("%w: %v", store.ErrBrokenConfig, err)
+		return nil, store.Refuse(store.ErrBrokenConfig, "config.yaml does not parse: %v", err)
 	}
 	entry := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 	if len(doc.Content) > 0 && doc.Content[0].Kind == yaml.MappingNode {
@@ -68,7 +67,7 @@ func PermissionsDocument(config []byte) ([]byte, error) {
 			}
 		}
 	} else if len(doc.Content) > 0 && doc.Content[0].Tag != "!!null" {
-		return nil, fmt.Errorf("%w: the top level is not a mapping", store.ErrBrokenConfig)
+		return nil, store.Refuse(store.ErrBrokenConfig, "config.yaml does not parse: the top level is not a mapping")
 	}
 	if len(entry.Content) == 0 {
 		return []byte("permissions: {}\n"), nil

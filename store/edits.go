@@ -242,7 +242,7 @@ func (s *Store) DeleteTool(tool string) (string, error) {
 	return s.modify(func(d *configDoc) error {
 		_, tools := mapGet(d.permissions(), "tools")
 		if !mapDelete(tools, tool) {
-			return fmt.Errorf("tool %q: %w", tool, ErrNotFound)
+			return Refuse(ErrNotFound, "tool %q: not found", tool)
 		}
 		return nil
 	})
@@ -292,7 +292,7 @@ func (s *Store) appendEntry(list string, entry map[string]any) (string, error) {
 	return s.modify(func(d *configDoc) error {
 		seq := ensureSeq(d.permissionsMap(), list)
 		if findEntry(seq, id) >= 0 {
-			return fmt.Errorf("%s id %q: %w", list, id, ErrExists)
+			return Refuse(ErrExists, "%s id %q: already exists", list, id)
 		}
 		n, err := toNode(entry)
 		if err != nil {
@@ -314,10 +314,10 @@ func (s *Store) patchEntry(list, id string, patch map[string]any) (string, error
 		_, seq := mapGet(d.permissions(), list)
 		i := findEntry(seq, id)
 		if i < 0 {
-			return fmt.Errorf("%s id %q: %w", list, id, ErrNotFound)
+			return Refuse(ErrNotFound, "%s id %q: not found", list, id)
 		}
 		if newID := entryID(patch); newID != "" && newID != id && findEntry(seq, newID) >= 0 {
-			return fmt.Errorf("%s id %q: %w", list, newID, ErrExists)
+			return Refuse(ErrExists, "%s id %q: already exists", list, newID)
 		}
 		entry := seq.Content[i]
 		for _, k := range orderedKeys(patch) {
@@ -334,7 +334,7 @@ func (s *Store) deleteEntry(list, id string) (string, error) {
 		_, seq := mapGet(d.permissions(), list)
 		i := findEntry(seq, id)
 		if i < 0 {
-			return fmt.Errorf("%s id %q: %w", list, id, ErrNotFound)
+			return Refuse(ErrNotFound, "%s id %q: not found", list, id)
 		}
 		seq.Content = append(seq.Content[:i], seq.Content[i+1:]...)
 		return nil
@@ -391,7 +391,7 @@ func (s *Store) DeleteExternalDirectory(key string) (string, error) {
 	return s.modify(func(d *configDoc) error {
 		_, ext := mapGet(d.permissions(), "external_directory")
 		if !mapDelete(ext, key) {
-			return fmt.Errorf("external_directory %q: %w", key, ErrNotFound)
+			return Refuse(ErrNotFound, "external_directory %q: not found", key)
 		}
 		return nil
 	})

@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/toolgate/toolgate/policy"
@@ -24,6 +25,26 @@ var (
 	// safely; fix the file by hand first.
 	ErrBrokenConfig = errors.New("store: config.yaml does not parse")
 )
+
+// Refusal is an edit (or export) refused for a reason a person may read as
+// is: Message says it without a package prefix, where the error's text
+// carries one for the logs. errors.Is(r, r.Kind) holds (ErrNotFound,
+// ErrExists, ErrBrokenConfig).
+type Refusal struct {
+	Kind    error
+	Message string
+}
+
+// Error is the message with the package's prefix.
+func (r *Refusal) Error() string { return "store: " + r.Message }
+
+// Unwrap returns the kind.
+func (r *Refusal) Unwrap() error { return r.Kind }
+
+// Refuse returns a Refusal of kind whose message is format's text.
+func Refuse(kind error, format string, args ...any) error {
+	return &Refusal{Kind: kind, Message: fmt.Sprintf(format, args...)}
+}
 
 // ValidationError is returned by an edit whose result would not validate.
 // Nothing was written.

@@ -54,15 +54,15 @@ func (s *Store) edit(cur Document, fn editFunc) (*state, []byte, error) {
 	if len(bytes.TrimSpace(raw)) == 0 && mem.section != nil {
 		// An emptied file keeps the last good policy in force (load); an
 		// edit now would write a policy made of that edit alone.
-		return nil, nil, fmt.Errorf("%w: config.yaml is empty; restore it before editing (the last good policy stays in force)", ErrBrokenConfig)
+		return nil, nil, Refuse(ErrBrokenConfig, "config.yaml does not parse: config.yaml is empty; restore it before editing (the last good policy stays in force)")
 	}
 	doc, err := parseConfig(raw)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", ErrBrokenConfig, err)
+		return nil, nil, Refuse(ErrBrokenConfig, "config.yaml does not parse: %v", err)
 	}
 	before, err := doc.decodedPermissions()
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: %v", ErrBrokenConfig, err)
+		return nil, nil, Refuse(ErrBrokenConfig, "config.yaml does not parse: %v", err)
 	}
 	oldSection, _ := before.(map[string]any)
 	if s.ifMatch != "" && sectionETag(oldSection) != s.ifMatch {

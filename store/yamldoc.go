@@ -248,7 +248,7 @@ func (d *configDoc) render() ([]byte, error) {
 	if start < 0 || start >= end || end > len(lines) {
 		// The parser's line numbers and ours disagree: refuse the edit
 		// rather than splice at the wrong place.
-		return nil, fmt.Errorf("%w: permissions at lines %d-%d of a %d-line file", ErrBrokenConfig, d.startLine, d.endLine, len(lines))
+		return nil, Refuse(ErrBrokenConfig, "config.yaml does not parse: permissions at lines %d-%d of a %d-line file", d.startLine, d.endLine, len(lines))
 	}
 	// Column-0 comments and blank lines before the next key belong to it
 	// (yaml.v3 makes them its head comment): keep them outside the splice.
