@@ -141,7 +141,7 @@ func TestStorageDoesNotImportTheEngine(t *testing.T) {
 		rel = filepath.ToSlash(rel)
 		for _, imp := range f.Imports {
 			dep, _ := strings.CutPrefix(strings.Trim(imp.Path.Value, `"`), modulePath)
-			if (dep == "engine" || strings.HasPrefix(dep, "engine/")) {
+			if dep == "engine" || strings.HasPrefix(dep, "engine/") {
 				t.Errorf("%s imports %s: storage takes the engine's results as plain values", rel, dep)
 			}
 		}

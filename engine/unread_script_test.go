@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/toolgate/toolgate/engine/shell"
@@ -23,9 +22,9 @@ func TestUnreadScriptNeverLooser(t *testing.T) {
 		note string
 		wrap func(string) string
 	}{
-		{note: "eval", wrap: func(s string) string { return "eval " + singleQuoted(s) }},
-		{note: "sh -c", wrap: func(s string) string { return "sh -c " + singleQuoted(s) }},
-		{note: "bash -c after env", wrap: func(s string) string { return "env bash -c " + singleQuoted(s) }},
+		{note: "eval", wrap: func(s string) string { return "eval " + shellQuote(s) }},
+		{note: "sh -c", wrap: func(s string) string { return "sh -c " + shellQuote(s) }},
+		{note: "bash -c after env", wrap: func(s string) string { return "env bash -c " + shellQuote(s) }},
 	}
 	// As deep as is read, a seed's own script text (gcloud --command, ssh
 	// host "...") is one shell more; one deeper, the seed is not read.
@@ -66,7 +65,7 @@ func TestReadScriptKeepsItsLevel(t *testing.T) {
 		for _, p := range policyNames {
 			cmd := tt.cmd
 			for range tt.levels {
-				cmd = "sh -c " + singleQuoted(cmd)
+				cmd = "sh -c " + shellQuote(cmd)
 			}
 			want := fx.evalShell(p, tt.cmd).Level
 			if want == policy.Allow {
@@ -77,9 +76,4 @@ func TestReadScriptKeepsItsLevel(t *testing.T) {
 			}
 		}
 	}
-}
-
-// singleQuoted quotes s as one single-quoted shell word.
-func singleQuoted(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
