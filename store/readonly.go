@@ -34,7 +34,11 @@ func ReadPolicy(dir string, packageDefault []byte) (perms map[string]any, builti
 	b, err := os.ReadFile(filepath.Join(dir, BuiltinFile))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return perms, decodePackageRules(packageDefault), problems, nil
+		builtinRules, err = decodePackageRules(packageDefault)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return perms, builtinRules, problems, nil
 	case err != nil:
 		return nil, nil, nil, err
 	}

@@ -145,6 +145,9 @@ func OpenBackend(ctx context.Context, b Backend, opts Options) (*Store, error) {
 			opts.HomeDir = h
 		}
 	}
+	if _, err := decodePackageRules(opts.PackageRules); err != nil {
+		return nil, err
+	}
 	s := &Store{core: &core{backend: b, opts: opts, log: opts.Logger, kick: make(chan struct{}, 1)}}
 	doc, err := b.Read(ctx)
 	if err != nil {
