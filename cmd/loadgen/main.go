@@ -96,16 +96,18 @@ func bodies(c config) ([][]byte, error) {
 	for r := 0; r < rounds(c); r++ {
 		for _, name := range strings.Split(c.mix, ",") {
 			kind := strings.TrimSpace(name)
-			v, ok := workload.Call(kind, r)
+			var v any
+			call, ok := workload.Call(kind, r)
+			v = call
 			if !ok {
 				return nil, fmt.Errorf("unknown -mix kind %q (known: %s)", name, strings.Join(workload.Kinds(), ", "))
 			}
 			if c.batch > 0 {
-				list := make([]any, c.batch)
-				for i := range list {
-					list[i], _ = workload.Call(kind, r*c.batch+i)
+				batch := workload.Batch{Calls: make([]workload.Request, c.batch)}
+				for i := range batch.Calls {
+					batch.Calls[i], _ = workload.Call(kind, r*c.batch+i)
 				}
-				v = map[string]any{"calls": list}
+				v = batch
 			}
 			b, err := json.Marshal(v)
 			if err != nil {

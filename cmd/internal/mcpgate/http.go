@@ -255,16 +255,6 @@ const (
 	codeCancelled = -32001 // the client cancelled a call being decided
 )
 
-// rpcError is a JSON-RPC error answer to id (null when nil).
-func rpcError(id json.RawMessage, code int, why string) []byte {
-	var idv any
-	if id != nil {
-		idv = id
-	}
-	out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": idv, "error": map[string]any{"code": code, "message": why}})
-	return out
-}
-
 // writeMessage answers one JSON-RPC message.
 func writeMessage(w http.ResponseWriter, status int, msg []byte) {
 	w.Header().Set("Content-Type", "application/json")

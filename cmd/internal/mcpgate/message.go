@@ -101,33 +101,61 @@ func cancelledID(params json.RawMessage) (json.RawMessage, bool) {
 	return id.Bytes(), true
 }
 
+// The answers the gate writes itself. Their fields are in encoding/json's
+// order for a map (keys sorted), so the bytes are those the map literals
+// they replace wrote.
+type (
+	// resultAnswer is a JSON-RPC result answer of a tools/call.
+	resultAnswer struct {
+		ID      json.RawMessage `json:"id"`
+		JSONRPC string          `json:"jsonrpc"`
+		Result  toolResult      `json:"result"`
+	}
+	// toolResult is an MCP tools/call result.
+	toolResult struct {
+		Content []textContent `json:"content"`
+		IsError bool          `json:"isError"`
+	}
+	// textContent is an MCP text content block.
+	textContent struct {
+		Text string `json:"text"`
+		Type string `json:"type"`
+	}
+	// errorAnswer is a JSON-RPC error answer; a nil ID is written null.
+	errorAnswer struct {
+		Error   rpcErr          `json:"error"`
+		ID      json.RawMessage `json:"id"`
+		JSONRPC string          `json:"jsonrpc"`
+	}
+	rpcErr struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	}
+)
+
 // refusal is the answer to a refused call: a tool result that says why,
 // marked isError, which the model reads (a JSON-RPC error would read as a
 // broken server).
 func refusal(id json.RawMessage, reason string) []byte {
-	out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": map[string]any{
-		"content": []map[string]any{{"type": "text", "text": "toolgate refused this call: " + reason}},
-		"isError": true,
+	out, _ := json.Marshal(resultAnswer{ID: id, JSONRPC: "2.0", Result: toolResult{
+		Content: []textContent{{Type: "text", Text: "toolgate refused this call: " + reason}},
+		IsError: true,
 	}})
 	return out
 }
 
-// parseError answers a line the gate could not read (JSON-RPC -32700).
-func parseError(why string) []byte {
-	out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32700, "message": why}})
+// rpcError is a JSON-RPC error answer to id (null when nil).
+func rpcError(id json.RawMessage, code int, why string) []byte {
+	out, _ := json.Marshal(errorAnswer{ID: id, JSONRPC: "2.0", Error: rpcErr{Code: code, Message: why}})
 	return out
 }
 
+// parseError answers a line the gate could not read (JSON-RPC -32700).
+func parseError(why string) []byte { return rpcError(nil, -32700, why) }
+
 // invalidRequest answers a request the gate refuses as malformed
 // (JSON-RPC -32600).
-func invalidRequest(id json.RawMessage, why string) []byte {
-	var idv any
-	if id != nil {
-		idv = id
-	}
-	out, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": idv, "error": map[string]any{"code": -32600, "message": why}})
-	return out
-}
+func invalidRequest(id json.RawMessage, why string) []byte { return rpcError(id, -32600, why) }
 
 // withoutHidden rewrites a tools/list answer without the tools hidden
 // reports; changed is false when none is.

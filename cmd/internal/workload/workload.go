@@ -12,25 +12,45 @@ import (
 	"strings"
 )
 
+// Request is an evaluate request body of the workload. Its fields are in
+// the order encoding/json wrote the map it replaces (keys sorted), so the
+// bodies sent are the same bytes as before.
+type Request struct {
+	ToolArgs Args   `json:"tool_args"`
+	ToolName string `json:"tool_name"`
+}
+
+// Args are the arguments the workload's calls carry: a command for bash,
+// a path for read_file.
+type Args struct {
+	Command string `json:"command,omitempty"`
+	Path    string `json:"path,omitempty"`
+}
+
+// Batch is an evaluate/batch request body.
+type Batch struct {
+	Calls []Request `json:"calls"`
+}
+
 // kinds are the calls of each kind; j numbers the call, so that path calls
 // name different files (see PathFile).
-var kinds = map[string]func(j int) map[string]any{
-	"benign": func(int) map[string]any {
+var kinds = map[string]func(j int) Request{
+	"benign": func(int) Request {
 		return bash("npm run build --silent")
 	},
-	"match": func(int) map[string]any {
+	"match": func(int) Request {
 		return bash("git push --force origin main")
 	},
-	"path": func(j int) map[string]any {
-		return map[string]any{"tool_name": "read_file", "tool_args": map[string]any{"path": PathFile(j)}}
+	"path": func(j int) Request {
+		return Request{ToolName: "read_file", ToolArgs: Args{Path: PathFile(j)}}
 	},
-	"long": func(int) map[string]any {
+	"long": func(int) Request {
 		return bash(strings.Repeat("npm run build ", 70))
 	},
 }
 
-func bash(command string) map[string]any {
-	return map[string]any{"tool_name": "bash", "tool_args": map[string]any{"command": command}}
+func bash(command string) Request {
+	return Request{ToolName: "bash", ToolArgs: Args{Command: command}}
 }
 
 // Kinds are the names Call knows, sorted.
@@ -45,10 +65,10 @@ func Kinds() []string {
 
 // Call is call j of a kind as an evaluate request body; false for a kind
 // Call does not know.
-func Call(kind string, j int) (map[string]any, bool) {
+func Call(kind string, j int) (Request, bool) {
 	f, ok := kinds[kind]
 	if !ok {
-		return nil, false
+		return Request{}, false
 	}
 	return f(j), true
 }
