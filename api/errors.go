@@ -15,6 +15,11 @@ type Error = service.Error
 // Detail names one problem, by field or place.
 type Detail = service.Detail
 
+// ErrorResponse is the body of every REST error answer.
+type ErrorResponse struct {
+	Error *Error `json:"error"`
+}
+
 func badRequest(field, format string, args ...any) *Error {
 	return service.BadRequest(field, format, args...)
 }
@@ -30,7 +35,7 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if status >= 500 {
 		slog.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 	}
-	writeJSON(w, status, map[string]any{"error": e})
+	writeJSON(w, status, ErrorResponse{Error: e})
 }
 
 // httpStatus is the one place a kind of error becomes an HTTP status

@@ -20,7 +20,7 @@ func (s *Server) handleGetExternal(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	setETag(w, etag)
-	writeJSON(w, http.StatusOK, map[string]any{"external_directory": sec["external_directory"]})
+	writeJSON(w, http.StatusOK, ExternalDirectoryResponse{ExternalDirectory: sec["external_directory"]})
 }
 
 // handlePutExternal sets one key ("*" or a path prefix) to a level.

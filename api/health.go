@@ -6,9 +6,14 @@ import (
 	"github.com/toolgate/toolgate/policy"
 )
 
+// HealthResponse is the body of GET /healthz.
+type HealthResponse struct {
+	Status string `json:"status"`
+}
+
 // handleHealthz is GET /healthz: the process is up. No auth.
 func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	writeJSON(w, http.StatusOK, HealthResponse{Status: "ok"})
 }
 
 // ReadyResponse is the body of GET /readyz.

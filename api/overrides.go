@@ -14,7 +14,7 @@ func (s *Server) handleListOverrides(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	setETag(w, etag)
-	writeJSON(w, http.StatusOK, map[string]any{"approval_overrides": listOf(sec, "approval_overrides")})
+	writeJSON(w, http.StatusOK, OverridesResponse{ApprovalOverrides: listOf(sec, "approval_overrides")})
 }
 
 // handleAddOverride is POST /api/v1/permissions/approval-overrides: 201;

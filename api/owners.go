@@ -15,7 +15,7 @@ func (s *Server) handleGetOwners(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	setETag(w, etag)
-	writeJSON(w, http.StatusOK, map[string]any{"owner_scopes": scopes})
+	writeJSON(w, http.StatusOK, OwnerScopesResponse{OwnerScopes: scopes})
 }
 
 // OwnerScopesRequest is the body of PUT /api/v1/permissions/owner-scopes

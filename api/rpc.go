@@ -41,6 +41,21 @@ type RPCError struct {
 	Data    any    `json:"data,omitempty"`
 }
 
+// rpcErrorData is the data of a failed call's error: the HTTP status and
+// error code REST would answer, and the details, null when there are none.
+type rpcErrorData struct {
+	Code    string   `json:"code"`
+	Details []Detail `json:"details"`
+	Status  int      `json:"status"`
+}
+
+// rpcDeniedData is the data of a call refused for the token's role: the
+// HTTP status and error code, without details.
+type rpcDeniedData struct {
+	Code   string `json:"code"`
+	Status int    `json:"status"`
+}
+
 // rpcResponse is one JSON-RPC response.
 type rpcResponse struct {
 	JSONRPC string          `json:"jsonrpc"`
@@ -185,7 +200,7 @@ func (s *Server) callRPC(r *http.Request, c rpcCall) rpcResponse {
 	}
 	if p, _ := PrincipalFrom(r.Context()); !service.Allowed(p.Role, m.right) {
 		e := toAPIError(service.Require(p, m.right))
-		resp.Error = &RPCError{Code: rpcForbidden, Message: e.Message, Data: map[string]any{"status": httpStatus(e.Kind), "code": e.Code}}
+		resp.Error = &RPCError{Code: rpcForbidden, Message: e.Message, Data: rpcDeniedData{Code: e.Code, Status: httpStatus(e.Kind)}}
 		return resp
 	}
 	var result any
@@ -227,7 +242,7 @@ func rpcErrorOf(r *http.Request, err error) *RPCError {
 		writeErrorLog(r, err)
 		msg = "Internal error"
 	}
-	return &RPCError{Code: code, Message: msg, Data: map[string]any{"status": httpStatus(e.Kind), "code": e.Code, "details": e.Details}}
+	return &RPCError{Code: code, Message: msg, Data: rpcErrorData{Code: e.Code, Details: e.Details, Status: httpStatus(e.Kind)}}
 }
 
 // writeErrorLog logs an internal error of an RPC call.

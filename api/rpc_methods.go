@@ -80,7 +80,7 @@ func rpcToolsGet(s *Server, params json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"tools": toolsOf(sec)}, nil
+	return ToolsResponse{Tools: toolsOf(sec)}, nil
 }
 
 // toolLevelParams are the params of permissions.tools.update.
@@ -103,7 +103,7 @@ func rpcToolsUpdate(s *Server, params json.RawMessage) (any, error) {
 	if _, err := s.policy.SetToolLevel("", p.Tool, normLevel(p.Level)); err != nil {
 		return nil, err
 	}
-	return map[string]any{"tool": p.Tool, "level": normLevel(p.Level)}, nil
+	return ToolLevelResponse{Tool: p.Tool, Level: normLevel(p.Level)}, nil
 }
 
 // rpcToolsSet replaces the whole tools map: {"tools": {<tool>: level}}.
@@ -128,7 +128,7 @@ func rpcToolsSet(s *Server, params json.RawMessage) (any, error) {
 	if _, err := s.policy.ReplaceSection(etag, sec); err != nil {
 		return nil, err
 	}
-	return map[string]any{"tools": p.Tools}, nil
+	return ToolsResponse{Tools: p.Tools}, nil
 }
 
 type idParams struct {
@@ -159,7 +159,7 @@ func rpcToolsDelete(s *Server, params json.RawMessage) (any, error) {
 	if _, err := s.policy.DeleteTool("", p.Tool); err != nil {
 		return nil, err
 	}
-	return map[string]any{"deleted": p.Tool}, nil
+	return DeletedResult{Deleted: p.Tool}, nil
 }
 
 // rpcRulesGet returns every rule, or the one named by id.
@@ -174,7 +174,7 @@ func rpcRulesGet(s *Server, params json.RawMessage) (any, error) {
 	}
 	rules := listOf(sec, "rules")
 	if p.ID == "" {
-		return map[string]any{"rules": rules}, nil
+		return RulesResponse{Rules: rules}, nil
 	}
 	rule, ok := findByID(rules, p.ID)
 	if !ok {
@@ -239,7 +239,7 @@ func rpcRulesDelete(s *Server, params json.RawMessage) (any, error) {
 	if _, err := s.policy.DeleteRule("", id); err != nil {
 		return nil, err
 	}
-	return map[string]any{"deleted": id}, nil
+	return DeletedResult{Deleted: id}, nil
 }
 
 func rpcOverridesGet(s *Server, params json.RawMessage) (any, error) {
@@ -247,7 +247,7 @@ func rpcOverridesGet(s *Server, params json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"approval_overrides": listOf(sec, "approval_overrides")}, nil
+	return OverridesResponse{ApprovalOverrides: listOf(sec, "approval_overrides")}, nil
 }
 
 func rpcOverridesDelete(s *Server, params json.RawMessage) (any, error) {
@@ -258,7 +258,7 @@ func rpcOverridesDelete(s *Server, params json.RawMessage) (any, error) {
 	if _, err := s.policy.DeleteOverride("", id); err != nil {
 		return nil, err
 	}
-	return map[string]any{"deleted": id}, nil
+	return DeletedResult{Deleted: id}, nil
 }
 
 func rpcOwnersGet(s *Server, params json.RawMessage) (any, error) {
@@ -269,7 +269,7 @@ func rpcOwnersGet(s *Server, params json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"owner_scopes": scopes}, nil
+	return OwnerScopesResponse{OwnerScopes: scopes}, nil
 }
 
 func rpcOwnersSet(s *Server, params json.RawMessage) (any, error) {

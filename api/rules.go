@@ -36,7 +36,7 @@ func (s *Server) handleListRules(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	setETag(w, etag)
-	writeJSON(w, http.StatusOK, map[string]any{"rules": listOf(sec, "rules")})
+	writeJSON(w, http.StatusOK, RulesResponse{Rules: listOf(sec, "rules")})
 }
 
 // handleGetRule is GET /api/v1/permissions/rules/{id}.

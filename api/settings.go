@@ -15,14 +15,30 @@ func (s *Server) handleGetSettings(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	out := map[string]any{}
-	for _, k := range policy.SettingsKeys {
-		if v, ok := sec[k]; ok {
-			out[k] = v
-		}
-	}
 	setETag(w, etag)
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, settingsOf(sec))
+}
+
+// settingsOf picks the scalar settings out of the section.
+func settingsOf(sec map[string]any) SettingsResponse {
+	return SettingsResponse{
+		Defaults:            setting(sec, "defaults"),
+		DenyGuidanceMessage: setting(sec, "deny_guidance_message"),
+		Enabled:             setting(sec, "enabled"),
+		PermissionMode:      setting(sec, "permission_mode"),
+		Schema:              setting(sec, "schema"),
+		Version:             setting(sec, "version"),
+	}
+}
+
+// setting is the value of key in the section as written, nil when the key
+// is absent (a key written without a value is a pointer to nil).
+func setting(sec map[string]any, key string) *any {
+	v, ok := sec[key]
+	if !ok {
+		return nil
+	}
+	return &v
 }
 
 // handlePatchSettings is PATCH /api/v1/permissions/settings: each key given

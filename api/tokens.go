@@ -18,6 +18,11 @@ type TokenWire struct {
 	Created  time.Time `json:"created"`
 }
 
+// TokensResponse is GET /api/v1/tokens.
+type TokensResponse struct {
+	Tokens []TokenWire `json:"tokens"`
+}
+
 // CreateTokenRequest is the body of POST /api/v1/tokens.
 type CreateTokenRequest struct {
 	Name     string   `json:"name"`
@@ -48,7 +53,7 @@ func (s *Server) handleListTokens(w http.ResponseWriter, r *http.Request) {
 	for i, t := range list {
 		out[i] = tokenWire(t)
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"tokens": out})
+	writeJSON(w, http.StatusOK, TokensResponse{Tokens: out})
 }
 
 // handleCreateToken is POST /api/v1/tokens (admin): 201 with the secret.

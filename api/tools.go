@@ -29,7 +29,7 @@ func (s *Server) handleListTools(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	setETag(w, etag)
-	writeJSON(w, http.StatusOK, map[string]any{"tools": toolsOf(sec)})
+	writeJSON(w, http.StatusOK, ToolsResponse{Tools: toolsOf(sec)})
 }
 
 // handlePutTool is PUT /api/v1/permissions/tools/{tool}: set its level.
@@ -50,7 +50,7 @@ func (s *Server) handlePutTool(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	setETag(w, etag)
-	writeJSON(w, http.StatusOK, map[string]any{"tool": tool, "level": normLevel(in.Level)})
+	writeJSON(w, http.StatusOK, ToolLevelResponse{Tool: tool, Level: normLevel(in.Level)})
 }
 
 // handleDeleteTool is DELETE /api/v1/permissions/tools/{tool}.

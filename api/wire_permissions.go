@@ -1,0 +1,67 @@
+package api
+
+// The answers of the permissions routes and of their JSON-RPC methods
+// (openapi.yaml). The section, its entry lists, its tools and owner scopes
+// are carried as written in config.yaml, so that whoever fixes a file sees
+// what it says: a rule entry that is not a mapping, a level in another
+// spelling or a legacy tools mapping stays in the answer. The envelopes
+// around them are typed here; their fields are declared in the order of
+// their JSON keys.
+
+// ToolsResponse is GET /api/v1/permissions/tools and the result of
+// permissions.tools.get and permissions.tools.set: tool -> a level, or a
+// legacy mapping with "*" and patterns.
+type ToolsResponse struct {
+	Tools map[string]any `json:"tools"`
+}
+
+// ToolLevelResponse is PUT /api/v1/permissions/tools/{tool} and the result
+// of permissions.tools.update: the tool and its level, lower-cased.
+type ToolLevelResponse struct {
+	Level string `json:"level"`
+	Tool  string `json:"tool"`
+}
+
+// RulesResponse is GET /api/v1/permissions/rules and the result of
+// permissions.rules.get without an id: the entries of rules, never null.
+type RulesResponse struct {
+	Rules []any `json:"rules"`
+}
+
+// OverridesResponse is GET /api/v1/permissions/approval-overrides and the
+// result of permissions.approval_overrides.get, never null.
+type OverridesResponse struct {
+	ApprovalOverrides []any `json:"approval_overrides"`
+}
+
+// ExternalDirectoryResponse is GET /api/v1/permissions/external-directory:
+// a level or a mapping of path prefix -> level, null (not left out) when
+// none is configured.
+type ExternalDirectoryResponse struct {
+	ExternalDirectory any `json:"external_directory"`
+}
+
+// OwnerScopesResponse is GET /api/v1/permissions/owner-scopes and the
+// result of permissions.owner_scopes.get and .set, never null.
+type OwnerScopesResponse struct {
+	OwnerScopes map[string]any `json:"owner_scopes"`
+}
+
+// SettingsResponse is GET and PATCH /api/v1/permissions/settings: each
+// scalar setting of the section (policy.SettingsKeys) as written. A key
+// absent from the section is left out; a key written with no value is
+// answered null, which is what the *any fields tell apart.
+type SettingsResponse struct {
+	Defaults            *any `json:"defaults,omitempty"`
+	DenyGuidanceMessage *any `json:"deny_guidance_message,omitempty"`
+	Enabled             *any `json:"enabled,omitempty"`
+	PermissionMode      *any `json:"permission_mode,omitempty"`
+	Schema              *any `json:"schema,omitempty"`
+	Version             *any `json:"version,omitempty"`
+}
+
+// DeletedResult is the result of the JSON-RPC delete methods: the tool
+// name or entry id removed.
+type DeletedResult struct {
+	Deleted string `json:"deleted"`
+}

@@ -1,0 +1,65 @@
+package api
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/policy"
+)
+
+// TestSettingsResponseKeys: SettingsResponse has one field per scalar
+// setting of policy.SettingsKeys, so a new setting cannot go unanswered.
+func TestSettingsResponseKeys(t *testing.T) {
+	var keys []string
+	rt := reflect.TypeFor[SettingsResponse]()
+	for i := range rt.NumField() {
+		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+		keys = append(keys, name)
+	}
+	want := slices.Sorted(slices.Values(policy.SettingsKeys))
+	if !slices.Equal(keys, want) {
+		t.Errorf("SettingsResponse keys %v, policy.SettingsKeys %v", keys, want)
+	}
+}
+
+// TestSettingsAnswerAsWritten: the settings answer holds every setting the
+// section has, as written, null when written without a value, and no key
+// the section lacks or that is not a setting: the JSON of a map of those
+// keys, byte for byte.
+func TestSettingsAnswerAsWritten(t *testing.T) {
+	cases := []struct {
+		note string
+		sec  map[string]any
+	}{
+		{"an empty section", map[string]any{}},
+		{"only enabled", map[string]any{"enabled": true}},
+		{"a key without a value is null", map[string]any{"deny_guidance_message": nil, "enabled": false}},
+		{"values of the wrong type as written", map[string]any{"enabled": "no", "permission_mode": 3, "defaults": "ask"}},
+		{"every setting, and keys that are not settings", map[string]any{
+			"enabled": true, "schema": "tiered_policy", "version": "1", "permission_mode": "strict",
+			"defaults": map[string]any{"*": "deny"}, "deny_guidance_message": "ask the owner",
+			"tools": map[string]any{"bash": "allow"}, "rules": []any{}, "unknown": 1,
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.note, func(t *testing.T) {
+			want := map[string]any{}
+			for _, k := range policy.SettingsKeys {
+				if v, ok := c.sec[k]; ok {
+					want[k] = v
+				}
+			}
+			wantJSON, _ := json.Marshal(want)
+			got, err := json.Marshal(settingsOf(c.sec))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(wantJSON) {
+				t.Errorf("got %s, want %s", got, wantJSON)
+			}
+		})
+	}
+}
