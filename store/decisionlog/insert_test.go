@@ -2,6 +2,7 @@ package decisionlog
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"testing"
 	"time"
@@ -11,17 +12,23 @@ import (
 // INSERT statements' chunk sizes and checks that every entry is stored
 // once, in the batch's order (ids follow it), with its values, and that an
 // empty optional text is stored as the empty string (not NULL), as before the leaner
-// binding.
+// binding. Entries with the optional texts and a request come every few
+// entries, in some chunks only, or never, so that chunks are written by the
+// full statements, the lean ones (leanRow) and both in one batch.
 func TestInsertChunksKeepEveryRowInOrder(t *testing.T) {
 	for _, c := range []struct {
-		note string
-		n    int
+		note  string
+		n     int
+		every int
 	}{
-		{note: "one entry", n: 1},
-		{note: "one short of a full statement", n: insertRows - 1},
-		{note: "exactly one full statement", n: insertRows},
-		{note: "full statements and every chunk of the rest", n: 3*insertRows + insertRows - 1},
-		{note: "the default batch size", n: 512},
+		{note: "one entry", n: 1, every: 3},
+		{note: "one lean entry", n: 1},
+		{note: "one short of a full statement", n: insertRows - 1, every: 3},
+		{note: "exactly one full statement", n: insertRows, every: 3},
+		{note: "full statements and every chunk of the rest", n: 3*insertRows + insertRows - 1, every: 3},
+		{note: "the default batch size", n: 512, every: 3},
+		{note: "lean and full chunks in one batch", n: 3*insertRows + insertRows - 1, every: 200},
+		{note: "lean chunks only", n: 3*insertRows + insertRows - 1},
 	} {
 		t.Run(c.note, func(t *testing.T) {
 			db, _ := openDecisionTestDB(t)
@@ -32,16 +39,19 @@ func TestInsertChunksKeepEveryRowInOrder(t *testing.T) {
 			for i := range batch {
 				batch[i] = Entry{Time: base.Add(time.Duration(i) * time.Microsecond), Source: "evaluate",
 					Tool: fmt.Sprintf("tool%d", i), Summary: fmt.Sprintf("call %d", i), Level: "allow", LatencyMicros: int64(i)}
-				if i%3 == 0 {
+				if c.every > 0 && i%c.every == 0 {
 					batch[i].Channel, batch[i].Session, batch[i].MatchedRule = "ch", fmt.Sprintf("s%d", i), "tools.bash"
 					batch[i].ShadowLevel, batch[i].ShadowRule, batch[i].Agent = "deny", "shadow:1", "claude"
+					batch[i].Request = &Request{ToolName: "bash", ToolArgs: map[string]any{"command": fmt.Sprintf("ls %d", i)}}
+				} else if i%2 == 0 {
+					batch[i].MatchedRule = "tools.bash"
 				}
 			}
 			if err := l.insert(context.Background(), batch); err != nil {
 				t.Fatal(err)
 			}
 			rows, err := db.SQL().Query(`SELECT ts, tool, summary, channel, session, matched_rule, latency_us,
-				shadow_level, shadow_rule, agent FROM decisions ORDER BY id`)
+				shadow_level, shadow_rule, agent, request FROM decisions ORDER BY id`)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,7 +60,8 @@ func TestInsertChunksKeepEveryRowInOrder(t *testing.T) {
 			for rows.Next() {
 				var ts, lat int64
 				var tool, summary, channel, session, rule, shadowLevel, shadowRule, agent string
-				if err := rows.Scan(&ts, &tool, &summary, &channel, &session, &rule, &lat, &shadowLevel, &shadowRule, &agent); err != nil {
+				var request sql.NullString
+				if err := rows.Scan(&ts, &tool, &summary, &channel, &session, &rule, &lat, &shadowLevel, &shadowRule, &agent, &request); err != nil {
 					t.Fatalf("row %d: %v (a NULL where '' was meant?)", i, err)
 				}
 				want := batch[i]
@@ -63,6 +74,10 @@ func TestInsertChunksKeepEveryRowInOrder(t *testing.T) {
 					got.Session != want.Session || got.MatchedRule != want.MatchedRule || got.LatencyMicros != want.LatencyMicros ||
 					got.ShadowLevel != want.ShadowLevel || got.ShadowRule != want.ShadowRule || got.Agent != want.Agent {
 					t.Fatalf("row %d: got %+v, want %+v", i, got, want)
+				}
+				if wantReq := want.Request != nil; request.Valid != wantReq ||
+					(wantReq && request.String != fmt.Sprintf(`{"tool_name":"bash","tool_args":{"command":"ls %d"}}`, i)) {
+					t.Fatalf("row %d: request %+v, want one: %v", i, request, wantReq)
 				}
 				i++
 			}
