@@ -26,15 +26,14 @@ import (
 // call with no command or path. approval.Manager calls it through its
 // Persister.
 func (p *Policy) AlwaysAllow(req *engine.Request, by string) (map[string]any, bool, error) {
-	override, err := AlwaysAllowOverride(req)
+	override, err := alwaysAllowOverride(req)
 	if err != nil {
 		return nil, false, err
 	}
 	if by = strings.TrimSpace(by); by != "" {
-		override["approved_by"] = by
-		override["created_at"] = time.Now().UTC().Format(time.RFC3339)
+		override.Extra = map[string]any{"approved_by": by, "created_at": time.Now().UTC().Format(time.RFC3339)}
 	}
-	var existing map[string]any
+	var existing *policy.Override
 	_, err = p.edit("", func(d PolicyDocs) (string, error) {
 		return d.Update(context.Background(), func(tx *store.Tx) error {
 			// The check runs on the document the override is written
@@ -51,11 +50,11 @@ func (p *Policy) AlwaysAllow(req *engine.Request, by string) (map[string]any, bo
 	})
 	switch {
 	case errors.Is(err, errExists):
-		return existing, false, nil
+		return existing.Map(), false, nil
 	case err != nil:
 		return nil, false, err
 	}
-	return override, true, nil
+	return override.Map(), true, nil
 }
 
 // errExists aborts an always-allow whose override is there already:
@@ -82,15 +81,24 @@ func (p *Policy) engineOf(d PolicyDocs, tx *store.Tx) *engine.Engine {
 // it. store.ErrNoPattern for a call with no command or path; a
 // store.ValidationError naming tool_name for a call without a tool.
 func AlwaysAllowOverride(req *engine.Request) (map[string]any, error) {
+	o, err := alwaysAllowOverride(req)
+	if err != nil {
+		return nil, err
+	}
+	return o.Map(), nil
+}
+
+// alwaysAllowOverride is AlwaysAllowOverride's override, typed.
+func alwaysAllowOverride(req *engine.Request) (policy.Override, error) {
 	o, err := engine.AlwaysAllowOverride(req)
 	var fe *policy.FieldError
 	switch {
 	case errors.As(err, &fe):
-		return nil, &store.ValidationError{Problems: []policy.Problem{{Path: fe.Field, Message: fe.Message}}}
+		return policy.Override{}, &store.ValidationError{Problems: []policy.Problem{{Path: fe.Field, Message: fe.Message}}}
 	case errors.Is(err, policy.ErrNothingToRemember):
-		return nil, fmt.Errorf("%s: %w", req.ToolName, store.ErrNoPattern)
+		return policy.Override{}, fmt.Errorf("%s: %w", req.ToolName, store.ErrNoPattern)
 	case err != nil:
-		return nil, err
+		return policy.Override{}, err
 	}
-	return o.Map(), nil
+	return o, nil
 }

@@ -2,7 +2,9 @@ package store
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -116,45 +118,24 @@ func fieldNode(key string, v any) (*yaml.Node, error) {
 	return n, nil
 }
 
-// setField sets key of m to v, or removes it when v is nil.
-func setField(m *yaml.Node, key string, v any) error {
-	if v == nil {
-		mapDelete(m, key)
-		return nil
-	}
-	n, err := fieldNode(key, v)
-	if err != nil {
-		return err
-	}
-	mapSet(m, key, n)
-	return nil
-}
-
-// settingKeys are the keys SetSettings may change, with their check.
-var settingKeys = map[string]func(any) string{
-	"enabled":               wantBool,
-	"schema":                wantString,
-	"version":               wantString,
-	"permission_mode":       wantMode,
-	"defaults":              wantLevelMap,
-	"deny_guidance_message": wantString,
-}
-
 // SetSettings changes the scalar settings of the section: enabled, schema
 // (or version), permission_mode, defaults and deny_guidance_message, as
 // SettingsPatch.Map renders them; a removed one is removed.
 func (s *Store) SetSettings(settings policy.SettingsPatch) (string, error) {
-	patch := normalizeMap(settings.Map())
 	var problems []policy.Problem
-	for _, k := range orderedKeys(patch) {
-		check, ok := settingKeys[k]
+	for _, c := range settingChanges(settings) {
+		msg := ""
 		switch {
-		case !ok:
-			problems = append(problems, policy.Problem{Path: "permissions." + k, Message: "not a setting (enabled, schema, version, permission_mode, defaults, deny_guidance_message)"})
-		case patch[k] != nil:
-			if msg := check(patch[k]); msg != "" {
-				problems = append(problems, policy.Problem{Path: "permissions." + k, Message: msg})
-			}
+		case !slices.Contains(policy.SettingsKeys, c.key):
+			msg = "not a setting (enabled, schema, version, permission_mode, defaults, deny_guidance_message)"
+		case c.node == nil:
+		case c.key == "permission_mode":
+			msg = wantMode(*settings.PermissionMode)
+		case c.key == "defaults":
+			msg = wantLevels(settings.Defaults)
+		}
+		if msg != "" {
+			problems = append(problems, policy.Problem{Path: "permissions." + c.key, Message: msg})
 		}
 	}
 	if len(problems) > 0 {
@@ -162,43 +143,59 @@ func (s *Store) SetSettings(settings policy.SettingsPatch) (string, error) {
 	}
 	return s.modify(func(d *configDoc) error {
 		perms := d.permissionsMap()
-		for _, k := range orderedKeys(patch) {
-			if err := setField(perms, k, patch[k]); err != nil {
-				return err
+		for _, c := range settingChanges(settings) { // fresh nodes: mapSet moves comments onto them
+			if c.node == nil {
+				mapDelete(perms, c.key)
+			} else {
+				mapSet(perms, c.key, c.node)
 			}
 		}
 		return nil
 	})
 }
 
-func wantBool(v any) string {
-	if _, ok := v.(bool); !ok {
-		return "must be true or false"
+// settingChanges are the keys a settings patch changes, in orderedKeys
+// order, each with its new value node (nil: removed; a key both set and
+// removed is removed).
+func settingChanges(p policy.SettingsPatch) []keyed {
+	var changes []keyed
+	if p.Enabled != nil {
+		changes = append(changes, keyed{"enabled", valueNode(*p.Enabled)})
 	}
-	return ""
+	for _, kv := range []struct {
+		key string
+		v   *string
+	}{{"schema", p.Schema}, {"version", p.Version}, {"permission_mode", p.PermissionMode}, {"deny_guidance_message", p.DenyGuidanceMessage}} {
+		if kv.v != nil {
+			changes = append(changes, keyed{kv.key, valueNode(*kv.v)})
+		}
+	}
+	if p.Defaults != nil {
+		levels := make([]keyed, 0, len(p.Defaults))
+		for k, v := range p.Defaults {
+			levels = append(levels, keyed{k, valueNode(v)})
+		}
+		changes = append(changes, keyed{"defaults", levelsNode(levels)})
+	}
+	for _, k := range p.Remove {
+		changes = setKeyed(changes, k, nil)
+	}
+	slices.SortFunc(changes, func(a, b keyed) int { return compareKeys(a.key, b.key) })
+	return changes
 }
 
-func wantString(v any) string {
-	if _, ok := v.(string); !ok {
-		return "must be a string"
-	}
-	return ""
-}
-
-func wantMode(v any) string {
-	m, ok := v.(string)
-	if m = strings.ToLower(strings.TrimSpace(m)); !ok || m != "normal" && m != "strict" {
+func wantMode(v string) string {
+	if m := strings.ToLower(strings.TrimSpace(v)); m != "normal" && m != "strict" {
 		return fmt.Sprintf("invalid permission_mode %v, only normal or strict", v)
 	}
 	return ""
 }
 
-func wantLevelMap(v any) string {
-	m, ok := v.(map[string]any)
-	if !ok {
-		return `must be a mapping such as {"*": ask}`
-	}
-	for _, k := range orderedKeys(m) {
+// wantLevels checks a mapping of levels (defaults); the first bad key in
+// orderedKeys order is named.
+func wantLevels(m map[string]string) string {
+	keys := slices.SortedFunc(maps.Keys(m), compareKeys)
+	for _, k := range keys {
 		if msg := levelProblem(m[k]); msg != "" {
 			return fmt.Sprintf("%s: %s", k, msg)
 		}
@@ -251,14 +248,14 @@ func (s *Store) DeleteTool(tool string) (string, error) {
 // CreateRule appends a rule to permissions.rules; ErrExists when a rule with
 // its id exists.
 func (s *Store) CreateRule(rule policy.Rule) (string, error) {
-	return s.appendEntry("rules", rule.Map())
+	return s.appendEntry("rules", &rule)
 }
 
 // UpdateRule patches the rule with that id: each field patch sets is
 // written as Rule.Map renders it, each it removes is removed. ErrNotFound when no rule has the id; ErrExists when
 // the patch renames it to an id in use.
 func (s *Store) UpdateRule(id string, patch policy.RulePatch) (string, error) {
-	return s.patchEntry("rules", id, patch.Map())
+	return s.patchEntry("rules", id, patch)
 }
 
 // DeleteRule removes the rule with that id; ErrNotFound when absent.
@@ -269,7 +266,7 @@ func (s *Store) DeleteRule(id string) (string, error) {
 // AddApprovalOverride appends an entry to permissions.approval_overrides;
 // ErrExists when one with its id exists.
 func (s *Store) AddApprovalOverride(o policy.Override) (string, error) {
-	return s.appendEntry("approval_overrides", o.Map())
+	return s.appendEntry("approval_overrides", &o)
 }
 
 // DeleteApprovalOverride removes the override with that id; ErrNotFound
@@ -278,14 +275,8 @@ func (s *Store) DeleteApprovalOverride(id string) (string, error) {
 	return s.deleteEntry("approval_overrides", id)
 }
 
-func entryID(m map[string]any) string {
-	id, _ := m["id"].(string)
-	return strings.TrimSpace(id)
-}
-
-func (s *Store) appendEntry(list string, entry map[string]any) (string, error) {
-	entry = normalizeMap(entry)
-	id := entryID(entry)
+func (s *Store) appendEntry(list string, r *policy.Rule) (string, error) {
+	id := strings.TrimSpace(r.ID)
 	if id == "" {
 		return "", invalid("permissions."+list+"[].id", "an id is required")
 	}
@@ -294,7 +285,7 @@ func (s *Store) appendEntry(list string, entry map[string]any) (string, error) {
 		if findEntry(seq, id) >= 0 {
 			return Refuse(ErrExists, "%s id %q: already exists", list, id)
 		}
-		n, err := toNode(entry)
+		n, err := ruleNode(r)
 		if err != nil {
 			return invalid("permissions."+list+"[]", err.Error())
 		}
@@ -303,10 +294,18 @@ func (s *Store) appendEntry(list string, entry map[string]any) (string, error) {
 	})
 }
 
-func (s *Store) patchEntry(list, id string, patch map[string]any) (string, error) {
-	patch = normalizeMap(patch)
-	if v, ok := patch["id"]; ok {
-		if newID, _ := v.(string); strings.TrimSpace(newID) == "" {
+// patchEntry applies patch to the entry of list with that id.
+func (s *Store) patchEntry(list, id string, patch policy.RulePatch) (string, error) {
+	changes, err := patchChanges(&patch)
+	if err != nil {
+		return "", err
+	}
+	newID := ""
+	if i := slices.IndexFunc(changes, func(c keyed) bool { return c.key == "id" }); i >= 0 {
+		if changes[i].node != nil {
+			newID = strings.TrimSpace(patch.Rule.ID)
+		}
+		if newID == "" {
 			return "", invalid("permissions."+list+"[].id", "an id is required")
 		}
 	}
@@ -316,17 +315,46 @@ func (s *Store) patchEntry(list, id string, patch map[string]any) (string, error
 		if i < 0 {
 			return Refuse(ErrNotFound, "%s id %q: not found", list, id)
 		}
-		if newID := entryID(patch); newID != "" && newID != id && findEntry(seq, newID) >= 0 {
+		if newID != "" && newID != id && findEntry(seq, newID) >= 0 {
 			return Refuse(ErrExists, "%s id %q: already exists", list, newID)
 		}
+		changes, err := patchChanges(&patch) // fresh nodes: mapSet moves comments onto them
+		if err != nil {
+			return err
+		}
 		entry := seq.Content[i]
-		for _, k := range orderedKeys(patch) {
-			if err := setField(entry, k, patch[k]); err != nil {
-				return err
+		for _, c := range changes {
+			if c.node == nil {
+				mapDelete(entry, c.key)
+			} else {
+				mapSet(entry, c.key, c.node)
 			}
 		}
 		return nil
 	})
+}
+
+// patchChanges are the keys a rule patch sets or removes, in orderedKeys
+// order (new keys are appended in that order), each with its value node
+// as Rule.Map renders it (nil: removed; a key both set and removed is
+// removed).
+func patchChanges(patch *policy.RulePatch) ([]keyed, error) {
+	var changes []keyed
+	for _, k := range patch.Set {
+		n, ok, err := ruleFieldNode(&patch.Rule, k)
+		if err != nil {
+			return nil, invalid(k, err.Error())
+		}
+		if !ok {
+			n = valueNode("") // a string field set to "", which Rule.Map leaves out
+		}
+		changes = setKeyed(changes, k, n)
+	}
+	for _, k := range patch.Remove {
+		changes = setKeyed(changes, k, nil)
+	}
+	slices.SortFunc(changes, func(a, b keyed) int { return compareKeys(a.key, b.key) })
+	return changes, nil
 }
 
 func (s *Store) deleteEntry(list, id string) (string, error) {
@@ -405,16 +433,13 @@ func (s *Store) DeleteExternalDirectory(key string) (string, error) {
 // add a validation problem, such as a scope in the earlier
 // {<principal>: {tools}} shape.
 func (s *Store) SetOwnerScopes(scopes policy.OwnerScopes) (string, error) {
-	var m map[string]any
-	if len(scopes.Channels) > 0 {
-		m = normalizeMap(scopes.Map())
-	}
 	return s.modify(func(d *configDoc) error {
-		if m == nil {
+		if len(scopes.Channels) == 0 {
 			mapDelete(d.permissions(), "owner_scopes")
 			return nil
 		}
-		return setField(d.permissionsMap(), "owner_scopes", m)
+		mapSet(d.permissionsMap(), "owner_scopes", ownerScopesNode(&scopes))
+		return nil
 	})
 }
 

@@ -101,7 +101,7 @@ func TestGoldenEdits(t *testing.T) {
 				return err
 			}
 			_, err = s.Update(context.Background(), func(tx *Tx) error {
-				_, err := tx.AddApprovalOverride(o.Map())
+				_, err := tx.AddApprovalOverride(o)
 				return err
 			})
 			return err

@@ -1,7 +1,9 @@
 package store
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -118,14 +120,16 @@ func orderedKeys(m map[string]any) []string {
 	for k := range m {
 		keys = append(keys, k)
 	}
-	sort.Slice(keys, func(i, j int) bool {
-		ri, rj := policy.KeyRank(keys[i]), policy.KeyRank(keys[j])
-		if ri != rj {
-			return ri < rj
-		}
-		return keys[i] < keys[j]
-	})
+	slices.SortFunc(keys, compareKeys)
 	return keys
+}
+
+// compareKeys orders keys by policy.KeyRank, then alphabetically.
+func compareKeys(a, b string) int {
+	if c := cmp.Compare(policy.KeyRank(a), policy.KeyRank(b)); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
 }
 
 // toNode builds a node for a decoded JSON/YAML value, with mapping keys in
@@ -156,16 +160,31 @@ func toNode(v any) (*yaml.Node, error) {
 		}
 		return n, nil
 	default:
-		var n yaml.Node
-		if err := n.Encode(t); err != nil {
-			return nil, err
-		}
-		if str, ok := t.(string); ok && n.Kind == yaml.ScalarNode {
-			n.Value = str // Encode drops a leading newline
-		}
-		exactString(&n)
-		return &n, nil
+		return encodeScalar(t)
 	}
+}
+
+// encodeScalar is the node of a value that is not a mapping or a list.
+func encodeScalar(v any) (*yaml.Node, error) {
+	var n yaml.Node
+	if err := n.Encode(v); err != nil {
+		return nil, err
+	}
+	if str, ok := v.(string); ok && n.Kind == yaml.ScalarNode {
+		n.Value = str // Encode drops a leading newline
+	}
+	exactString(&n)
+	return &n, nil
+}
+
+// valueNode is the node of a string or bool value, as toNode writes it
+// (such values always encode).
+func valueNode[T string | bool](v T) *yaml.Node {
+	n, err := encodeScalar(v)
+	if err != nil {
+		panic(fmt.Sprintf("store: encode %v: %v", v, err))
+	}
+	return n
 }
 
 // exactString writes a string that a block or plain scalar would not read

@@ -3,6 +3,10 @@ package store
 import (
 	"bytes"
 	"context"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // Tx is one edit of the policy document, under the backend's lock, on the
@@ -49,15 +53,30 @@ func (tx *Tx) InForce() bool {
 // AddApprovalOverride stages o at the end of permissions.approval_overrides,
 // unless an override with its id, or with its tools, match type and
 // pattern, is there: then that one is returned and nothing is staged.
-func (tx *Tx) AddApprovalOverride(o map[string]any) (existing map[string]any, err error) {
+func (tx *Tx) AddApprovalOverride(o policy.Override) (existing *policy.Override, err error) {
 	seq := ensureSeq(tx.d.permissionsMap(), "approval_overrides")
-	if existing = sameOverride(seq, o); existing != nil {
+	if existing = findOverride(seq, &o); existing != nil {
 		return existing, nil
 	}
-	n, err := toNode(o)
+	n, err := ruleNode(&o)
 	if err != nil {
 		return nil, err
 	}
 	seq.Content = append(seq.Content, n)
 	return nil, nil
+}
+
+// findOverride finds the entry of seq with the id of o, or with its tools,
+// match type and pattern (policy.SameOverride), decoded.
+func findOverride(seq *yaml.Node, o *policy.Override) *policy.Override {
+	for _, e := range seq.Content {
+		v, err := decodeNode(e)
+		if err != nil {
+			continue
+		}
+		if got, _, ok := policy.DecodeRule(v, ""); ok && policy.SameOverride(&got, o) {
+			return &got
+		}
+	}
+	return nil
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // TestUpdate: a transaction reads the document under the lock and writes
@@ -17,7 +19,7 @@ func TestUpdate(t *testing.T) {
 	path := filepath.Join(dir, ConfigFile)
 	before := readFile(t, path)
 	etag := s.ETag()
-	override := map[string]any{"id": "tx_test", "tools": []any{"bash"}, "match_type": "command", "pattern": "make tx", "action": "allow"}
+	override := policy.Override{ID: "tx_test", Tools: []string{"bash"}, MatchType: "command", Pattern: "make tx", Action: policy.Allow}
 
 	boom := errors.New("boom")
 	_, err := s.Update(context.Background(), func(tx *Tx) error {
@@ -52,12 +54,12 @@ func TestUpdate(t *testing.T) {
 	}
 
 	_, err = s.Update(context.Background(), func(tx *Tx) error {
-		existing, err := tx.AddApprovalOverride(map[string]any{"id": "other_id", "tools": []any{"bash"}, "match_type": "command",
-			"pattern": "make tx", "action": "allow"})
+		existing, err := tx.AddApprovalOverride(policy.Override{ID: "other_id", Tools: []string{"bash"}, MatchType: "command",
+			Pattern: "make tx", Action: policy.Allow})
 		if err != nil {
 			return err
 		}
-		if existing == nil || existing["id"] != "tx_test" {
+		if existing == nil || existing.ID != "tx_test" {
 			t.Errorf("same tool, match type and pattern: existing %v, want tx_test", existing)
 		}
 		return errNothing
