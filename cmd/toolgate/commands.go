@@ -130,8 +130,8 @@ type evaluateOptions struct {
 	json      bool
 }
 
-// argList collects --arg KEY=VALUE flags.
-type argList map[string]any
+// argList collects --arg KEY=VALUE flags: each value is a string.
+type argList map[string]string
 
 func (a argList) String() string { return "" }
 
@@ -204,17 +204,18 @@ func evaluateBody(o evaluateOptions, stdin io.Reader) ([]byte, error) {
 		}
 		return data, nil
 	}
-	req := map[string]any{"tool_name": o.tool, "tool_args": map[string]any(o.args)}
-	if o.channel != "" {
-		req["channel_id"] = o.channel
-	}
-	if o.workspace != "" {
-		req["workspace"] = o.workspace
-	}
-	if o.explain {
-		req["explain"] = true
-	}
-	return json.Marshal(req)
+	return json.Marshal(evaluateRequest{ToolName: o.tool, ToolArgs: o.args, ChannelID: o.channel,
+		Workspace: o.workspace, Explain: o.explain})
+}
+
+// evaluateRequest is the evaluate request of `toolgate evaluate --tool`
+// (fields in the order encoding/json wrote the map it replaces).
+type evaluateRequest struct {
+	ChannelID string  `json:"channel_id,omitempty"`
+	Explain   bool    `json:"explain,omitempty"`
+	ToolArgs  argList `json:"tool_args"`
+	ToolName  string  `json:"tool_name"`
+	Workspace string  `json:"workspace,omitempty"`
 }
 
 // decision is the part of an evaluate answer printed.

@@ -49,7 +49,7 @@ func printConfig(agent string, o hookOptions, stdout, stderr io.Writer) int {
 
 // agentSnippet is the hooks part of an agent's settings for the server:
 // what --print-config prints and what setup merges into the file.
-func agentSnippet(agent string, o hookOptions) obj {
+func agentSnippet(agent string, o hookOptions) hookSettings {
 	wait := o.wait
 	if wait < 0 {
 		wait = defaultConfigWait
@@ -66,22 +66,19 @@ func agentSnippet(agent string, o hookOptions) obj {
 	return geminiConfig(o, wait)
 }
 
-type obj = map[string]any
-
-// matcherGroup is one entry of an event's list: a matcher (omitted when
-// empty) and its hooks.
-func matcherGroup(matcher string, hooks ...obj) obj {
-	g := obj{"hooks": hooks}
-	if matcher != "" {
-		g["matcher"] = matcher
-	}
-	return g
+// bothEvents is Claude Code's and Codex's hooks: h at PreToolUse and at
+// PermissionRequest, for the tools matcher names.
+func bothEvents(matcher string, h hookHandler) hookSettings {
+	return hookSettings{Hooks: map[string][]hookGroup{
+		"PreToolUse":        {{Matcher: matcher, Hooks: []hookHandler{h}}},
+		"PermissionRequest": {{Matcher: matcher, Hooks: []hookHandler{h}}},
+	}}
 }
 
 // claudeHTTPConfig is Claude Code's settings.json with http hooks: the
 // token comes from $TOOLGATE_TOKEN through allowedEnvVars, never from the
 // file, and a malformed event is answered with a deny (on_error=deny).
-func claudeHTTPConfig(o hookOptions, wait int) obj {
+func claudeHTTPConfig(o hookOptions, wait int) hookSettings {
 	q := url.Values{}
 	// on_error=deny: a refused event is answered with a deny, since Claude
 	// Code runs the call on any non-2xx answer it is not told to block on.
@@ -95,14 +92,11 @@ func claudeHTTPConfig(o hookOptions, wait int) obj {
 	}
 	u := strings.TrimRight(o.url, "/") + "/api/v1/hooks/claude-code?" + q.Encode()
 	// The agent's home and user go in headers, filled from its environment.
-	h := obj{"type": "http", "url": u, "timeout": wait + hookTimeoutSlack, "onFailure": onFailureBlock,
-		"headers": obj{"Authorization": "Bearer $TOOLGATE_TOKEN",
+	h := hookHandler{Type: "http", URL: u, Timeout: wait + hookTimeoutSlack, OnFailure: onFailureBlock,
+		Headers: map[string]string{"Authorization": "Bearer $TOOLGATE_TOKEN",
 			"X-Toolgate-Home": "$HOME", "X-Toolgate-User": "$USER"},
-		"allowedEnvVars": []string{"TOOLGATE_TOKEN", "HOME", "USER"}}
-	return obj{"hooks": obj{
-		"PreToolUse":        []obj{matcherGroup("*", h)},
-		"PermissionRequest": []obj{matcherGroup("*", h)},
-	}}
+		AllowedEnvVars: []string{"TOOLGATE_TOKEN", "HOME", "USER"}}
+	return bothEvents("*", h)
 }
 
 // hookCommand is the command line an agent runs for the command hook.
@@ -123,39 +117,32 @@ func hookCommand(o hookOptions, agent string, wait int) string {
 	return strings.Join(parts, " ")
 }
 
-func commandHook(cmd string, timeout int) obj {
-	return obj{"type": "command", "command": cmd, "timeout": timeout}
+func commandHook(cmd string, timeout int) hookHandler {
+	return hookHandler{Type: "command", Command: cmd, Timeout: timeout}
 }
 
 // claudeCommandConfig is Claude Code's settings.json with command hooks.
 // Both events may wait for a person, so both have the wait's timeout.
-func claudeCommandConfig(o hookOptions, wait int) obj {
+func claudeCommandConfig(o hookOptions, wait int) hookSettings {
 	h := commandHook(hookCommand(o, "claude-code", wait), wait+hookTimeoutSlack)
-	h["onFailure"] = onFailureBlock
-	return obj{"hooks": obj{
-		"PreToolUse":        []obj{matcherGroup("*", h)},
-		"PermissionRequest": []obj{matcherGroup("*", h)},
-	}}
+	h.OnFailure = onFailureBlock
+	return bothEvents("*", h)
 }
 
 // codexConfig is Codex CLI's hooks.json: PreToolUse waits for a person on
 // an ask, PermissionRequest on the asks Codex raises itself.
-func codexConfig(o hookOptions, wait int) obj {
-	h := commandHook(hookCommand(o, "codex", wait), wait+hookTimeoutSlack)
-	return obj{"hooks": obj{
-		"PreToolUse":        []obj{matcherGroup("", h)},
-		"PermissionRequest": []obj{matcherGroup("", h)},
-	}}
+func codexConfig(o hookOptions, wait int) hookSettings {
+	return bothEvents("", commandHook(hookCommand(o, "codex", wait), wait+hookTimeoutSlack))
 }
 
 // geminiConfig is the hooks part of Gemini CLI's settings.json. BeforeTool
 // is its only tool event, and an ask waits there, so its timeout covers
 // the wait.
-func geminiConfig(o hookOptions, wait int) obj {
-	h := obj{"name": "toolgate", "type": "command", "command": hookCommand(o, "gemini", wait),
-		"timeout":     (wait + hookTimeoutSlack) * 1000,
-		"description": "toolgate decides every tool call (allow, ask a person, deny)"}
-	return obj{"hooks": obj{"BeforeTool": []obj{matcherGroup("*", h)}}}
+func geminiConfig(o hookOptions, wait int) hookSettings {
+	h := hookHandler{Name: "toolgate", Type: "command", Command: hookCommand(o, "gemini", wait),
+		Timeout:     (wait + hookTimeoutSlack) * 1000,
+		Description: "toolgate decides every tool call (allow, ask a person, deny)"}
+	return hookSettings{Hooks: map[string][]hookGroup{"BeforeTool": {{Matcher: "*", Hooks: []hookHandler{h}}}}}
 }
 
 // shellQuote quotes a word for the shell that runs the hook command when

@@ -180,13 +180,13 @@ var agentEvents = map[string][]string{
 
 // findWiring checks that each event runs a toolgate handler for every
 // tool and returns the handler of the first event.
-func findWiring(r *doctorReport, agent, path string, settings *jsonObject) (map[string]any, bool) {
+func findWiring(r *doctorReport, agent, path string, settings *jsonObject) (*foundHandler, bool) {
 	events, err := settings.object("hooks")
 	if err != nil {
 		r.fail("%s: %s: %v", agent, path, err)
 		return nil, false
 	}
-	var first map[string]any
+	var first *foundHandler
 	for i, event := range agentEvents[agent] {
 		h, matcher := toolgateHandler(events, event)
 		switch {
@@ -195,7 +195,7 @@ func findWiring(r *doctorReport, agent, path string, settings *jsonObject) (map[
 			return nil, false
 		case matcher != "" && matcher != "*":
 			r.fail("%s: toolgate's %s hook only runs for tools matching %q: every tool must pass through it", agent, event, matcher)
-		case agent == "claude-code" && h["onFailure"] != onFailureBlock:
+		case agent == "claude-code" && string(h.OnFailure) != onFailureBlock:
 			r.fail("%s: toolgate's %s hook lacks \"onFailure\": \"block\": with toolgate down the call would run", agent, event)
 		default:
 			r.ok("%s: %s runs toolgate's hook for every tool (%s)", agent, event, path)
@@ -208,22 +208,22 @@ func findWiring(r *doctorReport, agent, path string, settings *jsonObject) (map[
 }
 
 // toolgateHandler finds toolgate's handler of an event and its matcher.
-func toolgateHandler(events *jsonObject, event string) (map[string]any, string) {
+func toolgateHandler(events *jsonObject, event string) (*foundHandler, string) {
 	groups, err := eventGroups(events, event)
 	if err != nil {
 		return nil, ""
 	}
 	for _, g := range groups {
 		var group struct {
-			Matcher string           `json:"matcher"`
-			Hooks   []map[string]any `json:"hooks"`
+			Matcher string         `json:"matcher"`
+			Hooks   []foundHandler `json:"hooks"`
 		}
 		if json.Unmarshal(g, &group) != nil {
 			continue
 		}
-		for _, h := range group.Hooks {
-			if isToolgateHook(h) {
-				return h, group.Matcher
+		for i := range group.Hooks {
+			if isToolgateHook(group.Hooks[i]) {
+				return &group.Hooks[i], group.Matcher
 			}
 		}
 	}

@@ -21,14 +21,27 @@ const canaryCommand = "rm -rf /"
 // canaryTimeout bounds one run of the hook: a deny needs no person.
 const canaryTimeout = 30 * time.Second
 
+// canaryHookEvent is the fields of a tool event the three agents share
+// (in encoding/json's order for a map, as it was written before).
+type canaryHookEvent struct {
+	Cwd           string      `json:"cwd"`
+	HookEventName string      `json:"hook_event_name"`
+	SessionID     string      `json:"session_id"`
+	ToolInput     canaryInput `json:"tool_input"`
+	ToolName      string      `json:"tool_name"`
+}
+
+type canaryInput struct {
+	Command string `json:"command"`
+}
+
 // canaryEvent is the agent's own event for the canary call.
 func canaryEvent(agent, dir string) []byte {
-	event := map[string]any{"session_id": "toolgate-doctor", "cwd": dir,
-		"hook_event_name": "PreToolUse", "tool_name": "Bash",
-		"tool_input": map[string]string{"command": canaryCommand}}
+	event := canaryHookEvent{SessionID: "toolgate-doctor", Cwd: dir,
+		HookEventName: "PreToolUse", ToolName: "Bash", ToolInput: canaryInput{Command: canaryCommand}}
 	if agent == "gemini" {
-		event["hook_event_name"] = "BeforeTool"
-		event["tool_name"] = "run_shell_command"
+		event.HookEventName = "BeforeTool"
+		event.ToolName = "run_shell_command"
 	}
 	b, _ := json.Marshal(event)
 	return b
@@ -36,15 +49,14 @@ func canaryEvent(agent, dir string) []byte {
 
 // checkRoundTrip runs the wired hook as the agent would with the canary
 // call and checks that the answer denies it.
-func checkRoundTrip(r *doctorReport, agent string, h map[string]any, dir string, getenv func(string) string) {
+func checkRoundTrip(r *doctorReport, agent string, h *foundHandler, dir string, getenv func(string) string) {
 	event := canaryEvent(agent, dir)
 	var answer []byte
 	var err error
-	if u, _ := h["url"].(string); u != "" {
-		answer, err = runHTTPHook(h, u, event, getenv)
+	if h.URL != "" {
+		answer, err = runHTTPHook(h, string(h.URL), event, getenv)
 	} else {
-		cmd, _ := h["command"].(string)
-		answer, err = runCommandHook(cmd, dir, event)
+		answer, err = runCommandHook(string(h.Command), dir, event)
 	}
 	if err == nil {
 		err = deniesCanary(answer)
@@ -83,32 +95,25 @@ var envRef = regexp.MustCompile(`\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-
 // runHTTPHook posts the event as Claude Code's http hook does: headers
 // with $VAR filled from the environment for the variables the hook lists
 // in allowedEnvVars, and empty for any other.
-func runHTTPHook(h map[string]any, url string, event []byte, getenv func(string) string) ([]byte, error) {
+func runHTTPHook(h *foundHandler, url string, event []byte, getenv func(string) string) ([]byte, error) {
 	allowed := map[string]bool{}
-	if list, ok := h["allowedEnvVars"].([]any); ok {
-		for _, v := range list {
-			if s, ok := v.(string); ok {
-				allowed[s] = true
-			}
-		}
+	for _, s := range h.AllowedEnvVars {
+		allowed[s] = true
 	}
 	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(event))
 	if err != nil {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
-	if headers, ok := h["headers"].(map[string]any); ok {
-		for k, v := range headers {
-			s, _ := v.(string)
-			req.Header.Set(k, envRef.ReplaceAllStringFunc(s, func(ref string) string {
-				m := envRef.FindStringSubmatch(ref)
-				name := m[1] + m[2]
-				if !allowed[name] {
-					return ""
-				}
-				return getenv(name)
-			}))
-		}
+	for k, v := range h.Headers {
+		req.Header.Set(k, envRef.ReplaceAllStringFunc(string(v), func(ref string) string {
+			m := envRef.FindStringSubmatch(ref)
+			name := m[1] + m[2]
+			if !allowed[name] {
+				return ""
+			}
+			return getenv(name)
+		}))
 	}
 	client := &http.Client{Timeout: canaryTimeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

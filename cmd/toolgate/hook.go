@@ -134,7 +134,7 @@ func hook(agent string, o hookOptions, stdin io.Reader, stdout io.Writer, getenv
 	if err != nil {
 		return err
 	}
-	var obj map[string]any
+	var obj struct{} // only read to check that the answer is a JSON object
 	if err := json.Unmarshal(answer, &obj); err != nil {
 		return fmt.Errorf("toolgate's answer is not a JSON object: %w", err)
 	}

@@ -137,35 +137,69 @@ func opencodeProject(file, home string) string {
 
 // currentPolicy is the part of GET /api/v1/permissions an import reads.
 type currentPolicy struct {
-	Tools    map[string]any    `json:"tools"`
-	Defaults map[string]string `json:"defaults"`
-	Rules    []currentRule     `json:"rules"`
+	Tools    map[string]toolLevel `json:"tools"`
+	Defaults map[string]string    `json:"defaults"`
+	Rules    []currentRule        `json:"rules"`
 }
 
-// currentRule is a rule as the section holds it: tools is a list or one
-// name.
+// currentRule is a rule as the section holds it.
 type currentRule struct {
-	ID        string `json:"id"`
-	Tools     any    `json:"tools"`
-	MatchType string `json:"match_type"`
-	Pattern   string `json:"pattern"`
-	Action    string `json:"action"`
+	ID        string    `json:"id"`
+	Tools     toolNames `json:"tools"`
+	MatchType string    `json:"match_type"`
+	Pattern   string    `json:"pattern"`
+	Action    string    `json:"action"`
+}
+
+// toolNames is a rule's tools: a list or one name; items that are no
+// string are left out.
+type toolNames []string
+
+func (t *toolNames) UnmarshalJSON(b []byte) error {
+	*t = nil
+	var one string
+	if json.Unmarshal(b, &one) == nil {
+		*t = toolNames{one}
+		return nil
+	}
+	var list []json.RawMessage
+	if json.Unmarshal(b, &list) != nil {
+		return nil
+	}
+	for _, raw := range list {
+		if json.Unmarshal(raw, &one) == nil {
+			*t = append(*t, one)
+		}
+	}
+	return nil
+}
+
+// toolLevel is a tool's level as the section holds it: a level, or a
+// mapping's "*"; anything else is "".
+type toolLevel string
+
+func (l *toolLevel) UnmarshalJSON(b []byte) error {
+	var level string
+	if json.Unmarshal(b, &level) != nil {
+		var m struct {
+			All string `json:"*"`
+		}
+		_ = json.Unmarshal(b, &m)
+		level = m.All
+	}
+	*l = toolLevel(level)
+	return nil
+}
+
+// settingsPatch is the body of PATCH /api/v1/permissions/settings an
+// import sends.
+type settingsPatch struct {
+	Defaults map[string]string `json:"defaults"`
 }
 
 // rule is the rule in the importer's shape, for comparing.
 func (c currentRule) rule() importer.Rule {
-	r := importer.Rule{ID: c.ID, MatchType: c.MatchType, Pattern: c.Pattern, Action: c.Action}
-	switch t := c.Tools.(type) {
-	case string:
-		r.Tools = []string{t}
-	case []any:
-		for _, v := range t {
-			if s, ok := v.(string); ok {
-				r.Tools = append(r.Tools, s)
-			}
-		}
-	}
-	return r
+	return importer.Rule{ID: c.ID, Tools: c.Tools, MatchType: c.MatchType, Pattern: c.Pattern, Action: c.Action}
 }
 
 // writeImport adds to the server's policy what the import converted and
@@ -207,7 +241,7 @@ func writeImport(c conn, res *importer.Result, stderr io.Writer) int {
 	}
 	tools := sortedTools(res.Tools)
 	for _, t := range tools {
-		if toolLevel(cur.Tools[t]) == res.Tools[t] {
+		if string(cur.Tools[t]) == res.Tools[t] {
 			kept++
 			continue
 		}
@@ -218,7 +252,7 @@ func writeImport(c conn, res *importer.Result, stderr io.Writer) int {
 	if res.Defaults != "" {
 		if cur.Defaults["*"] == res.Defaults {
 			kept++
-		} else if err := put(http.MethodPatch, "/api/v1/permissions/settings", map[string]any{"defaults": map[string]string{"*": res.Defaults}}); err != nil {
+		} else if err := put(http.MethodPatch, "/api/v1/permissions/settings", settingsPatch{Defaults: map[string]string{"*": res.Defaults}}); err != nil {
 			return writeFailed(stderr, written, err)
 		}
 	}
@@ -247,19 +281,6 @@ func writeFailed(stderr io.Writer, written int, err error) int {
 		return exitError
 	}
 	return printError(stderr, err)
-}
-
-// toolLevel is a tool's level as the section holds it: a level, or a
-// mapping's "*".
-func toolLevel(v any) string {
-	switch v := v.(type) {
-	case string:
-		return v
-	case map[string]any:
-		s, _ := v["*"].(string)
-		return s
-	}
-	return ""
 }
 
 func sortedTools(m map[string]string) []string {

@@ -122,11 +122,11 @@ func TestArgList(t *testing.T) {
 		note string
 		in   []string
 		ok   bool
-		want map[string]any
+		want argList
 	}{
-		{note: "two arguments", in: []string{"command=ls -la", "path=/tmp"}, ok: true, want: map[string]any{"command": "ls -la", "path": "/tmp"}},
-		{note: "a value with =", in: []string{"command=a=b"}, ok: true, want: map[string]any{"command": "a=b"}},
-		{note: "an empty value", in: []string{"command="}, ok: true, want: map[string]any{"command": ""}},
+		{note: "two arguments", in: []string{"command=ls -la", "path=/tmp"}, ok: true, want: argList{"command": "ls -la", "path": "/tmp"}},
+		{note: "a value with =", in: []string{"command=a=b"}, ok: true, want: argList{"command": "a=b"}},
+		{note: "an empty value", in: []string{"command="}, ok: true, want: argList{"command": ""}},
 		{note: "no =", in: []string{"command"}},
 		{note: "no key", in: []string{"=ls"}},
 		{note: "a key twice", in: []string{"command=ls", "command=rm -rf /"}},

@@ -144,8 +144,8 @@ type checkDecider struct {
 
 // Decide implements mcpgate.Decider.
 func (d *checkDecider) Decide(ctx context.Context, tool string, args json.RawMessage) mcpgate.Verdict {
-	body, err := json.Marshal(map[string]any{"tool_name": d.toolName(tool), "tool_args": args,
-		"session_id": d.o.session, "channel_id": d.o.channel, "wait_seconds": d.o.wait})
+	body, err := json.Marshal(checkRequest{ToolName: d.toolName(tool), ToolArgs: args,
+		SessionID: d.o.session, ChannelID: d.o.channel, WaitSeconds: d.o.wait})
 	if err != nil {
 		return mcpgate.Verdict{Reason: err.Error()}
 	}
@@ -164,6 +164,25 @@ func (d *checkDecider) Decide(ctx context.Context, tool string, args json.RawMes
 		return mcpgate.Verdict{Reason: fmt.Sprintf("no one answered within %d seconds (%s)", d.o.wait, out.Reason)}
 	}
 	return mcpgate.Verdict{Reason: out.refusal()}
+}
+
+// checkRequest is the /api/v1/check request of a call; its arguments go
+// as the MCP client sent them, and wait_seconds even when 0 (no wait).
+// Fields are in the order encoding/json wrote the map it replaces.
+type checkRequest struct {
+	ChannelID   string          `json:"channel_id"`
+	SessionID   string          `json:"session_id"`
+	ToolArgs    json.RawMessage `json:"tool_args"`
+	ToolName    string          `json:"tool_name"`
+	WaitSeconds int             `json:"wait_seconds"`
+}
+
+// probeRequest is the /api/v1/evaluate request Hidden sends: the tool
+// with no arguments.
+type probeRequest struct {
+	ChannelID string          `json:"channel_id"`
+	ToolArgs  json.RawMessage `json:"tool_args"`
+	ToolName  string          `json:"tool_name"`
 }
 
 // checkAnswer is what the gateway reads of a /api/v1/check answer.
@@ -208,7 +227,7 @@ func (c checkAnswer) refusal() string {
 // out of tools/list. An error hides nothing; its calls are still decided.
 func (d *checkDecider) Hidden(ctx context.Context, tool string) bool {
 	name := d.toolName(tool)
-	body, _ := json.Marshal(map[string]any{"tool_name": name, "tool_args": map[string]any{}, "channel_id": d.o.channel})
+	body, _ := json.Marshal(probeRequest{ToolName: name, ToolArgs: json.RawMessage(`{}`), ChannelID: d.o.channel})
 	data, err := postContext(ctx, d.o.conn, d.token, "/api/v1/evaluate", body, requestTimeout)
 	if err != nil {
 		return false

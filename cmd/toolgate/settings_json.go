@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strings"
 )
 
 // jsonObject is a JSON object that keeps its keys in the order it read
@@ -169,10 +170,9 @@ var toolgateCommand = regexp.MustCompile(`^\s*(?:'[^']*'|"[^"]*"|\S+)\s+hook\s+(
 
 // isToolgateHook tells a hook handler toolgate wrote: an http hook posting
 // to a toolgate hook route, or a command running `toolgate hook`.
-func isToolgateHook(h map[string]any) bool {
-	if u, _ := h["url"].(string); u != "" && bytes.Contains([]byte(u), []byte("/api/v1/hooks/")) {
+func isToolgateHook(h foundHandler) bool {
+	if h.URL != "" && strings.Contains(string(h.URL), "/api/v1/hooks/") {
 		return true
 	}
-	cmd, _ := h["command"].(string)
-	return toolgateCommand.MatchString(cmd)
+	return toolgateCommand.MatchString(string(h.Command))
 }

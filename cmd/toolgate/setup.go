@@ -209,7 +209,7 @@ func setupFile(agent, path string, o setupOptions, stdout io.Writer) (bool, erro
 	if err != nil {
 		return false, fmt.Errorf("cannot read it as JSON (%w): fix or move it first", err)
 	}
-	snippet := obj{}
+	var snippet hookSettings
 	if !o.remove {
 		snippet = agentSnippet(agent, o.hookOptions)
 	}

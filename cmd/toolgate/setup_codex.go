@@ -36,6 +36,37 @@ type codexHook struct {
 	TrustStatus string `json:"trustStatus"`
 }
 
+// The app server's messages toolgate sends
+// (https://developers.openai.com/codex/app-server).
+type (
+	// rpcMessage is a JSON-RPC request, or without an id a notification.
+	rpcMessage struct {
+		ID     int    `json:"id,omitempty"`
+		Method string `json:"method"`
+		Params any    `json:"params,omitempty"`
+	}
+	initializeParams struct {
+		ClientInfo clientInfo `json:"clientInfo"`
+	}
+	clientInfo struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	}
+	hooksListParams struct {
+		Cwds []string `json:"cwds"`
+	}
+	// configWrite is config/value/write: Value is written at KeyPath.
+	configWrite struct {
+		KeyPath       string `json:"keyPath"`
+		MergeStrategy string `json:"mergeStrategy"`
+		Value         any    `json:"value"`
+	}
+	// hookTrust is one entry of hooks.state: the hash of the hook trusted.
+	hookTrust struct {
+		TrustedHash string `json:"trusted_hash"`
+	}
+)
+
 // trustCodexHooks trusts toolgate's hooks of file, as Codex sees them
 // from dir, and checks that Codex now calls them trusted.
 func trustCodexHooks(codexBin, file, dir string, commands []string, stdout io.Writer) error {
@@ -53,12 +84,12 @@ func trustCodexHooks(codexBin, file, dir string, commands []string, stdout io.Wr
 	if len(ours) == 0 {
 		return fmt.Errorf("codex does not list toolgate's hooks of %s", file)
 	}
-	state := map[string]any{}
+	state := map[string]hookTrust{} // keyed by Codex's hook keys
 	for _, h := range ours {
-		state[h.Key] = map[string]string{"trusted_hash": h.CurrentHash}
+		state[h.Key] = hookTrust{TrustedHash: h.CurrentHash}
 	}
-	if _, err := s.call("config/value/write", map[string]any{
-		"keyPath": "hooks.state", "value": state, "mergeStrategy": "upsert"}); err != nil {
+	if _, err := s.call("config/value/write", configWrite{
+		KeyPath: "hooks.state", Value: state, MergeStrategy: "upsert"}); err != nil {
 		return fmt.Errorf("recording the trust: %w", err)
 	}
 	after, err := s.toolgateHooks(dir, file, commands)
@@ -118,12 +149,11 @@ func startCodexAppServer(ctx context.Context, codexBin, dir string) (*codexAppSe
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting %s app-server: %w", path, err)
 	}
-	if _, err := s.call("initialize", map[string]any{
-		"clientInfo": map[string]string{"name": "toolgate", "version": "1"}}); err != nil {
+	if _, err := s.call("initialize", initializeParams{ClientInfo: clientInfo{Name: "toolgate", Version: "1"}}); err != nil {
 		s.close()
 		return nil, err
 	}
-	if err := s.send(map[string]any{"method": "initialized"}); err != nil {
+	if err := s.send(rpcMessage{Method: "initialized"}); err != nil {
 		s.close()
 		return nil, err
 	}
@@ -134,7 +164,7 @@ func startCodexAppServer(ctx context.Context, codexBin, dir string) (*codexAppSe
 // hooks of file: those running one of commands (what setup wrote), or any
 // `toolgate hook` command when commands is empty.
 func (s *codexAppServer) toolgateHooks(dir, file string, commands []string) ([]codexHook, error) {
-	res, err := s.call("hooks/list", map[string]any{"cwds": []string{dir}})
+	res, err := s.call("hooks/list", hooksListParams{Cwds: []string{dir}})
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +189,7 @@ func (s *codexAppServer) toolgateHooks(dir, file string, commands []string) ([]c
 }
 
 // send writes one JSON-RPC message line.
-func (s *codexAppServer) send(msg map[string]any) error {
+func (s *codexAppServer) send(msg rpcMessage) error {
 	b, err := json.Marshal(msg)
 	if err != nil {
 		return err
@@ -173,7 +203,7 @@ func (s *codexAppServer) send(msg map[string]any) error {
 func (s *codexAppServer) call(method string, params any) (json.RawMessage, error) {
 	s.nextID++
 	id := s.nextID
-	if err := s.send(map[string]any{"id": id, "method": method, "params": params}); err != nil {
+	if err := s.send(rpcMessage{ID: id, Method: method, Params: params}); err != nil {
 		return nil, fmt.Errorf("codex app-server %s: %w", method, err)
 	}
 	for s.out.Scan() {

@@ -16,7 +16,7 @@ type hookChange struct {
 // toolgate handler already there goes (an older URL, wait or binary), the
 // other hooks stay as they were, and snippet's groups are appended to their
 // events. An empty snippet only removes.
-func wireHooks(settings *jsonObject, snippet obj) (hookChange, error) {
+func wireHooks(settings *jsonObject, snippet hookSettings) (hookChange, error) {
 	var ch hookChange
 	events, err := settings.object("hooks")
 	if err != nil {
@@ -25,7 +25,7 @@ func wireHooks(settings *jsonObject, snippet obj) (hookChange, error) {
 	if ch.removed, err = stripToolgateHooks(events, snippetCommands(snippet)); err != nil {
 		return ch, err
 	}
-	wanted, _ := snippet["hooks"].(obj)
+	wanted := snippet.Hooks
 	names := make([]string, 0, len(wanted))
 	for name := range wanted {
 		names = append(names, name)
@@ -36,7 +36,7 @@ func wireHooks(settings *jsonObject, snippet obj) (hookChange, error) {
 		if err != nil {
 			return ch, err
 		}
-		for _, g := range wanted[name].([]obj) {
+		for _, g := range wanted[name] {
 			raw, err := marshalPlain(g)
 			if err != nil {
 				return ch, err
@@ -88,14 +88,13 @@ func setGroups(events *jsonObject, name string, groups []json.RawMessage) error 
 }
 
 // snippetCommands is every command of a snippet's handlers.
-func snippetCommands(snippet obj) []string {
+func snippetCommands(snippet hookSettings) []string {
 	var cmds []string
-	events, _ := snippet["hooks"].(obj)
-	for _, groups := range events {
-		for _, g := range groups.([]obj) {
-			for _, h := range g["hooks"].([]obj) {
-				if c, ok := h["command"].(string); ok {
-					cmds = append(cmds, c)
+	for _, groups := range snippet.Hooks {
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				if h.Command != "" {
+					cmds = append(cmds, h.Command)
 				}
 			}
 		}
@@ -152,8 +151,8 @@ func stripGroup(raw json.RawMessage, commands []string) (json.RawMessage, int, e
 	}
 	kept := handlers[:0:0]
 	for _, h := range handlers {
-		var fields map[string]any
-		if json.Unmarshal(h, &fields) == nil && (isToolgateHook(fields) || isOurCommand(str(fields["command"]), commands)) {
+		var fields foundHandler
+		if json.Unmarshal(h, &fields) == nil && (isToolgateHook(fields) || isOurCommand(string(fields.Command), commands)) {
 			continue
 		}
 		kept = append(kept, h)
@@ -172,10 +171,4 @@ func stripGroup(raw json.RawMessage, commands []string) (json.RawMessage, int, e
 	group.set("hooks", out)
 	b, err := group.MarshalJSON()
 	return b, n, err
-}
-
-// str is a JSON value's string, or "".
-func str(v any) string {
-	s, _ := v.(string)
-	return s
 }
