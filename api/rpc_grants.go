@@ -59,9 +59,7 @@ func rpcGrantsList(s *Server, r *http.Request, params json.RawMessage) (any, err
 }
 
 func rpcGrantsRevoke(s *Server, r *http.Request, params json.RawMessage) (any, error) {
-	var in struct {
-		ID string `json:"id"`
-	}
+	var in idParams
 	if err := rpcParams(params, &in); err != nil {
 		return nil, err
 	}

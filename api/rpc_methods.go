@@ -106,11 +106,15 @@ func rpcToolsUpdate(s *Server, params json.RawMessage) (any, error) {
 	return ToolLevelResponse{Tool: p.Tool, Level: normLevel(p.Level)}, nil
 }
 
+// toolsSetParams are the params of permissions.tools.set: tool -> a
+// level, or a legacy mapping, as a config.yaml tools section holds them.
+type toolsSetParams struct {
+	Tools map[string]any `json:"tools"`
+}
+
 // rpcToolsSet replaces the whole tools map: {"tools": {<tool>: level}}.
 func rpcToolsSet(s *Server, params json.RawMessage) (any, error) {
-	var p struct {
-		Tools map[string]any `json:"tools"`
-	}
+	var p toolsSetParams
 	if err := rpcParams(params, &p); err != nil {
 		return nil, err
 	}
@@ -128,9 +132,11 @@ func rpcToolsSet(s *Server, params json.RawMessage) (any, error) {
 	if _, err := s.policy.ReplaceSection(etag, sec); err != nil {
 		return nil, err
 	}
-	return ToolsResponse{Tools: p.Tools}, nil
+	return ToolsResponse(p), nil // the tools set, in the shape they were given
 }
 
+// idParams are the params of the methods that name one rule, override or
+// grant.
 type idParams struct {
 	ID string `json:"id"`
 }
@@ -146,10 +152,13 @@ func rpcID(params json.RawMessage) (string, error) {
 	return p.ID, nil
 }
 
+// toolParams are the params of permissions.tools.delete.
+type toolParams struct {
+	Tool string `json:"tool"`
+}
+
 func rpcToolsDelete(s *Server, params json.RawMessage) (any, error) {
-	var p struct {
-		Tool string `json:"tool"`
-	}
+	var p toolParams
 	if err := rpcParams(params, &p); err != nil {
 		return nil, err
 	}
@@ -283,16 +292,23 @@ func rpcOwnersSet(s *Server, params json.RawMessage) (any, error) {
 	return rpcOwnersGet(s, nil)
 }
 
+// addDirParams are the params of command.add_dir.
+type addDirParams struct {
+	Path string `json:"path"`
+}
+
 // rpcAddDir is /add-dir: {"path": ...}.
 func rpcAddDir(s *Server, params json.RawMessage) (any, error) {
-	var p struct {
-		Path string `json:"path"`
-	}
+	var p addDirParams
 	if err := rpcParams(params, &p); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(p.Path) == "" {
 		return nil, badRequest("path", "path is required")
 	}
-	return s.policy.AddDir("", p.Path)
+	res, err := s.policy.AddDir("", p.Path)
+	if err != nil {
+		return nil, err
+	}
+	return addDirWire(res), nil
 }

@@ -1,12 +1,15 @@
 package api
 
+import "github.com/toolgate/toolgate/store"
+
 // The answers of the permissions routes and of their JSON-RPC methods
 // (openapi.yaml). The section, its entry lists, its tools and owner scopes
 // are carried as written in config.yaml, so that whoever fixes a file sees
 // what it says: a rule entry that is not a mapping, a level in another
 // spelling or a legacy tools mapping stays in the answer. The envelopes
-// around them are typed here; their fields are declared in the order of
-// their JSON keys.
+// around them are typed here. Fields are in the order the answer's keys
+// are written (sorted, for the envelopes), which a client may compare byte
+// for byte.
 
 // ToolsResponse is GET /api/v1/permissions/tools and the result of
 // permissions.tools.get and permissions.tools.set: tool -> a level, or a
@@ -64,4 +67,22 @@ type SettingsResponse struct {
 // name or entry id removed.
 type DeletedResult struct {
 	Deleted string `json:"deleted"`
+}
+
+// AddDirResponse is the result of command.add_dir: the directory trusted,
+// whether the policy is tiered, the external_directory level now set for
+// it, the approval overrides appended (as written, null when none) and the
+// ids of those already there.
+type AddDirResponse struct {
+	Dir               string           `json:"dir"`
+	Tiered            bool             `json:"tiered"`
+	ExternalDirectory string           `json:"external_directory"`
+	Created           []map[string]any `json:"created"`
+	Existing          []string         `json:"existing,omitempty"`
+}
+
+// addDirWire is the answer of an /add-dir the store carried out.
+func addDirWire(res store.AddDirResult) AddDirResponse {
+	return AddDirResponse{Dir: res.Dir, Tiered: res.Tiered, ExternalDirectory: res.ExternalDirectory,
+		Created: res.Created, Existing: res.Existing}
 }

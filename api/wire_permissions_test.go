@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/store"
 )
 
 // TestSettingsResponseKeys: SettingsResponse has one field per scalar
@@ -59,6 +60,36 @@ func TestSettingsAnswerAsWritten(t *testing.T) {
 			}
 			if string(got) != string(wantJSON) {
 				t.Errorf("got %s, want %s", got, wantJSON)
+			}
+		})
+	}
+}
+
+// TestAddDirAnswer: the result of command.add_dir is its own wire shape,
+// whatever JSON names the store's result has: created is null when none
+// were appended, existing is left out when none were there.
+func TestAddDirAnswer(t *testing.T) {
+	cases := []struct {
+		note string
+		res  store.AddDirResult
+		want string
+	}{
+		{"not tiered", store.AddDirResult{Dir: "/srv", ExternalDirectory: "allow"},
+			`{"dir":"/srv","tiered":false,"external_directory":"allow","created":null}`},
+		{"overrides appended", store.AddDirResult{Dir: "/srv", Tiered: true, ExternalDirectory: "allow",
+			Created: []map[string]any{{"id": "a", "action": "allow"}}},
+			`{"dir":"/srv","tiered":true,"external_directory":"allow","created":[{"action":"allow","id":"a"}]}`},
+		{"overrides already there", store.AddDirResult{Dir: "/srv", Tiered: true, ExternalDirectory: "allow", Existing: []string{"a", "b"}},
+			`{"dir":"/srv","tiered":true,"external_directory":"allow","created":null,"existing":["a","b"]}`},
+	}
+	for _, c := range cases {
+		t.Run(c.note, func(t *testing.T) {
+			got, err := json.Marshal(addDirWire(c.res))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != c.want {
+				t.Errorf("got %s, want %s", got, c.want)
 			}
 		})
 	}
