@@ -85,7 +85,7 @@ func (m localAsks) decide(ctx context.Context, e *entry, cur Approval, ans answe
 	var rule map[string]any
 	if ans.choice == ChoiceAllowAlways {
 		var err error
-		if rule, err = m.persist(e.req, ans.by); err != nil {
+		if rule, err = m.persist(ctx, e.req, ans.by); err != nil {
 			return cur, err
 		}
 	}

@@ -9,12 +9,13 @@ import (
 )
 
 // Persister writes an "always allow" answer into the policy (docs/decisions.md,
-// "Always allow"). store.Store satisfies it. by names the person who
+// "Always allow"). service.Policy implements it. by names the person who
 // answered, so the override says who approved it. It returns the approval
 // override it appended, and whether it was added (false when one was
-// already there).
+// already there). ctx may carry the shared store's transaction (see
+// Shared.Resolve), which the write then joins.
 type Persister interface {
-	AlwaysAllowBy(req *engine.Request, by string) (map[string]any, bool, error)
+	AlwaysAllow(ctx context.Context, req *engine.Request, by string) (map[string]any, bool, error)
 }
 
 // Granter makes the grant of a scoped answer (allow_session, allow_for)

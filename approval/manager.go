@@ -380,11 +380,11 @@ func (m *Manager) checkScope(a Approval, choice Choice, ttl time.Duration) error
 	return nil
 }
 
-func (m *Manager) persist(req engine.Request, by string) (map[string]any, error) {
+func (m *Manager) persist(ctx context.Context, req engine.Request, by string) (map[string]any, error) {
 	if m.opts.Persister == nil {
 		return nil, ErrNoPersister
 	}
-	rule, _, err := m.opts.Persister.AlwaysAllowBy(&req, by)
+	rule, _, err := m.opts.Persister.AlwaysAllow(ctx, &req, by)
 	if err != nil {
 		return nil, fmt.Errorf("approval: persist always-allow: %w", err)
 	}

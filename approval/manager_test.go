@@ -312,7 +312,7 @@ type recordingPersister struct {
 	err  error
 }
 
-func (p *recordingPersister) AlwaysAllowBy(req *engine.Request, by string) (map[string]any, bool, error) {
+func (p *recordingPersister) AlwaysAllow(_ context.Context, req *engine.Request, by string) (map[string]any, bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.err != nil {

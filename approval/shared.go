@@ -35,14 +35,13 @@ type Shared interface {
 	// holds the ask, so that no other Resolve or expiry can finish in the
 	// meantime, and only when it is still pending; the rule it returns is
 	// stored as PersistedRule, and its error is returned with nothing changed.
-	// Once prepare succeeded its rule may be in force, so its outcome must
-	// win even when storing it fails: the store tries again, and until it
-	// has stored it, it answers an error wrapping store.ErrUnavailable and
-	// lets no other outcome of that ask be stored through it.
+	// The context prepare gets carries the store's transaction as a
+	// store.Enclosing, so that a policy write prepare makes on the same
+	// database commits with the outcome or not at all.
 	// An outcome whose DecidedAt is at or after the ask's ExpiresAt does not
 	// count (unless it is itself an expiry): the ask is stored as expired
 	// instead, and Resolve returns that with ErrAlreadyDecided.
-	Resolve(ctx context.Context, id string, out Outcome, prepare func(cur Approval) (map[string]any, error)) (Approval, error)
+	Resolve(ctx context.Context, id string, out Outcome, prepare func(ctx context.Context, cur Approval) (map[string]any, error)) (Approval, error)
 	// Get returns the stored state of one ask, or ErrNotFound.
 	Get(ctx context.Context, id string) (Approval, error)
 	// Pending returns every pending ask, oldest first.

@@ -24,8 +24,9 @@ import (
 // type and pattern) exists, it is returned with created false.
 // store.ErrNotAsk when the decision is not ask; store.ErrNoPattern for a
 // call with no command or path. approval.Manager calls it through its
-// Persister.
-func (p *Policy) AlwaysAllow(req *engine.Request, by string) (map[string]any, bool, error) {
+// Persister, with a ctx that may carry the shared ask store's transaction:
+// the override is then written inside it (store.Enclosing).
+func (p *Policy) AlwaysAllow(ctx context.Context, req *engine.Request, by string) (map[string]any, bool, error) {
 	override, err := alwaysAllowOverride(req)
 	if err != nil {
 		return nil, false, err
@@ -35,7 +36,7 @@ func (p *Policy) AlwaysAllow(req *engine.Request, by string) (map[string]any, bo
 	}
 	var existing *policy.Override
 	_, err = p.edit("", func(d PolicyDocs) (string, error) {
-		return d.Update(context.Background(), func(tx *store.Tx) error {
+		return d.Update(ctx, func(tx *store.Tx) error {
 			// The check runs on the document the override is written
 			// into, so a rule added elsewhere since the ask is seen.
 			if lvl := p.engineOf(d, tx).Evaluate(req).Level; lvl != policy.Ask {

@@ -53,7 +53,7 @@ func readFile(t *testing.T, path string) []byte {
 func TestAlwaysAllow(t *testing.T) {
 	p, s, _ := openPolicyFixture(t, "config.yaml")
 	build := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "  npm run build "}}
-	o, created, err := p.AlwaysAllow(build, "")
+	o, created, err := p.AlwaysAllow(t.Context(), build, "")
 	if err != nil || !created {
 		t.Fatalf("got %v, %v, %v", o, created, err)
 	}
@@ -64,19 +64,19 @@ func TestAlwaysAllow(t *testing.T) {
 	if d := s.Engine().Evaluate(build); d.Level != policy.Allow || !strings.Contains(d.MatchedRule, "approval_overrides") {
 		t.Errorf("after always allow: got %v %s, want allow by the override", d.Level, d.MatchedRule)
 	}
-	if _, _, err := p.AlwaysAllow(build, ""); !errors.Is(err, store.ErrNotAsk) {
+	if _, _, err := p.AlwaysAllow(t.Context(), build, ""); !errors.Is(err, store.ErrNotAsk) {
 		t.Errorf("second time: got %v, want store.ErrNotAsk (it is allowed now)", err)
 	}
 	read := &engine.Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "/work/ws/a"}}
-	if _, _, err := p.AlwaysAllow(read, ""); !errors.Is(err, store.ErrNotAsk) {
+	if _, _, err := p.AlwaysAllow(t.Context(), read, ""); !errors.Is(err, store.ErrNotAsk) {
 		t.Errorf("an allowed call: got %v, want store.ErrNotAsk", err)
 	}
 	write := &engine.Request{ToolName: "write_file", ToolArgs: map[string]any{"content": "x", "path": "/work/ws/out.txt", "backup": "/work/ws/b"}}
-	o, created, err = p.AlwaysAllow(write, "")
+	o, created, err = p.AlwaysAllow(t.Context(), write, "")
 	if err != nil || !created || o["pattern"] != "/work/ws/out.txt" || o["match_type"] != "path" {
 		t.Errorf("path tool: got %v, %v, %v; want the path value", o, created, err)
 	}
-	if _, _, err := p.AlwaysAllow(&engine.Request{ToolName: "mcp_fetch_webpage", ToolArgs: map[string]any{"url": "https://x"}}, ""); !errors.Is(err, store.ErrNoPattern) && !errors.Is(err, store.ErrNotAsk) {
+	if _, _, err := p.AlwaysAllow(t.Context(), &engine.Request{ToolName: "mcp_fetch_webpage", ToolArgs: map[string]any{"url": "https://x"}}, ""); !errors.Is(err, store.ErrNoPattern) && !errors.Is(err, store.ErrNotAsk) {
 		t.Errorf("network tool: got %v, want store.ErrNoPattern", err)
 	}
 }
@@ -86,13 +86,13 @@ func TestAlwaysAllow(t *testing.T) {
 func TestAlwaysAllowNeverTwice(t *testing.T) {
 	p, s, dir := openPolicyFixture(t, "config.yaml")
 	req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "cat /etc/hosts"}, Workspace: "/work/ws"}
-	if _, created, err := p.AlwaysAllow(req, ""); err != nil || !created {
+	if _, created, err := p.AlwaysAllow(t.Context(), req, ""); err != nil || !created {
 		t.Fatalf("first: %v %v", created, err)
 	}
 	if d := s.Engine().Evaluate(req); d.Level != policy.Ask {
 		t.Fatalf("the fixture no longer asks for this call (%v %s), so the test proves nothing", d.Level, d.MatchedRule)
 	}
-	o, created, err := p.AlwaysAllow(req, "")
+	o, created, err := p.AlwaysAllow(t.Context(), req, "")
 	if err != nil || created || o["id"] != "user_allow_bash_command_cat_etc_hosts" {
 		t.Errorf("second: got %v, %v, %v; want the existing override, not created", o, created, err)
 	}
@@ -114,7 +114,7 @@ func TestAlwaysAllowIsLiteral(t *testing.T) {
 			defer s.Close()
 			p := service.NewPolicy(s)
 			req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": cmd}, ChannelID: "web", Workspace: dir}
-			if _, created, err := p.AlwaysAllow(req, ""); err != nil || !created {
+			if _, created, err := p.AlwaysAllow(t.Context(), req, ""); err != nil || !created {
 				t.Fatalf("AlwaysAllow: created %v, err %v", created, err)
 			}
 			if got := s.Engine().Evaluate(req); got.Level != policy.Allow {
@@ -135,7 +135,7 @@ func TestAlwaysAllowByRecordsWhoAndWhen(t *testing.T) {
 	p, s, dir := openPolicyFixture(t, "config.yaml")
 	req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make deploy"}}
 	before := time.Now().UTC().Add(-time.Second)
-	o, created, err := p.AlwaysAllow(req, " alice ")
+	o, created, err := p.AlwaysAllow(t.Context(), req, " alice ")
 	if err != nil || !created {
 		t.Fatalf("got %v, %v, %v", o, created, err)
 	}
@@ -179,7 +179,7 @@ func TestAlwaysAllowPathShapes(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.note, func(t *testing.T) {
 			p, _, _ := openPolicyFixture(t, "config.yaml")
-			o, created, err := p.AlwaysAllow(&engine.Request{ToolName: c.tool, ToolArgs: c.args}, "")
+			o, created, err := p.AlwaysAllow(t.Context(), &engine.Request{ToolName: c.tool, ToolArgs: c.args}, "")
 			if err != nil || !created {
 				t.Fatalf("got %v, %v, %v", o, created, err)
 			}
@@ -189,7 +189,7 @@ func TestAlwaysAllowPathShapes(t *testing.T) {
 		})
 	}
 	p, _, _ := openPolicyFixture(t, "config.yaml")
-	if o, _, err := p.AlwaysAllow(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": 42.0}}, ""); err == nil {
+	if o, _, err := p.AlwaysAllow(t.Context(), &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": 42.0}}, ""); err == nil {
 		t.Errorf("an unreadable command: got %v, want an error", o)
 	}
 }
@@ -210,7 +210,7 @@ func TestAlwaysAllowChecksTheDocumentOnDisk(t *testing.T) {
 	if err := os.WriteFile(path, []byte(raw), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := p.AlwaysAllow(req, ""); !errors.Is(err, store.ErrNotAsk) {
+	if _, _, err := p.AlwaysAllow(t.Context(), req, ""); !errors.Is(err, store.ErrNotAsk) {
 		t.Errorf("got %v, want ErrNotAsk (bash is allowed on disk)", err)
 	}
 	if got := string(readFile(t, path)); got != raw {

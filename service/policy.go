@@ -273,11 +273,6 @@ func (p *Policy) AddDir(ifMatch, path string) (store.AddDirResult, error) {
 // dirTools are the tools /add-dir's two overrides name.
 var dirTools = store.DirTools{Path: engine.PathTools, Shell: engine.ShellTools}
 
-// AlwaysAllowBy implements approval.Persister.
-func (p *Policy) AlwaysAllowBy(req *engine.Request, by string) (map[string]any, bool, error) {
-	return p.AlwaysAllow(req, by)
-}
-
 // EngineOptions are the options the policy in force is compiled with, for
 // checks that must decide as it does (a rule's examples in the form).
 func (p *Policy) EngineOptions() engine.Options { return p.docs.EngineOptions() }

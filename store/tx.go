@@ -22,12 +22,14 @@ type Tx struct {
 // Update runs fn on the policy document under the backend's lock and
 // writes what it staged, returning the section's new ETag. An error from
 // fn aborts the edit: nothing is written and the error is returned. A view
-// made by IfMatch checks its ETag first, as every edit does.
+// made by IfMatch checks its ETag first, as every edit does. When ctx
+// carries an Enclosing transaction the backend can join, the write commits
+// with it and goes in force only then (see Enclosing).
 func (s *Store) Update(ctx context.Context, fn func(tx *Tx) error) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	return s.modify(func(d *configDoc) error { return fn(&Tx{s: s, d: d}) })
+	return s.modifyIn(ctx, func(d *configDoc) error { return fn(&Tx{s: s, d: d}) })
 }
 
 // Section is the decoded permissions section as read under the lock (nil

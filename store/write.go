@@ -17,22 +17,33 @@ type editFunc func(d *configDoc) error
 
 // modify is the one write path: under the backend's lock, re-read the
 // document, apply fn, validate (compiling it once), store it atomically,
-// then swap in the new snapshot with what was compiled. The policy in memory changes only when the document was stored.
+// then swap in the new snapshot with what was compiled. The policy in
+// memory changes only when the document was stored.
 func (s *Store) modify(fn editFunc) (string, error) {
+	return s.modifyIn(context.Background(), fn)
+}
+
+// modifyIn is modify with ctx, which may carry an Enclosing transaction:
+// when the backend wrote inside it, the new snapshot goes in force only
+// once that transaction committed (installCommitted), never before.
+func (s *Store) modifyIn(ctx context.Context, fn editFunc) (string, error) {
 	s.mu.Lock()
+	mem := s.cur.Load()
 	var next *state
-	_, err := s.backend.Update(context.Background(), func(cur Document) ([]byte, error) {
+	_, err := s.backend.Update(ctx, func(cur Document) ([]byte, error) {
 		var out []byte
 		var err error
 		next, out, err = s.edit(cur, fn)
 		return out, err
 	})
 	s.noteBackend(err)
+	if enc := EnclosingOf(ctx); err == nil && enc != nil && enc.Joined() {
+		s.mu.Unlock()
+		enc.afterCommit(func() { s.installCommitted(mem, next) })
+		return next.etag, nil
+	}
 	if err == nil {
-		s.cur.Store(next)
-		if s.lastSetAside.Swap(next.setAside) && !next.setAside {
-			s.log.Info("config.yaml reads again; its policy is in force", "backend", s.backend.Name(), "dir", s.Dir())
-		}
+		s.install(next)
 	}
 	s.mu.Unlock()
 	if err != nil {
@@ -40,6 +51,34 @@ func (s *Store) modify(fn editFunc) (string, error) {
 	}
 	s.notify()
 	return next.etag, nil
+}
+
+// install puts next in force. Callers hold s.mu.
+func (s *Store) install(next *state) {
+	s.cur.Store(next)
+	if s.lastSetAside.Swap(next.setAside) && !next.setAside {
+		s.log.Info("config.yaml reads again; its policy is in force", "backend", s.backend.Name(), "dir", s.Dir())
+	}
+}
+
+// installCommitted puts next, written inside an Enclosing transaction that
+// has now committed, in force, if the policy in force is still mem, the
+// one next was edited from. When something else went in force meanwhile (a
+// reload, another write that waited for the row lock), next may be older
+// than it, so the document is read again instead.
+func (s *Store) installCommitted(mem, next *state) {
+	s.mu.Lock()
+	if s.cur.Load() != mem {
+		s.mu.Unlock()
+		if err := s.Reload(); err != nil {
+			s.log.Warn("reload after a joined write; the watcher retries", "backend", s.backend.Name(), "err", err)
+			s.changed()
+		}
+		return
+	}
+	s.install(next)
+	s.mu.Unlock()
+	s.notify()
 }
 
 // edit applies fn to the document cur, read under the backend's lock, and

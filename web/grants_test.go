@@ -208,7 +208,7 @@ func TestGrantsPageAlwaysAllowed(t *testing.T) {
 	e := newGrantsEnv(t)
 	admin, _ := e.tokens.AdminToken()
 	_, approver, _ := e.tokens.Create("ann", auth.RoleApprover, nil, nil)
-	o, _, err := service.NewPolicy(e.st).AlwaysAllowBy(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make deploy"}}, "ann")
+	o, _, err := service.NewPolicy(e.st).AlwaysAllow(context.Background(), &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make deploy"}}, "ann")
 	if err != nil {
 		t.Fatal(err)
 	}

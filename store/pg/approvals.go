@@ -7,12 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/store"
 )
 
 // PartApprovals is the schema part of the shared pending asks.
@@ -63,17 +63,6 @@ const approvalCols = `id, status, created_at, expires_at, request, joins, choice
 type Approvals struct {
 	db  *DB
 	log *slog.Logger
-	// preparing lets one Resolve with a prepare func at a time hold its row
-	// lock and connection: the Persister it runs writes the policy through
-	// another connection of the same pool, and several such answers at once
-	// could otherwise take every connection and wait on each other.
-	preparing chan struct{}
-	// owedMu guards owed: the outcomes of always-allow answers whose rule
-	// the Persister wrote but whose own storing failed, by ask id (see
-	// approvals_owed.go). Every later Resolve of such an ask, and each
-	// expiry round, stores that outcome first.
-	owedMu sync.Mutex
-	owed   map[string]approval.Approval
 }
 
 var _ approval.Shared = (*Approvals)(nil)
@@ -88,7 +77,7 @@ func OpenApprovals(ctx context.Context, db *DB) (*Approvals, error) {
 	if err := Migrate(ctx, db, PartHistory, historyMigrations); err != nil {
 		return nil, err
 	}
-	return &Approvals{db: db, log: db.log, preparing: make(chan struct{}, 1), owed: make(map[string]approval.Approval)}, nil
+	return &Approvals{db: db, log: db.log}, nil
 }
 
 // asked is what the request column holds: what was asked and why.
@@ -139,36 +128,24 @@ func (s *Approvals) Insert(ctx context.Context, a approval.Approval, key string)
 // comes at or after the ask's deadline does not count: the ask is stored as
 // expired instead, and Resolve returns that with ErrAlreadyDecided.
 //
-// The Persister that prepare runs commits the rule through another
-// connection, so the rule can be in force while this transaction fails:
-// Resolve then stores the outcome again in fresh transactions (settleLost),
-// and when that fails too it keeps the outcome as owed, returns an error
-// wrapping store.ErrUnavailable, and stores the owed outcome before any
-// later answer to the ask (which then gets ErrAlreadyDecided) or expiry.
-func (s *Approvals) Resolve(ctx context.Context, id string, out approval.Outcome, prepare func(approval.Approval) (map[string]any, error)) (approval.Approval, error) {
+// prepare gets a context carrying this transaction as a store.Enclosing: a
+// policy write it makes on this database (an "always allow" rule) joins the
+// transaction, so the rule and the outcome commit together or not at all,
+// and the rule goes in force on this replica only after the commit
+// (docs/operations.md#an-always-allow-answer-and-its-rule-commit-together).
+func (s *Approvals) Resolve(ctx context.Context, id string, out approval.Outcome, prepare func(context.Context, approval.Approval) (map[string]any, error)) (approval.Approval, error) {
 	if pgText(id) != id {
 		return approval.Approval{}, approval.ErrNotFound // no id has a NUL or bad UTF-8
 	}
 	// What PostgreSQL text cannot hold is replaced here, so the winner is
 	// told what every replica will read.
 	out.Comment, out.DecidedBy = pgText(out.Comment), pgText(out.DecidedBy)
-	if prepare != nil {
-		select {
-		case s.preparing <- struct{}{}:
-			defer func() { <-s.preparing }()
-		case <-ctx.Done():
-			return approval.Approval{}, ctx.Err()
-		}
-	}
-	if owed, ok := s.owedOf(id); ok {
-		return s.payOwed(ctx, owed)
-	}
 	var next approval.Approval
 	var verdict, prepErr error
-	prepared := false
+	var enc *store.Enclosing
 	limit := s.db.opTimeout
 	if prepare != nil {
-		limit *= 3 // the Persister writes the policy meanwhile
+		limit *= 3 // the policy may be written and checked in this transaction
 	}
 	err := s.inTx(ctx, limit, func(octx context.Context, tx pgx.Tx) error {
 		cur, err := scanAsk(tx.QueryRow(octx, `SELECT `+approvalCols+` FROM approval_asks WHERE id = $1 FOR UPDATE`, id))
@@ -190,10 +167,10 @@ func (s *Approvals) Resolve(ctx context.Context, id string, out approval.Outcome
 		}
 		var rule map[string]any
 		if prepare != nil {
-			if rule, prepErr = prepare(cur); prepErr != nil {
+			enc = &store.Enclosing{Tx: &enclosingTx{db: s.db, tx: tx}}
+			if rule, prepErr = prepare(store.WithEnclosing(octx, enc), cur); prepErr != nil {
 				return prepErr
 			}
-			prepared = true
 		}
 		next = out.Apply(cur, rule)
 		if err := storeOutcome(octx, tx, next); err != nil {
@@ -207,10 +184,11 @@ func (s *Approvals) Resolve(ctx context.Context, id string, out approval.Outcome
 	switch {
 	case prepErr != nil:
 		return next, prepErr
-	case err != nil && prepared:
-		return s.settleLost(ctx, next, err)
 	case err != nil:
 		return next, s.db.Wrap(ctx, err, "resolve ask "+id)
+	}
+	if enc != nil {
+		enc.Committed()
 	}
 	return next, verdict
 }
@@ -264,7 +242,6 @@ func (s *Approvals) Pending(ctx context.Context) ([]approval.Approval, error) {
 // its deadline, each is notified, and resolved asks older than keep are
 // deleted.
 func (s *Approvals) ExpireDue(ctx context.Context, now time.Time, keep time.Duration) ([]approval.Approval, error) {
-	still := s.payAllOwed(ctx) // never expire an ask whose always-allow rule is in force
 	var expired []approval.Approval
 	err := s.inTx(ctx, s.db.opTimeout, func(octx context.Context, tx pgx.Tx) error {
 		var lease bool
@@ -273,8 +250,8 @@ func (s *Approvals) ExpireDue(ctx context.Context, now time.Time, keep time.Dura
 		}
 		rows, err := tx.Query(octx, `UPDATE approval_asks SET status = 'expired', decided_by = $2,
 			comment = 'no answer before the timeout', decided_at = $1
-			WHERE status = 'pending' AND expires_at <= $1 AND NOT (id = ANY($3))
-			RETURNING `+approvalCols, now, approval.PrincipalSystem, still)
+			WHERE status = 'pending' AND expires_at <= $1
+			RETURNING `+approvalCols, now, approval.PrincipalSystem)
 		if err != nil {
 			return err
 		}

@@ -59,7 +59,7 @@ func TestApprovalsRoundTrip(t *testing.T) {
 	at := time.Now().Truncate(time.Microsecond).UTC()
 	rule := map[string]any{"id": "r1", "pattern": "x"}
 	out := approval.Outcome{Status: approval.StatusAllowed, Choice: approval.ChoiceAllowAlways, DecidedBy: "alice", Comment: "ok", DecidedAt: at}
-	if _, err := s.Resolve(ctx, "a1", out, func(approval.Approval) (map[string]any, error) { return rule, nil }); err != nil {
+	if _, err := s.Resolve(ctx, "a1", out, func(context.Context, approval.Approval) (map[string]any, error) { return rule, nil }); err != nil {
 		t.Fatalf("Resolve: %v", err)
 	}
 	got, _ = s.Get(ctx, "a1")
@@ -92,7 +92,7 @@ func TestApprovalsResolveRules(t *testing.T) {
 	for _, tc := range []struct {
 		note       string
 		ttl        time.Duration
-		prepare    func(approval.Approval) (map[string]any, error)
+		prepare    func(context.Context, approval.Approval) (map[string]any, error)
 		wantErr    error
 		wantStatus approval.Status
 	}{
@@ -100,10 +100,10 @@ func TestApprovalsResolveRules(t *testing.T) {
 		{note: "an answer at or after the deadline expires the ask instead", ttl: -time.Second,
 			wantErr: approval.ErrAlreadyDecided, wantStatus: approval.StatusExpired},
 		{note: "a failing prepare changes nothing", ttl: time.Minute,
-			prepare: func(approval.Approval) (map[string]any, error) { return nil, prepErr },
+			prepare: func(context.Context, approval.Approval) (map[string]any, error) { return nil, prepErr },
 			wantErr: prepErr, wantStatus: approval.StatusPending},
 		{note: "prepare is not called for an ask past its deadline", ttl: -time.Second,
-			prepare: func(approval.Approval) (map[string]any, error) { return nil, prepErr },
+			prepare: func(context.Context, approval.Approval) (map[string]any, error) { return nil, prepErr },
 			wantErr: approval.ErrAlreadyDecided, wantStatus: approval.StatusExpired},
 	} {
 		a := newAsk(tc.note, tc.ttl, map[string]any{"command": "x"})

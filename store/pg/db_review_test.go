@@ -35,7 +35,7 @@ func TestServerThatCannotServeIsUnavailable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		shared := &Approvals{db: db, log: db.log, preparing: make(chan struct{}, 1)}
+		shared := &Approvals{db: db, log: db.log}
 		locker := openDB(t, dsn)
 		tx, err := locker.Pool().Begin(ctx)
 		if err != nil {
