@@ -100,11 +100,11 @@ func leftText(ctx context.Context, d time.Duration) string {
 // alwaysOverrides are the approval overrides "always allow" wrote (source
 // user_approval), with the policy's ETag for their revoke.
 func (u *UI) alwaysOverrides() ([]templates.OverrideRow, string) {
-	sec, etag := u.section()
+	sec, etag := u.typed()
 	var out []templates.OverrideRow
-	for _, v := range asList(sec["approval_overrides"]) {
-		if m := asMap(v); m != nil && str(m["source"]) == policy.SourceUserApproval {
-			out = append(out, overrideRow(m))
+	for i := range sec.Overrides {
+		if sec.Overrides[i].Source == policy.SourceUserApproval {
+			out = append(out, overrideRow(&sec.Overrides[i]))
 		}
 	}
 	return out, etag

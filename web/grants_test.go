@@ -245,8 +245,8 @@ func TestGrantsPageAlwaysAllowed(t *testing.T) {
 		t.Errorf("the admin's confirmed revoke: status %d: %.300s", status, body)
 	}
 	sec, _, _ := e.st.Section()
-	for _, v := range asList(sec["approval_overrides"]) {
-		if str(asMap(v)["id"]) == id {
+	for _, v := range policy.DecodeSection(sec).Overrides {
+		if v.ID == id {
 			t.Errorf("override %s is still in the policy", id)
 		}
 	}

@@ -4,31 +4,32 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/templates"
 )
 
 // overridesPage lists the approval overrides.
 func (u *UI) overridesPage(w http.ResponseWriter, r *http.Request) {
-	sec, etag := u.section()
+	sec, etag := u.typed()
 	p := templates.OverridesProps{Nav: u.nav(r, "/overrides"), ETag: etag}
-	for _, v := range asList(sec["approval_overrides"]) {
-		if m := asMap(v); m != nil {
-			p.Overrides = append(p.Overrides, overrideRow(m))
-		}
+	for i := range sec.Overrides {
+		p.Overrides = append(p.Overrides, overrideRow(&sec.Overrides[i]))
 	}
 	render(w, r, http.StatusOK, templates.Overrides(p))
 }
 
-// overrideRow renders a decoded approval override. Its created time is
-// shown when the entry records one.
-func overrideRow(m map[string]any) templates.OverrideRow {
+// overrideRow renders an approval override as the rules page renders a
+// rule (an action that is no level shown as written, lower-cased), with
+// who approved it and its created time when the entry records them (keys
+// the engine does not read: policy.Rule.Extra).
+func overrideRow(o *policy.Override) templates.OverrideRow {
+	rr := ruleRow(o)
 	row := templates.OverrideRow{
-		ID: str(m["id"]), Tools: toolsText(m["tools"]), MatchType: str(m["match_type"]),
-		Pattern: str(m["pattern"]), Action: str(m["action"]), Source: str(m["source"]),
-		ApprovedBy: str(m["approved_by"]),
+		ID: o.ID, Tools: rr.Tools, MatchType: o.MatchType, Pattern: o.Pattern, Action: rr.Action, Source: o.Source,
+		ApprovedBy: str(o.Extra["approved_by"]),
 	}
 	for _, k := range []string{"created_at", "created"} {
-		switch t := m[k].(type) {
+		switch t := o.Extra[k].(type) {
 		case time.Time:
 			row.Created = t.UTC().Format(time.RFC3339)
 		case nil:

@@ -30,30 +30,12 @@ func asMap(v any) map[string]any {
 	return nil
 }
 
-// asList reads a decoded list.
-func asList(v any) []any {
-	l, _ := v.([]any)
-	return l
-}
-
 // str renders a scalar as text ("" for nil).
 func str(v any) string {
 	if v == nil {
 		return ""
 	}
 	return fmt.Sprint(v)
-}
-
-// toolsText renders a rule's tools, a list or one string.
-func toolsText(v any) string {
-	if l, ok := v.([]any); ok {
-		parts := make([]string, 0, len(l))
-		for _, t := range l {
-			parts = append(parts, str(t))
-		}
-		return strings.Join(parts, ", ")
-	}
-	return str(v)
 }
 
 // section reads the permissions section in force and its ETag.

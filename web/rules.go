@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"net/url"
 	"strings"
 
 	"github.com/toolgate/toolgate/engine"
@@ -131,17 +130,44 @@ func checkRule(tools []string, pattern, matchType string, t translator) string {
 // removed from the rule.
 var ruleFields = []string{"id", "tools", "pattern", "action", "severity", "match_type", "description", "examples"}
 
-// ruleOf decodes the rule of a form as config.yaml's entry would be
-// (policy.FormMap: values trimmed, empty fields left out). A rule without
-// an id gets the service's (service.NewID, as over the API).
+// ruleOf is the rule of a form (formRule). A rule without an id gets the
+// service's (service.NewID, as over the API).
 func (u *UI) ruleOf(f templates.RuleForm) policy.Rule {
-	rule, _, _ := policy.DecodeRule(policy.FormMap(url.Values{"id": {f.ID}, "tools": {f.Tools}, "pattern": {f.Pattern},
-		"action": {f.Action}, "severity": {f.Severity}, "match_type": {f.MatchType}, "description": {f.Description}}), "rule")
+	rule := formRule(f)
 	if rule.ID == "" {
 		rule.ID = u.pol.RuleIDFor(rule.Tools, rule.Pattern, f.OrigID)
 	}
 	rule.Examples = formExamples(f.Match, f.NoMatch)
 	return rule
+}
+
+// formRule reads the fields of a rule form (trimmed) into the rule that
+// config.yaml's entry with those values decodes to (policy.DecodeRule),
+// so saving it reports the same problems: tools split on commas and
+// spaces (none: nil, which makes the rule inert), an action that is not a
+// level kept as BadAction, an unknown severity as BadSeverity (read as
+// HIGH). Examples are not read here (formExamples).
+func formRule(f templates.RuleForm) policy.Rule {
+	trim := strings.TrimSpace
+	r := policy.Rule{ID: trim(f.ID), Pattern: trim(f.Pattern), MatchType: trim(f.MatchType), Description: trim(f.Description)}
+	if tools := policy.SplitTools(trim(f.Tools)); len(tools) > 0 {
+		r.Tools = tools
+	}
+	if s := trim(f.Severity); s != "" {
+		sev, ok := policy.ParseSeverity(s)
+		r.Severity = sev
+		if !ok {
+			r.BadSeverity = s
+		}
+	}
+	if s := trim(f.Action); s != "" {
+		if lvl, ok := policy.ParseLevel(s); ok {
+			r.Action = lvl
+		} else {
+			r.BadAction = s
+		}
+	}
+	return r
 }
 
 // formExamples reads the examples of the form, one a line (blank lines
@@ -235,7 +261,15 @@ func (u *UI) checkPattern(w http.ResponseWriter, r *http.Request) {
 		examples = u.checkExamples(form, t)
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(map[string]any{"ok": msg == "", "message": cmp.Or(msg, t("rules.check.ok")), "examples": examples})
+	_ = json.NewEncoder(w).Encode(patternCheck{OK: msg == "", Message: cmp.Or(msg, t("rules.check.ok")), Examples: examples})
+}
+
+// patternCheck is the answer of the as-you-type check (fields in the
+// order encoding/json wrote the map it replaces).
+type patternCheck struct {
+	Examples []exampleResult `json:"examples"`
+	Message  string          `json:"message"`
+	OK       bool            `json:"ok"`
 }
 
 // exampleResult is one example's line in the as-you-type check.
@@ -247,8 +281,8 @@ type exampleResult struct {
 
 // checkExamples decides each example of the form's rule.
 func (u *UI) checkExamples(form templates.RuleForm, t translator) []exampleResult {
-	rule, _, _ := policy.DecodeRule(policy.FormMap(url.Values{"tools": {form.Tools}, "pattern": {form.Pattern},
-		"action": {form.Action}, "severity": {form.Severity}, "match_type": {form.MatchType}}), "rule")
+	rule := formRule(templates.RuleForm{Tools: form.Tools, Pattern: form.Pattern, Action: form.Action,
+		Severity: form.Severity, MatchType: form.MatchType})
 	ex := formExamples(form.Match, form.NoMatch)
 	if ex == nil || rule.Inert() {
 		return nil

@@ -146,7 +146,14 @@ func (h *Hub) originAllowed(r *http.Request, p HubPrincipal) bool {
 func wsError(w http.ResponseWriter, status int, code, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": code, "message": msg}})
+	var body struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	body.Error.Code, body.Error.Message = code, msg
+	json.NewEncoder(w).Encode(body)
 }
 
 // writePump is the connection's only writer: queued messages and pings.
