@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"math"
 	"strings"
 	"time"
 
@@ -160,6 +161,10 @@ type Log struct {
 	// the values of a chunk.
 	inserts [2][insertSizes]*sql.Stmt
 	rows    [][insertColumns]any
+	// marks are the minutes of the batch being written and their ids,
+	// stored by markMinutes, prepared once.
+	marks       []minuteMark
+	markMinutes *sql.Stmt
 }
 
 // decisionSchema is the decisions table: migration 2.
@@ -206,6 +211,25 @@ DROP INDEX decisions_session;
 CREATE INDEX decisions_session ON decisions(session, id) WHERE session <> '';
 `
 
+// decisionMinutesSchema replaces the time index by a table of minutes:
+// migration 6. Each minute in which decisions were logged (ts / 60,000,000,
+// towards zero) keeps the smallest and largest id logged with a time in
+// it, so that a time range is a range of ids (the table's rowid) found in
+// a table of one row per minute, not an index of one entry per decision
+// (its insert was a seventh of the writer's CPU, BENCHMARKS.md "Ninth
+// round"). The queries keep their exact ts conditions: a decision logged
+// late (a check that waited for an answer) only widens its minute's range.
+const decisionMinutesSchema = `
+CREATE TABLE decisions_minutes (
+	minute   INTEGER PRIMARY KEY, -- ts / 60000000
+	first_id INTEGER NOT NULL,
+	last_id  INTEGER NOT NULL
+);
+INSERT INTO decisions_minutes (minute, first_id, last_id)
+	SELECT ts / 60000000, min(id), max(id) FROM decisions GROUP BY 1;
+DROP INDEX decisions_ts;
+`
+
 // migrations are the schema history of decisions.db. Versions 2 and 3
 // keep the numbers they had when every database shared one list, so that
 // files written before the split are recognised as up to date.
@@ -214,6 +238,7 @@ var migrations = []sqlite.Migration{
 	{Version: 3, Name: "decision log agent", SQL: decisionAgentSchema},
 	{Version: 4, Name: "decision log shadow", SQL: decisionShadowSchema},
 	{Version: 5, Name: "decision log partial session index", SQL: decisionSessionSchema},
+	{Version: 6, Name: "decision log minutes instead of the time index", SQL: decisionMinutesSchema},
 }
 
 // Open opens (creating if needed) the decision log's SQLite file at path,
@@ -249,6 +274,9 @@ func (l *Log) Close() error {
 
 // closeInsert releases the prepared INSERTs when the writer stops.
 func (l *Log) closeInsert() {
+	if l.markMinutes != nil {
+		_ = l.markMinutes.Close()
+	}
 	for _, family := range l.inserts {
 		for _, stmt := range family {
 			if stmt != nil {
@@ -282,6 +310,7 @@ func (l *Log) insert(ctx context.Context, batch []Entry) error {
 	}
 	defer func() { _ = tx.Rollback() }()
 	args := make([]any, 0, insertRows*insertColumns)
+	l.marks = l.marks[:0]
 	for len(batch) > 0 {
 		size, n := insertChunk(len(batch))
 		rows := l.rows[:0]
@@ -302,12 +331,63 @@ func (l *Log) insert(ctx context.Context, batch []Entry) error {
 		if err != nil {
 			return err
 		}
-		if _, err := stmt.Exec(args...); err != nil {
+		res, err := stmt.Exec(args...)
+		if err != nil {
 			return err
+		}
+		last, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		// One statement's rows take consecutive ids, in order (the
+		// writer holds the write lock; ids are never reused).
+		for i := range rows {
+			l.mark(rows[i][0].(int64), last-int64(len(rows)-1-i))
 		}
 		batch = batch[n:]
 	}
+	if err := l.storeMarks(tx); err != nil {
+		return err
+	}
 	return tx.Commit()
+}
+
+// minuteMark is a minute of a batch and the smallest and largest id logged
+// with a time in it.
+type minuteMark struct{ minute, first, last int64 }
+
+// minuteMicros is the length of a minute of decisions_minutes in ts units.
+const minuteMicros = 60_000_000
+
+// mark adds the entry id, logged at ts, to its minute's mark.
+func (l *Log) mark(ts, id int64) {
+	minute := ts / minuteMicros
+	for i := range l.marks {
+		if m := &l.marks[i]; m.minute == minute {
+			m.first, m.last = min(m.first, id), max(m.last, id)
+			return
+		}
+	}
+	l.marks = append(l.marks, minuteMark{minute: minute, first: id, last: id})
+}
+
+// storeMarks widens the batch's minutes in decisions_minutes to their ids.
+func (l *Log) storeMarks(tx *sql.Tx) error {
+	if l.markMinutes == nil {
+		stmt, err := l.db.Prepare(`INSERT INTO decisions_minutes (minute, first_id, last_id) VALUES (?, ?, ?)
+			ON CONFLICT (minute) DO UPDATE SET first_id = min(first_id, excluded.first_id), last_id = max(last_id, excluded.last_id)`)
+		if err != nil {
+			return err
+		}
+		l.markMinutes = stmt
+	}
+	stmt := tx.Stmt(l.markMinutes)
+	for _, m := range l.marks {
+		if _, err := stmt.Exec(m.minute, m.first, m.last); err != nil {
+			return fmt.Errorf("mark minute: %w", err)
+		}
+	}
+	return nil
 }
 
 // insertChunk is the statement (its index in inserts) and the number of
@@ -429,21 +509,53 @@ func orNull(s string) any {
 }
 
 // Prune deletes entries older than the retention and, beyond MaxRows, the
-// oldest ones. It returns the number deleted.
+// oldest ones, and the minutes left without entries, in one transaction.
+// It returns the number of entries deleted.
 func (l *Log) Prune(ctx context.Context) (int64, error) {
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("prune: %w", err)
+	}
+	defer func() { _ = tx.Rollback() }()
 	cutoff := l.opts.Now().Add(-l.opts.Retention).UnixMicro()
-	res, err := l.db.ExecContext(ctx, `DELETE FROM decisions WHERE ts < ?`, cutoff)
+	// The rows older than cutoff are among the ids of the minutes up to
+	// cutoff's (see decisionMinutesSchema).
+	res, err := tx.ExecContext(ctx, `DELETE FROM decisions WHERE ts < ?1 AND id <= (
+		SELECT max(last_id) FROM decisions_minutes WHERE minute <= ?2)`, cutoff, (cutoff-1)/minuteMicros)
 	if err != nil {
 		return 0, fmt.Errorf("prune by age: %w", err)
 	}
 	byAge, _ := res.RowsAffected()
-	res, err = l.db.ExecContext(ctx, `DELETE FROM decisions WHERE id <= (
+	res, err = tx.ExecContext(ctx, `DELETE FROM decisions WHERE id <= (
 		SELECT id FROM decisions ORDER BY id DESC LIMIT 1 OFFSET ?)`, l.opts.MaxRows)
 	if err != nil {
-		return byAge, fmt.Errorf("prune by count: %w", err)
+		return 0, fmt.Errorf("prune by count: %w", err)
 	}
 	byCount, _ := res.RowsAffected()
+	if err := pruneMinutes(ctx, tx, cutoff); err != nil {
+		return 0, err
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("prune: %w", err)
+	}
 	return byAge + byCount, nil
+}
+
+// pruneMinutes deletes the minutes whose decisions are all gone: those
+// wholly before cutoff, and those whose ids are all below the oldest kept
+// (an id, once deleted, is never used again). A minute left over would
+// only widen a time range's ids.
+func pruneMinutes(ctx context.Context, tx *sql.Tx, cutoff int64) error {
+	if cutoff > 0 {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM decisions_minutes WHERE minute < ?`, cutoff/minuteMicros); err != nil {
+			return fmt.Errorf("prune minutes by age: %w", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM decisions_minutes WHERE last_id < coalesce(
+		(SELECT min(id) FROM decisions), 9223372036854775807)`); err != nil {
+		return fmt.Errorf("prune minutes by count: %w", err)
+	}
+	return nil
 }
 
 // Query filters and pages the log. Empty fields do not filter.
@@ -554,6 +666,20 @@ func (q Query) where() (string, []any) {
 	if q.Session != "" {
 		// the partial index decisions_session holds only these rows
 		sqls = append(sqls, "session <> ''")
+	}
+	if !q.Since.IsZero() || !q.Until.IsZero() {
+		// the time range's ids, from its minutes (decisionMinutesSchema)
+		first, last := int64(math.MinInt64), int64(math.MaxInt64)
+		if !q.Since.IsZero() {
+			first = q.Since.UnixMicro() / minuteMicros
+		}
+		if !q.Until.IsZero() {
+			last = (q.Until.UnixMicro() - 1) / minuteMicros
+		}
+		sqls = append(sqls,
+			"id >= (SELECT min(first_id) FROM decisions_minutes WHERE minute BETWEEN ? AND ?)",
+			"id <= (SELECT max(last_id) FROM decisions_minutes WHERE minute BETWEEN ? AND ?)")
+		args = append(args, first, last, first, last)
 	}
 	return " WHERE " + strings.Join(sqls, " AND "), args
 }
