@@ -71,7 +71,8 @@ func (p *Policy) engineOf(d PolicyDocs, tx *store.Tx) *engine.Engine {
 	if tx.InForce() {
 		return d.CompiledEngine()
 	}
-	eng, _ := engine.Compile(tx.Section(), tx.BuiltinRules(), d.EngineOptions())
+	sec, builtin := tx.Section(), tx.BuiltinRules()
+	eng, _ := engine.CompileSection(&sec, &builtin, d.EngineOptions())
 	return eng
 }
 

@@ -32,16 +32,16 @@ func (s *Store) Update(ctx context.Context, fn func(tx *Tx) error) (string, erro
 	return s.modifyIn(ctx, func(d *configDoc) error { return fn(&Tx{s: s, d: d}) })
 }
 
-// Section is the decoded permissions section as read under the lock (nil
-// when the document has none). The map is the caller's to read.
-func (tx *Tx) Section() map[string]any {
+// Section is the permissions section as read under the lock, typed (the
+// absent section when the document has none).
+func (tx *Tx) Section() policy.Section {
 	cur, _ := tx.d.decodedPermissions()
 	m, _ := cur.(map[string]any)
-	return m
+	return policy.DecodeSection(m)
 }
 
-// BuiltinRules is the built-in rule list the document is checked with.
-func (tx *Tx) BuiltinRules() []any { return tx.s.cur.Load().builtin }
+// BuiltinRules are the built-in rules the document is checked with, typed.
+func (tx *Tx) BuiltinRules() policy.Builtin { return policy.DecodeBuiltin(tx.s.cur.Load().builtin) }
 
 // InForce reports whether the document read is the one the policy in force
 // was loaded from (no edit elsewhere since), so that the engine in force

@@ -79,7 +79,7 @@ func TestUpdateReadsTheDocumentOnDisk(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := s.Update(context.Background(), func(tx *Tx) error {
-		if got := tx.Section()["deny_guidance_message"]; got != "edited elsewhere" {
+		if got := tx.Section().DenyGuidance; got != "edited elsewhere" {
 			t.Errorf("Section: deny_guidance_message %v, want the text on disk", got)
 		}
 		return errNothing
