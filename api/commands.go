@@ -27,7 +27,7 @@ type CommandResponse struct {
 
 // handleCommand is POST /api/v1/commands: run one /permissions or /add-dir
 // line. Viewing needs the read right, everything else the write right. A
-// parse error is a 400 whose message is the spec's text (6.4); a failed
+// parse error is a 400 whose message is the text docs/configuration.md#validation gives; a failed
 // write names the RPC method in the message, as the TUI shows it.
 func (s *Server) handleCommand(w http.ResponseWriter, r *http.Request) {
 	var in CommandRequest

@@ -19,7 +19,7 @@ func fieldError(fe *policy.FieldError) *Error {
 	return badRequest(fe.Field, "%s", fe.Message)
 }
 
-// checkLevel checks a level value of field, with the spec's message (6.4).
+// checkLevel checks a level value of field, with the message docs/configuration.md#validation gives.
 func checkLevel(field string, v any) *Error { return fieldError(policy.CheckLevel(field, v)) }
 
 // normLevel lower-cases a checked level.

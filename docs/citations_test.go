@@ -15,7 +15,9 @@ import (
 // not in the repository (the word contract, spec or issue and a number,
 // such as a D-rule or a section). A comment
 // states the rule itself or links a docs/ anchor, which a reader can open.
-var citation = regexp.MustCompile(`(?i)\b(contract|spec|issue)\s+(§\s*)?(D[0-9]|[0-9])`)
+var citation = regexp.MustCompile(`(?i)\b(contract|spec|issue)\s+(§\s*)?(D[0-9]|[0-9])` +
+	// A section number in parentheses later in the same sentence.
+	`|(?i)\b(contract|spec)('s)?\b[^.()]*\(\s*(§\s*)?[0-9]+(\.[0-9]+)*\s*\)`)
 
 // TestCommentsCiteNoOutsideDocuments reads every Go, templ and YAML source
 // file of the repository, nested modules included (generated templ output
@@ -80,13 +82,28 @@ func citationsIn(t *testing.T, path string) []string {
 	var out []string
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 64*1024), 4*1024*1024)
+	prev := ""
 	for n := 1; sc.Scan(); n++ {
-		if line := sc.Text(); citation.MatchString(line) {
+		line := sc.Text()
+		// A citation wrapped over two comment lines ("contract" at the end
+		// of one, "3" at the start of the next) is read as one text.
+		text := strings.TrimLeft(strings.TrimSpace(line), "/#* \t")
+		if citation.MatchString(line) || citation.MatchString(lastWord(prev)+" "+text) {
 			out = append(out, path+":"+strconv.Itoa(n)+": "+strings.TrimSpace(line))
 		}
+		prev = line
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// lastWord is the last space-separated word of line.
+func lastWord(line string) string {
+	f := strings.Fields(line)
+	if len(f) == 0 {
+		return ""
+	}
+	return f[len(f)-1]
 }

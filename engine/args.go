@@ -311,8 +311,8 @@ func jsonKind(v any) string {
 	return "a value of another type"
 }
 
-// Remembered is what an "always allow" answer to req remembers (contract
-// 3): the match type and pattern of the call as the engine reads it. A
+// Remembered is what an "always allow" answer to req remembers
+// (docs/decisions.md#approval-overrides-always-allow-and-add-dir): the match type and pattern of the call as the engine reads it. A
 // shell tool gives its command (an argv array joined with quoting; a
 // command the engine cannot read, shell.UnknownMark, gives nothing); a path tool
 // gives its first path value (FirstPathValue: lists and nested objects

@@ -124,7 +124,7 @@ func TestAPICommandsSpecExamples(t *testing.T) {
 	}
 }
 
-// TestAPICommandErrors checks the spec's messages (6.4).
+// TestAPICommandErrors checks the messages docs/configuration.md#validation gives.
 func TestAPICommandErrors(t *testing.T) {
 	s := StartServer(t, ServerOptions{})
 	before := s.ReadFile("config.yaml")

@@ -8,7 +8,7 @@ import (
 // The strict checks of request bodies (REST, JSON-RPC): before anything is
 // written, a bad level, action, severity, match type, tool list or pattern
 // is a *FieldError naming the field as the request wrote it (docs/configuration.md#validation),
-// with the spec's messages (6.4). The whole policy is then validated
+// with the messages docs/configuration.md#validation gives. The whole policy is then validated
 // leniently (DecodeSection and the engine) as it will be in force.
 
 // RuleFields are the keys a rule or override in a request may have

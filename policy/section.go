@@ -127,8 +127,8 @@ type Override = Rule
 func (r *Rule) Inert() bool { return r.BadAction != "" || r.Tools == nil }
 
 // Level is the level the rule gives in mode m: its action, else its
-// severity (missing or unknown = HIGH) through the mode's table (spec
-// 2.1). ok is false for an inert action.
+// severity (missing or unknown = HIGH) through the mode's table
+// (docs/decisions.md#severity-and-permission_mode). ok is false for an inert action.
 func (r *Rule) Level(m Mode) (Level, bool) {
 	if r.BadAction != "" {
 		return LevelNone, false

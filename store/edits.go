@@ -203,7 +203,7 @@ func wantLevels(m map[string]string) string {
 	return ""
 }
 
-// levelProblem checks a level value; the message is the spec's (6.4).
+// levelProblem checks a level value; the message is the one docs/configuration.md#validation gives.
 func levelProblem(v any) string {
 	s, _ := v.(string)
 	if _, ok := policy.ParseLevel(s); !ok {

@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -17,23 +15,6 @@ const (
 	SourceUserApproval = policy.SourceUserApproval
 	SourceCLIAddDir    = policy.SourceCLIAddDir
 )
-
-// sameOverride finds an override with the id of o, or with its tools,
-// match type and pattern (policy.SameOverride), and returns it decoded.
-func sameOverride(seq *yaml.Node, o map[string]any) map[string]any {
-	want, _, _ := policy.DecodeRule(o, "")
-	for _, e := range seq.Content {
-		v, err := decodeNode(e)
-		m, ok := v.(map[string]any)
-		if err != nil || !ok {
-			continue
-		}
-		if got, _, _ := policy.DecodeRule(m, ""); policy.SameOverride(&got, &want) {
-			return m
-		}
-	}
-	return nil
-}
 
 // AddDirResult is what AddTrustedDirectory did.
 type AddDirResult struct {
@@ -49,8 +30,8 @@ type AddDirResult struct {
 	Existing []string         `json:"existing,omitempty"`
 }
 
-// AddTrustedDirectory is /add-dir (persist_cli_trusted_directory, contract
-// 3): it normalizes path (~ expanded, absolute against the workspace,
+// AddTrustedDirectory is /add-dir (persist_cli_trusted_directory,
+// docs/decisions.md#approval-overrides-always-allow-and-add-dir): it normalizes path (~ expanded, absolute against the workspace,
 // forward slashes, no trailing /), sets external_directory[<dir>] = allow
 // (creating "*": ask), and when the policy is tiered appends, unless present,
 // cli_trusted_path_<sha256(dir)[:16]> for the path tools and

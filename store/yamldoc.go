@@ -116,8 +116,8 @@ func (d *configDoc) decodedPermissions() (any, error) {
 const parallelItems = 4096
 
 // decodeSectionParallel decodes a permissions mapping as Decode does, but
-// its long lists entry by entry in chunks on GOMAXPROCS goroutines (issue
-// 17: start time at 100,000 rules). Decoding an entry into `any` depends on
+// its long lists entry by entry in chunks on GOMAXPROCS goroutines (start
+// time at 100,000 rules: BENCHMARKS.md#start-time-the-split-parse). Decoding an entry into `any` depends on
 // that entry's nodes only, unless an alias refers elsewhere, so a section
 // with an alias (or anything unusual: a non-mapping, a decode error) is
 // left to the whole-node Decode (ok false), which also keeps yaml.v3's
