@@ -37,7 +37,9 @@ func (p *Policy) Export(ctx context.Context, src DocumentSource) ([]byte, error)
 			if err != nil {
 				return nil, err
 			}
-			return yaml.Marshal(map[string]any{"permissions": sec})
+			return yaml.Marshal(struct {
+				Permissions map[string]any `yaml:"permissions"` // the section as stored
+			}{sec})
 		}
 		raw, err := os.ReadFile(filepath.Join(d.Dir(), store.ConfigFile))
 		if err != nil {

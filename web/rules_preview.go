@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/templates"
 )
@@ -30,19 +31,19 @@ func (u *UI) previewRule(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := u.rulesProps(r, form, templates.TestBox{})
-	p.Preview = u.replayWithRule(r.Context(), form, rule.Map())
+	p.Preview = u.replayWithRule(r.Context(), form, &rule)
 	render(w, r, http.StatusOK, templates.Rules(p))
 }
 
 // replayWithRule compiles the draft and replays the logged calls.
-func (u *UI) replayWithRule(ctx context.Context, form templates.RuleForm, rule map[string]any) templates.RulePreview {
+func (u *UI) replayWithRule(ctx context.Context, form templates.RuleForm, rule *policy.Rule) templates.RulePreview {
 	out := templates.RulePreview{Ran: true}
 	t := translatorFor(ctx)
 	if u.recent == nil {
 		out.Note = t("preview.note.off")
 		return out
 	}
-	impact, err := u.pol.Preview(ctx, u.recent, service.Draft{Rule: rule, ReplaceID: form.OrigID}, previewCalls)
+	impact, err := u.pol.Preview(ctx, u.recent, service.Draft{Rule: rule.Map(), ReplaceID: form.OrigID}, previewCalls)
 	if err != nil {
 		out.Note = t.f("preview.note.read", service.Classify(err).Message)
 		return out
