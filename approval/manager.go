@@ -183,16 +183,16 @@ func (m *Manager) CreateAs(ctx context.Context, req engine.Request, decision eng
 
 func validateAsk(req engine.Request, decision engine.Decision) error {
 	if strings.TrimSpace(req.ToolName) == "" {
-		return fmt.Errorf("%w: tool_name is empty", ErrInvalidRequest)
+		return invalid("tool_name", "tool_name is empty")
 	}
 	if decision.Level != policy.Ask {
-		return fmt.Errorf("%w: decision is %q, not ask", ErrInvalidRequest, decision.Level)
+		return invalid("decision", fmt.Sprintf("decision is %q, not ask", decision.Level))
 	}
 	if req.Scope != nil && req.Scope.AvatarMode {
 		// The engine turns ask into deny for owner-scope calls (nobody is
 		// asked for a persona); reaching
 		// here is a wiring bug, and prompting would be wrong.
-		return fmt.Errorf("%w: owner-scope calls are never prompted", ErrInvalidRequest)
+		return invalid("scope", "owner-scope calls are never prompted")
 	}
 	return nil
 }
@@ -235,11 +235,11 @@ func canonicalArgs(args map[string]any) (map[string]any, string, error) {
 	}
 	b, err := json.Marshal(args)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: tool_args: %w", ErrInvalidRequest, err)
+		return nil, "", invalid("tool_args", "tool_args do not encode as JSON: "+err.Error())
 	}
 	var cp map[string]any
 	if err := json.Unmarshal(b, &cp); err != nil {
-		return nil, "", fmt.Errorf("%w: tool_args: %w", ErrInvalidRequest, err)
+		return nil, "", invalid("tool_args", "tool_args do not decode from JSON: "+err.Error())
 	}
 	return cp, string(b), nil
 }
@@ -339,10 +339,10 @@ func (m *Manager) DecideFor(ctx context.Context, id string, choice Choice, ttl t
 		return Approval{}, fmt.Errorf("%w: %q", ErrInvalidChoice, choice)
 	}
 	if strings.TrimSpace(principal) == "" {
-		return Approval{}, fmt.Errorf("%w: principal is empty", ErrInvalidRequest)
+		return Approval{}, invalid("principal", "the answer names no one")
 	}
 	if len(comment) > MaxCommentLen {
-		return Approval{}, fmt.Errorf("%w: comment longer than %d bytes", ErrInvalidRequest, MaxCommentLen)
+		return Approval{}, invalid("comment", fmt.Sprintf("comment is longer than %d bytes", MaxCommentLen))
 	}
 	e, err := m.lookup(id)
 	if err != nil {

@@ -116,6 +116,15 @@ func (e *FieldError) Error() string { return e.Err.Error() + ": " + e.Message }
 // Unwrap returns the sentinel.
 func (e *FieldError) Unwrap() error { return e.Err }
 
+// invalid is a FieldError of kind ErrInvalidRequest.
+func invalid(field, message string) *FieldError {
+	return &FieldError{Err: ErrInvalidRequest, Field: field, Message: message}
+}
+
+// InvalidRequest is a FieldError of kind ErrInvalidRequest, for a shared
+// store that refuses what an ask holds.
+func InvalidRequest(field, message string) error { return invalid(field, message) }
+
 // MaxCommentLen is the longest comment Decide accepts, in bytes.
 const MaxCommentLen = 2000
 

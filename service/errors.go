@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"syscall"
 
 	"github.com/toolgate/toolgate/approval"
@@ -198,7 +197,7 @@ func Classify(err error) *Error {
 	case errors.Is(err, policy.ErrInvalid), errors.Is(err, policy.ErrNoTools), errors.Is(err, policy.ErrBadTools),
 		errors.Is(err, policy.ErrNetworkTools), errors.Is(err, policy.ErrBadPattern):
 		// A kind of policy.FieldError arriving without its field.
-		return withCause(BadRequest("", "%s", strings.TrimPrefix(err.Error(), "policy: ")), err)
+		return withCause(BadRequest("", "%s", policyKindWords(err)), err)
 	case errors.Is(err, auth.ErrBadRole):
 		return withCause(BadRequest("role", "%v", err), err)
 	case errors.Is(err, history.ErrBadCursor):
@@ -226,7 +225,8 @@ func Classify(err error) *Error {
 	case errors.Is(err, grant.ErrInvalid):
 		return withCause(BadRequest("", "the grant lacks what binds it"), err)
 	case errors.Is(err, approval.ErrInvalidRequest):
-		return withCause(BadRequest("", "%s", strings.TrimPrefix(err.Error(), "approval: ")), err)
+		// A kind of approval.FieldError arriving without its field.
+		return withCause(BadRequest("", "the ask is not one that may be prompted for"), err)
 	case errors.Is(err, approval.ErrNoPersister):
 		return withCause(BadRequest("choice", "always allow is not available on this server; answer allow_once or deny"), err)
 	case errors.Is(err, approval.ErrClosed):
@@ -293,4 +293,20 @@ func refusal(err error, fallback string) string {
 		return r.Message
 	}
 	return fallback
+}
+
+// policyKindWords says what kind of mistake err is, for a policy sentinel
+// that arrives without the FieldError that names its field and words.
+func policyKindWords(err error) string {
+	switch {
+	case errors.Is(err, policy.ErrNoTools):
+		return "the rule names no tool"
+	case errors.Is(err, policy.ErrBadTools):
+		return "the rule's tools are unknown or of different kinds"
+	case errors.Is(err, policy.ErrNetworkTools):
+		return "a rule for network tools never matches"
+	case errors.Is(err, policy.ErrBadPattern):
+		return "a pattern does not compile"
+	}
+	return "a value is of the wrong type or not allowed"
 }

@@ -176,20 +176,31 @@ func TestRefusalMessages(t *testing.T) {
 		err  error
 		kind service.Kind
 		want string
+		// field is the field the one detail names, when there is one.
+		field string
 	}{
 		{note: "a missing rule", err: store.Refuse(store.ErrNotFound, "rules id %q: not found", "x"), kind: service.KindNotFound, want: `rules id "x": not found`},
 		{note: "wrapped on its way out", err: fmt.Errorf("edit: %w", store.Refuse(store.ErrExists, "rules id %q: already exists", "x")), kind: service.KindConflict, want: `rules id "x": already exists`},
 		{note: "a config that does not parse", err: store.Refuse(store.ErrBrokenConfig, "config.yaml does not parse: %v", errors.New("line 3: bad")), kind: service.KindConflict, want: "config.yaml does not parse: line 3: bad"},
 		{note: "a bare sentinel", err: store.ErrNotFound, kind: service.KindNotFound, want: "not found"},
 		{note: "a token", err: fmt.Errorf("revoke: %w", auth.ErrNotFound), kind: service.KindNotFound, want: "token not found"},
+		{note: "an ask the shared store refused", err: fmt.Errorf("pg: insert ask: %w", approval.InvalidRequest("tool_args", "the ask does not encode as JSON")),
+			kind: service.KindInvalid, want: "the ask does not encode as JSON", field: "tool_args"},
+		{note: "an approval sentinel without its field", err: fmt.Errorf("answer: %w", approval.ErrInvalidRequest), kind: service.KindInvalid, want: "the ask is not one that may be prompted for"},
+		{note: "a policy sentinel without its field", err: fmt.Errorf("edit: %w", policy.ErrNoTools), kind: service.KindInvalid, want: "the rule names no tool"},
 	}
 	for _, c := range cases {
 		e := service.Classify(c.err)
 		if e.Kind != c.kind || e.Message != c.want {
 			t.Errorf("%s: got kind %d %q, want kind %d %q", c.note, e.Kind, e.Message, c.kind, c.want)
 		}
-		if strings.Contains(e.Message, "store:") || strings.Contains(e.Message, "auth:") {
-			t.Errorf("%s: %q names a package", c.note, e.Message)
+		for _, pkg := range []string{"store:", "auth:", "approval:", "policy:", "pg:"} {
+			if strings.Contains(e.Message, pkg) {
+				t.Errorf("%s: %q names a package", c.note, e.Message)
+			}
+		}
+		if c.field != "" && (len(e.Details) != 1 || e.Details[0].Field != c.field) {
+			t.Errorf("%s: details %+v, want one naming %s", c.note, e.Details, c.field)
 		}
 	}
 	if !errors.Is(store.Refuse(store.ErrNotFound, "tool %q: not found", "bash"), store.ErrNotFound) {

@@ -92,7 +92,7 @@ type asked struct {
 func (s *Approvals) Insert(ctx context.Context, a approval.Approval, key string) (approval.Approval, bool, error) {
 	body, err := json.Marshal(asked{Request: a.Request, Asked: a.Asked})
 	if err != nil {
-		return approval.Approval{}, false, fmt.Errorf("pg: insert ask: %w: %w", approval.ErrInvalidRequest, err)
+		return approval.Approval{}, false, fmt.Errorf("pg: insert ask: %w", approval.InvalidRequest("tool_args", "the ask does not encode as JSON: "+err.Error()))
 	}
 	var hashed []byte // NULL: never joins
 	if key != "" {
