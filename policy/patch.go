@@ -56,25 +56,6 @@ func (p RulePatch) NewID() (string, bool) {
 	return "", false
 }
 
-// Map is the patch as config.yaml's shape has it: the set fields as
-// Rule.Map renders them, nil for a removed one. A string field set to ""
-// (which Rule.Map leaves out) is "".
-func (p RulePatch) Map() map[string]any {
-	full := p.Rule.Map()
-	out := make(map[string]any, len(p.Set)+len(p.Remove))
-	for _, k := range p.Set {
-		v, ok := full[k]
-		if !ok {
-			v = ""
-		}
-		out[k] = v
-	}
-	for _, k := range p.Remove {
-		out[k] = nil
-	}
-	return out
-}
-
 // DecodeRuleInput checks a new rule or approval override of a request
 // (CheckRuleInput, all of it required) and decodes it: the one step from a
 // request's object to the typed rule the edit ports take.

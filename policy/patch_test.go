@@ -2,31 +2,47 @@ package policy
 
 import (
 	"reflect"
+	"slices"
 	"testing"
 )
+
+// samePatch compares two patches: the fields they set and remove, and
+// the values of the set fields (as Rule.Map renders them).
+func samePatch(a, b RulePatch) bool {
+	if !slices.Equal(a.Set, b.Set) || !slices.Equal(a.Remove, b.Remove) {
+		return false
+	}
+	am, bm := a.Rule.Map(), b.Rule.Map()
+	for _, k := range a.Set {
+		if !reflect.DeepEqual(am[k], bm[k]) {
+			return false
+		}
+	}
+	return true
+}
 
 func TestDecodeRulePatch(t *testing.T) {
 	cases := []struct {
 		note  string
 		body  map[string]any
-		want  map[string]any
+		want  RulePatch
 		newID string
 	}{
 		{"set and remove", map[string]any{"action": "deny", "severity": nil},
-			map[string]any{"action": "deny", "severity": nil}, ""},
+			RulePatch{Rule: Rule{Action: Deny}, Set: []string{"action"}, Remove: []string{"severity"}}, ""},
 		{"one tool name is a list", map[string]any{"tools": "bash"},
-			map[string]any{"tools": []any{"bash"}}, ""},
-		{"level in any case is written by name", map[string]any{"action": "ASK"},
-			map[string]any{"action": "ask"}, ""},
-		{"empty description stays an empty string", map[string]any{"description": ""},
-			map[string]any{"description": ""}, ""},
+			RulePatch{Rule: Rule{Tools: []string{"bash"}}, Set: []string{"tools"}}, ""},
+		{"level in any case is read by name", map[string]any{"action": "ASK"},
+			RulePatch{Rule: Rule{Action: Ask}, Set: []string{"action"}}, ""},
+		{"empty description is set, empty", map[string]any{"description": ""},
+			RulePatch{Set: []string{"description"}}, ""},
 		{"rename", map[string]any{"id": "r-2", "pattern": "ls *"},
-			map[string]any{"id": "r-2", "pattern": "ls *"}, "r-2"},
+			RulePatch{Rule: Rule{ID: "r-2", Pattern: "ls *"}, Set: []string{"id", "pattern"}}, "r-2"},
 	}
 	for _, c := range cases {
 		p := DecodeRulePatch(c.body)
-		if got := p.Map(); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%s: Map() = %v, want %v", c.note, got, c.want)
+		if !samePatch(p, c.want) {
+			t.Errorf("%s: got %+v, want %+v", c.note, p, c.want)
 		}
 		id, ok := p.NewID()
 		if ok != (c.newID != "") || id != c.newID {
@@ -37,10 +53,10 @@ func TestDecodeRulePatch(t *testing.T) {
 
 func TestReplaceFieldsRemovesClearedFields(t *testing.T) {
 	p := DecodeRulePatch(map[string]any{"id": "r", "tools": []any{"bash"}, "pattern": "", "action": "allow"})
-	got := ReplaceFields(p.Rule, "id", "tools", "pattern", "action", "severity", "description").Map()
-	want := map[string]any{"id": "r", "tools": []any{"bash"}, "pattern": "", "action": "allow", "severity": nil, "description": nil}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got %v, want %v", got, want)
+	got := ReplaceFields(p.Rule, "id", "tools", "pattern", "action", "severity", "description")
+	want := RulePatch{Rule: p.Rule, Set: []string{"id", "tools", "pattern", "action"}, Remove: []string{"severity", "description"}}
+	if !samePatch(got, want) {
+		t.Errorf("got %+v, want %+v", got, want)
 	}
 }
 
@@ -58,7 +74,7 @@ func TestDecodeRuleInputs(t *testing.T) {
 		{"a whole rule needs its pattern", map[string]any{"id": "r", "tools": []any{"bash"}, "action": "ask"}, false, "pattern", nil},
 		{"an unknown field is refused", map[string]any{"id": "r", "tool": "bash"}, true, "tool", nil},
 		{"a patch removes with null", map[string]any{"severity": nil, "action": "deny"}, true, "",
-			map[string]any{"severity": nil, "action": "deny"}},
+			map[string]any{"action": "deny", "-severity": nil}},
 		{"a patch may not null the pattern", map[string]any{"pattern": nil}, true, "pattern", nil},
 	}
 	for _, c := range cases {
@@ -67,7 +83,7 @@ func TestDecodeRuleInputs(t *testing.T) {
 		if c.partial {
 			var p RulePatch
 			p, fe = DecodeRulePatchInput("", c.body, noCheck)
-			got = p.Map()
+			got = patchView(p)
 		} else {
 			var r Rule
 			r, fe = DecodeRuleInput("", c.body, noCheck)
@@ -84,4 +100,18 @@ func TestDecodeRuleInputs(t *testing.T) {
 			t.Errorf("%s: got %v, want %v", c.note, got, c.want)
 		}
 	}
+}
+
+// patchView is what a patch changes: each set field as Rule.Map renders
+// it, each removed one as "-<key>": nil.
+func patchView(p RulePatch) map[string]any {
+	full := p.Rule.Map()
+	out := map[string]any{}
+	for _, k := range p.Set {
+		out[k] = full[k]
+	}
+	for _, k := range p.Remove {
+		out["-"+k] = nil
+	}
+	return out
 }

@@ -60,29 +60,3 @@ func DecodeSettingsPatch(m map[string]any) SettingsPatch {
 	}
 	return p
 }
-
-// Map is the patch in config.yaml's shape: the settings set, nil for a
-// removed one.
-func (p SettingsPatch) Map() map[string]any {
-	out := map[string]any{}
-	if p.Enabled != nil {
-		out["enabled"] = *p.Enabled
-	}
-	for k, v := range map[string]*string{"schema": p.Schema, "version": p.Version,
-		"permission_mode": p.PermissionMode, "deny_guidance_message": p.DenyGuidanceMessage} {
-		if v != nil {
-			out[k] = *v
-		}
-	}
-	if p.Defaults != nil {
-		levels := make(map[string]any, len(p.Defaults))
-		for k, v := range p.Defaults {
-			levels[k] = v
-		}
-		out["defaults"] = levels
-	}
-	for _, k := range p.Remove {
-		out[k] = nil
-	}
-	return out
-}

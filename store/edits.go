@@ -119,8 +119,8 @@ func fieldNode(key string, v any) (*yaml.Node, error) {
 }
 
 // SetSettings changes the scalar settings of the section: enabled, schema
-// (or version), permission_mode, defaults and deny_guidance_message, as
-// SettingsPatch.Map renders them; a removed one is removed.
+// (or version), permission_mode, defaults and deny_guidance_message, each
+// as the patch gives it; a removed one is removed.
 func (s *Store) SetSettings(settings policy.SettingsPatch) (string, error) {
 	var problems []policy.Problem
 	for _, c := range settingChanges(settings) {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -110,70 +111,73 @@ func TestOwnerScopesNodeWritesWhatTheMappingDid(t *testing.T) {
 	sameText(t, "owner scopes", ownerScopesNode(&scopes), scopes.Map())
 }
 
-// TestSettingChangesWriteWhatTheMappingDid: the nodes of a settings patch
-// are the patch's mapping as toNode wrote it, in the same key order.
-func TestSettingChangesWriteWhatTheMappingDid(t *testing.T) {
-	on, mode, msg := false, "strict", "line1\nline2"
-	p := policy.SettingsPatch{Enabled: &on, PermissionMode: &mode, DenyGuidanceMessage: &msg,
-		Defaults: map[string]string{"*": "ask", "bash": "deny"}, Remove: []string{"schema", "version"}}
-	m := normalizeMap(p.Map())
-	changes := settingChanges(p)
-	keys := orderedKeys(m)
-	if len(changes) != len(keys) {
-		t.Fatalf("changes %d keys, mapping %d", len(changes), len(keys))
-	}
-	for i, c := range changes {
-		if c.key != keys[i] {
-			t.Errorf("key %d: %s, want %s", i, c.key, keys[i])
-		}
+// changesText renders changes as "key: value" ("-key" for a removal),
+// joined with "; ".
+func changesText(t *testing.T, changes []keyed) string {
+	t.Helper()
+	var parts []string
+	for _, c := range changes {
 		if c.node == nil {
-			if m[c.key] != nil {
-				t.Errorf("%s removed, mapping has %v", c.key, m[c.key])
-			}
+			parts = append(parts, "-"+c.key)
 			continue
 		}
-		sameText(t, c.key, c.node, m[c.key])
+		b, err := encodeNode(c.node, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts = append(parts, c.key+": "+strings.TrimSpace(string(b)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// TestSettingChanges: a settings patch writes its keys in orderedKeys
+// order, values as the edits have always written them, a removal winning.
+func TestSettingChanges(t *testing.T) {
+	on, mode, msg, schema := false, "strict", "line1\nline2", "tiered_policy"
+	cases := []struct {
+		note  string
+		patch policy.SettingsPatch
+		want  string
+	}{
+		{"set and remove", policy.SettingsPatch{Enabled: &on, PermissionMode: &mode, DenyGuidanceMessage: &msg,
+			Defaults: map[string]string{"*": "ASK", "bash": "deny"}, Remove: []string{"version", "schema"}},
+			`enabled: false; -schema; -version; permission_mode: strict; defaults: "*": ASK` + "\n" + `bash: deny; deny_guidance_message: "line1\nline2"`},
+		{"a key both set and removed is removed; an unknown removal is kept for its refusal", policy.SettingsPatch{Schema: &schema, Remove: []string{"schema", "colour"}},
+			"-schema; -colour"},
+	}
+	for _, c := range cases {
+		if got := changesText(t, settingChanges(c.patch)); got != c.want {
+			t.Errorf("%s: got\n%s\nwant\n%s", c.note, got, c.want)
+		}
 	}
 }
 
-// TestPatchChangesWriteWhatTheMappingDid: a rule patch's nodes are
-// RulePatch.Map as toNode wrote it, in the same key order; a field set to
-// "" is written "", a removed one is removed.
-func TestPatchChangesWriteWhatTheMappingDid(t *testing.T) {
-	patches := []struct {
+// TestPatchChanges: a rule patch writes the fields it sets as Rule.Map
+// renders them (a field set to "" is written ""), in orderedKeys order; a
+// removal wins over a set.
+func TestPatchChanges(t *testing.T) {
+	cases := []struct {
 		note  string
 		patch policy.RulePatch
+		want  string
 	}{
-		{"set and remove", policy.DecodeRulePatch(map[string]any{"action": nil, "severity": "HIGH", "description": "secrets need a look", "tools": []any{"bash", "sh"}})},
-		{"a field set to empty", policy.RulePatch{Rule: policy.Rule{ID: "n"}, Set: []string{"description", "id", "examples"}}},
-		{"set and removed", policy.RulePatch{Rule: policy.Rule{Pattern: "p", Extra: map[string]any{"approved_by": "ann"}}, Set: []string{"pattern", "approved_by"}, Remove: []string{"pattern"}}},
+		{"set and remove", policy.DecodeRulePatch(map[string]any{"action": nil, "severity": "HIGH", "description": "secrets need a look", "tools": []any{"bash", "sh"}}),
+			"tools: [bash, sh]; -action; severity: HIGH; description: secrets need a look"},
+		{"a field set to empty", policy.RulePatch{Rule: policy.Rule{ID: "r2"}, Set: []string{"description", "id", "examples"}},
+			`id: r2; description: ""; examples: ""`},
+		{"set and removed; an extra key", policy.RulePatch{Rule: policy.Rule{Pattern: "p", Extra: map[string]any{"approved_by": "ann"}},
+			Set: []string{"pattern", "approved_by"}, Remove: []string{"pattern"}},
+			"-pattern; approved_by: ann"},
+		{"a level in any case is written by name", policy.DecodeRulePatch(map[string]any{"action": "ASK", "tools": "bash"}),
+			"tools: [bash]; action: ask"},
 	}
-	for _, c := range patches {
-		m := normalizeMap(c.patch.Map())
+	for _, c := range cases {
 		changes, err := patchChanges(&c.patch)
 		if err != nil {
 			t.Fatal(err)
 		}
-		keys := orderedKeys(m)
-		if len(changes) != len(keys) {
-			t.Fatalf("%s: changes %d keys, mapping %d", c.note, len(changes), len(keys))
-		}
-		for i, ch := range changes {
-			if ch.key != keys[i] {
-				t.Errorf("%s: key %d: %s, want %s", c.note, i, ch.key, keys[i])
-			}
-			if ch.node == nil {
-				if m[ch.key] != nil {
-					t.Errorf("%s: %s removed, mapping has %v", c.note, ch.key, m[ch.key])
-				}
-				continue
-			}
-			n, _ := fieldNode(ch.key, m[ch.key])
-			want, _ := encodeNode(n, 2)
-			got, _ := encodeNode(ch.node, 2)
-			if string(got) != string(want) {
-				t.Errorf("%s: %s writes\n%s\nwant\n%s", c.note, ch.key, got, want)
-			}
+		if got := changesText(t, changes); got != c.want {
+			t.Errorf("%s: got\n%s\nwant\n%s", c.note, got, c.want)
 		}
 	}
 }
