@@ -27,35 +27,44 @@ import (
 // Persister, with a ctx that may carry the shared ask store's transaction:
 // the override is then written inside it (store.Enclosing).
 func (p *Policy) AlwaysAllow(ctx context.Context, req *engine.Request, by string) (map[string]any, bool, error) {
-	override, err := alwaysAllowOverride(req)
-	if err != nil {
-		return nil, false, err
-	}
-	if by = strings.TrimSpace(by); by != "" {
-		override.Extra = map[string]any{"approved_by": by, "created_at": time.Now().UTC().Format(time.RFC3339)}
-	}
-	var existing *policy.Override
-	_, err = p.edit("", func(d PolicyDocs) (string, error) {
-		return d.Update(ctx, func(tx *store.Tx) error {
-			// The check runs on the document the override is written
-			// into, so a rule added elsewhere since the ask is seen.
-			if lvl := p.engineOf(d, tx).Evaluate(req).Level; lvl != policy.Ask {
-				return fmt.Errorf("%w (it is %s)", store.ErrNotAsk, lvl)
-			}
-			var err error
-			if existing, err = tx.AddApprovalOverride(override); err == nil && existing != nil {
-				return errExists
-			}
-			return err
-		})
+	var staged alwaysAllowEdit
+	_, err := p.edit("", func(d PolicyDocs) (string, error) {
+		return d.Update(ctx, func(tx *store.Tx) error { return staged.stage(d, tx, req, by) })
 	})
 	switch {
 	case errors.Is(err, errExists):
-		return existing.Map(), false, nil
+		return staged.existing.Map(), false, nil
 	case err != nil:
 		return nil, false, err
 	}
-	return override.Map(), true, nil
+	return staged.override.Map(), true, nil
+}
+
+// alwaysAllowEdit is one "always allow" edit: the override it stages, or
+// the one it found there already.
+type alwaysAllowEdit struct {
+	override policy.Override
+	existing *policy.Override
+}
+
+// stage checks, on the document tx read (so that a rule added elsewhere
+// since the ask is seen), that req is still asked, and stages the override
+// that remembers it, or ends with errExists when an equal one is there.
+func (e *alwaysAllowEdit) stage(d PolicyDocs, tx *store.Tx, req *engine.Request, by string) error {
+	var err error
+	if e.override, err = alwaysAllowOverride(req); err != nil {
+		return err
+	}
+	if by = strings.TrimSpace(by); by != "" {
+		e.override.Extra = map[string]any{"approved_by": by, "created_at": time.Now().UTC().Format(time.RFC3339)}
+	}
+	if lvl := engineOf(d, tx).Evaluate(req).Level; lvl != policy.Ask {
+		return fmt.Errorf("%w (it is %s)", store.ErrNotAsk, lvl)
+	}
+	if e.existing, err = tx.AddApprovalOverride(e.override); err == nil && e.existing != nil {
+		return errExists
+	}
+	return err
 }
 
 // errExists aborts an always-allow whose override is there already:
@@ -67,7 +76,7 @@ var errExists = errors.New("service: the override exists")
 // common case), so that the check does not compile the policy again. The
 // grants are left out: they answer for a session or a while, not for the
 // document an override is written into.
-func (p *Policy) engineOf(d PolicyDocs, tx *store.Tx) *engine.Engine {
+func engineOf(d PolicyDocs, tx *store.Tx) *engine.Engine {
 	if tx.InForce() {
 		return d.CompiledEngine()
 	}
