@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/toolgate/toolgate/store/yamlsplit"
 )
 
 // configDoc is config.yaml parsed into yaml.v3 nodes, together with the raw
@@ -124,7 +126,7 @@ const parallelItems = 4096
 // excessive-aliasing check and its exact error messages.
 func decodeSectionParallel(v *yaml.Node) (any, bool) {
 	workers := runtime.GOMAXPROCS(0)
-	if workers < 2 || v.Kind != yaml.MappingNode || hasAlias(v) {
+	if workers < 2 || v.Kind != yaml.MappingNode || yamlsplit.HasAlias(v) {
 		return nil, false
 	}
 	shallow := *v
@@ -195,20 +197,6 @@ func decodeItems(items []*yaml.Node, workers int) ([]any, bool) {
 	}
 	wg.Wait()
 	return out, !slices.Contains(failed, true)
-}
-
-// hasAlias reports whether an alias node is in n's tree.
-func hasAlias(n *yaml.Node) bool {
-	stack := []*yaml.Node{n}
-	for len(stack) > 0 {
-		n = stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if n.Kind == yaml.AliasNode {
-			return true
-		}
-		stack = append(stack, n.Content...)
-	}
-	return false
 }
 
 // render produces the new file text. The original `permissions` entry is

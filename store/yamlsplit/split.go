@@ -362,7 +362,7 @@ func (pc *listPiece) decodeYAML(lines [][]byte, dashCol, from, to int, finish fu
 		return false
 	}
 	for i, e := range seq.Content {
-		if e.Line != pc.dashes[from+i]-first+1 || hasAlias(e) {
+		if e.Line != pc.dashes[from+i]-first+1 || HasAlias(e) {
 			return false
 		}
 	}
@@ -562,7 +562,7 @@ func decodeSkeleton(text []byte, regions []listRegion, at []int, finish func(any
 		return nil, false
 	}
 	_, perms := mapGet(top, "permissions")
-	if perms == nil || perms.Kind != yaml.MappingNode || perms.Style&yaml.FlowStyle != 0 || hasAlias(perms) {
+	if perms == nil || perms.Kind != yaml.MappingNode || perms.Style&yaml.FlowStyle != 0 || HasAlias(perms) {
 		return nil, false
 	}
 	// Every key a string as written: a key that decodes to a list's name
@@ -594,7 +594,7 @@ func decodeSkeleton(text []byte, regions []listRegion, at []int, finish func(any
 }
 
 // hasAlias reports whether an alias node is in n's tree.
-func hasAlias(n *yaml.Node) bool {
+func HasAlias(n *yaml.Node) bool {
 	stack := []*yaml.Node{n}
 	for len(stack) > 0 {
 		n = stack[len(stack)-1]
