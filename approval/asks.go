@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // asks is where a Manager keeps its pending asks and stores their
@@ -82,7 +83,7 @@ func (m localAsks) decide(ctx context.Context, e *entry, cur Approval, ans answe
 		}
 		made = &g
 	}
-	var rule map[string]any
+	var rule *policy.Override
 	if ans.choice == ChoiceAllowAlways {
 		var err error
 		if rule, err = m.persist(ctx, e.req, ans.by); err != nil {

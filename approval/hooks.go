@@ -6,6 +6,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // Persister writes an "always allow" answer into the policy (docs/decisions.md,
@@ -15,7 +16,7 @@ import (
 // already there). ctx may carry the shared store's transaction (see
 // Shared.Resolve), which the write then joins.
 type Persister interface {
-	AlwaysAllow(ctx context.Context, req *engine.Request, by string) (map[string]any, bool, error)
+	AlwaysAllow(ctx context.Context, req *engine.Request, by string) (policy.Override, bool, error)
 }
 
 // Granter makes the grant of a scoped answer (allow_session, allow_for)

@@ -380,7 +380,7 @@ func (m *Manager) checkScope(a Approval, choice Choice, ttl time.Duration) error
 	return nil
 }
 
-func (m *Manager) persist(ctx context.Context, req engine.Request, by string) (map[string]any, error) {
+func (m *Manager) persist(ctx context.Context, req engine.Request, by string) (*policy.Override, error) {
 	if m.opts.Persister == nil {
 		return nil, ErrNoPersister
 	}
@@ -388,7 +388,7 @@ func (m *Manager) persist(ctx context.Context, req engine.Request, by string) (m
 	if err != nil {
 		return nil, fmt.Errorf("approval: persist always-allow: %w", err)
 	}
-	return rule, nil
+	return &rule, nil
 }
 
 func statusOf(c Choice) Status {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // Shared mode: the Manager keeps a mirror of the shared store's pending asks
@@ -103,7 +104,7 @@ func (m *sharedAsks) find(id string) (*entry, error) {
 // Persister runs under it, so always-allow is written only by the winner.
 func (m *sharedAsks) decide(ctx context.Context, e *entry, cur Approval, ans answer) (Approval, error) {
 	choice, ttl, principal, comment := ans.choice, ans.ttl, ans.by, ans.comment
-	var prepare func(context.Context, Approval) (map[string]any, error)
+	var prepare func(context.Context, Approval) (*policy.Override, error)
 	var made *grant.Grant
 	switch {
 	case choice == ChoiceAllowAlways:
@@ -111,10 +112,10 @@ func (m *sharedAsks) decide(ctx context.Context, e *entry, cur Approval, ans ans
 			return cur, ErrNoPersister
 		}
 		req := e.req
-		prepare = func(ctx context.Context, _ Approval) (map[string]any, error) { return m.persist(ctx, req, principal) }
+		prepare = func(ctx context.Context, _ Approval) (*policy.Override, error) { return m.persist(ctx, req, principal) }
 	case choice.Scoped():
 		// The grant is made under the store's row lock, by the winner only.
-		prepare = func(ctx context.Context, a Approval) (map[string]any, error) {
+		prepare = func(ctx context.Context, a Approval) (*policy.Override, error) {
 			g, err := m.opts.Granter.Grant(ctx, a, choice, ttl, principal)
 			if err != nil {
 				return nil, fmt.Errorf("approval: grant: %w", err)
@@ -155,7 +156,7 @@ func (m *sharedAsks) cancel(e *entry, principal, reason string) (Approval, error
 // resolveShared stores an outcome and mirrors the store's answer: the new
 // state when this call won (recorded in History here, by the replica that
 // made the change), the winner's state and ErrAlreadyDecided when it lost.
-func (m *sharedAsks) resolveShared(ctx context.Context, e *entry, out Outcome, prepare func(context.Context, Approval) (map[string]any, error)) (Approval, error) {
+func (m *sharedAsks) resolveShared(ctx context.Context, e *entry, out Outcome, prepare func(context.Context, Approval) (*policy.Override, error)) (Approval, error) {
 	id := m.snapshot(e).ID // e.a is written under mu
 	a, err := m.store.Resolve(ctx, id, out, prepare)
 	won := err == nil

@@ -312,14 +312,15 @@ type recordingPersister struct {
 	err  error
 }
 
-func (p *recordingPersister) AlwaysAllow(_ context.Context, req *engine.Request, by string) (map[string]any, bool, error) {
+func (p *recordingPersister) AlwaysAllow(_ context.Context, req *engine.Request, by string) (policy.Override, bool, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.err != nil {
-		return nil, false, p.err
+		return policy.Override{}, false, p.err
 	}
 	p.reqs = append(p.reqs, *req)
-	return map[string]any{"id": "user_allow_bash_command_make", "pattern": req.ToolArgs["command"]}, true, nil
+	cmd, _ := req.ToolArgs["command"].(string)
+	return policy.Override{ID: "user_allow_bash_command_make", Pattern: cmd}, true, nil
 }
 
 func TestAllowAlwaysPersists(t *testing.T) {
@@ -343,7 +344,7 @@ func TestAllowAlwaysPersists(t *testing.T) {
 	if len(p.reqs) != 1 || p.reqs[0].ToolName != "bash" || p.reqs[0].ToolArgs["command"] != "make" || p.reqs[0].Workspace != "/w" {
 		t.Errorf("persister got %+v, want the one bash make request", p.reqs)
 	}
-	if got.PersistedRule["pattern"] != "make" {
+	if got.PersistedRule == nil || got.PersistedRule.Pattern != "make" {
 		t.Errorf("persisted_rule: got %v", got.PersistedRule)
 	}
 }

@@ -3,6 +3,8 @@ package approval
 import (
 	"context"
 	"time"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // Defaults of the shared-mode Options.
@@ -41,7 +43,7 @@ type Shared interface {
 	// An outcome whose DecidedAt is at or after the ask's ExpiresAt does not
 	// count (unless it is itself an expiry): the ask is stored as expired
 	// instead, and Resolve returns that with ErrAlreadyDecided.
-	Resolve(ctx context.Context, id string, out Outcome, prepare func(ctx context.Context, cur Approval) (map[string]any, error)) (Approval, error)
+	Resolve(ctx context.Context, id string, out Outcome, prepare func(ctx context.Context, cur Approval) (*policy.Override, error)) (Approval, error)
 	// Get returns the stored state of one ask, or ErrNotFound.
 	Get(ctx context.Context, id string) (Approval, error)
 	// Pending returns every pending ask, oldest first.
@@ -78,7 +80,7 @@ func (o Outcome) Decision() string {
 }
 
 // Apply returns a with the outcome and the persisted rule set.
-func (o Outcome) Apply(a Approval, rule map[string]any) Approval {
+func (o Outcome) Apply(a Approval, rule *policy.Override) Approval {
 	at := o.DecidedAt
 	a.Status, a.Choice, a.DecidedBy, a.Comment = o.Status, o.Choice, o.DecidedBy, o.Comment
 	a.DecidedAt, a.Decision, a.PersistedRule = &at, o.Decision(), rule

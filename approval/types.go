@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/grant"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // Choice is a person's answer to an ask.
@@ -172,7 +173,7 @@ type Approval struct {
 	// Decision is the final decision, allow or deny; empty while pending.
 	Decision string `json:"decision,omitempty"`
 	// PersistedRule is the approval override written for allow_always.
-	PersistedRule map[string]any `json:"persisted_rule,omitempty"`
+	PersistedRule *policy.Override `json:"persisted_rule,omitempty"`
 	// Grant is the grant an allow_session or allow_for answer made.
 	Grant *grant.Grant `json:"grant,omitempty"`
 	// Joins counts the identical asks that joined this one instead of prompting.

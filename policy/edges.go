@@ -78,3 +78,20 @@ func (s *Section) UnmarshalJSON(b []byte) error {
 
 // MarshalJSON writes the rule in config.yaml's shape (Map).
 func (r Rule) MarshalJSON() ([]byte, error) { return json.Marshal(r.Map()) }
+
+// UnmarshalJSON reads a rule in config.yaml's shape, as DecodeRule does
+// (keys it does not know are kept in Extra, so that MarshalJSON writes them
+// back); a rule with problems still reads, as it would in config.yaml, and
+// only a value that is not an object is an error.
+func (r *Rule) UnmarshalJSON(b []byte) error {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	rule, _, ok := DecodeRule(v, "")
+	if !ok {
+		return errors.New("policy: a rule must be a JSON object")
+	}
+	*r = rule
+	return nil
+}

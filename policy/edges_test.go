@@ -87,3 +87,27 @@ func TestSectionJSON(t *testing.T) {
 		t.Errorf("an array: got %v, want ErrNotObject", err)
 	}
 }
+
+// TestRuleJSONRoundTrip: a rule read from JSON writes back the same bytes,
+// keys it does not know and a rule with problems included, as the
+// persisted rule of an answered ask is stored and read back.
+func TestRuleJSONRoundTrip(t *testing.T) {
+	for _, c := range []struct{ note, in string }{
+		{"an always-allow override with who and when", `{"action":"allow","approved_by":"ann","created_at":"2026-12-04T21:00:00Z","id":"user_allow_bash_command_make_deploy","match_type":"command","pattern":"make deploy","source":"user_approval","tools":["bash"]}`},
+		{"an unknown key is kept", `{"id":"user_allow_bash","pattern":"mysql *","tool":"bash"}`},
+		{"a bad action is kept as written", `{"action":"maybe","pattern":"x","tools":["bash"]}`},
+	} {
+		var r Rule
+		if err := json.Unmarshal([]byte(c.in), &r); err != nil {
+			t.Fatalf("%s: %v", c.note, err)
+		}
+		out, err := json.Marshal(&r)
+		if err != nil || string(out) != c.in {
+			t.Errorf("%s: wrote %s (err %v), want %s", c.note, out, err, c.in)
+		}
+	}
+	var r Rule
+	if err := json.Unmarshal([]byte(`["bash"]`), &r); err == nil {
+		t.Error("a list read as a rule")
+	}
+}

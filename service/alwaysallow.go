@@ -26,18 +26,18 @@ import (
 // call with no command or path. approval.Manager calls it through its
 // Persister, with a ctx that may carry the shared ask store's transaction:
 // the override is then written inside it (store.Enclosing).
-func (p *Policy) AlwaysAllow(ctx context.Context, req *engine.Request, by string) (map[string]any, bool, error) {
+func (p *Policy) AlwaysAllow(ctx context.Context, req *engine.Request, by string) (policy.Override, bool, error) {
 	var staged alwaysAllowEdit
 	_, err := p.edit("", func(d PolicyDocs) (string, error) {
 		return d.Update(ctx, func(tx *store.Tx) error { return staged.stage(d, tx, req, by) })
 	})
 	switch {
 	case errors.Is(err, errExists):
-		return staged.existing.Map(), false, nil
+		return *staged.existing, false, nil
 	case err != nil:
-		return nil, false, err
+		return policy.Override{}, false, err
 	}
-	return staged.override.Map(), true, nil
+	return staged.override, true, nil
 }
 
 // alwaysAllowEdit is one "always allow" edit: the override it stages, or

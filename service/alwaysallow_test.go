@@ -57,8 +57,8 @@ func TestAlwaysAllow(t *testing.T) {
 	if err != nil || !created {
 		t.Fatalf("got %v, %v, %v", o, created, err)
 	}
-	if o["id"] != "user_allow_bash_command_npm_run_build" || o["pattern"] != "npm run build" || o["match_type"] != "command" ||
-		o["action"] != "allow" || o["source"] != store.SourceUserApproval {
+	if o.Map()["id"] != "user_allow_bash_command_npm_run_build" || o.Map()["pattern"] != "npm run build" || o.Map()["match_type"] != "command" ||
+		o.Map()["action"] != "allow" || o.Map()["source"] != store.SourceUserApproval {
 		t.Errorf("override %v", o)
 	}
 	if d := s.Engine().Evaluate(build); d.Level != policy.Allow || !strings.Contains(d.MatchedRule, "approval_overrides") {
@@ -73,7 +73,7 @@ func TestAlwaysAllow(t *testing.T) {
 	}
 	write := &engine.Request{ToolName: "write_file", ToolArgs: map[string]any{"content": "x", "path": "/work/ws/out.txt", "backup": "/work/ws/b"}}
 	o, created, err = p.AlwaysAllow(t.Context(), write, "")
-	if err != nil || !created || o["pattern"] != "/work/ws/out.txt" || o["match_type"] != "path" {
+	if err != nil || !created || o.Map()["pattern"] != "/work/ws/out.txt" || o.Map()["match_type"] != "path" {
 		t.Errorf("path tool: got %v, %v, %v; want the path value", o, created, err)
 	}
 	if _, _, err := p.AlwaysAllow(t.Context(), &engine.Request{ToolName: "mcp_fetch_webpage", ToolArgs: map[string]any{"url": "https://x"}}, ""); !errors.Is(err, store.ErrNoPattern) && !errors.Is(err, store.ErrNotAsk) {
@@ -93,7 +93,7 @@ func TestAlwaysAllowNeverTwice(t *testing.T) {
 		t.Fatalf("the fixture no longer asks for this call (%v %s), so the test proves nothing", d.Level, d.MatchedRule)
 	}
 	o, created, err := p.AlwaysAllow(t.Context(), req, "")
-	if err != nil || created || o["id"] != "user_allow_bash_command_cat_etc_hosts" {
+	if err != nil || created || o.Map()["id"] != "user_allow_bash_command_cat_etc_hosts" {
 		t.Errorf("second: got %v, %v, %v; want the existing override, not created", o, created, err)
 	}
 	if n := strings.Count(string(readFile(t, filepath.Join(dir, store.ConfigFile))), "id: user_allow_bash_command_cat_etc_hosts"); n != 1 {
@@ -139,12 +139,12 @@ func TestAlwaysAllowByRecordsWhoAndWhen(t *testing.T) {
 	if err != nil || !created {
 		t.Fatalf("got %v, %v, %v", o, created, err)
 	}
-	if o["approved_by"] != "alice" {
-		t.Errorf("approved_by: got %v, want alice", o["approved_by"])
+	if o.Map()["approved_by"] != "alice" {
+		t.Errorf("approved_by: got %v, want alice", o.Map()["approved_by"])
 	}
-	at, err := time.Parse(time.RFC3339, fmt.Sprint(o["created_at"]))
+	at, err := time.Parse(time.RFC3339, fmt.Sprint(o.Map()["created_at"]))
 	if err != nil || at.Before(before.Truncate(time.Second)) || at.After(time.Now().UTC().Add(time.Second)) {
-		t.Errorf("created_at: got %v (%v), want now in RFC 3339", o["created_at"], err)
+		t.Errorf("created_at: got %v (%v), want now in RFC 3339", o.Map()["created_at"], err)
 	}
 	raw, err := os.ReadFile(filepath.Join(dir, store.ConfigFile))
 	if err != nil {
@@ -183,8 +183,8 @@ func TestAlwaysAllowPathShapes(t *testing.T) {
 			if err != nil || !created {
 				t.Fatalf("got %v, %v, %v", o, created, err)
 			}
-			if o["pattern"] != c.wantPattern || o["match_type"] != c.wantType {
-				t.Errorf("got pattern %v (%v), want %q (%s)", o["pattern"], o["match_type"], c.wantPattern, c.wantType)
+			if o.Map()["pattern"] != c.wantPattern || o.Map()["match_type"] != c.wantType {
+				t.Errorf("got pattern %v (%v), want %q (%s)", o.Map()["pattern"], o.Map()["match_type"], c.wantPattern, c.wantType)
 			}
 		})
 	}

@@ -215,7 +215,7 @@ func TestGrantsPageAlwaysAllowed(t *testing.T) {
 	if _, err := e.st.AddApprovalOverride(policy.Override{ID: "hand_written", Tools: []string{"bash"}, Pattern: "ls *", Action: policy.Allow}); err != nil {
 		t.Fatal(err)
 	}
-	id := str(o["id"])
+	id := str(o.Map()["id"])
 	ac, _, _ := login(t, e.srv, admin)
 	_, page := get(t, ac, e.srv.URL+"/grants")
 	if !strings.Contains(page, `data-override-id="`+id+`"`) || strings.Contains(page, `data-override-id="hand_written"`) {

@@ -53,7 +53,7 @@ func TestRecordApprovalLifecycle(t *testing.T) {
 	}
 	done := resolved(a, approval.StatusAllowed, approval.ChoiceAllowAlways, "alice", t0.Add(time.Minute))
 	done.Comment = "ok"
-	done.PersistedRule = map[string]any{"id": "user_allow_bash_command_make"}
+	done.PersistedRule = &policy.Override{ID: "user_allow_bash_command_make"}
 	for range 2 { // a repeated write records nothing new
 		if err := db.RecordApproval(ctx, done); err != nil {
 			t.Fatal(err)
@@ -75,7 +75,7 @@ func TestRecordApprovalLifecycle(t *testing.T) {
 		t.Errorf("stored state: got %+v", got)
 	}
 	if !got.CreatedAt.Equal(t0) || got.Request.ToolArgs["command"] != "make" || got.Asked.ExternalPaths[0] != "/etc" ||
-		got.PersistedRule["id"] != "user_allow_bash_command_make" || got.Request.SessionID != "s1" {
+		got.PersistedRule == nil || got.PersistedRule.ID != "user_allow_bash_command_make" || got.Request.SessionID != "s1" {
 		t.Errorf("stored context: got %+v", got)
 	}
 	events, err := db.ApprovalEvents(ctx, "a1")

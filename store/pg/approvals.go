@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store"
 )
 
@@ -133,7 +134,7 @@ func (s *Approvals) Insert(ctx context.Context, a approval.Approval, key string)
 // transaction, so the rule and the outcome commit together or not at all,
 // and the rule goes in force on this replica only after the commit
 // (docs/operations.md#an-always-allow-answer-and-its-rule-commit-together).
-func (s *Approvals) Resolve(ctx context.Context, id string, out approval.Outcome, prepare func(context.Context, approval.Approval) (map[string]any, error)) (approval.Approval, error) {
+func (s *Approvals) Resolve(ctx context.Context, id string, out approval.Outcome, prepare func(context.Context, approval.Approval) (*policy.Override, error)) (approval.Approval, error) {
 	if pgText(id) != id {
 		return approval.Approval{}, approval.ErrNotFound // no id has a NUL or bad UTF-8
 	}
@@ -165,7 +166,7 @@ func (s *Approvals) Resolve(ctx context.Context, id string, out approval.Outcome
 				Comment: "no answer before the timeout", DecidedAt: out.DecidedAt}
 			prepare, verdict = nil, approval.ErrAlreadyDecided
 		}
-		var rule map[string]any
+		var rule *policy.Override
 		if prepare != nil {
 			enc = &store.Enclosing{Tx: &enclosingTx{db: s.db, tx: tx}}
 			if rule, prepErr = prepare(store.WithEnclosing(octx, enc), cur); prepErr != nil {

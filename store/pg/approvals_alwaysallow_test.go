@@ -40,8 +40,8 @@ func openAlwaysAllowReplica(t *testing.T, dsn string) alwaysAllowReplica {
 }
 
 // persist is the prepare an "always allow" answer runs, then during.
-func (r alwaysAllowReplica) persist(t *testing.T, during func(ctx context.Context)) func(context.Context, approval.Approval) (map[string]any, error) {
-	return func(ctx context.Context, _ approval.Approval) (map[string]any, error) {
+func (r alwaysAllowReplica) persist(t *testing.T, during func(ctx context.Context)) func(context.Context, approval.Approval) (*policy.Override, error) {
+	return func(ctx context.Context, _ approval.Approval) (*policy.Override, error) {
 		rule, created, err := service.NewPolicy(r.policy).AlwaysAllow(ctx, makeDeploy, "alice")
 		if err != nil || !created {
 			t.Errorf("AlwaysAllow: created %v, err %v", created, err)
@@ -49,7 +49,7 @@ func (r alwaysAllowReplica) persist(t *testing.T, during func(ctx context.Contex
 		if during != nil {
 			during(ctx)
 		}
-		return rule, err
+		return &rule, err
 	}
 }
 
@@ -110,7 +110,7 @@ func TestAlwaysAllowCommitsWithItsAnswer(t *testing.T) {
 		}
 	}
 	got, err := r.asks.Resolve(context.Background(), "a1", alwaysByAlice(), r.persist(t, during))
-	if err != nil || got.Status != approval.StatusAllowed || got.PersistedRule["pattern"] != "make deploy" {
+	if err != nil || got.Status != approval.StatusAllowed || got.PersistedRule == nil || got.PersistedRule.Pattern != "make deploy" {
 		t.Fatalf("Resolve: %s rule %v err %v, want allowed with the make deploy rule", got.Status, got.PersistedRule, err)
 	}
 	if v := r.version(t); v != before+1 {

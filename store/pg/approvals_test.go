@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store"
 )
 
@@ -57,14 +58,14 @@ func TestApprovalsRoundTrip(t *testing.T) {
 		t.Errorf("Get: got %+v, want %+v", got, in)
 	}
 	at := time.Now().Truncate(time.Microsecond).UTC()
-	rule := map[string]any{"id": "r1", "pattern": "x"}
+	rule := &policy.Override{ID: "r1", Pattern: "x"}
 	out := approval.Outcome{Status: approval.StatusAllowed, Choice: approval.ChoiceAllowAlways, DecidedBy: "alice", Comment: "ok", DecidedAt: at}
-	if _, err := s.Resolve(ctx, "a1", out, func(context.Context, approval.Approval) (map[string]any, error) { return rule, nil }); err != nil {
+	if _, err := s.Resolve(ctx, "a1", out, func(context.Context, approval.Approval) (*policy.Override, error) { return rule, nil }); err != nil {
 		t.Fatalf("Resolve: %v", err)
 	}
 	got, _ = s.Get(ctx, "a1")
 	if got.Status != approval.StatusAllowed || got.Decision != approval.DecisionAllow || got.Choice != approval.ChoiceAllowAlways ||
-		got.DecidedBy != "alice" || got.Comment != "ok" || got.DecidedAt == nil || !got.DecidedAt.Equal(at) || got.PersistedRule["id"] != "r1" {
+		got.DecidedBy != "alice" || got.Comment != "ok" || got.DecidedAt == nil || !got.DecidedAt.Equal(at) || got.PersistedRule == nil || got.PersistedRule.ID != "r1" {
 		t.Errorf("after Resolve: got %+v", got)
 	}
 	for _, id := range []string{"nope", "bad\x00id", "bad\xffid"} {
@@ -92,7 +93,7 @@ func TestApprovalsResolveRules(t *testing.T) {
 	for _, tc := range []struct {
 		note       string
 		ttl        time.Duration
-		prepare    func(context.Context, approval.Approval) (map[string]any, error)
+		prepare    func(context.Context, approval.Approval) (*policy.Override, error)
 		wantErr    error
 		wantStatus approval.Status
 	}{
@@ -100,10 +101,10 @@ func TestApprovalsResolveRules(t *testing.T) {
 		{note: "an answer at or after the deadline expires the ask instead", ttl: -time.Second,
 			wantErr: approval.ErrAlreadyDecided, wantStatus: approval.StatusExpired},
 		{note: "a failing prepare changes nothing", ttl: time.Minute,
-			prepare: func(context.Context, approval.Approval) (map[string]any, error) { return nil, prepErr },
+			prepare: func(context.Context, approval.Approval) (*policy.Override, error) { return nil, prepErr },
 			wantErr: prepErr, wantStatus: approval.StatusPending},
 		{note: "prepare is not called for an ask past its deadline", ttl: -time.Second,
-			prepare: func(context.Context, approval.Approval) (map[string]any, error) { return nil, prepErr },
+			prepare: func(context.Context, approval.Approval) (*policy.Override, error) { return nil, prepErr },
 			wantErr: approval.ErrAlreadyDecided, wantStatus: approval.StatusExpired},
 	} {
 		a := newAsk(tc.note, tc.ttl, map[string]any{"command": "x"})

@@ -14,6 +14,7 @@ import (
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store/history"
 )
 
@@ -86,7 +87,7 @@ func historyScript(base time.Time) []approval.Approval {
 	h := askAt("g1", t(5*time.Second), "s1")
 
 	cDone := answered(c, approval.StatusAllowed, approval.ChoiceAllowAlways, "alice", "fine", t(time.Minute+3))
-	cDone.PersistedRule = map[string]any{"id": "user_allow_bash", "tool": "bash", "pattern": "mysql *"}
+	cDone.PersistedRule = &policy.Override{ID: "user_allow_bash", Pattern: "mysql *", Extra: map[string]any{"tool": "bash"}}
 	dExpired := answered(d, approval.StatusExpired, "", approval.PrincipalSystem, "no answer before the timeout", t(5*time.Minute))
 	eDenied := answered(e, approval.StatusDenied, approval.ChoiceDeny, "bob", "", t(2*time.Minute))
 	eLate := answered(e, approval.StatusAllowed, approval.ChoiceAllowOnce, "carol", "late", t(3*time.Minute))
@@ -157,7 +158,7 @@ func checkRecorded(t *testing.T, ph historyAPI, base time.Time) {
 		t.Errorf("e1: got %+v, want the first answer (denied by bob) kept", e)
 	}
 	c, _ := ph.GetApproval(ctx, "c1")
-	if !c.CreatedAt.Equal(base.Add(time.Second+7)) || c.CreatedAt.Nanosecond() != 123456796 || c.PersistedRule["pattern"] != "mysql *" {
+	if !c.CreatedAt.Equal(base.Add(time.Second+7)) || c.CreatedAt.Nanosecond() != 123456796 || c.PersistedRule == nil || c.PersistedRule.Pattern != "mysql *" || c.PersistedRule.Extra["tool"] != "bash" {
 		t.Errorf("c1: created %v rule %v, want the nanosecond time and the rule", c.CreatedAt, c.PersistedRule)
 	}
 	for id, want := range map[string]string{"a1": engine.CauseEscalation, "c1": engine.CauseRule, "d1": engine.CauseExternal, "e1": ""} {
