@@ -208,7 +208,7 @@ func addDirText(res store.AddDirResult) string {
 		return b.String()
 	}
 	for _, o := range res.Created {
-		fmt.Fprintf(&b, "  approval override added: %v\n", o["id"])
+		fmt.Fprintf(&b, "  approval override added: %s\n", o.ID)
 	}
 	for _, id := range res.Existing {
 		fmt.Fprintf(&b, "  approval override already present: %s\n", id)

@@ -83,6 +83,9 @@ type AddDirResponse struct {
 
 // addDirWire is the answer of an /add-dir the store carried out.
 func addDirWire(res store.AddDirResult) AddDirResponse {
-	return AddDirResponse{Dir: res.Dir, Tiered: res.Tiered, ExternalDirectory: res.ExternalDirectory,
-		Created: res.Created, Existing: res.Existing}
+	out := AddDirResponse{Dir: res.Dir, Tiered: res.Tiered, ExternalDirectory: res.ExternalDirectory, Existing: res.Existing}
+	for _, o := range res.Created {
+		out.Created = append(out.Created, o.Map())
+	}
+	return out
 }

@@ -77,8 +77,8 @@ func TestAddDirAnswer(t *testing.T) {
 		{"not tiered", store.AddDirResult{Dir: "/srv", ExternalDirectory: "allow"},
 			`{"dir":"/srv","tiered":false,"external_directory":"allow","created":null}`},
 		{"overrides appended", store.AddDirResult{Dir: "/srv", Tiered: true, ExternalDirectory: "allow",
-			Created: []map[string]any{{"id": "a", "action": "allow"}}},
-			`{"dir":"/srv","tiered":true,"external_directory":"allow","created":[{"action":"allow","id":"a"}]}`},
+			Created: []policy.Override{{ID: "a", Action: policy.Allow, Pattern: "x"}}},
+			`{"dir":"/srv","tiered":true,"external_directory":"allow","created":[{"action":"allow","id":"a","pattern":"x"}]}`},
 		{"overrides already there", store.AddDirResult{Dir: "/srv", Tiered: true, ExternalDirectory: "allow", Existing: []string{"a", "b"}},
 			`{"dir":"/srv","tiered":true,"external_directory":"allow","created":null,"existing":["a","b"]}`},
 	}

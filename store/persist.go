@@ -19,15 +19,15 @@ const (
 // AddDirResult is what AddTrustedDirectory did.
 type AddDirResult struct {
 	// Dir is the normalized directory.
-	Dir string `json:"dir"`
+	Dir string
 	// Tiered tells whether the policy is tiered (and overrides were added).
-	Tiered bool `json:"tiered"`
+	Tiered bool
 	// ExternalDirectory is the level now set for Dir (always "allow").
-	ExternalDirectory string `json:"external_directory"`
+	ExternalDirectory string
 	// Created are the approval overrides appended; ones already present are
 	// in Existing by id.
-	Created  []map[string]any `json:"created"`
-	Existing []string         `json:"existing,omitempty"`
+	Created  []policy.Override
+	Existing []string
 }
 
 // AddTrustedDirectory is /add-dir (persist_cli_trusted_directory,
@@ -53,12 +53,12 @@ func (s *Store) AddTrustedDirectory(path string, tools DirTools) (AddDirResult, 
 			return nil
 		}
 		seq := ensureSeq(perms, "approval_overrides")
-		for _, o := range trustedOverrides(dir, tools) {
-			if findEntry(seq, o["id"].(string)) >= 0 {
-				res.Existing = append(res.Existing, o["id"].(string))
+		for _, o := range policy.TrustedDirOverrides(dir, tools.Path, tools.Shell) {
+			if findEntry(seq, o.ID) >= 0 {
+				res.Existing = append(res.Existing, o.ID)
 				continue
 			}
-			n, err := toNode(o)
+			n, err := ruleNode(&o)
 			if err != nil {
 				return err
 			}
@@ -78,13 +78,6 @@ func (s *Store) AddTrustedDirectory(path string, tools DirTools) (AddDirResult, 
 // the caller passes so that storage need not know the tool tables.
 type DirTools struct {
 	Path, Shell []string
-}
-
-// trustedOverrides are the two overrides /add-dir appends for dir
-// (policy.TrustedDirOverrides).
-func trustedOverrides(dir string, tools DirTools) []map[string]any {
-	pair := policy.TrustedDirOverrides(dir, tools.Path, tools.Shell)
-	return []map[string]any{pair[0].Map(), pair[1].Map()}
 }
 
 // isTiered applies docs/decisions.md through the engine's own test

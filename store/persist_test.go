@@ -19,10 +19,10 @@ func TestAddTrustedDirectory(t *testing.T) {
 	if res.Dir != "/home/u/projects/app" || !res.Tiered || len(res.Created) != 2 {
 		t.Fatalf("result %+v", res)
 	}
-	if id := res.Created[0]["id"]; id != "cli_trusted_path_f799cb970afa5597" {
+	if id := res.Created[0].ID; id != "cli_trusted_path_f799cb970afa5597" {
 		t.Errorf("path override id %v", id)
 	}
-	if p := res.Created[1]["pattern"]; p != "re:.*/home/u/projects/app.*" {
+	if p := res.Created[1].Pattern; p != "re:.*/home/u/projects/app.*" {
 		t.Errorf("shell pattern %v", p)
 	}
 	sec, _, _ := s.Section()

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/templates"
 )
 
@@ -77,10 +76,8 @@ func (u *UI) trustDirectory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tr := &templates.TrustedResult{Dir: res.Dir, Tiered: res.Tiered, Existing: res.Existing}
-	for _, o := range res.Created { // the store's entries, as written: decoded as the section's are
-		if ov, _, ok := policy.DecodeRule(o, policy.PathOverrides); ok {
-			tr.Created = append(tr.Created, overrideRow(&ov))
-		}
+	for i := range res.Created {
+		tr.Created = append(tr.Created, overrideRow(&res.Created[i]))
 	}
 	u.flash(r, "ok", t("flash.trusted")+" "+res.Dir+".")
 	render(w, r, http.StatusOK, templates.Directories(u.directoriesProps(r, tr)))
