@@ -64,6 +64,13 @@ const approvalCols = `id, status, created_at, expires_at, request, joins, choice
 type Approvals struct {
 	db  *DB
 	log *slog.Logger
+	// preparing lets one Resolve with a prepare func at a time hold its row
+	// lock and connection while prepare runs: a grant's prepare stores it
+	// through another connection of the same pool, and an always-allow
+	// waits for the service's policy lock, which an edit holds while it
+	// waits for a connection. Several such answers at once could otherwise
+	// take every connection and wait on each other until they time out.
+	preparing chan struct{}
 }
 
 var _ approval.Shared = (*Approvals)(nil)
@@ -78,7 +85,7 @@ func OpenApprovals(ctx context.Context, db *DB) (*Approvals, error) {
 	if err := Migrate(ctx, db, PartHistory, historyMigrations); err != nil {
 		return nil, err
 	}
-	return &Approvals{db: db, log: db.log}, nil
+	return &Approvals{db: db, log: db.log, preparing: make(chan struct{}, 1)}, nil
 }
 
 // asked is what the request column holds: what was asked and why.
@@ -141,6 +148,14 @@ func (s *Approvals) Resolve(ctx context.Context, id string, out approval.Outcome
 	// What PostgreSQL text cannot hold is replaced here, so the winner is
 	// told what every replica will read.
 	out.Comment, out.DecidedBy = pgText(out.Comment), pgText(out.DecidedBy)
+	if prepare != nil {
+		select {
+		case s.preparing <- struct{}{}:
+			defer func() { <-s.preparing }()
+		case <-ctx.Done():
+			return approval.Approval{}, ctx.Err()
+		}
+	}
 	var next approval.Approval
 	var verdict, prepErr error
 	var enc *store.Enclosing
