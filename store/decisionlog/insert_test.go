@@ -116,3 +116,24 @@ func TestInsertChunk(t *testing.T) {
 		}
 	}
 }
+
+// TestSQLiteLogBatchDefaults: the SQLite log waits for larger batches than
+// the shared defaults unless told otherwise, and keeps what it is told.
+func TestSQLiteLogBatchDefaults(t *testing.T) {
+	for _, c := range []struct {
+		note   string
+		opts   Options
+		batch  int
+		linger time.Duration
+	}{
+		{note: "defaults", batch: sqliteBatchSize, linger: sqliteLinger},
+		{note: "set", opts: Options{BatchSize: 3, Linger: -1}, batch: 3, linger: -1},
+	} {
+		db, _ := openDecisionTestDB(t)
+		l := newLog(db, c.opts)
+		if l.opts.BatchSize != c.batch || l.opts.Linger != c.linger || l.Writer.opts.BatchSize != c.batch || l.Writer.opts.Linger != c.linger {
+			t.Errorf("%s: batch %d, linger %v; want %d, %v", c.note, l.Writer.opts.BatchSize, l.Writer.opts.Linger, c.batch, c.linger)
+		}
+		l.Close()
+	}
+}
