@@ -232,6 +232,17 @@ INSERT INTO decisions_minutes (minute, first_id, last_id)
 DROP INDEX decisions_ts;
 `
 
+// markUnmarked adds to decisions_minutes the entries logged after its
+// newest id without a minute: those a toolgate from before migration 6
+// wrote when it opened this file after a newer one had migrated it (it
+// records the migrations it knows and goes on writing). A time range
+// would miss them otherwise. Ids only grow, so they are all above the
+// newest id marked.
+const markUnmarked = `INSERT INTO decisions_minutes (minute, first_id, last_id)
+	SELECT ts / 60000000, min(id), max(id) FROM decisions
+	WHERE id > (SELECT coalesce(max(last_id), 0) FROM decisions_minutes) GROUP BY 1
+	ON CONFLICT (minute) DO UPDATE SET first_id = min(first_id, excluded.first_id), last_id = max(last_id, excluded.last_id)`
+
 // migrations are the schema history of decisions.db. Versions 2 and 3
 // keep the numbers they had when every database shared one list, so that
 // files written before the split are recognised as up to date.
@@ -250,6 +261,10 @@ func Open(path string, opts Options) (*Log, error) {
 	db, err := sqlite.Open(path, migrations)
 	if err != nil {
 		return nil, fmt.Errorf("decision log: %w", err)
+	}
+	if _, err := db.SQL().Exec(markUnmarked); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("decision log: mark the minutes of unmarked entries: %w", err)
 	}
 	l := newLog(db, opts)
 	l.owned = db

@@ -240,3 +240,46 @@ func TestMinutesMigration(t *testing.T) {
 		}
 	}
 }
+
+// TestMinutesOfAnOlderVersionsEntries: a toolgate from before migration 6
+// that opens the file after this one migrated it writes entries without
+// their minutes; Open marks them, so that every time range still finds
+// what a scan finds.
+func TestMinutesOfAnOlderVersionsEntries(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "decisions.db")
+	batches := minutesEntries(200)
+	l, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.insert(context.Background(), slices.Concat(batches[:2]...)); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	older, err := sqlite.Open(path, nil) // its migrations are all recorded
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range slices.Concat(batches[2:]...) { // as its writer does: no minute
+		if _, err := older.SQL().Exec(`INSERT INTO decisions (ts, source, tool, summary, level) VALUES (?, ?, ?, ?, ?)`,
+			e.Time.UnixMicro(), e.Source, e.Tool, e.Summary, e.Level); err != nil {
+			t.Fatal(err)
+		}
+	}
+	older.Close()
+	l, err = Open(path, Options{})
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	t.Cleanup(func() { l.Close() })
+	for m := -10; m <= 35; m += 3 {
+		since := minutesBase.Add(time.Duration(m)*time.Minute + 13*time.Second)
+		q := Query{Since: since, Until: since.Add(4 * time.Minute)}
+		want := idsByScan(batches, q, func(int64) bool { return false })
+		if got := queryIDs(t, l, q); !slices.Equal(got, want) {
+			t.Errorf("minutes %d..%d: got %d entries %v, want %d %v", m, m+4, len(got), got, len(want), want)
+		}
+	}
+}
