@@ -87,13 +87,6 @@ func (p *Policy) Typed() (policy.Section, string, error) {
 	return c.sec, etag, nil
 }
 
-// CleanETag strips the W/ prefix and the quotes of an If-Match value.
-func CleanETag(tag string) string {
-	tag = strings.TrimSpace(tag)
-	tag = strings.TrimPrefix(tag, "W/")
-	return strings.Trim(tag, `"`)
-}
-
 // edit runs write on the document store when ifMatch is empty, "*" or the
 // ETag of the section; write gets the store to edit through (a view that
 // checks ifMatch again under the store's lock, when the store has one).
@@ -105,7 +98,7 @@ func (p *Policy) edit(ifMatch string, write func(d PolicyDocs) (string, error)) 
 
 // editLocked is edit with p.mu held.
 func (p *Policy) editLocked(ifMatch string, write func(d PolicyDocs) (string, error)) (string, error) {
-	tag := CleanETag(ifMatch)
+	tag := store.CleanETag(ifMatch)
 	if tag == "" || tag == "*" {
 		return write(p.docs)
 	}
@@ -134,7 +127,7 @@ func (p *Policy) etag() (string, error) {
 
 // ReplaceSection replaces the whole section.
 func (p *Policy) ReplaceSection(ifMatch string, section map[string]any) (string, error) {
-	return p.edit(ifMatch, func(d PolicyDocs) (string, error) { return d.ReplaceSection(section, ifMatch) })
+	return p.edit(ifMatch, func(d PolicyDocs) (string, error) { return d.ReplaceSection(section) })
 }
 
 // SetSettings changes the scalar settings (a key in patch.Remove is removed).

@@ -30,7 +30,7 @@ type PolicyReader interface {
 // new ETag of the section; *inforce.Holder is one.
 type PolicyDocs interface {
 	PolicyReader
-	ReplaceSection(section map[string]any, ifMatch string) (string, error)
+	ReplaceSection(section map[string]any) (string, error)
 	SetSettings(patch policy.SettingsPatch) (string, error)
 	SetToolLevel(tool, level string) (string, error)
 	DeleteTool(tool string) (string, error)

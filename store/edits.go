@@ -12,30 +12,23 @@ import (
 	"github.com/toolgate/toolgate/policy"
 )
 
-// ReplaceSection replaces the whole permissions section. With a non-empty
-// ifMatch (an ETag from Section, quoted or not, or "*"), it fails with
-// ErrPreconditionFailed when the section on disk has changed since. Entries
-// whose value is unchanged keep their comments.
-func (s *Store) ReplaceSection(section map[string]any, ifMatch string) (string, error) {
+// ReplaceSection replaces the whole permissions section. Entries whose
+// value is unchanged keep their comments. On a view made by IfMatch it
+// fails with ErrPreconditionFailed when the section, as read under the
+// backend's lock, has changed since, as every edit does.
+func (s *Store) ReplaceSection(section map[string]any) (string, error) {
 	if section == nil {
 		return "", invalid("permissions", "must be a mapping")
 	}
 	section = normalizeMap(section)
 	return s.modify(func(d *configDoc) error {
-		if tag := cleanETag(ifMatch); tag != "" && tag != "*" {
-			cur, _ := d.decodedPermissions()
-			m, _ := cur.(map[string]any)
-			if sectionETag(m) != tag {
-				return ErrPreconditionFailed
-			}
-		}
 		perms := d.permissionsMap()
 		return replaceMapping(perms, section)
 	})
 }
 
-// cleanETag strips the W/ prefix and quotes of an If-Match value.
-func cleanETag(tag string) string {
+// CleanETag strips the W/ prefix and the quotes of an If-Match value.
+func CleanETag(tag string) string {
 	tag = strings.TrimSpace(tag)
 	tag = strings.TrimPrefix(tag, "W/")
 	return strings.Trim(tag, `"`)

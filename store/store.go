@@ -183,7 +183,7 @@ func (s *Store) Close() error {
 // and then editing is not enough with several replicas: another one may
 // have written in between. An empty tag or "*" returns s itself.
 func (s *Store) IfMatch(tag string) *Store {
-	tag = cleanETag(tag)
+	tag = CleanETag(tag)
 	if tag == "" || tag == "*" {
 		return s
 	}

@@ -190,7 +190,7 @@ func TestSentinelErrors(t *testing.T) {
 			return err
 		}},
 		{"replace with a stale etag", ErrPreconditionFailed, func() error {
-			_, err := s.ReplaceSection(map[string]any{"enabled": true}, `"0000"`)
+			_, err := s.IfMatch(`"0000"`).ReplaceSection(map[string]any{"enabled": true})
 			return err
 		}},
 	}
@@ -209,7 +209,7 @@ func TestETagDetectsHandEdits(t *testing.T) {
 	path := filepath.Join(dir, ConfigFile)
 	raw := strings.Replace(string(readFile(t, path)), "write_file: ask", "write_file: deny", 1)
 	writeFile(t, path, []byte(raw))
-	if _, err := s.ReplaceSection(sec, tag); !errors.Is(err, ErrPreconditionFailed) {
+	if _, err := s.IfMatch(tag).ReplaceSection(sec); !errors.Is(err, ErrPreconditionFailed) {
 		t.Fatalf("got %v, want ErrPreconditionFailed", err)
 	}
 	if !strings.Contains(string(readFile(t, path)), "write_file: deny") {
@@ -220,7 +220,7 @@ func TestETagDetectsHandEdits(t *testing.T) {
 	}
 	sec, tag, _ = s.Section()
 	sec["permission_mode"] = "strict"
-	newTag, err := s.ReplaceSection(sec, `W/"`+tag+`"`)
+	newTag, err := s.IfMatch(`W/"` + tag + `"`).ReplaceSection(sec)
 	if err != nil || newTag == tag {
 		t.Fatalf("fresh etag: got %q, %v; want a new etag", newTag, err)
 	}
@@ -299,7 +299,11 @@ func TestReloadPicksUpEdits(t *testing.T) {
 
 	writeFile(t, filepath.Join(dir, BuiltinFile), []byte("rules:\n  - id: no_make\n    tools: [bash]\n    pattern: make\n    action: deny\n"))
 	writeFile(t, path, []byte(orig))
-	waitFor(t, "user builtin rules", func() bool { return inForce(s).Evaluate(bash).Level == policy.Deny })
+	// The builtin file alone already denies make (the set-aside config keeps
+	// its last good policy): wait for the fixed config.yaml too.
+	waitFor(t, "user builtin rules and the fixed config", func() bool {
+		return inForce(s).Evaluate(bash).Level == policy.Deny && len(s.Problems()) == 0
+	})
 	if _, src := s.BuiltinRules(); src != filepath.Join(dir, BuiltinFile) {
 		t.Errorf("builtin source %q, want the user file", src)
 	}
