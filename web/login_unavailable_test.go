@@ -58,7 +58,10 @@ func newPGSessionsUI(t *testing.T) pgSessionsUI {
 	cluster := pgtest.Start(t)
 	dsn := cluster.NewDatabase(t)
 	ctx := context.Background()
-	db, err := pg.Open(ctx, dsn, pg.Options{OpTimeout: 300 * time.Millisecond})
+	// A stopped cluster refuses connections at once, so the sign-in fails
+	// fast without a short timeout; a short one only made the set-up's
+	// first connection fail on a loaded machine.
+	db, err := pg.Open(ctx, dsn, pg.Options{OpTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
