@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
+	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
 )
@@ -61,6 +63,70 @@ func TestScopedAnswersShareASmallPool(t *testing.T) {
 	}
 	if got := len(book.List()); got != conns {
 		t.Errorf("%d grants live, want %d", got, conns)
+	}
+}
+
+// TestAlwaysAllowsAndEditsShareASmallPool: two replicas with two
+// connections each, twelve "always allow" answers and twelve rule edits at
+// once through each replica's one service.Policy, as a server runs them. An
+// answer holds a connection (its ask row) while it waits for the service's
+// policy lock; an edit holds that lock while it waits for a connection.
+// With more than one such answer per replica at a time they wait on each
+// other until the operation timeout fails them. Afterwards both replicas
+// decide with every rule.
+func TestAlwaysAllowsAndEditsShareASmallPool(t *testing.T) {
+	dsn := newDSN(t)
+	var svcs []*service.Policy
+	var pols []*inforce.Holder
+	var asks []*Approvals
+	for range 2 {
+		db, err := Open(context.Background(), dsn, Options{MaxConns: 2, OpTimeout: 2 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(db.Close)
+		pols = append(pols, openStore(t, db))
+		svcs = append(svcs, service.NewPolicy(pols[len(pols)-1]))
+		asks = append(asks, openApprovals(t, db))
+	}
+	const n = 12
+	req := func(i int) *engine.Request {
+		return &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": fmt.Sprintf("make deploy%d", i)}}
+	}
+	for i := range n {
+		mustInsert(t, asks[0], newAsk(fmt.Sprintf("a%d", i), time.Minute, map[string]any{"command": fmt.Sprintf("make deploy%d", i)}), "")
+	}
+	var wg sync.WaitGroup
+	for i := range n {
+		r := i % 2
+		wg.Go(func() {
+			_, err := asks[r].Resolve(context.Background(), fmt.Sprintf("a%d", i), alwaysByAlice(), func(ctx context.Context, _ approval.Approval) (*policy.Override, error) {
+				rule, _, err := svcs[r].AlwaysAllow(ctx, req(i), "alice")
+				return &rule, err
+			})
+			if err != nil {
+				t.Errorf("Resolve a%d on %d: %v", i, r, err)
+			}
+		})
+		wg.Go(func() {
+			_, _, err := svcs[r].CreateRule("", ruleOf(map[string]any{"id": fmt.Sprintf("no_push%d", i), "tools": []any{"bash"}, "pattern": fmt.Sprintf("git push%d *", i), "action": "deny"}))
+			if err != nil {
+				t.Errorf("CreateRule %d on %d: %v", i, r, err)
+			}
+		})
+	}
+	wg.Wait()
+	for r, p := range pols {
+		waitFor(t, 5*time.Second, fmt.Sprintf("replica %d has every rule", r), func() bool {
+			e := p.Engine()
+			for i := range n {
+				push := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": fmt.Sprintf("git push%d x", i)}}
+				if e.Evaluate(req(i)).Level != policy.Allow || e.Evaluate(push).Level != policy.Deny {
+					return false
+				}
+			}
+			return true
+		})
 	}
 }
 
