@@ -1,6 +1,7 @@
 // Command loadgen drives POST /api/v1/evaluate (or /evaluate/batch) of a
 // toolgate server on loopback with N connections for T seconds and prints
-// throughput, latency percentiles and the server's memory.
+// throughput, latency percentiles, the server's memory and how many
+// decisions its decision log dropped during the run (a full queue).
 //
 //	loadgen -url http://127.0.0.1:8080 -token $TOKEN -c 64 -d 10s [-rate 15000] [-batch 100] [-pid 1234] [-populate $WORKSPACE]
 //
@@ -160,6 +161,7 @@ func run(c config) error {
 	if err != nil {
 		return err
 	}
+	dropped0, okDropped0 := logDropped(c.url, c.token)
 	cpu0 := processCPU(c.pid)
 	self0 := processCPU(os.Getpid())
 	start := time.Now()
@@ -179,6 +181,7 @@ func run(c config) error {
 	elapsed := time.Since(start).Seconds()
 	cpu1 := processCPU(c.pid)
 	self1 := processCPU(os.Getpid())
+	dropped1, okDropped1 := logDropped(c.url, c.token)
 	per := int64(1)
 	if c.batch > 0 {
 		per = int64(c.batch)
@@ -201,6 +204,9 @@ func run(c config) error {
 				(cpu1 - cpu0).Seconds(), float64((cpu1-cpu0).Microseconds())/float64(res.requests),
 				(self1 - self0).Seconds(), float64((self1-self0).Microseconds())/float64(res.requests))
 		}
+	}
+	if c.get == "" {
+		fmt.Println(droppedLine(dropped0, dropped1, okDropped0, okDropped1, res.requests*per))
 	}
 	if res.failures > 0 {
 		return fmt.Errorf("%d requests failed", res.failures)
