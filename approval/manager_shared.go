@@ -10,6 +10,7 @@ import (
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/txn"
 )
 
 // Shared mode: the Manager keeps a mirror of the shared store's pending asks
@@ -106,6 +107,7 @@ func (m *sharedAsks) decide(ctx context.Context, e *entry, cur Approval, ans ans
 	choice, ttl, principal, comment := ans.choice, ans.ttl, ans.by, ans.comment
 	var prepare func(context.Context, Approval) (*policy.Override, error)
 	var made *grant.Grant
+	joined := false // the grant was stored in the answer's own transaction
 	switch {
 	case choice == ChoiceAllowAlways:
 		if m.opts.Persister == nil {
@@ -121,6 +123,8 @@ func (m *sharedAsks) decide(ctx context.Context, e *entry, cur Approval, ans ans
 				return nil, fmt.Errorf("approval: grant: %w", err)
 			}
 			made = &g
+			enc := txn.Of(ctx)
+			joined = enc != nil && enc.Joined()
 			return nil, nil
 		}
 	}
@@ -131,7 +135,12 @@ func (m *sharedAsks) decide(ctx context.Context, e *entry, cur Approval, ans ans
 	}
 	if err != nil {
 		// The answer did not stand (storing it failed after the grant was
-		// made): the grant must not outlive it.
+		// made): the grant must not outlive it. A grant stored in the
+		// answer's own transaction went with it; one stored in a
+		// transaction of its own is taken back.
+		if joined {
+			return a, err
+		}
 		if rerr := m.opts.Granter.RevokeGrant(context.WithoutCancel(ctx), made.ID); rerr != nil {
 			m.log.Warn("approval: a grant whose answer failed could not be taken back", "grant", made.ID, "err", rerr)
 		}

@@ -38,7 +38,7 @@ type Shared interface {
 	// meantime, and only when it is still pending; the rule it returns is
 	// stored as PersistedRule, and its error is returned with nothing changed.
 	// The context prepare gets carries the store's transaction as a
-	// store.Enclosing, so that a policy write prepare makes on the same
+	// txn.Enclosing, so that a policy write prepare makes on the same
 	// database commits with the outcome or not at all.
 	// An outcome whose DecidedAt is at or after the ask's ExpiresAt does not
 	// count (unless it is itself an expiry): the ask is stored as expired

@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/txn"
 )
 
 // DefaultReload is how often a Book reloads its grants from the store
@@ -132,6 +133,16 @@ func (b *Book) Add(ctx context.Context, g Grant) (Grant, error) {
 	}
 	if err := b.store.AddGrant(ctx, g); err != nil {
 		return Grant{}, fmt.Errorf("grant: store: %w", err)
+	}
+	if enc := txn.Of(ctx); enc != nil && enc.Joined() {
+		// Stored inside the caller's transaction: the grant is live only
+		// once that commits, and never if it does not.
+		enc.AfterCommit(func() {
+			if err := b.Reload(context.Background()); err != nil {
+				b.log.Warn("grant: reload after a grant committed with its answer; the next reload brings it", "err", err)
+			}
+		})
+		return g, nil
 	}
 	return g, b.Reload(ctx)
 }

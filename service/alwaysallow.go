@@ -25,7 +25,7 @@ import (
 // store.ErrNotAsk when the decision is not ask; store.ErrNoPattern for a
 // call with no command or path. approval.Manager calls it through its
 // Persister, with a ctx that may carry the shared ask store's transaction:
-// the override is then written inside it (store.Enclosing).
+// the override is then written inside it (txn.Enclosing).
 func (p *Policy) AlwaysAllow(ctx context.Context, req *engine.Request, by string) (policy.Override, bool, error) {
 	var staged alwaysAllowEdit
 	_, err := p.edit("", func(d PolicyDocs) (string, error) {

@@ -23,8 +23,8 @@ type Tx struct {
 // writes what it staged, returning the section's new ETag. An error from
 // fn aborts the edit: nothing is written and the error is returned. A view
 // made by IfMatch checks its ETag first, as every edit does. When ctx
-// carries an Enclosing transaction the backend can join, the write commits
-// with it and goes in force only then (see Enclosing).
+// carries a txn.Enclosing transaction the backend can join, the write
+// commits with it and goes in force only then.
 func (s *Store) Update(ctx context.Context, fn func(tx *Tx) error) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err

@@ -9,6 +9,7 @@ import (
 	"regexp"
 
 	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/txn"
 )
 
 // editFunc changes the parsed config.yaml; it returns an error (nothing is
@@ -23,7 +24,7 @@ func (s *Store) modify(fn editFunc) (string, error) {
 	return s.modifyIn(context.Background(), fn)
 }
 
-// modifyIn is modify with ctx, which may carry an Enclosing transaction:
+// modifyIn is modify with ctx, which may carry a txn.Enclosing transaction:
 // when the backend wrote inside it, the new snapshot goes in force only
 // once that transaction committed (installCommitted), never before.
 func (s *Store) modifyIn(ctx context.Context, fn editFunc) (string, error) {
@@ -37,9 +38,9 @@ func (s *Store) modifyIn(ctx context.Context, fn editFunc) (string, error) {
 		return out, err
 	})
 	s.noteBackend(err)
-	if enc := EnclosingOf(ctx); err == nil && enc != nil && enc.Joined() {
+	if enc := txn.Of(ctx); err == nil && enc != nil && enc.Joined() {
 		s.mu.Unlock()
-		enc.afterCommit(func() { s.installCommitted(mem, next) })
+		enc.AfterCommit(func() { s.installCommitted(mem, next) })
 		return next.etag, nil
 	}
 	if err == nil {
@@ -61,7 +62,7 @@ func (s *Store) install(next *state) {
 	}
 }
 
-// installCommitted puts next, written inside an Enclosing transaction that
+// installCommitted puts next, written inside a txn.Enclosing transaction that
 // has now committed, in force, if the policy in force is still mem, the
 // one next was edited from. When something else went in force meanwhile (a
 // reload, another write that waited for the row lock), next may be older

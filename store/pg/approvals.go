@@ -13,7 +13,7 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/policy"
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/txn"
 )
 
 // PartApprovals is the schema part of the shared pending asks.
@@ -65,11 +65,12 @@ type Approvals struct {
 	db  *DB
 	log *slog.Logger
 	// preparing lets one Resolve with a prepare func at a time hold its row
-	// lock and connection while prepare runs: a grant's prepare stores it
-	// through another connection of the same pool, and an always-allow
-	// waits for the service's policy lock, which an edit holds while it
-	// waits for a connection. Several such answers at once could otherwise
-	// take every connection and wait on each other until they time out.
+	// lock and connection while prepare runs: an always-allow waits for
+	// the service's policy lock, which an edit holds while it waits for a
+	// connection, and a prepare whose store is on another database (or
+	// whose write does not join) takes a second connection. Several such
+	// answers at once could otherwise take every connection and wait on
+	// each other until they time out.
 	preparing chan struct{}
 }
 
@@ -136,7 +137,7 @@ func (s *Approvals) Insert(ctx context.Context, a approval.Approval, key string)
 // comes at or after the ask's deadline does not count: the ask is stored as
 // expired instead, and Resolve returns that with ErrAlreadyDecided.
 //
-// prepare gets a context carrying this transaction as a store.Enclosing: a
+// prepare gets a context carrying this transaction as a txn.Enclosing: a
 // policy write it makes on this database (an "always allow" rule) joins the
 // transaction, so the rule and the outcome commit together or not at all,
 // and the rule goes in force on this replica only after the commit
@@ -158,7 +159,7 @@ func (s *Approvals) Resolve(ctx context.Context, id string, out approval.Outcome
 	}
 	var next approval.Approval
 	var verdict, prepErr error
-	var enc *store.Enclosing
+	var enc *txn.Enclosing
 	limit := s.db.opTimeout
 	if prepare != nil {
 		limit *= 3 // the policy may be written and checked in this transaction
@@ -183,8 +184,8 @@ func (s *Approvals) Resolve(ctx context.Context, id string, out approval.Outcome
 		}
 		var rule *policy.Override
 		if prepare != nil {
-			enc = &store.Enclosing{Tx: &enclosingTx{db: s.db, tx: tx}}
-			if rule, prepErr = prepare(store.WithEnclosing(octx, enc), cur); prepErr != nil {
+			enc = &txn.Enclosing{Tx: &enclosingTx{db: s.db, tx: tx}}
+			if rule, prepErr = prepare(txn.With(octx, enc), cur); prepErr != nil {
 				return prepErr
 			}
 		}

@@ -73,7 +73,9 @@ func grantValues(g grant.Grant) []any {
 		g.CreatedAt.UTC().Truncate(time.Millisecond), g.ExpiresAt.UTC().Truncate(time.Millisecond)}
 }
 
-// AddGrant stores g and notifies every replica, in one transaction.
+// AddGrant stores g and notifies every replica, in one transaction: the
+// approval answer's that ctx carries (a txn.Enclosing of this database),
+// so that the grant and the answer commit together, else one of its own.
 func (s *Grants) AddGrant(ctx context.Context, g grant.Grant) error {
 	return s.inTx(ctx, "add a grant", func(octx context.Context, tx pgx.Tx) error {
 		_, err := tx.Exec(octx, insertGrant, grantValues(g)...)
@@ -154,11 +156,13 @@ func (s *Grants) WatchGrants(ctx context.Context, changed func()) error {
 	}
 }
 
-// inTx runs fn in one transaction bounded by the operation timeout.
+// inTx runs fn in one transaction bounded by the operation timeout (a
+// savepoint of the enclosing transaction ctx carries, if any: see
+// DB.beginner).
 func (s *Grants) inTx(ctx context.Context, what string, fn func(context.Context, pgx.Tx) error) error {
 	octx, cancel := s.db.Op(ctx)
 	defer cancel()
-	err := pgx.BeginFunc(octx, s.db.Pool(), func(tx pgx.Tx) error { return fn(octx, tx) })
+	err := pgx.BeginFunc(octx, s.db.beginner(ctx), func(tx pgx.Tx) error { return fn(octx, tx) })
 	if errors.Is(err, pgx.ErrNoRows) {
 		return err
 	}

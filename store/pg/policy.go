@@ -115,7 +115,7 @@ func (e editError) Error() string { return e.err.Error() }
 
 func (p *Policy) update(ctx context.Context, edit func(cur store.Document) ([]byte, error)) (store.Document, error) {
 	octx, cancel := p.db.Op(ctx)
-	tx, err := p.begin(octx)
+	tx, err := p.db.beginner(octx).Begin(octx)
 	cancel()
 	if err != nil {
 		return store.Document{}, err
@@ -150,29 +150,6 @@ func (p *Policy) update(ctx context.Context, edit func(cur store.Document) ([]by
 		return store.Document{}, err
 	}
 	return out, tx.Commit(octx)
-}
-
-// begin starts the write's transaction: a savepoint in the enclosing
-// transaction ctx carries when that is one of this database's (an
-// approval's answer, which then commits the write with it), else a
-// transaction of its own.
-func (p *Policy) begin(ctx context.Context) (pgx.Tx, error) {
-	if enc := store.EnclosingOf(ctx); enc != nil {
-		if in, ok := enc.Tx.(*enclosingTx); ok && in.db == p.db {
-			tx, err := in.tx.Begin(ctx)
-			if err == nil {
-				enc.Join()
-			}
-			return tx, err
-		}
-	}
-	return p.db.pool.Begin(ctx)
-}
-
-// enclosingTx is the Tx of a store.Enclosing this package begins.
-type enclosingTx struct {
-	db *DB
-	tx pgx.Tx
 }
 
 // Watch calls changed after every policy notification and after every
