@@ -52,7 +52,7 @@ type alwaysAllowEdit struct {
 // that remembers it, or ends with errExists when an equal one is there.
 func (e *alwaysAllowEdit) stage(d PolicyDocs, tx *store.Tx, req *engine.Request, by string) error {
 	var err error
-	if e.override, err = alwaysAllowOverride(req); err != nil {
+	if e.override, err = AlwaysAllowOverride(req); err != nil {
 		return err
 	}
 	if by = strings.TrimSpace(by); by != "" {
@@ -91,16 +91,7 @@ func engineOf(d PolicyDocs, tx *store.Tx) *engine.Engine {
 // is engine.Remembered and policy.AlwaysAllow, the one place that decides
 // it. store.ErrNoPattern for a call with no command or path; a
 // store.ValidationError naming tool_name for a call without a tool.
-func AlwaysAllowOverride(req *engine.Request) (map[string]any, error) {
-	o, err := alwaysAllowOverride(req)
-	if err != nil {
-		return nil, err
-	}
-	return o.Map(), nil
-}
-
-// alwaysAllowOverride is AlwaysAllowOverride's override, typed.
-func alwaysAllowOverride(req *engine.Request) (policy.Override, error) {
+func AlwaysAllowOverride(req *engine.Request) (policy.Override, error) {
 	o, err := engine.AlwaysAllowOverride(req)
 	var fe *policy.FieldError
 	switch {

@@ -120,7 +120,7 @@ func approvalRow(a approval.Approval, index map[string]ruleMeta, now time.Time, 
 		row.ArgList = argLines(redacted)
 	}
 	if o, err := service.AlwaysAllowOverride(&req); err == nil {
-		row.RememberType, row.Remember = str(o["match_type"]), redact.Shown(str(o["pattern"]))
+		row.RememberType, row.Remember = o.MatchType, redact.Shown(o.Pattern)
 	}
 	return row
 }
