@@ -53,7 +53,7 @@ func waitSeconds(r *http.Request) (time.Duration, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 || n > MaxWaitSeconds {
-		return 0, badRequest("wait_seconds", "wait_seconds must be a whole number from 0 to %d", MaxWaitSeconds)
+		return 0, service.BadRequest("wait_seconds", "wait_seconds must be a whole number from 0 to %d", MaxWaitSeconds)
 	}
 	return time.Duration(n) * time.Second, nil
 }

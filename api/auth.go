@@ -36,7 +36,7 @@ func writeThrottled(w http.ResponseWriter, r *http.Request, left time.Duration) 
 	}
 	secs := int(left.Seconds()) + 1
 	w.Header().Set("Retry-After", strconv.Itoa(secs))
-	writeError(w, r, &Error{Kind: service.KindTooMany, Code: CodeThrottled,
+	writeError(w, r, &service.Error{Kind: service.KindTooMany, Code: CodeThrottled,
 		Message: fmt.Sprintf("too many failed attempts from this address; try again in %d s", secs)})
 }
 
@@ -70,7 +70,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 					return
 				}
 				s.throttle.Failed(client)
-				writeError(w, r, &Error{Kind: service.KindUnauthenticated, Code: service.CodeUnauthorized, Message: "invalid token"})
+				writeError(w, r, &service.Error{Kind: service.KindUnauthenticated, Code: service.CodeUnauthorized, Message: "invalid token"})
 				return
 			}
 			next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
@@ -79,7 +79,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 		if s.deps.Sessions != nil {
 			if p, ok := s.deps.Sessions.SessionPrincipal(r); ok {
 				if err := s.csrf.Check(r); err != nil {
-					writeError(w, r, &Error{Kind: service.KindForbidden, Code: service.CodeForbidden, Message: "cross-origin request refused", Cause: err})
+					writeError(w, r, &service.Error{Kind: service.KindForbidden, Code: service.CodeForbidden, Message: "cross-origin request refused", Cause: err})
 					return
 				}
 				next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
@@ -87,7 +87,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 			}
 		}
 		w.Header().Set("WWW-Authenticate", `Bearer realm="toolgate"`)
-		writeError(w, r, &Error{Kind: service.KindUnauthenticated, Code: service.CodeUnauthorized, Message: "missing bearer token"})
+		writeError(w, r, &service.Error{Kind: service.KindUnauthenticated, Code: service.CodeUnauthorized, Message: "missing bearer token"})
 	})
 }
 

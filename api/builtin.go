@@ -31,7 +31,7 @@ func (s *Server) handleBuiltinRules(w http.ResponseWriter, r *http.Request) {
 // If-Match other than "*" is refused rather than silently not checked.
 func (s *Server) handlePutBuiltinRules(w http.ResponseWriter, r *http.Request) {
 	if tag := strings.TrimSpace(ifMatch(r)); tag != "" && tag != "*" {
-		writeError(w, r, badRequest("If-Match", "the built-in rule list has no ETag; send the request without If-Match"))
+		writeError(w, r, service.BadRequest("If-Match", "the built-in rule list has no ETag; send the request without If-Match"))
 		return
 	}
 	buf, err := readBody(w, r)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store/decisionlog"
 )
 
@@ -53,7 +54,7 @@ func restCaller(r *http.Request, session string) (Caller, error) {
 		agent = AgentREST
 	case AgentREST, AgentJiuwenSwarm:
 	default:
-		return Caller{}, badRequest(AgentHeader, "%s must be %q or %q, not %q",
+		return Caller{}, service.BadRequest(AgentHeader, "%s must be %q or %q, not %q",
 			AgentHeader, AgentREST, AgentJiuwenSwarm, agent)
 	}
 	return Caller{Agent: agent, Session: session}, nil

@@ -40,7 +40,7 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 	if in.WaitSeconds != nil {
 		wait = *in.WaitSeconds
 		if wait < 0 || wait > MaxWaitSeconds {
-			writeError(w, r, badRequest("wait_seconds", "wait_seconds must be from 0 to %d", MaxWaitSeconds))
+			writeError(w, r, service.BadRequest("wait_seconds", "wait_seconds must be from 0 to %d", MaxWaitSeconds))
 			return
 		}
 	}

@@ -37,7 +37,7 @@ func (s *Server) handleCommand(w http.ResponseWriter, r *http.Request) {
 	}
 	cmd, err := ParseCommand(in.Text)
 	if err != nil {
-		writeError(w, r, badRequest("text", "%s", err.Error()))
+		writeError(w, r, service.BadRequest("text", "%s", err.Error()))
 		return
 	}
 	if cmd.Kind != CommandView {
@@ -108,7 +108,7 @@ func (s *Server) runRuleCommand(cmd Command) (CommandResponse, error) {
 // methodError names the RPC method that failed (docs/agents.md#editing-the-policy-over-the-api), keeping the
 // status of the underlying error.
 func methodError(method string, err error) error {
-	e := *toAPIError(err)
+	e := *service.Classify(err)
 	e.Message = method + " failed: " + e.Message
 	e.Cause = err
 	return &e

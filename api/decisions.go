@@ -62,7 +62,7 @@ var decisionQueryParams = map[string]bool{"tool": true, "server": true, "level":
 func ParseDecisionQuery(v url.Values) (decisionlog.Query, error) {
 	for k := range v {
 		if !decisionQueryParams[k] {
-			return decisionlog.Query{}, badRequest(k, "unknown query parameter %q", k)
+			return decisionlog.Query{}, service.BadRequest(k, "unknown query parameter %q", k)
 		}
 	}
 	q, err := service.DecisionFilters(v, service.RFC3339)
@@ -76,7 +76,7 @@ func ParseDecisionQuery(v url.Values) (decisionlog.Query, error) {
 		return q, err
 	}
 	if q.Before > 0 && q.Offset > 0 {
-		return q, badRequest("offset", "use cursor or offset, not both")
+		return q, service.BadRequest("offset", "use cursor or offset, not both")
 	}
 	return q, nil
 }
@@ -88,7 +88,7 @@ func parseIntParam(v url.Values, name string, lo, hi int) (int, error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < lo || n > hi {
-		return 0, badRequest(name, "%s must be a whole number from %d to %d", name, lo, hi)
+		return 0, service.BadRequest(name, "%s must be a whole number from %d to %d", name, lo, hi)
 	}
 	return n, nil
 }

@@ -7,30 +7,16 @@ import (
 	"github.com/toolgate/toolgate/service"
 )
 
-// Error is an API error: a kind (its HTTP status: httpStatus), a stable
-// code, a message and optional details, written as {"error": {...}}
-// (openapi.yaml). It is the service's classified error.
-type Error = service.Error
-
-// Detail names one problem, by field or place.
-type Detail = service.Detail
-
-// ErrorResponse is the body of every REST error answer.
+// ErrorResponse is the body of every REST error answer: the service's
+// classified error (a kind, whose HTTP status is httpStatus's, a stable
+// code, a message and optional details), as openapi.yaml describes it.
 type ErrorResponse struct {
-	Error *Error `json:"error"`
+	Error *service.Error `json:"error"`
 }
-
-func badRequest(field, format string, args ...any) *Error {
-	return service.BadRequest(field, format, args...)
-}
-
-// toAPIError turns any error into an API error through the server's one
-// classification (service.Classify).
-func toAPIError(err error) *Error { return service.Classify(err) }
 
 // writeError is the one place errors become HTTP responses.
 func writeError(w http.ResponseWriter, r *http.Request, err error) {
-	e := toAPIError(err)
+	e := service.Classify(err)
 	status := httpStatus(e.Kind)
 	if status >= 500 {
 		slog.ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)

@@ -50,7 +50,7 @@ func (w *EvaluateRequest) toEngine() (*engine.Request, error) {
 // fill validates the wire request and converts it into req.
 func (w *EvaluateRequest) fill(req *engine.Request) error {
 	if strings.TrimSpace(w.ToolName) == "" {
-		return badRequest("tool_name", "tool_name is required")
+		return service.BadRequest("tool_name", "tool_name is required")
 	}
 	var args map[string]any
 	switch a := w.ToolArgs.(type) {
@@ -59,7 +59,7 @@ func (w *EvaluateRequest) fill(req *engine.Request) error {
 	case map[string]any:
 		args = a
 	default:
-		return badRequest("tool_args", "tool_args must be a JSON object")
+		return service.BadRequest("tool_args", "tool_args must be a JSON object")
 	}
 	if err := checkShellArgs(w.ToolName, args); err != nil {
 		return err
@@ -84,11 +84,11 @@ func checkShellArgs(tool string, args map[string]any) error {
 	}
 	_, hasCommand := args["command"]
 	if _, hasCmd := args["cmd"]; hasCommand && hasCmd {
-		return badRequest("tool_args.cmd", "tool_args has both command and cmd; send one, so the call means one thing")
+		return service.BadRequest("tool_args.cmd", "tool_args has both command and cmd; send one, so the call means one thing")
 	}
 	var ae *engine.ArgError
 	if err := engine.CheckShellArgs(args); errors.As(err, &ae) {
-		return badRequest("tool_args."+ae.Field, "tool_args.%s %s", ae.Field, ae.Message)
+		return service.BadRequest("tool_args."+ae.Field, "tool_args.%s %s", ae.Field, ae.Message)
 	}
 	return nil
 }

@@ -68,10 +68,10 @@ func (s *Server) handleEvaluateBatch(w http.ResponseWriter, r *http.Request) {
 // one's field as calls[i].<field>.
 func batchRequests(calls []EvaluateRequest) ([]engine.Request, error) {
 	if calls == nil {
-		return nil, badRequest("calls", "calls is required: a list of evaluate requests")
+		return nil, service.BadRequest("calls", "calls is required: a list of evaluate requests")
 	}
 	if len(calls) > MaxBatchCalls {
-		return nil, badRequest("calls", "calls holds %d requests; at most %d are allowed", len(calls), MaxBatchCalls)
+		return nil, service.BadRequest("calls", "calls holds %d requests; at most %d are allowed", len(calls), MaxBatchCalls)
 	}
 	reqs := make([]engine.Request, len(calls))
 	for i := range calls {
@@ -85,9 +85,9 @@ func batchRequests(calls []EvaluateRequest) ([]engine.Request, error) {
 // inCall prefixes the fields of a call's error with calls[i].
 func inCall(i int, err error) error {
 	prefix := fmt.Sprintf("calls[%d]", i)
-	var e *Error
+	var e *service.Error
 	if !errors.As(err, &e) {
-		return badRequest(prefix, "%s: %v", prefix, err)
+		return service.BadRequest(prefix, "%s: %v", prefix, err)
 	}
 	out := *e
 	out.Message = prefix + ": " + e.Message
@@ -97,10 +97,10 @@ func inCall(i int, err error) error {
 		if d.Field != "" {
 			field += "." + d.Field
 		}
-		out.Details = append(out.Details, Detail{Field: field, Message: d.Message})
+		out.Details = append(out.Details, service.Detail{Field: field, Message: d.Message})
 	}
 	if len(out.Details) == 0 {
-		out.Details = []Detail{{Field: prefix, Message: e.Message}}
+		out.Details = []service.Detail{{Field: prefix, Message: e.Message}}
 	}
 	return &out
 }

@@ -3,6 +3,8 @@ package api
 import (
 	"net/http"
 	"strings"
+
+	"github.com/toolgate/toolgate/service"
 )
 
 // ExternalEntryRequest is the body of PUT /api/v1/permissions/external-directory.
@@ -31,7 +33,7 @@ func (s *Server) handlePutExternal(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if strings.TrimSpace(in.Key) == "" {
-		writeError(w, r, badRequest("key", "key is required: \"*\" or a path prefix"))
+		writeError(w, r, service.BadRequest("key", "key is required: \"*\" or a path prefix"))
 		return
 	}
 	if err := checkLevel("level", in.Level); err != nil {
@@ -51,7 +53,7 @@ func (s *Server) handlePutExternal(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleDeleteExternal(w http.ResponseWriter, r *http.Request) {
 	key := r.URL.Query().Get("key")
 	if key == "" {
-		writeError(w, r, badRequest("key", "the query parameter key is required"))
+		writeError(w, r, service.BadRequest("key", "the query parameter key is required"))
 		return
 	}
 	etag, err := s.policy.DeleteExternal(ifMatch(r), key)

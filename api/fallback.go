@@ -17,14 +17,14 @@ func IsAPIPath(path string) bool {
 // NotFound answers an API path that no route has with a JSON 404 in the
 // API's error shape, naming the method and path.
 func NotFound(w http.ResponseWriter, r *http.Request) {
-	writeError(w, r, &Error{Kind: service.KindNotFound, Code: service.CodeNotFound,
+	writeError(w, r, &service.Error{Kind: service.KindNotFound, Code: service.CodeNotFound,
 		Message: "no API route " + r.Method + " " + r.URL.Path})
 }
 
 // MethodNotAllowed answers an API path that exists but not for this method
 // with a JSON 405.
 func MethodNotAllowed(w http.ResponseWriter, r *http.Request) {
-	writeError(w, r, &Error{Kind: service.KindMethodNotAllowed, Code: service.CodeMethodNotAllowed,
+	writeError(w, r, &service.Error{Kind: service.KindMethodNotAllowed, Code: service.CodeMethodNotAllowed,
 		Message: "method " + r.Method + " is not allowed on " + r.URL.Path})
 }
 

@@ -31,7 +31,7 @@ func (s *Server) handleListGrants(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	for k := range q {
 		if !grantQueryParams[k] {
-			writeError(w, r, badRequest(k, "unknown query parameter %q (agent, session_id and tool_name filter the list)", k))
+			writeError(w, r, service.BadRequest(k, "unknown query parameter %q (agent, session_id and tool_name filter the list)", k))
 			return
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/toolgate/toolgate/service"
 )
 
 // HookAskMode says what a hook does with the policy's ask: wait for a
@@ -74,7 +76,7 @@ func (s *Server) readHookParams(r *http.Request) (hookParams, error) {
 	if v := q.Get("ask"); v != "" {
 		m, ok := ParseHookAskMode(v)
 		if !ok {
-			return p, badRequest("ask", "ask must be wait or agent, not %q", v)
+			return p, service.BadRequest("ask", "ask must be wait or agent, not %q", v)
 		}
 		p.ask = m
 	}
@@ -97,7 +99,7 @@ func absoluteParam(v, field string) (string, error) {
 		return "", nil
 	}
 	if strings.ContainsRune(v, 0) || !isAbsoluteDir(v) {
-		return "", badRequest(field, "%s must be an absolute directory path", field)
+		return "", service.BadRequest(field, "%s must be an absolute directory path", field)
 	}
 	if strings.HasPrefix(v, "/") {
 		return path.Clean(v), nil
@@ -117,11 +119,11 @@ func isAbsoluteDir(v string) bool {
 // characters without spaces, at most maxUserName bytes.
 func userParam(v string) (string, error) {
 	if len(v) > maxUserName {
-		return "", badRequest("user", "user must be at most %d bytes", maxUserName)
+		return "", service.BadRequest("user", "user must be at most %d bytes", maxUserName)
 	}
 	for _, r := range v {
 		if !unicode.IsPrint(r) || unicode.IsSpace(r) {
-			return "", badRequest("user", "user must be a login name of printable characters without spaces")
+			return "", service.BadRequest("user", "user must be a login name of printable characters without spaces")
 		}
 	}
 	return v, nil

@@ -68,15 +68,15 @@ func decodeHook(data []byte, in *HookInput) error {
 	}()
 	if err := json.UnmarshalDecode(dec, in, hookDecodeOptions); err != nil {
 		if errors.Is(err, io.EOF) {
-			return badRequest("", "request body is empty; a hook event (JSON object) is required")
+			return service.BadRequest("", "request body is empty; a hook event (JSON object) is required")
 		}
 		return jsonError(err)
 	}
 	if _, err := dec.ReadToken(); !errors.Is(err, io.EOF) {
-		return badRequest("", "request body has data after the JSON value")
+		return service.BadRequest("", "request body has data after the JSON value")
 	}
 	if strings.TrimSpace(in.ToolName) == "" {
-		return badRequest("tool_name", "tool_name is required")
+		return service.BadRequest("tool_name", "tool_name is required")
 	}
 	return nil
 }
@@ -199,7 +199,7 @@ func (s *Server) hookWaitFor(r *http.Request) (time.Duration, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 0 || n > MaxWaitSeconds {
-		return 0, badRequest("wait_seconds", "wait_seconds must be a whole number from 0 to %d", MaxWaitSeconds)
+		return 0, service.BadRequest("wait_seconds", "wait_seconds must be a whole number from 0 to %d", MaxWaitSeconds)
 	}
 	return time.Duration(n) * time.Second, nil
 }
@@ -246,7 +246,7 @@ func (s *Server) decideHook(w http.ResponseWriter, r *http.Request, agent hookAg
 	}
 	buf, err := readBody(w, r)
 	if err != nil {
-		s.hookError(w, r, c, toAPIError(err))
+		s.hookError(w, r, c, service.Classify(err))
 		return c, false
 	}
 	defer releaseBody(buf)
@@ -256,7 +256,7 @@ func (s *Server) decideHook(w http.ResponseWriter, r *http.Request, agent hookAg
 		return c, false
 	}
 	if !slices.Contains(events, c.in.HookEventName) {
-		s.hookError(w, r, c, badRequest("hook_event_name", "hook_event_name must be %s, not %q",
+		s.hookError(w, r, c, service.BadRequest("hook_event_name", "hook_event_name must be %s, not %q",
 			strings.Join(events, " or "), c.in.HookEventName))
 		return c, false
 	}
@@ -268,7 +268,7 @@ func (s *Server) decideHook(w http.ResponseWriter, r *http.Request, agent hookAg
 		err = s.bindChannel(r, c.req.ChannelID)
 	}
 	if err != nil {
-		s.hookError(w, r, c, toAPIError(err))
+		s.hookError(w, r, c, service.Classify(err))
 		return c, false
 	}
 	c.e = s.deps.Policy.Engine()
@@ -313,7 +313,7 @@ func onErrorDeny(r *http.Request) (bool, error) {
 	case "deny":
 		return true, nil
 	default:
-		return false, badRequest("on_error", "on_error must be deny or absent, not %q", v)
+		return false, service.BadRequest("on_error", "on_error must be deny or absent, not %q", v)
 	}
 }
 
@@ -328,7 +328,7 @@ func (s *Server) hookError(w http.ResponseWriter, r *http.Request, c hookCall, e
 		writeError(w, r, err)
 		return
 	}
-	e := toAPIError(err)
+	e := service.Classify(err)
 	if httpStatus(e.Kind) >= 500 {
 		slog.ErrorContext(r.Context(), "hook failed; answered deny", "path", r.URL.Path, "err", err)
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/service"
 )
 
 // handleGetOwners is GET /api/v1/permissions/owner-scopes.
@@ -51,7 +52,7 @@ func (s *Server) setOwnerScopes(ifMatch string, raw map[string]any) error {
 
 // decodeOwnerScopes is policy.DecodeOwnerScopesInput with the engine's
 // pattern check, its refusal a 400 naming the field.
-func decodeOwnerScopes(raw map[string]any) (policy.OwnerScopes, *Error) {
+func decodeOwnerScopes(raw map[string]any) (policy.OwnerScopes, *service.Error) {
 	scopes, fe := policy.DecodeOwnerScopesInput(raw, engine.ValidatePattern)
 	return scopes, fieldError(fe)
 }

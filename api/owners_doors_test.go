@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/api"
+	"github.com/toolgate/toolgate/service"
 )
 
 // ownersServer is an API server over a config.yaml whose permissions
@@ -136,7 +137,7 @@ func TestOwnerScopesRefusedAlike(t *testing.T) {
 		t.Run(c.note, func(t *testing.T) {
 			status, data := bs.do(t, "PUT", bs.admin, "/api/v1/permissions/owner-scopes", `{"owner_scopes":`+c.scopes+`}`)
 			var rest struct {
-				Error api.Error `json:"error"`
+				Error service.Error `json:"error"`
 			}
 			if err := json.Unmarshal(data, &rest); err != nil {
 				t.Fatal(err)

@@ -77,7 +77,7 @@ func (s *Server) handlePutSection(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if sec == nil {
-		writeError(w, r, badRequest("", "the body must be a JSON object (the permissions section)"))
+		writeError(w, r, service.BadRequest("", "the body must be a JSON object (the permissions section)"))
 		return
 	}
 	if err := checkSection(sec); err != nil {

@@ -12,6 +12,8 @@ import (
 
 	json "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/toolgate/toolgate/service"
 )
 
 // MaxBodyBytes caps every request body (1 MiB).
@@ -93,16 +95,16 @@ func decodeStrict(rd io.Reader, v any) error {
 	}()
 	if err := json.UnmarshalDecode(dec, v, decodeOptions); err != nil {
 		if errors.Is(err, io.EOF) {
-			return badRequest("", "request body is empty; a JSON object is required")
+			return service.BadRequest("", "request body is empty; a JSON object is required")
 		}
 		return jsonError(err)
 	}
 	if _, err := dec.ReadToken(); !errors.Is(err, io.EOF) {
 		var maxErr *http.MaxBytesError
 		if errors.As(err, &maxErr) {
-			return toAPIError(err)
+			return service.Classify(err)
 		}
-		return badRequest("", "request body has data after the JSON value")
+		return service.BadRequest("", "request body has data after the JSON value")
 	}
 	return nil
 }
@@ -110,23 +112,23 @@ func decodeStrict(rd io.Reader, v any) error {
 // ambiguityError is nil when data, known to be well-formed JSON, reads one
 // way only under decodeOptions; otherwise it names the duplicate member or
 // the string that is not UTF-8.
-func ambiguityError(data []byte) *Error {
+func ambiguityError(data []byte) *service.Error {
 	if jsontext.Value(data).IsValid() {
 		return nil
 	}
 	_, err := jsontext.NewDecoder(bytes.NewReader(data)).ReadValue()
 	if err == nil {
-		return badRequest("", "request body has data after the JSON value")
+		return service.BadRequest("", "request body has data after the JSON value")
 	}
 	return jsonError(err)
 }
 
 // jsonError describes a decoding error, naming the field where it can
 // (calls[2].tool_args for /calls/2/tool_args).
-func jsonError(err error) *Error {
+func jsonError(err error) *service.Error {
 	var maxErr *http.MaxBytesError
 	if errors.As(err, &maxErr) {
-		return toAPIError(err)
+		return service.Classify(err)
 	}
 	var sem *json.SemanticError
 	var syn *jsontext.SyntacticError
@@ -136,35 +138,35 @@ func jsonError(err error) *Error {
 	case errors.As(err, &syn):
 		return syntacticError(syn)
 	}
-	return badRequest("", "malformed JSON: %v", err)
+	return service.BadRequest("", "malformed JSON: %v", err)
 }
 
 // semanticError is a well-formed body that does not fit the request.
-func semanticError(e *json.SemanticError) *Error {
+func semanticError(e *json.SemanticError) *service.Error {
 	field := fieldPath(e.JSONPointer)
 	switch {
 	case errors.Is(e.Err, json.ErrUnknownName):
-		return badRequest(field, "unknown field %q", field)
+		return service.BadRequest(field, "unknown field %q", field)
 	case e.GoType == nil:
-		return badRequest(field, "field %q: %v", field, e)
+		return service.BadRequest(field, "field %q: %v", field, e)
 	}
 	subject := fmt.Sprintf("field %q", field)
 	if field == "" {
 		subject = "the request body"
 	}
-	return badRequest(field, "%s must be %s, not %s", subject, jsonKind(e.GoType.Kind().String()), kindName(e.JSONKind))
+	return service.BadRequest(field, "%s must be %s, not %s", subject, jsonKind(e.GoType.Kind().String()), kindName(e.JSONKind))
 }
 
 // syntacticError is a body that is not JSON, or JSON read two ways.
-func syntacticError(e *jsontext.SyntacticError) *Error {
+func syntacticError(e *jsontext.SyntacticError) *service.Error {
 	field := fieldPath(e.JSONPointer)
 	switch {
 	case errors.Is(e.Err, io.ErrUnexpectedEOF):
-		return badRequest("", "malformed JSON: unexpected end of input")
+		return service.BadRequest("", "malformed JSON: unexpected end of input")
 	case errors.Is(e.Err, jsontext.ErrDuplicateName):
-		return badRequest(field, "field %q is given more than once", field)
+		return service.BadRequest(field, "field %q is given more than once", field)
 	}
-	return badRequest(field, "malformed JSON at byte %d: %v", e.ByteOffset, e.Err)
+	return service.BadRequest(field, "malformed JSON at byte %d: %v", e.ByteOffset, e.Err)
 }
 
 // fieldPath writes a JSON pointer the way error details name fields:

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/service"
 )
 
 // TestDecodeStrict: request bodies decode under encoding/json/v2 rules, and
@@ -44,7 +46,7 @@ func TestDecodeStrict(t *testing.T) {
 			}
 			continue
 		}
-		var e *Error
+		var e *service.Error
 		if !errors.As(err, &e) || httpStatus(e.Kind) != 400 || !strings.Contains(e.Message, c.wantMsg) {
 			t.Errorf("%s: got %v, want a 400 saying %q", c.note, err, c.wantMsg)
 			continue
@@ -59,14 +61,14 @@ func TestDecodeStrict(t *testing.T) {
 func TestDecodeStrictNamesBatchCalls(t *testing.T) {
 	var in EvaluateBatchRequest
 	err := decodeBytes([]byte(`{"calls":[{"tool_name":"bash"},{"tool_name":"bash","bogus":1}]}`), &in)
-	var e *Error
+	var e *service.Error
 	if !errors.As(err, &e) || errorField(e) != "calls[1].bogus" {
 		t.Errorf("got %v, want a 400 naming calls[1].bogus", err)
 	}
 }
 
 // errorField is the field of an error's first detail, or "".
-func errorField(e *Error) string {
+func errorField(e *service.Error) string {
 	if len(e.Details) == 0 {
 		return ""
 	}

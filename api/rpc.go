@@ -44,9 +44,9 @@ type RPCError struct {
 // rpcErrorData is the data of a failed call's error: the HTTP status and
 // error code REST would answer, and the details, null when there are none.
 type rpcErrorData struct {
-	Code    string   `json:"code"`
-	Details []Detail `json:"details"`
-	Status  int      `json:"status"`
+	Code    string           `json:"code"`
+	Details []service.Detail `json:"details"`
+	Status  int              `json:"status"`
 }
 
 // rpcDeniedData is the data of a call refused for the token's role: the
@@ -199,7 +199,7 @@ func (s *Server) callRPC(r *http.Request, c rpcCall) rpcResponse {
 		return resp
 	}
 	if p, _ := PrincipalFrom(r.Context()); !service.Allowed(p.Role, m.right) {
-		e := toAPIError(service.Require(p, m.right))
+		e := service.Classify(service.Require(p, m.right))
 		resp.Error = &RPCError{Code: rpcForbidden, Message: e.Message, Data: rpcDeniedData{Code: e.Code, Status: httpStatus(e.Kind)}}
 		return resp
 	}
@@ -221,7 +221,7 @@ func (s *Server) callRPC(r *http.Request, c rpcCall) rpcResponse {
 // rpcErrorOf maps an API error to a JSON-RPC error, keeping the HTTP
 // status, code and details in data.
 func rpcErrorOf(r *http.Request, err error) *RPCError {
-	e := toAPIError(err)
+	e := service.Classify(err)
 	code := rpcInternalError
 	switch e.Kind {
 	case service.KindInvalid:

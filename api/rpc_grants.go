@@ -23,7 +23,7 @@ func rpcApprovalsDecide(s *Server, r *http.Request, params json.RawMessage) (any
 		return nil, err
 	}
 	if in.ID == "" {
-		return nil, badRequest("id", "id names the approval to answer")
+		return nil, service.BadRequest("id", "id names the approval to answer")
 	}
 	ttl, err := in.ttl()
 	if err != nil {

@@ -48,7 +48,7 @@ func rpcParams(params json.RawMessage, v any) error {
 		params = json.RawMessage("{}")
 	}
 	if params[0] != '{' {
-		return badRequest("params", "params must be an object")
+		return service.BadRequest("params", "params must be an object")
 	}
 	return decodeBytes(params, v)
 }
@@ -95,7 +95,7 @@ func rpcToolsUpdate(s *Server, params json.RawMessage) (any, error) {
 		return nil, err
 	}
 	if strings.TrimSpace(p.Tool) == "" {
-		return nil, badRequest("tool", msgEmptyTool)
+		return nil, service.BadRequest("tool", msgEmptyTool)
 	}
 	if err := checkLevel("level", p.Level); err != nil {
 		return nil, err
@@ -119,7 +119,7 @@ func rpcToolsSet(s *Server, params json.RawMessage) (any, error) {
 		return nil, err
 	}
 	if p.Tools == nil {
-		return nil, badRequest("tools", "tools is required: an object of tool -> level")
+		return nil, service.BadRequest("tools", "tools is required: an object of tool -> level")
 	}
 	if err := checkSection(map[string]any{"tools": p.Tools}); err != nil {
 		return nil, err
@@ -147,7 +147,7 @@ func rpcID(params json.RawMessage) (string, error) {
 		return "", err
 	}
 	if p.ID == "" {
-		return "", badRequest("id", "id is required")
+		return "", service.BadRequest("id", "id is required")
 	}
 	return p.ID, nil
 }
@@ -163,7 +163,7 @@ func rpcToolsDelete(s *Server, params json.RawMessage) (any, error) {
 		return nil, err
 	}
 	if p.Tool == "" {
-		return nil, badRequest("tool", msgEmptyTool)
+		return nil, service.BadRequest("tool", msgEmptyTool)
 	}
 	if _, err := s.policy.DeleteTool("", p.Tool); err != nil {
 		return nil, err
@@ -199,7 +199,7 @@ func rpcRulesCreate(s *Server, params json.RawMessage) (any, error) {
 		return nil, err
 	}
 	if _, ok := rule["id"].(string); !ok {
-		return nil, badRequest("id", "id is required")
+		return nil, service.BadRequest("id", "id is required")
 	}
 	typed, derr := decodeRule(rule)
 	if derr != nil {
@@ -219,11 +219,11 @@ func rpcRulesUpdate(s *Server, params json.RawMessage) (any, error) {
 	}
 	id, _ := patch["id"].(string)
 	if id == "" {
-		return nil, badRequest("id", "id is required")
+		return nil, service.BadRequest("id", "id is required")
 	}
 	delete(patch, "id")
 	if len(patch) == 0 {
-		return nil, badRequest("", "nothing to update: give the fields to set")
+		return nil, service.BadRequest("", "nothing to update: give the fields to set")
 	}
 	change, derr := decodeRulePatch(patch)
 	if derr != nil {
@@ -304,7 +304,7 @@ func rpcAddDir(s *Server, params json.RawMessage) (any, error) {
 		return nil, err
 	}
 	if strings.TrimSpace(p.Path) == "" {
-		return nil, badRequest("path", "path is required")
+		return nil, service.BadRequest("path", "path is required")
 	}
 	res, err := s.policy.AddDir("", p.Path)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 )
 
@@ -80,7 +81,7 @@ func decodeEntry(w http.ResponseWriter, r *http.Request) (policy.Rule, error) {
 		return policy.Rule{}, err
 	}
 	if body == nil {
-		return policy.Rule{}, badRequest("", "the body must be a JSON object")
+		return policy.Rule{}, service.BadRequest("", "the body must be a JSON object")
 	}
 	entry, err := decodeRule(body)
 	if err != nil {
@@ -115,7 +116,7 @@ func (s *Server) handlePatchRule(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(patch) == 0 {
-		writeError(w, r, badRequest("", "the body must be an object with at least one field"))
+		writeError(w, r, service.BadRequest("", "the body must be an object with at least one field"))
 		return
 	}
 	change, perr := decodeRulePatch(patch)

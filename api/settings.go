@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/service"
 )
 
 // handleGetSettings is GET /api/v1/permissions/settings.
@@ -61,9 +62,9 @@ func (s *Server) handlePatchSettings(w http.ResponseWriter, r *http.Request) {
 }
 
 // checkSettings checks a settings patch field by field.
-func checkSettings(patch map[string]any) *Error {
+func checkSettings(patch map[string]any) *service.Error {
 	if len(patch) == 0 {
-		return badRequest("", "the body must be an object with at least one setting")
+		return service.BadRequest("", "the body must be an object with at least one setting")
 	}
 	for _, k := range slices.Sorted(maps.Keys(patch)) {
 		v := patch[k]
@@ -73,22 +74,22 @@ func checkSettings(patch map[string]any) *Error {
 		switch k {
 		case "enabled":
 			if _, ok := v.(bool); !ok {
-				return badRequest(k, "enabled must be true or false")
+				return service.BadRequest(k, "enabled must be true or false")
 			}
 		case "schema", "version", "deny_guidance_message":
 			if _, ok := v.(string); !ok {
-				return badRequest(k, "%s must be a string", k)
+				return service.BadRequest(k, "%s must be a string", k)
 			}
 		case "permission_mode":
 			if m, _ := v.(string); m != "normal" && m != "strict" {
-				return badRequest(k, "invalid permission_mode %v, only normal or strict", v)
+				return service.BadRequest(k, "invalid permission_mode %v, only normal or strict", v)
 			}
 		case "defaults":
 			if err := checkLevelMap(k, v); err != nil {
 				return err
 			}
 		default:
-			return badRequest(k, "unknown setting %q (allowed: enabled, schema, version, permission_mode, defaults, deny_guidance_message)", k)
+			return service.BadRequest(k, "unknown setting %q (allowed: enabled, schema, version, permission_mode, defaults, deny_guidance_message)", k)
 		}
 	}
 	return nil

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store/auth"
 )
 
@@ -66,7 +67,7 @@ func (s *Server) handleCreateToken(w http.ResponseWriter, r *http.Request) {
 	switch in.Role {
 	case auth.RoleAdmin, auth.RoleApprover, auth.RoleAgent:
 	default:
-		writeError(w, r, badRequest("role", "invalid role %q, only admin, approver or agent", in.Role))
+		writeError(w, r, service.BadRequest("role", "invalid role %q, only admin, approver or agent", in.Role))
 		return
 	}
 	p, _ := PrincipalFrom(r.Context())
