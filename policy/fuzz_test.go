@@ -45,3 +45,35 @@ rules: [{id: r1, tools: [bash], pattern: "rm *", action: deny}]`,
 		}
 	})
 }
+
+// FuzzRuleJSON: reading any JSON as a rule never panics, and a rule read
+// once writes JSON that reads back to the same JSON: the persisted rule of
+// an answered ask is stored and read again many times, and must not drift.
+func FuzzRuleJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"action":"allow","approved_by":"ann","id":"user_allow_bash_command_make","match_type":"command","pattern":"make","source":"user_approval","tools":["bash"]}`,
+		`{"id":"x","tool":"bash","pattern":5}`, `{"tools":"bash","action":"ALLOW","severity":"low"}`,
+		`{"examples":{"match":["a"],"no_match":[]},"mode":"shadow","pattern":"a *","tools":["bash"]}`,
+		`{}`, `[]`, `null`, `{"pattern":null,"tools":[1,"x"]}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		var r Rule
+		if json.Unmarshal([]byte(src), &r) != nil {
+			return
+		}
+		once, err := json.Marshal(&r)
+		if err != nil {
+			t.Fatalf("write %q: %v", src, err)
+		}
+		var again Rule
+		if err := json.Unmarshal(once, &again); err != nil {
+			t.Fatalf("read back %s: %v", once, err)
+		}
+		twice, err := json.Marshal(&again)
+		if err != nil || string(twice) != string(once) {
+			t.Fatalf("%q wrote %s, which wrote %s (err %v)", src, once, twice, err)
+		}
+	})
+}
