@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/toolgate/toolgate/service"
 	"io"
 	"log/slog"
 	"net/http"
+
+	"github.com/toolgate/toolgate/service"
 )
 
 // Standard JSON-RPC 2.0 error codes, and the server codes toolgate adds.

@@ -1,8 +1,9 @@
 package engine
 
 import (
-	"github.com/toolgate/toolgate/policy"
 	"testing"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // TestAgentSettingsAsk checks that the default built-in rules ask before

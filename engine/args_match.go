@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"github.com/toolgate/toolgate/policy"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // A match_type: args rule matches the call's arguments written as

@@ -1,10 +1,11 @@
 package engine
 
 import (
-	"github.com/toolgate/toolgate/policy"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // TestEvaluateBatch: a batch decides each call as Evaluate does, in order,

@@ -1,8 +1,9 @@
 package engine
 
 import (
-	"github.com/toolgate/toolgate/policy"
 	"testing"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // TestShellOperatorEscalation: for shell tools an allow that did not come

@@ -2,10 +2,11 @@ package engine
 
 import (
 	"fmt"
-	"github.com/toolgate/toolgate/policy"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // TestExternalDirectory covers the external-directory merge (docs/decisions.md#paths-outside-the-workspace,

@@ -2,8 +2,9 @@ package engine
 
 import (
 	"encoding/json"
-	"github.com/toolgate/toolgate/policy"
 	"testing"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // FuzzCompileGlob: any pattern compiles (or is refused) and matches without

@@ -1,10 +1,11 @@
 package engine
 
 import (
-	"github.com/toolgate/toolgate/policy"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // grantPolicy asks for everything a grant could cover, and denies one

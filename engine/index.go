@@ -2,9 +2,10 @@ package engine
 
 import (
 	"cmp"
-	"github.com/toolgate/toolgate/policy"
 	"slices"
 	"sync"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // toolRules are the rules of one tool: shell rules with a literal pattern are

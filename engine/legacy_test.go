@@ -1,8 +1,9 @@
 package engine
 
 import (
-	"github.com/toolgate/toolgate/policy"
 	"testing"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // TestLegacyChecker is the tool-level checker of a policy that is not tiered

@@ -1,9 +1,10 @@
 package engine
 
 import (
-	"github.com/toolgate/toolgate/policy"
 	"sort"
 	"strings"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // overrideOutcome is step 4 of the tiered policy: the call is allowed by

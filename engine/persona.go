@@ -1,8 +1,9 @@
 package engine
 
 import (
-	"github.com/toolgate/toolgate/policy"
 	"strings"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // DefaultDenyGuidance is the deny_guidance_message used when the policy

@@ -1,9 +1,10 @@
 package engine
 
 import (
-	"github.com/toolgate/toolgate/policy"
 	"sync"
 	"testing"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // TestPersonaConcurrently: persona calls from many goroutines, including the

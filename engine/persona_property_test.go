@@ -2,11 +2,12 @@ package engine
 
 import (
 	"fmt"
-	"github.com/toolgate/toolgate/policy"
 	"maps"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // TestPersonaNeverLooser is the persona property: for random policies,

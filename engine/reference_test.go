@@ -3,10 +3,11 @@ package engine
 import (
 	"bufio"
 	"encoding/json"
-	"github.com/toolgate/toolgate/policy"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // referenceCase is one line of testdata/reference-cases.jsonl (testdata/reference-cases.jsonl).

@@ -1,8 +1,9 @@
 package engine
 
 import (
-	"github.com/toolgate/toolgate/policy"
 	"testing"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // tieredPolicy exercises every step of evaluate_tiered_policy (docs/decisions.md#the-order-of-the-steps).

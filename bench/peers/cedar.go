@@ -2,10 +2,11 @@ package peers
 
 import (
 	"fmt"
-	"github.com/toolgate/toolgate/policy"
 	"iter"
 	"strconv"
 	"strings"
+
+	"github.com/toolgate/toolgate/policy"
 
 	cedar "github.com/cedar-policy/cedar-go"
 )

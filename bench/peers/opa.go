@@ -3,8 +3,9 @@ package peers
 import (
 	"context"
 	"fmt"
-	"github.com/toolgate/toolgate/policy"
 	"strings"
+
+	"github.com/toolgate/toolgate/policy"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"

@@ -3,10 +3,11 @@ package peers
 import (
 	"flag"
 	"fmt"
-	"github.com/toolgate/toolgate/policy"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/policy"
 
 	"github.com/toolgate/toolgate/engine"
 )

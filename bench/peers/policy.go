@@ -2,9 +2,10 @@ package peers
 
 import (
 	"fmt"
-	"github.com/toolgate/toolgate/policy"
 	"math/rand/v2"
 	"strings"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // Rule is one user rule of the shared policy: a glob over a shell command

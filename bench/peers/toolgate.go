@@ -2,6 +2,7 @@ package peers
 
 import (
 	"fmt"
+
 	"github.com/toolgate/toolgate/policy"
 
 	"github.com/toolgate/toolgate/engine"
