@@ -333,15 +333,18 @@ func (s *Store) patchEntry(list, id string, patch policy.RulePatch) (string, err
 // removed).
 func patchChanges(patch *policy.RulePatch) ([]keyed, error) {
 	var changes []keyed
+	fields := patch.Rule.Map()
 	for _, k := range patch.Set {
-		n, ok, err := ruleFieldNode(&patch.Rule, k)
+		v, ok := fields[k]
+		if !ok {
+			changes = setKeyed(changes, k, valueNode("")) // a string field set to "", which Rule.Map leaves out
+			continue
+		}
+		n, err := toNode(v)
 		if err != nil {
 			return nil, invalid(k, err.Error())
 		}
-		if !ok {
-			n = valueNode("") // a string field set to "", which Rule.Map leaves out
-		}
-		changes = setKeyed(changes, k, n)
+		changes = setKeyed(changes, k, flowTools(k, n))
 	}
 	for _, k := range patch.Remove {
 		changes = setKeyed(changes, k, nil)
@@ -431,7 +434,11 @@ func (s *Store) SetOwnerScopes(scopes policy.OwnerScopes) (string, error) {
 			mapDelete(d.permissions(), "owner_scopes")
 			return nil
 		}
-		mapSet(d.permissionsMap(), "owner_scopes", ownerScopesNode(&scopes))
+		n, err := ownerScopesNode(&scopes)
+		if err != nil {
+			return err
+		}
+		mapSet(d.permissionsMap(), "owner_scopes", n)
 		return nil
 	})
 }
