@@ -285,21 +285,8 @@ func TestSessionQueryUsesPartialIndex(t *testing.T) {
 	}
 	q := Query{Session: "s1"}
 	where, args := q.where()
-	rows, err := db.SQL().Query(`EXPLAIN QUERY PLAN SELECT id FROM decisions`+where+` ORDER BY id DESC`, args...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	rows.Close()
-	if !strings.Contains(strings.Join(plan, "; "), "decisions_session") {
+	plan := queryPlan(t, db.SQL(), `SELECT id FROM decisions`+where+` ORDER BY id DESC`, args...)
+	if !strings.Contains(plan, "decisions_session") {
 		t.Errorf("query plan %q does not use decisions_session", plan)
 	}
 	page, err := l.Query(context.Background(), q)
