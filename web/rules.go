@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/toolgate/toolgate/engine"
@@ -141,32 +142,12 @@ func (u *UI) ruleOf(f templates.RuleForm) policy.Rule {
 	return rule
 }
 
-// formRule reads the fields of a rule form (trimmed) into the rule that
-// config.yaml's entry with those values decodes to (policy.DecodeRule),
-// so saving it reports the same problems: tools split on commas and
-// spaces (none: nil, which makes the rule inert), an action that is not a
-// level kept as BadAction, an unknown severity as BadSeverity (read as
-// HIGH). Examples are not read here (formExamples).
+// formRule is the rule of a form as config.yaml's entry with those values
+// decodes (policy.RuleFromForm), so saving it reports the same problems.
+// Examples are not read here (formExamples).
 func formRule(f templates.RuleForm) policy.Rule {
-	trim := strings.TrimSpace
-	r := policy.Rule{ID: trim(f.ID), Pattern: trim(f.Pattern), MatchType: trim(f.MatchType), Description: trim(f.Description)}
-	if tools := policy.SplitTools(trim(f.Tools)); len(tools) > 0 {
-		r.Tools = tools
-	}
-	if s := trim(f.Severity); s != "" {
-		sev, ok := policy.ParseSeverity(s)
-		r.Severity = sev
-		if !ok {
-			r.BadSeverity = s
-		}
-	}
-	if s := trim(f.Action); s != "" {
-		if lvl, ok := policy.ParseLevel(s); ok {
-			r.Action = lvl
-		} else {
-			r.BadAction = s
-		}
-	}
+	r, _ := policy.RuleFromForm(url.Values{"id": {f.ID}, "tools": {f.Tools}, "pattern": {f.Pattern},
+		"action": {f.Action}, "severity": {f.Severity}, "match_type": {f.MatchType}, "description": {f.Description}})
 	return r
 }
 
