@@ -346,3 +346,17 @@ func AlwaysAllowOverride(req *Request) (policy.Override, error) {
 	mt, pat := Remembered(req)
 	return policy.AlwaysAllow(req.ToolName, mt, pat)
 }
+
+// RememberAsked is what an "always allow" answer to req would write, asked
+// of the engine that decides req now: when e still asks req, the override
+// AlwaysAllowOverride makes of it (with its errors); otherwise the level e
+// decides, and no override. The caller refuses a call that is no longer
+// asked: a rule added since the ask may have decided it meanwhile, and an
+// override must never widen what the policy already settled.
+func (e *Engine) RememberAsked(req *Request) (policy.Override, policy.Level, error) {
+	if lvl := e.Evaluate(req).Level; lvl != policy.Ask {
+		return policy.Override{}, lvl, nil
+	}
+	o, err := AlwaysAllowOverride(req)
+	return o, policy.Ask, err
+}

@@ -197,7 +197,7 @@ func (e *Engine) normalizedDecision(tool string, v *callValues, sh *shell.Analys
 	if tr == nil {
 		return strict
 	}
-	tr.add(Step{Name: "normalized", Result: strict.Level.String(), Detail: "a normalized command (" +
+	tr.add(Step{Name: "normalized", Result: levelWords[strict.Level], Detail: "a normalized command (" +
 		showUnknown(strings.Join(norms, " | ")) + ") matches a stricter rule than the command as written"})
 	return e.ruleDecision(tool, v, sh, tr)
 }
@@ -247,7 +247,7 @@ func (e *Engine) evalTiered(tool string, v *callValues, tr *tracer) outcome {
 	p := e.policy
 	bl := p.tools[tool]
 	if tr != nil { // the Detail concatenation would allocate on every call
-		tr.add(Step{Name: "baseline", Result: bl.level.String(), Rule: bl.rule, Detail: "permissions.tools." + tool})
+		tr.add(Step{Name: "baseline", Result: levelWords[bl.level], Rule: bl.rule, Detail: "permissions.tools." + tool})
 	}
 	if bl.level == policy.Deny {
 		tr.decide()
@@ -284,20 +284,20 @@ func (e *Engine) evalTiered(tool string, v *callValues, tr *tracer) outcome {
 	}
 	if len(builtinHits) > 0 {
 		out := finalize(builtinHits, "tiered_policy:builtin:")
-		tr.add(Step{Name: "finalize", Result: out.level.String(), Rule: out.rule, Detail: "built-in hits decide; user hits are not merged", Decisive: true})
+		tr.add(Step{Name: "finalize", Result: levelWords[out.level], Rule: out.rule, Detail: "built-in hits decide; user hits are not merged", Decisive: true})
 		return out
 	}
 	if len(userHits) > 0 {
 		out := finalize(userHits, "tiered_policy:rules:")
-		tr.add(Step{Name: "finalize", Result: out.level.String(), Rule: out.rule, Detail: "user hits decide", Decisive: true})
+		tr.add(Step{Name: "finalize", Result: levelWords[out.level], Rule: out.rule, Detail: "user hits decide", Decisive: true})
 		return out
 	}
 	if bl.set() {
-		tr.add(Step{Name: "tool_level", Result: bl.level.String(), Rule: bl.rule, Decisive: true})
+		tr.add(Step{Name: "tool_level", Result: levelWords[bl.level], Rule: bl.rule, Decisive: true})
 		return outcome{level: bl.level, rule: bl.rule}
 	}
 	if p.defaults.set() {
-		tr.add(Step{Name: "defaults", Result: p.defaults.level.String(), Rule: p.defaults.rule, Decisive: true})
+		tr.add(Step{Name: "defaults", Result: levelWords[p.defaults.level], Rule: p.defaults.rule, Decisive: true})
 		return outcome{level: p.defaults.level, rule: p.defaults.rule}
 	}
 	tr.add(Step{Name: "fallback", Result: "ask", Rule: "default", Detail: "no configuration applies", Decisive: true})
@@ -318,7 +318,7 @@ func hasDeny(hits []*rule) bool {
 func finalize(hits []*rule, base string) outcome {
 	win := policy.Allow
 	for _, h := range hits {
-		win = policy.Stricter(win, h.level)
+		win = max(win, h.level)
 	}
 	var only *rule
 	count := 0
@@ -391,7 +391,7 @@ func (p *compiledPolicy) legacyOutcome(tool string, v *callValues, tr *tracer) o
 		n++
 	}
 	for i := 0; i < n; i++ {
-		tr.add(Step{Name: "legacy", Result: cands[i].level.String(), Rule: cands[i].rule})
+		tr.add(Step{Name: "legacy", Result: levelWords[cands[i].level], Rule: cands[i].rule})
 	}
 	for i := 0; i < n; i++ {
 		if cands[i].level == policy.Deny {

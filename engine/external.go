@@ -122,12 +122,12 @@ func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, com
 		return
 	}
 	d.ExternalPaths = c.paths
-	step := Step{Name: "external_directory", Result: c.level.String(), Hits: c.paths, Detail: "outside the workspace " + c.ws}
+	step := Step{Name: "external_directory", Result: levelWords[c.level], Hits: c.paths, Detail: "outside the workspace " + c.ws}
 	if c.level == policy.Ask || c.level == policy.Deny {
 		if c.level > d.Level {
 			d.Cause = CauseExternal
 		}
-		d.Level = policy.Stricter(d.Level, c.level)
+		d.Level = max(d.Level, c.level)
 		d.MatchedRule += "|" + c.ruleName()
 		step.Rule = d.MatchedRule
 		step.Decisive = d.Level == c.level

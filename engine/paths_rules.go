@@ -63,7 +63,7 @@ func (e *Engine) resolvedPathRules(d *Decision, tool string, moved, movedUser []
 		return false
 	}
 	d.Level, d.MatchedRule, d.FromOverride, d.Cause = out.level, out.rule, false, CausePathForm
-	tr.add(Step{Name: "resolved_paths", Result: out.level.String(), Rule: out.rule, Hits: all,
+	tr.add(Step{Name: "resolved_paths", Result: levelWords[out.level], Rule: out.rule, Hits: all,
 		Detail: "a path value resolves (through a symlink or ..) to a place a stricter rule names", Decisive: true})
 	return true
 }
@@ -210,7 +210,7 @@ func (e *Engine) globRules(d *Decision, tool string, globs []string, tr *tracer)
 		return
 	}
 	d.Level, d.MatchedRule, d.FromOverride, d.Cause = out.level, out.rule, false, CausePathForm
-	tr.add(Step{Name: "unexpanded_globs", Result: out.level.String(), Rule: out.rule, Hits: globs,
+	tr.add(Step{Name: "unexpanded_globs", Result: levelWords[out.level], Rule: out.rule, Hits: globs,
 		Detail: "a filename glob that cannot be expanded here could name a file a stricter rule names", Decisive: true})
 }
 

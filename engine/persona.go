@@ -59,7 +59,7 @@ func (e *Engine) evaluatePersona(req *Request, tr *tracer) Decision {
 	call := ownerCall{e: e, req: req}
 	owner, why := e.policy.owners.lookup(channel, principal, &call)
 	if tr != nil {
-		tr.add(Step{Name: "owner_level", Result: owner.level.String(), Rule: owner.rule, Detail: why})
+		tr.add(Step{Name: "owner_level", Result: levelWords[owner.level], Rule: owner.rule, Detail: why})
 	}
 
 	g := e.evaluatePolicy(req, tr)
@@ -72,7 +72,7 @@ func (e *Engine) evaluatePersona(req *Request, tr *tracer) Decision {
 		if !global.set() {
 			detail = "no configuration applies to the call: there is no global level"
 		}
-		tr.add(Step{Name: "global_level", Result: global.level.String(), Rule: global.rule, Detail: detail})
+		tr.add(Step{Name: "global_level", Result: levelWords[global.level], Rule: global.rule, Detail: detail})
 	}
 
 	final, by := combinePersona(owner, global)
@@ -87,7 +87,7 @@ func (e *Engine) evaluatePersona(req *Request, tr *tracer) Decision {
 	} else {
 		d.Reason = PermissionDeniedPrefix + e.GuidanceMessage()
 	}
-	tr.add(Step{Name: "persona_decision", Result: d.Level.String(), Rule: d.MatchedRule, Detail: by, Decisive: true})
+	tr.add(Step{Name: "persona_decision", Result: levelWords[d.Level], Rule: d.MatchedRule, Detail: by, Decisive: true})
 	d.Trace = tr.finish()
 	return d
 }

@@ -4,7 +4,17 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/engine/shell"
+	"github.com/toolgate/toolgate/policy"
 )
+
+// levelWords are the levels' wire names (policy.Level.String), read once
+// at start, which a trace step shows for the level it produced.
+var levelWords = func() (w [policy.Deny + 1]string) {
+	for l := range w {
+		w[l] = policy.Level(l).String()
+	}
+	return w
+}()
 
 // tracer records the steps of one evaluation for explain. A nil tracer
 // records nothing, so evaluation without explain pays only a nil check.
@@ -52,7 +62,7 @@ func (t *tracer) hits(name string, hits []*rule) {
 	}
 	s := Step{Name: name}
 	for _, h := range hits {
-		s.Hits = append(s.Hits, h.name+"="+h.level.String())
+		s.Hits = append(s.Hits, h.name+"="+levelWords[h.level])
 	}
 	if len(hits) == 0 {
 		s.Detail = "no rule matched"

@@ -3,7 +3,7 @@ package policy
 import "strings"
 
 // Level is a permission decision. Its numeric order is its strictness:
-// Allow < Ask < Deny, so the strictest of two levels is the larger one.
+// Allow < Ask < Deny, so the strictest of two levels is the larger one: max(a, b).
 type Level uint8
 
 // The three levels. The zero Level means "not configured".
@@ -41,14 +41,6 @@ func ParseLevel(s string) (Level, bool) {
 		return Deny, true
 	}
 	return LevelNone, false
-}
-
-// Stricter returns the stricter of two levels.
-func Stricter(a, b Level) Level {
-	if a > b {
-		return a
-	}
-	return b
 }
 
 // Mode is the permission_mode of a tiered policy.

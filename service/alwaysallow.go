@@ -49,17 +49,20 @@ type alwaysAllowEdit struct {
 
 // stage checks, on the document tx read (so that a rule added elsewhere
 // since the ask is seen), that req is still asked, and stages the override
-// that remembers it, or ends with errExists when an equal one is there.
+// that remembers it, or ends with errExists when an equal one is there. A
+// call that is no longer asked is refused with store.ErrNotAsk before its
+// pattern is looked at: there is nothing to remember either way.
 func (e *alwaysAllowEdit) stage(d PolicyDocs, tx *store.Tx, req *engine.Request, by string) error {
-	var err error
-	if e.override, err = AlwaysAllowOverride(req); err != nil {
-		return err
+	o, lvl, err := engineOf(d, tx).RememberAsked(req)
+	switch {
+	case lvl != policy.Ask:
+		return fmt.Errorf("%w (it is %s)", store.ErrNotAsk, lvl)
+	case err != nil:
+		return rememberError(req, err)
 	}
+	e.override = o
 	if by = strings.TrimSpace(by); by != "" {
 		e.override.Extra = map[string]any{"approved_by": by, "created_at": time.Now().UTC().Format(time.RFC3339)}
-	}
-	if lvl := engineOf(d, tx).Evaluate(req).Level; lvl != policy.Ask {
-		return fmt.Errorf("%w (it is %s)", store.ErrNotAsk, lvl)
 	}
 	if e.existing, err = tx.AddApprovalOverride(e.override); err == nil && e.existing != nil {
 		return errExists
@@ -93,14 +96,22 @@ func engineOf(d PolicyDocs, tx *store.Tx) *engine.Engine {
 // store.ValidationError naming tool_name for a call without a tool.
 func AlwaysAllowOverride(req *engine.Request) (policy.Override, error) {
 	o, err := engine.AlwaysAllowOverride(req)
+	if err != nil {
+		return policy.Override{}, rememberError(req, err)
+	}
+	return o, nil
+}
+
+// rememberError is the service's error for engine.AlwaysAllowOverride's:
+// a store.ValidationError for a field, store.ErrNoPattern for a call with
+// nothing to remember.
+func rememberError(req *engine.Request, err error) error {
 	var fe *policy.FieldError
 	switch {
 	case errors.As(err, &fe):
-		return policy.Override{}, &store.ValidationError{Problems: []policy.Problem{{Path: fe.Field, Message: fe.Message}}}
+		return &store.ValidationError{Problems: []policy.Problem{{Path: fe.Field, Message: fe.Message}}}
 	case errors.Is(err, policy.ErrNothingToRemember):
-		return policy.Override{}, fmt.Errorf("%s: %w", req.ToolName, store.ErrNoPattern)
-	case err != nil:
-		return policy.Override{}, err
+		return fmt.Errorf("%s: %w", req.ToolName, store.ErrNoPattern)
 	}
-	return o, nil
+	return err
 }
