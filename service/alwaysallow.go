@@ -88,23 +88,10 @@ func engineOf(d PolicyDocs, tx *store.Tx) *engine.Engine {
 	return eng
 }
 
-// AlwaysAllowOverride is the approval override an "always allow" answer to
-// req would write (see AlwaysAllow), without writing it, so the approval
-// pages can say exactly what the answer will remember. What is remembered
-// is engine.Remembered and policy.AlwaysAllow, the one place that decides
-// it. store.ErrNoPattern for a call with no command or path; a
-// store.ValidationError naming tool_name for a call without a tool.
-func AlwaysAllowOverride(req *engine.Request) (policy.Override, error) {
-	o, err := engine.AlwaysAllowOverride(req)
-	if err != nil {
-		return policy.Override{}, rememberError(req, err)
-	}
-	return o, nil
-}
-
-// rememberError is the service's error for engine.AlwaysAllowOverride's:
-// a store.ValidationError for a field, store.ErrNoPattern for a call with
-// nothing to remember.
+// rememberError is the service's error for engine.AlwaysAllowOverride's
+// (engine.Remembered and policy.AlwaysAllow decide what an always-allow
+// remembers): a store.ValidationError naming the field (tool_name for a call
+// without a tool), store.ErrNoPattern for a call with no command or path.
 func rememberError(req *engine.Request, err error) error {
 	var fe *policy.FieldError
 	switch {

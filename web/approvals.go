@@ -17,7 +17,6 @@ import (
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/redact"
-	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/templates"
 )
 
@@ -119,7 +118,7 @@ func approvalRow(a approval.Approval, index map[string]ruleMeta, now time.Time, 
 		row.Server, row.ServerTool = redact.Visible(server), redact.Visible(tool)
 		row.ArgList = argLines(redacted)
 	}
-	if o, err := service.AlwaysAllowOverride(&req); err == nil {
+	if o, err := engine.AlwaysAllowOverride(&req); err == nil {
 		row.RememberType, row.Remember = o.MatchType, redact.Shown(o.Pattern)
 	}
 	return row
