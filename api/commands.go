@@ -3,9 +3,7 @@ package api
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/policy"
@@ -132,54 +130,61 @@ func (s *Server) viewText() (string, error) {
 		b.WriteString("  (none)\n")
 	}
 	for _, n := range names {
-		fmt.Fprintf(&b, "  %s%s →  %s\n", n, strings.Repeat(" ", width-len([]rune(n))), toolLevelText(tools[n]))
+		fmt.Fprintf(&b, "  %s%s →  %s\n", n, strings.Repeat(" ", width-len([]rune(n))), toolLevelText(toolEntry(tools, n)))
 	}
 	b.WriteString("\n── Rules ──\n")
-	rules := listOf(sec, "rules")
+	rules := sec.Rules.Entries
 	if len(rules) == 0 {
 		b.WriteString("  (none)\n")
 	}
 	for _, e := range rules {
-		b.WriteString("  " + ruleText(e) + "\n")
+		b.WriteString("  " + ruleText(policy.MappingOf(e.Any())) + "\n")
 	}
 	return b.String(), nil
 }
 
 // orderedTools lists the tools in file order, then any others sorted.
-func orderedTools(order []string, tools map[string]any) []string {
+func orderedTools(order []string, tools policy.Mapping) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, n := range order {
-		if _, ok := tools[n]; ok && !seen[n] {
+		if _, ok := tools.Get(n); ok && !seen[n] {
 			seen[n] = true
 			out = append(out, n)
 		}
 	}
-	for _, n := range slices.Sorted(maps.Keys(tools)) {
-		if !seen[n] {
-			out = append(out, n)
+	for _, f := range tools.Keys { // sorted
+		if !seen[f.Key] {
+			out = append(out, f.Key)
 		}
 	}
 	return out
 }
 
+// toolEntry is a tool's entry as written.
+func toolEntry(tools policy.Mapping, name string) any {
+	v, _ := tools.Get(name)
+	return v.Any()
+}
+
 // toolLevelText shows a plain level, or the "*" level of a legacy entry.
 func toolLevelText(v any) string {
-	if m, ok := v.(map[string]any); ok {
-		return fmt.Sprint(m["*"]) + " (patterns)"
+	if m := policy.MappingOf(v); m.IsMapping() {
+		star, _ := m.Get("*")
+		return fmt.Sprint(star.Any()) + " (patterns)"
 	}
 	return fmt.Sprint(v)
 }
 
 // ruleText is one line of the Rules section: [id]  tools  pattern: p  action: a.
-func ruleText(e any) string {
-	m, _ := e.(map[string]any)
-	id, _ := m["id"].(string)
+func ruleText(m policy.Mapping) string {
+	field := func(k string) any { v, _ := m.Get(k); return v.Any() }
+	id, _ := field("id").(string)
 	if id == "" {
 		id = "?"
 	}
 	var tools string
-	switch t := m["tools"].(type) {
+	switch t := field("tools").(type) {
 	case string:
 		tools = t
 	case []any:
@@ -189,11 +194,11 @@ func ruleText(e any) string {
 		}
 		tools = strings.Join(parts, ",")
 	}
-	line := fmt.Sprintf("[%s]  %s  pattern: %v", id, tools, m["pattern"])
-	if a, ok := m["action"]; ok && a != nil {
+	line := fmt.Sprintf("[%s]  %s  pattern: %v", id, tools, field("pattern"))
+	if a := field("action"); a != nil {
 		return line + fmt.Sprintf("  action: %v", a)
 	}
-	if sev, ok := m["severity"]; ok && sev != nil {
+	if sev := field("severity"); sev != nil {
 		return line + fmt.Sprintf("  severity: %v", sev)
 	}
 	return line

@@ -22,7 +22,7 @@ func (s *Server) handleGetExternal(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	setETag(w, etag)
-	writeJSON(w, http.StatusOK, ExternalDirectoryResponse{ExternalDirectory: sec["external_directory"]})
+	writeJSON(w, http.StatusOK, ExternalDirectoryResponse{ExternalDirectory: sec.External})
 }
 
 // handlePutExternal sets one key ("*" or a path prefix) to a level.

@@ -14,7 +14,7 @@ func (s *Server) handleListOverrides(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	setETag(w, etag)
-	writeJSON(w, http.StatusOK, OverridesResponse{ApprovalOverrides: listOf(sec, "approval_overrides")})
+	writeJSON(w, http.StatusOK, OverridesResponse{ApprovalOverrides: sec.Overrides.All()})
 }
 
 // handleAddOverride is POST /api/v1/permissions/approval-overrides: 201;
@@ -30,7 +30,7 @@ func (s *Server) handleAddOverride(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	s.respondEntry(w, r, "approval_overrides", id, etag, http.StatusCreated)
+	s.respondEntry(w, r, listOverrides, id, etag, http.StatusCreated)
 }
 
 // handleDeleteOverride is DELETE /api/v1/permissions/approval-overrides/{id}.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
 )
 
@@ -41,8 +42,8 @@ func (s *Server) mountPermissions(r chi.Router) {
 	read.Post("/commands", s.handleCommand)
 }
 
-// section returns the section in force, never nil.
-func (s *Server) section() (map[string]any, string, error) {
+// section returns the section in force as written.
+func (s *Server) section() (policy.Written, string, error) {
 	return s.policy.Section()
 }
 
@@ -84,7 +85,7 @@ func (s *Server) handlePutSection(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	etag, err := s.policy.ReplaceSection(ifMatch(r), sec)
+	etag, err := s.policy.ReplaceSection(ifMatch(r), policy.WrittenOf(sec))
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -57,8 +57,12 @@ func (s *Server) handlePreview(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	impact, err := s.policy.Preview(r.Context(), s.deps.Decisions,
-		service.Draft{Permissions: in.Permissions, Rule: in.Rule, DeleteRule: in.DeleteRule}, in.Limit)
+	draft := service.Draft{Rule: in.Rule, DeleteRule: in.DeleteRule}
+	if in.Permissions != nil {
+		w := policy.WrittenOf(in.Permissions)
+		draft.Permissions = &w
+	}
+	impact, err := s.policy.Preview(r.Context(), s.deps.Decisions, draft, in.Limit)
 	if err != nil {
 		writeError(w, r, err)
 		return

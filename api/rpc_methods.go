@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
 )
@@ -67,9 +68,9 @@ func rpcObject(params json.RawMessage) (map[string]any, error) {
 
 type noParams struct{}
 
-func rpcSection(s *Server, params json.RawMessage) (map[string]any, error) {
+func rpcSection(s *Server, params json.RawMessage) (policy.Written, error) {
 	if err := rpcParams(params, &noParams{}); err != nil {
-		return nil, err
+		return policy.Written{}, err
 	}
 	sec, _, err := s.section()
 	return sec, err
@@ -128,11 +129,11 @@ func rpcToolsSet(s *Server, params json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	sec["tools"] = p.Tools
+	sec.Tools = policy.MappingOf(p.Tools)
 	if _, err := s.policy.ReplaceSection(etag, sec); err != nil {
 		return nil, err
 	}
-	return ToolsResponse(p), nil // the tools set, in the shape they were given
+	return ToolsResponse{Tools: sec.Tools}, nil // the tools set, in the shape they were given
 }
 
 // idParams are the params of the methods that name one rule, override or
@@ -181,11 +182,10 @@ func rpcRulesGet(s *Server, params json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rules := listOf(sec, "rules")
 	if p.ID == "" {
-		return RulesResponse{Rules: rules}, nil
+		return RulesResponse{Rules: sec.Rules.All()}, nil
 	}
-	rule, ok := findByID(rules, p.ID)
+	rule, ok := sec.Rules.Find(p.ID)
 	if !ok {
 		return nil, store.Refuse(store.ErrNotFound, "rule %q: not found", p.ID)
 	}
@@ -236,7 +236,7 @@ func rpcRulesUpdate(s *Server, params json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	rule, _ := findByID(listOf(sec, "rules"), id)
+	rule, _ := sec.Rules.Find(id)
 	return rule, nil
 }
 
@@ -256,7 +256,7 @@ func rpcOverridesGet(s *Server, params json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return OverridesResponse{ApprovalOverrides: listOf(sec, "approval_overrides")}, nil
+	return OverridesResponse{ApprovalOverrides: sec.Overrides.All()}, nil
 }
 
 func rpcOverridesDelete(s *Server, params json.RawMessage) (any, error) {

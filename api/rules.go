@@ -10,24 +10,20 @@ import (
 	"github.com/toolgate/toolgate/store"
 )
 
-// listOf returns one of the entry lists of the section, never nil.
-func listOf(sec map[string]any, key string) []any {
-	l, _ := sec[key].([]any)
-	if l == nil {
-		l = []any{}
+// listOf returns one of the entry lists of the section by its key (rules,
+// approval_overrides).
+func listOf(sec policy.Written, key string) policy.List {
+	if key == listOverrides {
+		return sec.Overrides
 	}
-	return l
+	return sec.Rules
 }
 
-// findByID returns the entry of a list with that id.
-func findByID(list []any, id string) (map[string]any, bool) {
-	for _, e := range list {
-		if m, ok := e.(map[string]any); ok && m["id"] == id {
-			return m, true
-		}
-	}
-	return nil, false
-}
+// The keys of the section's entry lists.
+const (
+	listRules     = "rules"
+	listOverrides = "approval_overrides"
+)
 
 // handleListRules is GET /api/v1/permissions/rules.
 func (s *Server) handleListRules(w http.ResponseWriter, r *http.Request) {
@@ -37,7 +33,7 @@ func (s *Server) handleListRules(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	setETag(w, etag)
-	writeJSON(w, http.StatusOK, RulesResponse{Rules: listOf(sec, "rules")})
+	writeJSON(w, http.StatusOK, RulesResponse{Rules: sec.Rules.All()})
 }
 
 // handleGetRule is GET /api/v1/permissions/rules/{id}.
@@ -48,7 +44,7 @@ func (s *Server) handleGetRule(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	id := chi.URLParam(r, "id")
-	rule, ok := findByID(listOf(sec, "rules"), id)
+	rule, ok := sec.Rules.Find(id)
 	if !ok {
 		writeError(w, r, store.Refuse(store.ErrNotFound, "rule %q: not found", id))
 		return
@@ -70,7 +66,7 @@ func (s *Server) handleCreateRule(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	s.respondEntry(w, r, "rules", id, etag, http.StatusCreated)
+	s.respondEntry(w, r, listRules, id, etag, http.StatusCreated)
 }
 
 // decodeEntry reads, checks and decodes a new rule or override; one
@@ -97,7 +93,7 @@ func (s *Server) respondEntry(w http.ResponseWriter, r *http.Request, list, id, 
 		writeError(w, r, err)
 		return
 	}
-	entry, ok := findByID(listOf(sec, list), id)
+	entry, ok := listOf(sec, list).Find(id)
 	if !ok {
 		writeError(w, r, store.Refuse(store.ErrNotFound, "%s id %q after the write: not found", list, id))
 		return
@@ -132,7 +128,7 @@ func (s *Server) handlePatchRule(w http.ResponseWriter, r *http.Request) {
 	if newID, ok := change.NewID(); ok {
 		id = newID
 	}
-	s.respondEntry(w, r, "rules", id, etag, http.StatusOK)
+	s.respondEntry(w, r, listRules, id, etag, http.StatusOK)
 }
 
 // handleDeleteRule is DELETE /api/v1/permissions/rules/{id}.

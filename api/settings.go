@@ -20,26 +20,17 @@ func (s *Server) handleGetSettings(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, settingsOf(sec))
 }
 
-// settingsOf picks the scalar settings out of the section.
-func settingsOf(sec map[string]any) SettingsResponse {
+// settingsOf picks the scalar settings out of the section as written (an
+// absent key is nil, a key written without a value is null).
+func settingsOf(sec policy.Written) SettingsResponse {
 	return SettingsResponse{
-		Defaults:            setting(sec, "defaults"),
-		DenyGuidanceMessage: setting(sec, "deny_guidance_message"),
-		Enabled:             setting(sec, "enabled"),
-		PermissionMode:      setting(sec, "permission_mode"),
-		Schema:              setting(sec, "schema"),
-		Version:             setting(sec, "version"),
+		Defaults:            sec.Defaults.Ptr(),
+		DenyGuidanceMessage: sec.DenyGuidance.Ptr(),
+		Enabled:             sec.Enabled.Ptr(),
+		PermissionMode:      sec.PermissionMode.Ptr(),
+		Schema:              sec.Schema.Ptr(),
+		Version:             sec.Version.Ptr(),
 	}
-}
-
-// setting is the value of key in the section as written, nil when the key
-// is absent (a key written without a value is a pointer to nil).
-func setting(sec map[string]any, key string) *any {
-	v, ok := sec[key]
-	if !ok {
-		return nil
-	}
-	return &v
 }
 
 // handlePatchSettings is PATCH /api/v1/permissions/settings: each key given

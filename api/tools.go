@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // ToolLevelRequest is the body of PUT /api/v1/permissions/tools/{tool}.
@@ -12,14 +14,9 @@ type ToolLevelRequest struct {
 	Level string `json:"level"`
 }
 
-// toolsOf returns permissions.tools (a plain level or a legacy mapping per tool).
-func toolsOf(sec map[string]any) map[string]any {
-	tools, _ := sec["tools"].(map[string]any)
-	if tools == nil {
-		tools = map[string]any{}
-	}
-	return tools
-}
+// toolsOf returns permissions.tools as written (a plain level or a legacy
+// mapping per tool), {} when it is not a mapping.
+func toolsOf(sec policy.Written) policy.Mapping { return sec.Tools.OrEmpty() }
 
 // handleListTools is GET /api/v1/permissions/tools.
 func (s *Server) handleListTools(w http.ResponseWriter, r *http.Request) {

@@ -1,6 +1,9 @@
 package api
 
-import "github.com/toolgate/toolgate/store"
+import (
+	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/store"
+)
 
 // The answers of the permissions routes and of their JSON-RPC methods
 // (openapi.yaml). The section, its entry lists, its tools and owner scopes
@@ -15,7 +18,7 @@ import "github.com/toolgate/toolgate/store"
 // permissions.tools.get and permissions.tools.set: tool -> a level, or a
 // legacy mapping with "*" and patterns.
 type ToolsResponse struct {
-	Tools map[string]any `json:"tools"`
+	Tools policy.Mapping `json:"tools"`
 }
 
 // ToolLevelResponse is PUT /api/v1/permissions/tools/{tool} and the result
@@ -28,39 +31,39 @@ type ToolLevelResponse struct {
 // RulesResponse is GET /api/v1/permissions/rules and the result of
 // permissions.rules.get without an id: the entries of rules, never null.
 type RulesResponse struct {
-	Rules []any `json:"rules"`
+	Rules []policy.Entry `json:"rules"`
 }
 
 // OverridesResponse is GET /api/v1/permissions/approval-overrides and the
 // result of permissions.approval_overrides.get, never null.
 type OverridesResponse struct {
-	ApprovalOverrides []any `json:"approval_overrides"`
+	ApprovalOverrides []policy.Entry `json:"approval_overrides"`
 }
 
 // ExternalDirectoryResponse is GET /api/v1/permissions/external-directory:
 // a level or a mapping of path prefix -> level, null (not left out) when
 // none is configured.
 type ExternalDirectoryResponse struct {
-	ExternalDirectory any `json:"external_directory"`
+	ExternalDirectory policy.Mapping `json:"external_directory"`
 }
 
 // OwnerScopesResponse is GET /api/v1/permissions/owner-scopes and the
 // result of permissions.owner_scopes.get and .set, never null.
 type OwnerScopesResponse struct {
-	OwnerScopes map[string]any `json:"owner_scopes"`
+	OwnerScopes policy.Mapping `json:"owner_scopes"`
 }
 
 // SettingsResponse is GET and PATCH /api/v1/permissions/settings: each
 // scalar setting of the section (policy.SettingsKeys) as written. A key
 // absent from the section is left out; a key written with no value is
-// answered null, which is what the *any fields tell apart.
+// answered null, which is what the pointer fields tell apart.
 type SettingsResponse struct {
-	Defaults            *any `json:"defaults,omitempty"`
-	DenyGuidanceMessage *any `json:"deny_guidance_message,omitempty"`
-	Enabled             *any `json:"enabled,omitempty"`
-	PermissionMode      *any `json:"permission_mode,omitempty"`
-	Schema              *any `json:"schema,omitempty"`
-	Version             *any `json:"version,omitempty"`
+	Defaults            *policy.Mapping `json:"defaults,omitempty"`
+	DenyGuidanceMessage *policy.Value   `json:"deny_guidance_message,omitempty"`
+	Enabled             *policy.Value   `json:"enabled,omitempty"`
+	PermissionMode      *policy.Value   `json:"permission_mode,omitempty"`
+	Schema              *policy.Value   `json:"schema,omitempty"`
+	Version             *policy.Value   `json:"version,omitempty"`
 }
 
 // DeletedResult is the result of the JSON-RPC delete methods: the tool

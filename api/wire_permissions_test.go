@@ -54,7 +54,7 @@ func TestSettingsAnswerAsWritten(t *testing.T) {
 				}
 			}
 			wantJSON, _ := json.Marshal(want)
-			got, err := json.Marshal(settingsOf(c.sec))
+			got, err := json.Marshal(settingsOf(policy.WrittenOf(c.sec)))
 			if err != nil {
 				t.Fatal(err)
 			}

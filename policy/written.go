@@ -232,6 +232,20 @@ func mappingOf(v any) Mapping {
 	return Mapping{Value: Value{set: true}, isMap: true, Keys: keys}
 }
 
+// EntryOf is one entry of a list as written.
+func EntryOf(v any) Entry {
+	e := Entry{Value: Value{set: true, v: v}}
+	if m, isMap := v.(map[string]any); isMap {
+		e.ID, _ = m["id"].(string)
+	}
+	return e
+}
+
+// ListOf is a list of these entries.
+func ListOf(entries []Entry) List {
+	return List{Value: Value{set: true}, isList: true, Entries: entries}
+}
+
 func listOf(v any) List {
 	l, ok := v.([]any)
 	if !ok {
@@ -239,12 +253,9 @@ func listOf(v any) List {
 	}
 	entries := make([]Entry, len(l))
 	for i, x := range l {
-		entries[i] = Entry{Value: Value{set: true, v: x}}
-		if m, isMap := x.(map[string]any); isMap {
-			entries[i].ID, _ = m["id"].(string)
-		}
+		entries[i] = EntryOf(x)
 	}
-	return List{Value: Value{set: true}, isList: true, Entries: entries}
+	return ListOf(entries)
 }
 
 func sortFields(fs []Field) {

@@ -38,8 +38,8 @@ func (p *Policy) Export(ctx context.Context, src DocumentSource) ([]byte, error)
 				return nil, err
 			}
 			return yaml.Marshal(struct {
-				Permissions map[string]any `yaml:"permissions"` // the section as stored
-			}{sec})
+				Permissions any `yaml:"permissions"` // the section as stored
+			}{sec.Map()})
 		}
 		raw, err := os.ReadFile(filepath.Join(d.Dir(), store.ConfigFile))
 		if err != nil {

@@ -19,23 +19,19 @@ func (p *Policy) SetOwnerScopes(ifMatch string, scopes policy.OwnerScopes) (stri
 // as written instead: the typed reading keeps only what the engine uses
 // (an earlier-shape entry is empty, a bad level reads deny), and whoever
 // fixes the file must see what it says.
-func (p *Policy) OwnerScopes() (map[string]any, string, error) {
+func (p *Policy) OwnerScopes() (policy.Mapping, string, error) {
 	sec, etag, err := p.Typed()
 	if err != nil {
-		return nil, etag, err
+		return policy.Mapping{}, etag, err
 	}
 	if !ownerProblems(sec.Problems) {
-		return sec.Owners.Map(), etag, nil
+		return policy.MappingOf(sec.Owners.Map()), etag, nil
 	}
-	raw, etag, err := p.Section()
+	w, etag, err := p.Section()
 	if err != nil {
-		return nil, etag, err
+		return policy.Mapping{}, etag, err
 	}
-	scopes, _ := raw["owner_scopes"].(map[string]any)
-	if scopes == nil {
-		scopes = map[string]any{}
-	}
-	return scopes, etag, nil
+	return w.Owners.OrEmpty(), etag, nil
 }
 
 // ownerProblems reports whether a problem lies in owner_scopes.

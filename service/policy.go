@@ -55,13 +55,9 @@ func NewPolicy(docs PolicyDocs) *Policy { return &Policy{docs: docs} }
 // Docs returns the document store (reads).
 func (p *Policy) Docs() PolicyDocs { return p.docs }
 
-// Section returns the section in force, never nil, and its ETag.
-func (p *Policy) Section() (map[string]any, string, error) {
-	sec, etag, err := p.docs.Section()
-	if sec == nil {
-		sec = map[string]any{}
-	}
-	return sec, etag, err
+// Section returns the section in force as written, and its ETag.
+func (p *Policy) Section() (policy.Written, string, error) {
+	return p.docs.Written()
 }
 
 // Typed returns the section in force as a policy.Section, and its ETag.
@@ -75,14 +71,14 @@ func (p *Policy) Typed() (policy.Section, string, error) {
 	if e, ok := p.docs.(etagReader); ok && c != nil && c.etag == e.ETag() {
 		return c.sec, c.etag, nil
 	}
-	m, etag, err := p.Section()
+	w, etag, err := p.Section()
 	if err != nil {
 		return policy.Section{}, etag, err
 	}
 	if c != nil && c.etag == etag {
 		return c.sec, etag, nil
 	}
-	c = &typedSection{sec: policy.DecodeSection(m), etag: etag}
+	c = &typedSection{sec: policy.DecodeSection(w.Map()), etag: etag}
 	p.typed.Store(c)
 	return c.sec, etag, nil
 }
@@ -121,12 +117,12 @@ func (p *Policy) etag() (string, error) {
 	if e, ok := p.docs.(etagReader); ok {
 		return e.ETag(), nil
 	}
-	_, etag, err := p.docs.Section()
+	_, etag, err := p.docs.Written()
 	return etag, err
 }
 
 // ReplaceSection replaces the whole section.
-func (p *Policy) ReplaceSection(ifMatch string, section map[string]any) (string, error) {
+func (p *Policy) ReplaceSection(ifMatch string, section policy.Written) (string, error) {
 	return p.edit(ifMatch, func(d PolicyDocs) (string, error) { return d.ReplaceSection(section) })
 }
 

@@ -19,7 +19,7 @@ import (
 type PolicyReader interface {
 	Engine() *engine.Engine
 	Problems() []policy.Problem
-	Section() (map[string]any, string, error)
+	Written() (policy.Written, string, error)
 	BuiltinRules() ([]any, string)
 	ToolOrder() []string
 	EngineOptions() engine.Options
@@ -30,7 +30,7 @@ type PolicyReader interface {
 // new ETag of the section; *inforce.Holder is one.
 type PolicyDocs interface {
 	PolicyReader
-	ReplaceSection(section map[string]any) (string, error)
+	ReplaceSection(section policy.Written) (string, error)
 	SetSettings(patch policy.SettingsPatch) (string, error)
 	SetToolLevel(tool, level string) (string, error)
 	DeleteTool(tool string) (string, error)

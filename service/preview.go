@@ -2,7 +2,6 @@ package service
 
 import (
 	"context"
-	"maps"
 	"strings"
 
 	"github.com/toolgate/toolgate/engine"
@@ -20,10 +19,11 @@ const (
 // add or replace, or the id of a rule to delete. ReplaceID is the id of the
 // rule Rule replaces (a rename on the rules page); empty means Rule's own.
 type Draft struct {
-	Permissions map[string]any
-	Rule        map[string]any
-	ReplaceID   string
-	DeleteRule  *string
+	Permissions *policy.Written
+	// Rule is the rule as given, compiled as written.
+	Rule       map[string]any
+	ReplaceID  string
+	DeleteRule *string
 }
 
 // Impact is what a draft would change among the last logged calls.
@@ -55,8 +55,8 @@ func (p *Policy) Preview(ctx context.Context, log RecentDecisions, d Draft, n in
 	}
 	builtin, _ := p.docs.BuiltinRules()
 	opts := p.docs.EngineOptions()
-	before, _ := engine.Compile(current, builtin, opts)
-	after, problems := engine.Compile(draft, builtin, opts)
+	before, _ := engine.Compile(current.Map(), builtin, opts)
+	after, problems := engine.Compile(draft.Map(), builtin, opts)
 	if problems == nil {
 		problems = []policy.Problem{}
 	}
@@ -68,7 +68,7 @@ func (p *Policy) Preview(ctx context.Context, log RecentDecisions, d Draft, n in
 }
 
 // apply builds the draft section from the section in force.
-func (d Draft) apply(current map[string]any) (map[string]any, error) {
+func (d Draft) apply(current policy.Written) (policy.Written, error) {
 	given := 0
 	for _, set := range []bool{d.Permissions != nil, d.Rule != nil, d.DeleteRule != nil} {
 		if set {
@@ -76,37 +76,39 @@ func (d Draft) apply(current map[string]any) (map[string]any, error) {
 		}
 	}
 	if given != 1 {
-		return nil, BadRequest("", "give exactly one of permissions, rule or delete_rule")
+		return policy.Written{}, BadRequest("", "give exactly one of permissions, rule or delete_rule")
 	}
 	switch {
 	case d.Permissions != nil:
-		return d.Permissions, nil
+		return *d.Permissions, nil
 	case d.Rule != nil:
-		id, _ := d.Rule["id"].(string)
+		rule := policy.EntryOf(d.Rule)
+		id := rule.ID
 		if strings.TrimSpace(id) == "" {
-			return nil, BadRequest("rule.id", "rule.id is required to add or replace a rule")
+			return policy.Written{}, BadRequest("rule.id", "rule.id is required to add or replace a rule")
 		}
 		if d.ReplaceID != "" {
 			id = d.ReplaceID
 		}
-		return withRule(current, id, d.Rule), nil
+		return withRule(current, id, rule), nil
 	}
 	draft, found := withoutRule(current, *d.DeleteRule)
 	if !found {
-		return nil, &Error{Kind: KindNotFound, Code: CodeNotFound, Message: "no rule has id " + *d.DeleteRule,
+		return policy.Written{}, &Error{Kind: KindNotFound, Code: CodeNotFound, Message: "no rule has id " + *d.DeleteRule,
 			Details: []Detail{{Field: "delete_rule", Message: "no rule has this id"}}}
 	}
 	return draft, nil
 }
 
-// withRule is a shallow copy of section whose rules have rule in the place
-// of the rule with the id, or appended when no rule has it.
-func withRule(section map[string]any, id string, rule map[string]any) map[string]any {
-	rules, _ := section["rules"].([]any)
-	out := make([]any, 0, len(rules)+1)
+// withRule is section whose rules have rule in the place of the rule with
+// the id, or appended when no rule has it (section's entries are not
+// changed).
+func withRule(section policy.Written, id string, rule policy.Entry) policy.Written {
+	rules := section.Rules.Entries
+	out := make([]policy.Entry, 0, len(rules)+1)
 	replaced := false
 	for _, r := range rules {
-		if ruleID(r) == id {
+		if r.ID == id {
 			out = append(out, rule)
 			replaced = true
 			continue
@@ -116,33 +118,20 @@ func withRule(section map[string]any, id string, rule map[string]any) map[string
 	if !replaced {
 		out = append(out, rule)
 	}
-	return withRules(section, out)
+	section.Rules = policy.ListOf(out)
+	return section
 }
 
-// withoutRule is a shallow copy of section without the rules with the id,
-// and whether there were any.
-func withoutRule(section map[string]any, id string) (map[string]any, bool) {
-	rules, _ := section["rules"].([]any)
-	out := make([]any, 0, len(rules))
+// withoutRule is section without the rules with the id, and whether there
+// were any.
+func withoutRule(section policy.Written, id string) (policy.Written, bool) {
+	rules := section.Rules.Entries
+	out := make([]policy.Entry, 0, len(rules))
 	for _, r := range rules {
-		if ruleID(r) != id {
+		if r.ID != id {
 			out = append(out, r)
 		}
 	}
-	return withRules(section, out), len(out) < len(rules)
-}
-
-func withRules(section map[string]any, rules []any) map[string]any {
-	draft := maps.Clone(section)
-	if draft == nil {
-		draft = map[string]any{}
-	}
-	draft["rules"] = rules
-	return draft
-}
-
-func ruleID(r any) string {
-	m, _ := r.(map[string]any)
-	id, _ := m["id"].(string)
-	return id
+	section.Rules = policy.ListOf(out)
+	return section, len(out) < len(rules)
 }

@@ -45,7 +45,7 @@ func TestTypedFollowsEdits(t *testing.T) {
 		t.Errorf("got rule %+v, want action allow and tools [bash]", *r)
 	}
 	m, _, _ := pol.Section()
-	got := policy.DecodeSection(m)
+	got := policy.DecodeSection(m.Map())
 	if len(got.Rules) != len(after.Rules) {
 		t.Errorf("Typed has %d rules, the section map %d", len(after.Rules), len(got.Rules))
 	}

@@ -16,11 +16,8 @@ import (
 // value is unchanged keep their comments. On a view made by IfMatch it
 // fails with ErrPreconditionFailed when the section, as read under the
 // backend's lock, has changed since, as every edit does.
-func (s *Store) ReplaceSection(section map[string]any) (string, error) {
-	if section == nil {
-		return "", invalid("permissions", "must be a mapping")
-	}
-	section = normalizeMap(section)
+func (s *Store) ReplaceSection(w policy.Written) (string, error) {
+	section := normalizeMap(w.Map())
 	return s.modify(func(d *configDoc) error {
 		perms := d.permissionsMap()
 		return replaceMapping(perms, section)

@@ -92,7 +92,7 @@ func TestGoldenEdits(t *testing.T) {
 			sec["tools"] = map[string]any{"read_file": "allow", "bash": "deny"}
 			delete(sec, "approval_overrides")
 			sec["deny_guidance_message"] = "no"
-			_, err = s.IfMatch(tag).ReplaceSection(sec)
+			_, err = s.IfMatch(tag).ReplaceSection(policy.WrittenOf(sec))
 			return err
 		}},
 		{"always allow a shell command (the override staged in a transaction)", "always_allow", "config.yaml", func(s *Store) error {

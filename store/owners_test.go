@@ -71,7 +71,7 @@ func TestOwnerScopesShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	sec["owner_scopes"] = map[string]any{"ou_new": map[string]any{"tools": map[string]any{"bash": "deny"}}}
-	_, err = s.IfMatch(tag).ReplaceSection(sec)
+	_, err = s.IfMatch(tag).ReplaceSection(policy.WrittenOf(sec))
 	var ve *ValidationError
 	if !errors.As(err, &ve) || !strings.Contains(ve.Error(), "move it under a channel, e.g. owner_scopes.feishu.ou_new") {
 		t.Errorf("setting the earlier shape: got %v, want a validation error with the fix", err)

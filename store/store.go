@@ -228,6 +228,13 @@ func (s *Store) Section() (map[string]any, string, error) {
 	return deepCopy(st.section).(map[string]any), st.etag, nil
 }
 
+// Written returns the section in force as written (a copy the caller may
+// keep) and its ETag.
+func (s *Store) Written() (policy.Written, string, error) {
+	sec, etag, err := s.Section()
+	return policy.WrittenOf(sec), etag, err
+}
+
 // ETag is the ETag of the section in force (Section's, without a copy).
 func (s *Store) ETag() string { return s.cur.Load().etag }
 

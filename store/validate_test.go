@@ -190,7 +190,7 @@ func TestSentinelErrors(t *testing.T) {
 			return err
 		}},
 		{"replace with a stale etag", ErrPreconditionFailed, func() error {
-			_, err := s.IfMatch(`"0000"`).ReplaceSection(map[string]any{"enabled": true})
+			_, err := s.IfMatch(`"0000"`).ReplaceSection(policy.WrittenOf(map[string]any{"enabled": true}))
 			return err
 		}},
 	}
@@ -209,7 +209,7 @@ func TestETagDetectsHandEdits(t *testing.T) {
 	path := filepath.Join(dir, ConfigFile)
 	raw := strings.Replace(string(readFile(t, path)), "write_file: ask", "write_file: deny", 1)
 	writeFile(t, path, []byte(raw))
-	if _, err := s.IfMatch(tag).ReplaceSection(sec); !errors.Is(err, ErrPreconditionFailed) {
+	if _, err := s.IfMatch(tag).ReplaceSection(policy.WrittenOf(sec)); !errors.Is(err, ErrPreconditionFailed) {
 		t.Fatalf("got %v, want ErrPreconditionFailed", err)
 	}
 	if !strings.Contains(string(readFile(t, path)), "write_file: deny") {
@@ -220,7 +220,7 @@ func TestETagDetectsHandEdits(t *testing.T) {
 	}
 	sec, tag, _ = s.Section()
 	sec["permission_mode"] = "strict"
-	newTag, err := s.IfMatch(`W/"` + tag + `"`).ReplaceSection(sec)
+	newTag, err := s.IfMatch(`W/"` + tag + `"`).ReplaceSection(policy.WrittenOf(sec))
 	if err != nil || newTag == tag {
 		t.Fatalf("fresh etag: got %q, %v; want a new etag", newTag, err)
 	}

@@ -1,9 +1,7 @@
 package web
 
 import (
-	"maps"
 	"net/http"
-	"slices"
 	"strings"
 
 	"github.com/toolgate/toolgate/templates"
@@ -17,18 +15,17 @@ func (u *UI) directoriesPage(w http.ResponseWriter, r *http.Request) {
 func (u *UI) directoriesProps(r *http.Request, trusted *templates.TrustedResult) templates.DirectoriesProps {
 	sec, etag := u.section()
 	p := templates.DirectoriesProps{Nav: u.nav(r, "/directories"), ETag: etag, Trusted: trusted, Star: "ask"}
-	switch v := sec["external_directory"].(type) {
-	case string:
-		p.Star = strings.ToLower(v)
-	default:
-		m := asMap(v)
-		if s := str(m["*"]); s != "" {
-			p.Star = strings.ToLower(s)
-		}
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			if k != "*" {
-				p.Entries = append(p.Entries, templates.DirRow{Key: k, Level: strings.ToLower(str(m[k]))})
-			}
+	if level, ok := sec.External.Text(); ok {
+		p.Star = strings.ToLower(level)
+		return p
+	}
+	for _, f := range sec.External.Keys { // sorted
+		level := strings.ToLower(str(f.Value.Any()))
+		switch {
+		case f.Key != "*":
+			p.Entries = append(p.Entries, templates.DirRow{Key: f.Key, Level: level})
+		case level != "":
+			p.Star = level
 		}
 	}
 	return p

@@ -15,21 +15,6 @@ import (
 	"github.com/toolgate/toolgate/templates"
 )
 
-// asMap reads a decoded YAML or JSON mapping.
-func asMap(v any) map[string]any {
-	switch m := v.(type) {
-	case map[string]any:
-		return m
-	case map[any]any:
-		out := make(map[string]any, len(m))
-		for k, x := range m {
-			out[fmt.Sprint(k)] = x
-		}
-		return out
-	}
-	return nil
-}
-
 // str renders a scalar as text ("" for nil).
 func str(v any) string {
 	if v == nil {
@@ -38,14 +23,11 @@ func str(v any) string {
 	return fmt.Sprint(v)
 }
 
-// section reads the permissions section in force and its ETag.
-func (u *UI) section() (map[string]any, string) {
-	sec, etag, err := u.deps.Policy.Section()
+// section reads the permissions section in force as written, and its ETag.
+func (u *UI) section() (policy.Written, string) {
+	sec, etag, err := u.deps.Policy.Written()
 	if err != nil {
 		u.deps.Logger.Warn("read policy section", "err", err)
-	}
-	if sec == nil {
-		sec = map[string]any{}
 	}
 	return sec, etag
 }

@@ -215,3 +215,9 @@ func TestCheckRule(t *testing.T) {
 		}
 	}
 }
+
+// asMap reads a decoded YAML or JSON mapping (nil when v is not one).
+func asMap(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
