@@ -22,7 +22,7 @@ func (s *Server) handleGetOwners(w http.ResponseWriter, r *http.Request) {
 // OwnerScopesRequest is the body of PUT /api/v1/permissions/owner-scopes
 // and the params of permissions.owner_scopes.set.
 type OwnerScopesRequest struct {
-	OwnerScopes map[string]any `json:"owner_scopes"`
+	OwnerScopes policy.Mapping `json:"owner_scopes"`
 }
 
 // handlePutOwners replaces owner_scopes; an empty object removes it.
@@ -41,7 +41,7 @@ func (s *Server) handlePutOwners(w http.ResponseWriter, r *http.Request) {
 
 // setOwnerScopes decodes owner scopes strictly and writes them (REST and
 // RPC alike).
-func (s *Server) setOwnerScopes(ifMatch string, raw map[string]any) error {
+func (s *Server) setOwnerScopes(ifMatch string, raw policy.Mapping) error {
 	scopes, err := decodeOwnerScopes(raw)
 	if err != nil {
 		return err
@@ -52,7 +52,7 @@ func (s *Server) setOwnerScopes(ifMatch string, raw map[string]any) error {
 
 // decodeOwnerScopes is policy.DecodeOwnerScopesInput with the engine's
 // pattern check, its refusal a 400 naming the field.
-func decodeOwnerScopes(raw map[string]any) (policy.OwnerScopes, *service.Error) {
+func decodeOwnerScopes(raw policy.Mapping) (policy.OwnerScopes, *service.Error) {
 	scopes, fe := policy.DecodeOwnerScopesInput(raw, engine.ValidatePattern)
 	return scopes, fieldError(fe)
 }

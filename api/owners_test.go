@@ -2,6 +2,7 @@ package api
 
 import (
 	"encoding/json"
+	"github.com/toolgate/toolgate/policy"
 	"strings"
 	"testing"
 )
@@ -37,7 +38,7 @@ func TestCheckOwnerScopes(t *testing.T) {
 			if err := json.Unmarshal([]byte(c.body), &scopes); err != nil {
 				t.Fatal(err)
 			}
-			_, err := decodeOwnerScopes(scopes)
+			_, err := decodeOwnerScopes(policy.MappingOf(scopes))
 			if c.field == "" {
 				if err != nil {
 					t.Fatalf("got %v, want valid", err)

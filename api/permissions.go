@@ -72,20 +72,21 @@ func (s *Server) handleGetSection(w http.ResponseWriter, r *http.Request) {
 // handlePutSection is PUT /api/v1/permissions: replace the section; with
 // If-Match, only when it has not changed since that ETag (else 412).
 func (s *Server) handlePutSection(w http.ResponseWriter, r *http.Request) {
-	var sec map[string]any
-	if err := decodeJSON(w, r, &sec); err != nil {
+	var body policy.Mapping
+	if err := decodeJSON(w, r, &body); err != nil {
 		writeError(w, r, err)
 		return
 	}
-	if sec == nil {
+	if !body.IsMapping() {
 		writeError(w, r, service.BadRequest("", "the body must be a JSON object (the permissions section)"))
 		return
 	}
+	sec := body.Written()
 	if err := checkSection(sec); err != nil {
 		writeError(w, r, err)
 		return
 	}
-	etag, err := s.policy.ReplaceSection(ifMatch(r), policy.WrittenOf(sec))
+	etag, err := s.policy.ReplaceSection(ifMatch(r), sec)
 	if err != nil {
 		writeError(w, r, err)
 		return

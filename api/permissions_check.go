@@ -34,23 +34,23 @@ func checkLevelMap(field string, v any) *service.Error {
 // decodeRule checks and decodes a new rule or approval override object
 // (policy.DecodeRuleInput): tools, pattern and an action or severity are
 // required.
-func decodeRule(m map[string]any) (policy.Rule, *service.Error) {
+func decodeRule(m policy.Mapping) (policy.Rule, *service.Error) {
 	r, fe := policy.DecodeRuleInput("", m, engine.ValidatePattern)
 	return r, fieldError(fe)
 }
 
 // decodeRulePatch checks and decodes a rule change (a PATCH): missing keys
 // are fine and null removes a key.
-func decodeRulePatch(m map[string]any) (policy.RulePatch, *service.Error) {
+func decodeRulePatch(m policy.Mapping) (policy.RulePatch, *service.Error) {
 	p, fe := policy.DecodeRulePatchInput("", m, engine.ValidatePattern)
 	return p, fieldError(fe)
 }
 
 // checkSection checks the levels and entries of a whole section the way the
 // single-resource routes do, so PUT /permissions and validate name fields.
-func checkSection(sec map[string]any) *service.Error {
+func checkSection(sec policy.Written) *service.Error {
 	if err := policy.CheckSectionInput(sec, engine.ValidatePattern); err != nil {
 		return fieldError(err)
 	}
-	return fieldError(policy.CheckExternalInput(sec["external_directory"]))
+	return fieldError(policy.CheckExternalInput(sec.External))
 }

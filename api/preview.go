@@ -18,8 +18,8 @@ const (
 // one of a whole draft section, a rule to add or replace (by id) or the id
 // of a rule to delete, and how many logged calls to replay.
 type PreviewRequest struct {
-	Permissions map[string]any `json:"permissions"`
-	Rule        map[string]any `json:"rule"`
+	Permissions policy.Mapping `json:"permissions"`
+	Rule        policy.Mapping `json:"rule"`
 	DeleteRule  *string        `json:"delete_rule"`
 	Limit       int            `json:"limit"`
 }
@@ -57,10 +57,13 @@ func (s *Server) handlePreview(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	draft := service.Draft{Rule: in.Rule, DeleteRule: in.DeleteRule}
-	if in.Permissions != nil {
-		w := policy.WrittenOf(in.Permissions)
+	draft := service.Draft{DeleteRule: in.DeleteRule}
+	if in.Permissions.IsMapping() {
+		w := in.Permissions.Written()
 		draft.Permissions = &w
+	}
+	if in.Rule.IsMapping() {
+		draft.Rule = &in.Rule
 	}
 	impact, err := s.policy.Preview(r.Context(), s.deps.Decisions, draft, in.Limit)
 	if err != nil {

@@ -54,16 +54,13 @@ func rpcParams(params json.RawMessage, v any) error {
 	return decodeBytes(params, v)
 }
 
-// rpcObject decodes params into a map.
-func rpcObject(params json.RawMessage) (map[string]any, error) {
-	var m map[string]any
+// rpcObject decodes params, an object as given ({} when absent or null).
+func rpcObject(params json.RawMessage) (policy.Mapping, error) {
+	var m policy.Mapping
 	if err := rpcParams(params, &m); err != nil {
-		return nil, err
+		return policy.Mapping{}, err
 	}
-	if m == nil {
-		m = map[string]any{}
-	}
-	return m, nil
+	return m.OrEmpty(), nil
 }
 
 type noParams struct{}
@@ -110,7 +107,7 @@ func rpcToolsUpdate(s *Server, params json.RawMessage) (any, error) {
 // toolsSetParams are the params of permissions.tools.set: tool -> a
 // level, or a legacy mapping, as a config.yaml tools section holds them.
 type toolsSetParams struct {
-	Tools map[string]any `json:"tools"`
+	Tools policy.Mapping `json:"tools"`
 }
 
 // rpcToolsSet replaces the whole tools map: {"tools": {<tool>: level}}.
@@ -119,21 +116,27 @@ func rpcToolsSet(s *Server, params json.RawMessage) (any, error) {
 	if err := rpcParams(params, &p); err != nil {
 		return nil, err
 	}
-	if p.Tools == nil {
+	if !p.Tools.IsMapping() {
 		return nil, service.BadRequest("tools", "tools is required: an object of tool -> level")
 	}
-	if err := checkSection(map[string]any{"tools": p.Tools}); err != nil {
+	if err := checkSection(policy.Written{Tools: p.Tools}); err != nil {
 		return nil, err
 	}
 	sec, etag, err := s.section()
 	if err != nil {
 		return nil, err
 	}
-	sec.Tools = policy.MappingOf(p.Tools)
+	sec.Tools = p.Tools
 	if _, err := s.policy.ReplaceSection(etag, sec); err != nil {
 		return nil, err
 	}
 	return ToolsResponse{Tools: sec.Tools}, nil // the tools set, in the shape they were given
+}
+
+// isText reports whether a value is a string.
+func isText(v policy.Value) bool {
+	_, ok := v.Text()
+	return ok
 }
 
 // idParams are the params of the methods that name one rule, override or
@@ -198,7 +201,7 @@ func rpcRulesCreate(s *Server, params json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := rule["id"].(string); !ok {
+	if id, _ := rule.Get("id"); !isText(id) {
 		return nil, service.BadRequest("id", "id is required")
 	}
 	typed, derr := decodeRule(rule)
@@ -217,12 +220,13 @@ func rpcRulesUpdate(s *Server, params json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	id, _ := patch["id"].(string)
+	given, _ := patch.Get("id")
+	id, _ := given.Text()
 	if id == "" {
 		return nil, service.BadRequest("id", "id is required")
 	}
-	delete(patch, "id")
-	if len(patch) == 0 {
+	patch = patch.Without("id")
+	if len(patch.Keys) == 0 {
 		return nil, service.BadRequest("", "nothing to update: give the fields to set")
 	}
 	change, derr := decodeRulePatch(patch)

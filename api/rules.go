@@ -72,11 +72,11 @@ func (s *Server) handleCreateRule(w http.ResponseWriter, r *http.Request) {
 // decodeEntry reads, checks and decodes a new rule or override; one
 // without an id gets the service's (service.NewID) when it is written.
 func decodeEntry(w http.ResponseWriter, r *http.Request) (policy.Rule, error) {
-	var body map[string]any
+	var body policy.Mapping
 	if err := decodeJSON(w, r, &body); err != nil {
 		return policy.Rule{}, err
 	}
-	if body == nil {
+	if !body.IsMapping() {
 		return policy.Rule{}, service.BadRequest("", "the body must be a JSON object")
 	}
 	entry, err := decodeRule(body)
@@ -106,12 +106,12 @@ func (s *Server) respondEntry(w http.ResponseWriter, r *http.Request, list, id, 
 // is set, null removes it; an id in the body renames the rule.
 func (s *Server) handlePatchRule(w http.ResponseWriter, r *http.Request) {
 	id := chi.URLParam(r, "id")
-	var patch map[string]any
+	var patch policy.Mapping
 	if err := decodeJSON(w, r, &patch); err != nil {
 		writeError(w, r, err)
 		return
 	}
-	if len(patch) == 0 {
+	if len(patch.Keys) == 0 {
 		writeError(w, r, service.BadRequest("", "the body must be an object with at least one field"))
 		return
 	}

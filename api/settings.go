@@ -1,9 +1,7 @@
 package api
 
 import (
-	"maps"
 	"net/http"
-	"slices"
 
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
@@ -36,7 +34,7 @@ func settingsOf(sec policy.Written) SettingsResponse {
 // handlePatchSettings is PATCH /api/v1/permissions/settings: each key given
 // is set; null removes it.
 func (s *Server) handlePatchSettings(w http.ResponseWriter, r *http.Request) {
-	var patch map[string]any
+	var patch policy.Mapping
 	if err := decodeJSON(w, r, &patch); err != nil {
 		writeError(w, r, err)
 		return
@@ -53,12 +51,12 @@ func (s *Server) handlePatchSettings(w http.ResponseWriter, r *http.Request) {
 }
 
 // checkSettings checks a settings patch field by field.
-func checkSettings(patch map[string]any) *service.Error {
-	if len(patch) == 0 {
+func checkSettings(patch policy.Mapping) *service.Error {
+	if len(patch.Keys) == 0 {
 		return service.BadRequest("", "the body must be an object with at least one setting")
 	}
-	for _, k := range slices.Sorted(maps.Keys(patch)) {
-		v := patch[k]
+	for _, f := range patch.Keys { // sorted
+		k, v := f.Key, f.Value.Any()
 		if v == nil {
 			continue
 		}

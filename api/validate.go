@@ -16,11 +16,12 @@ type ValidateResponse struct {
 // permissions section against the built-in rules in force. It writes
 // nothing and answers 200 with the problems (none when valid).
 func (s *Server) handleValidate(w http.ResponseWriter, r *http.Request) {
-	var sec map[string]any
-	if err := decodeJSON(w, r, &sec); err != nil {
+	var body policy.Mapping
+	if err := decodeJSON(w, r, &body); err != nil {
 		writeError(w, r, err)
 		return
 	}
+	sec := body.Written()
 	problems := s.policy.Validate(sec)
 	if err := checkSection(sec); err != nil && len(problems) == 0 {
 		for _, d := range err.Details {

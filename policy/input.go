@@ -41,13 +41,15 @@ func CheckLevel(field string, v any) *FieldError {
 func NormLevel(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
 // CheckLevelMap checks a mapping of key -> level.
-func CheckLevelMap(field string, v any) *FieldError {
-	m, ok := v.(map[string]any)
-	if !ok {
+func CheckLevelMap(field string, v any) *FieldError { return checkLevels(field, MappingOf(v)) }
+
+// checkLevels checks a mapping of key -> level as given.
+func checkLevels(field string, m Mapping) *FieldError {
+	if !m.IsMapping() {
 		return fieldErr(field, "%s must be an object of levels such as {\"*\": \"ask\"}", field)
 	}
-	for _, k := range sortedKeys(m) {
-		if err := CheckLevel(SubField(field, k), m[k]); err != nil {
+	for _, f := range m.Keys {
+		if err := CheckLevel(SubField(field, f.Key), f.Value.v); err != nil {
 			return err
 		}
 	}
@@ -57,18 +59,19 @@ func CheckLevelMap(field string, v any) *FieldError {
 // CheckRuleInput checks a rule or approval override object of a request.
 // With partial (a PATCH), missing keys are fine and null removes a key;
 // otherwise tools, pattern and an action or severity are required.
-func CheckRuleInput(field string, m map[string]any, partial bool, pattern PatternCheck) *FieldError {
-	for _, k := range sortedKeys(m) {
+func CheckRuleInput(field string, m Mapping, partial bool, pattern PatternCheck) *FieldError {
+	for _, f := range m.Keys {
+		k := f.Key
 		if !isRuleField(k) {
 			return fieldErr(SubField(field, k), "unknown field %q (allowed: id, tools, pattern, action, severity, match_type, description, source, examples, mode)", k)
 		}
-		if m[k] == nil {
+		if f.Value.v == nil {
 			if !partial || k == "id" || k == "tools" || k == "pattern" {
 				return fieldErr(SubField(field, k), "%s may not be null", k)
 			}
 			continue
 		}
-		if err := checkRuleField(SubField(field, k), k, m[k], pattern); err != nil {
+		if err := checkRuleField(SubField(field, k), k, f.Value.v, pattern); err != nil {
 			return err
 		}
 	}
@@ -76,11 +79,13 @@ func CheckRuleInput(field string, m map[string]any, partial bool, pattern Patter
 		return nil
 	}
 	for _, k := range []string{"tools", "pattern"} {
-		if _, ok := m[k]; !ok {
+		if _, ok := m.Get(k); !ok {
 			return fieldErr(SubField(field, k), "%s is required", k)
 		}
 	}
-	if m["action"] == nil && m["severity"] == nil {
+	action, _ := m.Get("action")
+	severity, _ := m.Get("severity")
+	if action.v == nil && severity.v == nil {
 		return fieldErr(SubField(field, "action"), "an action (allow, ask, deny) or a severity (LOW, MEDIUM, HIGH, CRITICAL) is required")
 	}
 	return nil
@@ -160,12 +165,12 @@ func CheckToolsInput(field string, v any) *FieldError {
 // validate name fields. Owner scopes in an object are decoded as their own
 // route does (DecodeOwnerScopesInput); owner scopes of another type are
 // left to the lenient validation, as before.
-func CheckSectionInput(sec map[string]any, pattern PatternCheck) *FieldError {
+func CheckSectionInput(sec Written, pattern PatternCheck) *FieldError {
 	if err := checkSectionEntries(sec, pattern); err != nil {
 		return err
 	}
-	if scopes, ok := sec[OwnerScopesField].(map[string]any); ok {
-		if _, err := DecodeOwnerScopesInput(scopes, pattern); err != nil {
+	if sec.Owners.IsMapping() {
+		if _, err := DecodeOwnerScopesInput(sec.Owners, pattern); err != nil {
 			return err
 		}
 	}
@@ -173,28 +178,28 @@ func CheckSectionInput(sec map[string]any, pattern PatternCheck) *FieldError {
 }
 
 // checkSectionEntries checks defaults, tools, rules and approval_overrides.
-func checkSectionEntries(sec map[string]any, pattern PatternCheck) *FieldError {
-	if v, ok := sec["defaults"]; ok && v != nil {
-		if err := CheckLevelMap("defaults", v); err != nil {
+func checkSectionEntries(sec Written, pattern PatternCheck) *FieldError {
+	if sec.Defaults.IsMapping() || sec.Defaults.v != nil {
+		if err := checkLevels("defaults", sec.Defaults); err != nil {
 			return err
 		}
 	}
-	if tools, ok := sec["tools"].(map[string]any); ok {
-		for _, k := range sortedKeys(tools) {
-			if _, legacy := tools[k].(map[string]any); legacy {
-				continue
-			}
-			if err := CheckLevel("tools."+k, tools[k]); err != nil {
-				return err
-			}
+	for _, f := range sec.Tools.Keys { // none when tools is not a mapping
+		if MappingOf(f.Value.v).IsMapping() { // legacy {"*", patterns}
+			continue
+		}
+		if err := CheckLevel("tools."+f.Key, f.Value.v); err != nil {
+			return err
 		}
 	}
-	for _, list := range []string{"rules", "approval_overrides"} {
-		entries, _ := sec[list].([]any)
-		for i, e := range entries {
-			field := fmt.Sprintf("%s[%d]", list, i)
-			m, ok := e.(map[string]any)
-			if !ok {
+	for _, list := range []struct {
+		key     string
+		entries []Entry
+	}{{"rules", sec.Rules.Entries}, {"approval_overrides", sec.Overrides.Entries}} {
+		for i, e := range list.entries {
+			field := fmt.Sprintf("%s[%d]", list.key, i)
+			m := MappingOf(e.v)
+			if !m.IsMapping() {
 				return fieldErr(field, "an entry must be an object")
 			}
 			if err := CheckRuleInput(field, m, false, pattern); err != nil {
@@ -207,12 +212,12 @@ func checkSectionEntries(sec map[string]any, pattern PatternCheck) *FieldError {
 
 // CheckExternalInput checks external_directory in a request: a level or a
 // mapping of path prefix to level.
-func CheckExternalInput(v any) *FieldError {
-	switch ext := v.(type) {
-	case string:
-		return CheckLevel("external_directory", ext)
-	case map[string]any:
-		return CheckLevelMap("external_directory", ext)
+func CheckExternalInput(ext Mapping) *FieldError {
+	if level, ok := ext.Text(); ok {
+		return CheckLevel("external_directory", level)
+	}
+	if ext.IsMapping() {
+		return checkLevels("external_directory", ext)
 	}
 	return nil
 }

@@ -26,10 +26,10 @@ const OwnerScopesField = "owner_scopes"
 // Empty tools and patterns objects are kept (Map writes them back), but an
 // empty defaults object reads as no defaults: OwnerScope has no place for
 // it, so it is not written back (the engine reads both alike).
-func DecodeOwnerScopesInput(scopes map[string]any, pattern PatternCheck) (OwnerScopes, *FieldError) {
-	out := OwnerScopes{Configured: len(scopes) > 0}
-	for _, ch := range sortedKeys(scopes) {
-		oc, err := ownerChannelInput(ch, scopes[ch], pattern)
+func DecodeOwnerScopesInput(scopes Mapping, pattern PatternCheck) (OwnerScopes, *FieldError) {
+	out := OwnerScopes{Configured: len(scopes.Keys) > 0}
+	for _, f := range scopes.Keys {
+		oc, err := ownerChannelInput(f.Key, f.Value.v, pattern)
 		if err != nil {
 			return OwnerScopes{}, err
 		}

@@ -67,7 +67,7 @@ func TestDecodeOwnerScopesInputRefusals(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.note, func(t *testing.T) {
-			got, err := DecodeOwnerScopesInput(jsonObject(t, c.body), testPattern)
+			got, err := DecodeOwnerScopesInput(MappingOf(jsonObject(t, c.body)), testPattern)
 			if err == nil {
 				t.Fatalf("got %+v, want an error on %s", got, c.field)
 			}
@@ -81,11 +81,11 @@ func TestDecodeOwnerScopesInputRefusals(t *testing.T) {
 // TestDecodeOwnerScopesInputPatternKind: a pattern that does not compile
 // is ErrBadPattern; other refusals are ErrInvalid.
 func TestDecodeOwnerScopesInputPatternKind(t *testing.T) {
-	_, err := DecodeOwnerScopesInput(jsonObject(t, `{"f":{"u":{"tools":{"bash":{"patterns":{"re:(":"deny"}}}}}}`), testPattern)
+	_, err := DecodeOwnerScopesInput(MappingOf(jsonObject(t, `{"f":{"u":{"tools":{"bash":{"patterns":{"re:(":"deny"}}}}}}`)), testPattern)
 	if !errors.Is(err, ErrBadPattern) {
 		t.Errorf("got %v, want ErrBadPattern", err)
 	}
-	_, err = DecodeOwnerScopesInput(jsonObject(t, `{"f":"x"}`), testPattern)
+	_, err = DecodeOwnerScopesInput(MappingOf(jsonObject(t, `{"f":"x"}`)), testPattern)
 	if !errors.Is(err, ErrInvalid) {
 		t.Errorf("got %v, want ErrInvalid", err)
 	}
@@ -120,7 +120,7 @@ func TestDecodeOwnerScopesInput(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.note, func(t *testing.T) {
 			in := jsonObject(t, c.body)
-			got, err := DecodeOwnerScopesInput(in, testPattern)
+			got, err := DecodeOwnerScopesInput(MappingOf(in), testPattern)
 			if err != nil {
 				t.Fatalf("got %v, want valid", err)
 			}
@@ -140,7 +140,7 @@ func TestDecodeOwnerScopesInput(t *testing.T) {
 func TestOwnerScopesInputMatchesLenient(t *testing.T) {
 	body := `{"feishu":{"ou_1":{"tools":{"bash":{"patterns":{"git *":"allow"},"*":"ask"},"grep":{},"ls":{"patterns":{}},"read_file":"allow"},"defaults":{"*":"deny"}},"ou_2":{}},"slack":{}}`
 	in := jsonObject(t, body)
-	strict, err := DecodeOwnerScopesInput(in, testPattern)
+	strict, err := DecodeOwnerScopesInput(MappingOf(in), testPattern)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestCheckSectionInputOwnerScopes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.note, func(t *testing.T) {
-			err := CheckSectionInput(jsonObject(t, c.sec), testPattern)
+			err := CheckSectionInput(WrittenOf(jsonObject(t, c.sec)), testPattern)
 			got := ""
 			if err != nil {
 				got = err.Field

@@ -44,7 +44,7 @@ func TestCheckRuleInput(t *testing.T) {
 		{"action or severity required", map[string]any{"tools": "bash", "pattern": "x"}, false, "action", "an action"},
 	}
 	for _, c := range cases {
-		err := CheckRuleInput("", c.rule, c.partial, badPattern)
+		err := CheckRuleInput("", MappingOf(c.rule), c.partial, badPattern)
 		switch {
 		case c.field == "" && err != nil:
 			t.Errorf("%s: got %v, want nil", c.note, err)
@@ -69,7 +69,7 @@ func TestCheckSectionInput(t *testing.T) {
 		{"override field", map[string]any{"approval_overrides": []any{map[string]any{"tools": "bash", "pattern": "x", "action": "nope"}}}, "approval_overrides[0].action"},
 	}
 	for _, c := range cases {
-		err := CheckSectionInput(c.sec, nil)
+		err := CheckSectionInput(WrittenOf(c.sec), nil)
 		got := ""
 		if err != nil {
 			got = err.Field
@@ -92,7 +92,7 @@ func TestCheckSectionInput(t *testing.T) {
 		{"absent", nil, ""},
 	}
 	for _, c := range ext {
-		err := CheckExternalInput(c.v)
+		err := CheckExternalInput(MappingOf(c.v))
 		got := ""
 		if err != nil {
 			got = err.Field

@@ -13,18 +13,18 @@ type RulePatch struct {
 
 // DecodeRulePatch reads a PATCH body that CheckRuleInput (partial)
 // accepted: a key with null is removed, every other key is set.
-func DecodeRulePatch(m map[string]any) RulePatch {
+func DecodeRulePatch(m Mapping) RulePatch {
 	var p RulePatch
-	set := make(map[string]any, len(m))
+	set := make(map[string]any, len(m.Keys))
 	for _, k := range RuleFields {
-		v, ok := m[k]
+		v, ok := m.Get(k)
 		switch {
 		case !ok:
-		case v == nil:
+		case v.v == nil:
 			p.Remove = append(p.Remove, k)
 		default:
 			p.Set = append(p.Set, k)
-			set[k] = v
+			set[k] = v.v
 		}
 	}
 	p.Rule, _, _ = DecodeRule(set, "rule")
@@ -59,17 +59,17 @@ func (p RulePatch) NewID() (string, bool) {
 // DecodeRuleInput checks a new rule or approval override of a request
 // (CheckRuleInput, all of it required) and decodes it: the one step from a
 // request's object to the typed rule the edit ports take.
-func DecodeRuleInput(field string, m map[string]any, pattern PatternCheck) (Rule, *FieldError) {
+func DecodeRuleInput(field string, m Mapping, pattern PatternCheck) (Rule, *FieldError) {
 	if fe := CheckRuleInput(field, m, false, pattern); fe != nil {
 		return Rule{}, fe
 	}
-	r, _, _ := DecodeRule(m, "rule")
+	r, _, _ := DecodeRule(m.Any(), "rule")
 	return r, nil
 }
 
 // DecodeRulePatchInput checks a rule change of a request (CheckRuleInput,
 // partial: null removes a field) and decodes it into a RulePatch.
-func DecodeRulePatchInput(field string, m map[string]any, pattern PatternCheck) (RulePatch, *FieldError) {
+func DecodeRulePatchInput(field string, m Mapping, pattern PatternCheck) (RulePatch, *FieldError) {
 	if fe := CheckRuleInput(field, m, true, pattern); fe != nil {
 		return RulePatch{}, fe
 	}

@@ -40,7 +40,7 @@ func TestDecodeRulePatch(t *testing.T) {
 			RulePatch{Rule: Rule{ID: "r-2", Pattern: "ls *"}, Set: []string{"id", "pattern"}}, "r-2"},
 	}
 	for _, c := range cases {
-		p := DecodeRulePatch(c.body)
+		p := DecodeRulePatch(MappingOf(c.body))
 		if !samePatch(p, c.want) {
 			t.Errorf("%s: got %+v, want %+v", c.note, p, c.want)
 		}
@@ -52,7 +52,7 @@ func TestDecodeRulePatch(t *testing.T) {
 }
 
 func TestReplaceFieldsRemovesClearedFields(t *testing.T) {
-	p := DecodeRulePatch(map[string]any{"id": "r", "tools": []any{"bash"}, "pattern": "", "action": "allow"})
+	p := DecodeRulePatch(MappingOf(map[string]any{"id": "r", "tools": []any{"bash"}, "pattern": "", "action": "allow"}))
 	got := ReplaceFields(p.Rule, "id", "tools", "pattern", "action", "severity", "description")
 	want := RulePatch{Rule: p.Rule, Set: []string{"id", "tools", "pattern", "action"}, Remove: []string{"severity", "description"}}
 	if !samePatch(got, want) {
@@ -82,11 +82,11 @@ func TestDecodeRuleInputs(t *testing.T) {
 		var fe *FieldError
 		if c.partial {
 			var p RulePatch
-			p, fe = DecodeRulePatchInput("", c.body, noCheck)
+			p, fe = DecodeRulePatchInput("", MappingOf(c.body), noCheck)
 			got = patchView(p)
 		} else {
 			var r Rule
-			r, fe = DecodeRuleInput("", c.body, noCheck)
+			r, fe = DecodeRuleInput("", MappingOf(c.body), noCheck)
 			got = r.Map()
 		}
 		switch {

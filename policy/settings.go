@@ -22,7 +22,7 @@ type SettingsPatch struct {
 // (a bool for enabled, strings, a mapping of levels for defaults): a key
 // with null is removed, a key that is not a setting or a value of another
 // type is left out.
-func DecodeSettingsPatch(m map[string]any) SettingsPatch {
+func DecodeSettingsPatch(m Mapping) SettingsPatch {
 	var p SettingsPatch
 	str := func(v any) *string {
 		if s, ok := v.(string); ok {
@@ -31,7 +31,8 @@ func DecodeSettingsPatch(m map[string]any) SettingsPatch {
 		return nil
 	}
 	for _, k := range SettingsKeys {
-		v, ok := m[k]
+		given, ok := m.Get(k)
+		v := given.v
 		switch {
 		case !ok:
 		case v == nil:
@@ -49,11 +50,11 @@ func DecodeSettingsPatch(m map[string]any) SettingsPatch {
 		case k == "deny_guidance_message":
 			p.DenyGuidanceMessage = str(v)
 		case k == "defaults":
-			levels, _ := asMap(v)
+			levels := MappingOf(v).Keys
 			p.Defaults = make(map[string]string, len(levels))
-			for lk, lv := range levels {
-				if s, ok := lv.(string); ok {
-					p.Defaults[lk] = s
+			for _, f := range levels {
+				if s, ok := f.Value.Text(); ok {
+					p.Defaults[f.Key] = s
 				}
 			}
 		}

@@ -23,7 +23,7 @@ func TestDecodeSettingsPatch(t *testing.T) {
 			SettingsPatch{Enabled: &on}},
 	}
 	for _, c := range cases {
-		if got := DecodeSettingsPatch(c.body); !reflect.DeepEqual(got, c.want) {
+		if got := DecodeSettingsPatch(MappingOf(c.body)); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: got %+v, want %+v", c.note, got, c.want)
 		}
 	}

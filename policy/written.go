@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Written is the permissions section as written (docs/configuration.md#permissions-keys):
@@ -181,10 +184,14 @@ func (l List) MarshalJSON() ([]byte, error) {
 
 // WrittenOf reads a decoded section (nil when absent) as written. It takes
 // the values as they are, without copying: the caller hands over m.
-func WrittenOf(m map[string]any) Written {
+func WrittenOf(m map[string]any) Written { return mappingOf(m).Written() }
+
+// Written reads the mapping as a permissions section as written (nothing
+// when it is not a mapping).
+func (m Mapping) Written() Written {
 	var w Written
-	for k, v := range m {
-		val := Value{set: true, v: v}
+	for _, f := range m.Keys {
+		k, v, val := f.Key, f.Value.v, f.Value
 		switch k {
 		case "enabled":
 			w.Enabled = val
@@ -209,11 +216,41 @@ func WrittenOf(m map[string]any) Written {
 		case "approval_overrides":
 			w.Overrides = listOf(v)
 		default:
-			w.Extra = append(w.Extra, Field{Key: k, Value: val})
+			w.Extra = append(w.Extra, val.field(k)) // sorted, as m.Keys
 		}
 	}
-	sortFields(w.Extra)
 	return w
+}
+
+func (v Value) field(key string) Field { return Field{Key: key, Value: v} }
+
+// UnmarshalJSONFrom reads a request's object as given, decoded exactly as
+// into a map[string]any (numbers as float64; a value that is not an object
+// is refused with the same error, naming the same place), so the strict
+// input checks name fields and tell null from absent as they did. A JSON
+// null is a Mapping that is set and not a mapping.
+func (m *Mapping) UnmarshalJSONFrom(dec *jsontext.Decoder) error {
+	var obj map[string]any
+	if err := jsonv2.UnmarshalDecode(dec, &obj); err != nil {
+		return err
+	}
+	if obj == nil {
+		*m = Mapping{Value: Value{set: true}}
+		return nil
+	}
+	*m = mappingOf(obj)
+	return nil
+}
+
+// Without is the mapping without key (the mapping itself when it is not
+// one or has no such key).
+func (m Mapping) Without(key string) Mapping {
+	i, ok := slices.BinarySearchFunc(m.Keys, key, func(f Field, k string) int { return strings.Compare(f.Key, k) })
+	if !ok {
+		return m
+	}
+	m.Keys = slices.Delete(slices.Clone(m.Keys), i, i+1)
+	return m
 }
 
 // MappingOf reads one value that should be a mapping, as written.

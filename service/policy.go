@@ -269,8 +269,8 @@ func (p *Policy) EngineOptions() engine.Options { return p.docs.EngineOptions() 
 // Validate dry-runs a section against the built-in rules in force, with
 // the options the policy in force is compiled with, and returns every
 // problem; nothing is written.
-func (p *Policy) Validate(section map[string]any) []policy.Problem {
+func (p *Policy) Validate(section policy.Written) []policy.Problem {
 	builtin, _ := p.docs.BuiltinRules()
-	_, problems := engine.Compile(store.Normalize(section), builtin, p.docs.EngineOptions())
+	_, problems := engine.Compile(store.Normalize(section.Map()), builtin, p.docs.EngineOptions())
 	return problems
 }

@@ -21,7 +21,7 @@ const (
 type Draft struct {
 	Permissions *policy.Written
 	// Rule is the rule as given, compiled as written.
-	Rule       map[string]any
+	Rule       *policy.Mapping
 	ReplaceID  string
 	DeleteRule *string
 }
@@ -82,7 +82,7 @@ func (d Draft) apply(current policy.Written) (policy.Written, error) {
 	case d.Permissions != nil:
 		return *d.Permissions, nil
 	case d.Rule != nil:
-		rule := policy.EntryOf(d.Rule)
+		rule := policy.EntryOf(d.Rule.Any())
 		id := rule.ID
 		if strings.TrimSpace(id) == "" {
 			return policy.Written{}, BadRequest("rule.id", "rule.id is required to add or replace a rule")

@@ -47,7 +47,7 @@ func TestGoldenEdits(t *testing.T) {
 			return err
 		}},
 		{"update a rule: null removes a key", "update_rule", "config.yaml", func(s *Store) error {
-			_, err := s.UpdateRule("rule_001", policy.DecodeRulePatch(map[string]any{"action": nil, "severity": "HIGH", "description": "secrets need a look"}))
+			_, err := s.UpdateRule("rule_001", policy.DecodeRulePatch(policy.MappingOf(map[string]any{"action": nil, "severity": "HIGH", "description": "secrets need a look"})))
 			return err
 		}},
 		{"delete a rule", "delete_rule", "config.yaml", func(s *Store) error {
@@ -75,7 +75,7 @@ func TestGoldenEdits(t *testing.T) {
 			return err
 		}},
 		{"set settings", "set_settings", "config.yaml", func(s *Store) error {
-			_, err := s.SetSettings(policy.DecodeSettingsPatch(map[string]any{"permission_mode": "strict", "enabled": false, "deny_guidance_message": "Ask an admin."}))
+			_, err := s.SetSettings(policy.DecodeSettingsPatch(policy.MappingOf(map[string]any{"permission_mode": "strict", "enabled": false, "deny_guidance_message": "Ask an admin."})))
 			return err
 		}},
 		{"set owner scopes", "set_owner_scopes", "config.yaml", func(s *Store) error {

@@ -17,7 +17,7 @@ func ruleOf(m map[string]any) policy.Rule {
 // scopesOf is the typed owner scopes a request body decodes to.
 func scopesOf(t *testing.T, m map[string]any) policy.OwnerScopes {
 	t.Helper()
-	scopes, fe := policy.DecodeOwnerScopesInput(m, engine.ValidatePattern)
+	scopes, fe := policy.DecodeOwnerScopesInput(policy.MappingOf(m), engine.ValidatePattern)
 	if fe != nil {
 		t.Fatalf("owner scopes %v: %v", m, fe)
 	}

@@ -57,14 +57,14 @@ func TestPatchChanges(t *testing.T) {
 		patch policy.RulePatch
 		want  string
 	}{
-		{"set and remove", policy.DecodeRulePatch(map[string]any{"action": nil, "severity": "HIGH", "description": "secrets need a look", "tools": []any{"bash", "sh"}}),
+		{"set and remove", policy.DecodeRulePatch(policy.MappingOf(map[string]any{"action": nil, "severity": "HIGH", "description": "secrets need a look", "tools": []any{"bash", "sh"}})),
 			"tools: [bash, sh]; -action; severity: HIGH; description: secrets need a look"},
 		{"a field set to empty", policy.RulePatch{Rule: policy.Rule{ID: "r2"}, Set: []string{"description", "id", "examples"}},
 			`id: r2; description: ""; examples: ""`},
 		{"set and removed; an extra key", policy.RulePatch{Rule: policy.Rule{Pattern: "p", Extra: map[string]any{"approved_by": "ann"}},
 			Set: []string{"pattern", "approved_by"}, Remove: []string{"pattern"}},
 			"-pattern; approved_by: ann"},
-		{"a level in any case is written by name", policy.DecodeRulePatch(map[string]any{"action": "ASK", "tools": "bash"}),
+		{"a level in any case is written by name", policy.DecodeRulePatch(policy.MappingOf(map[string]any{"action": "ASK", "tools": "bash"})),
 			"tools: [bash]; action: ask"},
 	}
 	for _, c := range cases {

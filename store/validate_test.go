@@ -134,11 +134,11 @@ func TestEditRejectsNewProblems(t *testing.T) {
 		}},
 		{"bad level", "permissions.tools.grep", func() error { _, err := s.SetToolLevel("grep", "perhaps"); return err }},
 		{"bad mode", "permissions.permission_mode", func() error {
-			_, err := s.SetSettings(policy.DecodeSettingsPatch(map[string]any{"permission_mode": "paranoid"}))
+			_, err := s.SetSettings(policy.DecodeSettingsPatch(policy.MappingOf(map[string]any{"permission_mode": "paranoid"})))
 			return err
 		}},
 		{"unknown tool in a patch", "permissions.rules[0].tools", func() error {
-			_, err := s.UpdateRule("good", policy.DecodeRulePatch(map[string]any{"tools": []any{"no_such_tool"}}))
+			_, err := s.UpdateRule("good", policy.DecodeRulePatch(policy.MappingOf(map[string]any{"tools": []any{"no_such_tool"}})))
 			return err
 		}},
 	}
@@ -171,7 +171,7 @@ func TestSentinelErrors(t *testing.T) {
 	}{
 		{"delete a missing tool", ErrNotFound, func() error { _, err := s.DeleteTool("nope"); return err }},
 		{"update a missing rule", ErrNotFound, func() error {
-			_, err := s.UpdateRule("nope", policy.DecodeRulePatch(map[string]any{"action": "deny"}))
+			_, err := s.UpdateRule("nope", policy.DecodeRulePatch(policy.MappingOf(map[string]any{"action": "deny"})))
 			return err
 		}},
 		{"delete a missing rule", ErrNotFound, func() error { _, err := s.DeleteRule("nope"); return err }},
@@ -182,7 +182,7 @@ func TestSentinelErrors(t *testing.T) {
 			return err
 		}},
 		{"rename a rule to a used id", ErrExists, func() error {
-			_, err := s.UpdateRule("rule_001", policy.DecodeRulePatch(map[string]any{"id": "cli_rule_bash_ls_*"}))
+			_, err := s.UpdateRule("rule_001", policy.DecodeRulePatch(policy.MappingOf(map[string]any{"id": "cli_rule_bash_ls_*"})))
 			return err
 		}},
 		{"add an override with a used id", ErrExists, func() error {

@@ -43,7 +43,8 @@ func (u *UI) replayWithRule(ctx context.Context, form templates.RuleForm, rule *
 		out.Note = t("preview.note.off")
 		return out
 	}
-	impact, err := u.pol.Preview(ctx, u.recent, service.Draft{Rule: rule.Map(), ReplaceID: form.OrigID}, previewCalls)
+	given := policy.MappingOf(rule.Map())
+	impact, err := u.pol.Preview(ctx, u.recent, service.Draft{Rule: &given, ReplaceID: form.OrigID}, previewCalls)
 	if err != nil {
 		out.Note = t.f("preview.note.read", service.Classify(err).Message)
 		return out
