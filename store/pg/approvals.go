@@ -16,39 +16,10 @@ import (
 	"github.com/toolgate/toolgate/txn"
 )
 
-// PartApprovals is the schema part of the shared pending asks.
-const PartApprovals = "approvals"
-
 // expiryLockKey is the pg_try_advisory_xact_lock key of the expiry lease
 // ("toolasks" in ASCII): the replica that holds it runs expiry, the others
 // skip that round.
 const expiryLockKey int64 = 0x746f6f6c61736b73
-
-// approvalMigrations create the table of live asks. It holds the raw tool
-// arguments (the join key and an always-allow override need them), so
-// resolved rows are removed after the retention; the approval history, with
-// redacted arguments, is kept elsewhere.
-var approvalMigrations = []Migration{{
-	Version: 1,
-	Name:    "approval_asks",
-	SQL: `CREATE TABLE approval_asks (
-	id             text        PRIMARY KEY,
-	status         text        NOT NULL CHECK (status IN ('pending', 'allowed', 'denied', 'expired', 'cancelled')),
-	join_key       bytea,
-	created_at     timestamptz NOT NULL,
-	expires_at     timestamptz NOT NULL,
-	request        json        NOT NULL,
-	joins          integer     NOT NULL DEFAULT 0,
-	choice         text        NOT NULL DEFAULT '',
-	decided_by     text        NOT NULL DEFAULT '',
-	comment        text        NOT NULL DEFAULT '',
-	decided_at     timestamptz,
-	persisted_rule json
-);
-CREATE UNIQUE INDEX approval_asks_pending_key ON approval_asks (join_key) WHERE status = 'pending';
-CREATE INDEX approval_asks_pending_due ON approval_asks (expires_at) WHERE status = 'pending';
-CREATE INDEX approval_asks_decided ON approval_asks (decided_at) WHERE status <> 'pending';`,
-}}
 
 // approvalCols is the column list every query that returns an ask selects,
 // in the order scanAsk reads.
@@ -80,10 +51,7 @@ var _ approval.Shared = (*Approvals)(nil)
 // history's, which every change is recorded in, in the same transaction)
 // and returns the shared ask store on it.
 func OpenApprovals(ctx context.Context, db *DB) (*Approvals, error) {
-	if err := Migrate(ctx, db, PartApprovals, approvalMigrations); err != nil {
-		return nil, err
-	}
-	if err := Migrate(ctx, db, PartHistory, historyMigrations); err != nil {
+	if err := MigrateParts(ctx, db, PartApprovals, PartHistory); err != nil {
 		return nil, err
 	}
 	return &Approvals{db: db, log: db.log, preparing: make(chan struct{}, 1)}, nil

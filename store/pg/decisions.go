@@ -14,41 +14,6 @@ import (
 	"github.com/toolgate/toolgate/store/decisionlog"
 )
 
-// PartDecisions is the schema part of the decision log.
-const PartDecisions = "decisionlog"
-
-// decisionMigrations are the decision log's schema steps. ts is unix
-// microseconds as in the SQLite log, so that filters, cursors and buckets
-// compute the same numbers; id comes from one sequence that every replica
-// draws from, so the newest-first order and the Before cursor span all
-// replicas; replica names the writer.
-var decisionMigrations = []Migration{{Version: 1, Name: "decision log", SQL: `
-CREATE TABLE decisions (
-	id           bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-	ts           bigint NOT NULL,
-	replica      text   NOT NULL DEFAULT '',
-	source       text   NOT NULL,
-	agent        text   NOT NULL DEFAULT 'rest',
-	tool         text   NOT NULL,
-	summary      text   NOT NULL,
-	channel      text   NOT NULL DEFAULT '',
-	session      text   NOT NULL DEFAULT '',
-	level        text   NOT NULL,
-	matched_rule text   NOT NULL DEFAULT '',
-	latency_us   bigint NOT NULL DEFAULT 0,
-	request      text
-);
-COMMENT ON COLUMN decisions.ts IS 'unix microseconds';
-COMMENT ON COLUMN decisions.request IS 'redacted full call as JSON, only with --log-full-args';
-CREATE INDEX decisions_ts ON decisions (ts);
-CREATE INDEX decisions_tool ON decisions (tool, id);
-CREATE INDEX decisions_session ON decisions (session, id);
-CREATE INDEX decisions_agent ON decisions (agent, id);
-`}, {Version: 2, Name: "decision log shadow", SQL: `
-ALTER TABLE decisions ADD COLUMN shadow_level text NOT NULL DEFAULT '';
-ALTER TABLE decisions ADD COLUMN shadow_rule text NOT NULL DEFAULT '';
-`}}
-
 // DecisionLogOptions configure a DecisionLog: the SQLite log's options
 // (zero values take the same defaults) and the name this replica writes.
 type DecisionLogOptions struct {
@@ -77,7 +42,7 @@ type DecisionLog struct {
 // OpenDecisionLog migrates the decision log's tables in db and starts its
 // writer. Close stops the writer; it does not close db.
 func OpenDecisionLog(ctx context.Context, db *DB, opts DecisionLogOptions) (*DecisionLog, error) {
-	if err := Migrate(ctx, db, PartDecisions, decisionMigrations); err != nil {
+	if err := MigrateParts(ctx, db, PartDecisions); err != nil {
 		return nil, err
 	}
 	fillDecisionOptions(&opts)

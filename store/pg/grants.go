@@ -11,36 +11,9 @@ import (
 	"github.com/toolgate/toolgate/grant"
 )
 
-// PartGrants is the grants' part of the schema.
-const PartGrants = "grants"
-
 // ChannelGrants carries a notice each time a grant is added or revoked, so
 // that every replica reloads its live grants (docs/grants.md#storage).
 const ChannelGrants = "toolgate_grants"
-
-var grantMigrations = []Migration{{
-	Version: 1,
-	Name:    "grants",
-	SQL: `CREATE TABLE grants (
-	id          text        PRIMARY KEY,
-	tool_name   text        NOT NULL,
-	scope       text        NOT NULL CHECK (scope IN ('session', 'timed')),
-	match_type  text        NOT NULL,
-	pattern     text        NOT NULL,
-	args_digest text        NOT NULL,
-	session_id  text        NOT NULL,
-	token_id    text        NOT NULL,
-	channel_id  text        NOT NULL,
-	workspace   text        NOT NULL,
-	agent       text        NOT NULL,
-	summary     text        NOT NULL,
-	approval_id text        NOT NULL,
-	granted_by  text        NOT NULL,
-	created_at  timestamptz NOT NULL,
-	expires_at  timestamptz NOT NULL
-);
-CREATE INDEX grants_by_expiry ON grants (expires_at);`,
-}}
 
 // Grants keeps the grants of every replica in PostgreSQL; it is
 // grant.Store. It is safe for concurrent use.
@@ -52,7 +25,7 @@ var _ grant.Store = (*Grants)(nil)
 
 // OpenGrants migrates the grants' part of db and returns the store.
 func OpenGrants(ctx context.Context, db *DB) (*Grants, error) {
-	if err := Migrate(ctx, db, PartGrants, grantMigrations); err != nil {
+	if err := MigrateParts(ctx, db, PartGrants); err != nil {
 		return nil, err
 	}
 	return &Grants{db: db}, nil

@@ -13,66 +13,6 @@ import (
 	"github.com/toolgate/toolgate/store/history"
 )
 
-// PartHistory is the schema part of the approval history.
-const PartHistory = "history"
-
-// historyMigrations are the approval history's schema steps: one row per
-// approval (its latest state, with redacted arguments) and one per state
-// change. It is apart from approval_asks, the live asks with their raw
-// arguments, which are removed soon after they end; the history is kept.
-// Times are unix nanoseconds, as in the SQLite history, so that cursors and
-// the times read back are the same; ids compare bytewise (COLLATE "C") as
-// SQLite compares them, whatever the database's collation, so that pages
-// break ties in the same order.
-var historyMigrations = []Migration{{Version: 1, Name: "approval history", SQL: `
-CREATE TABLE approval_history (
-	id             text    COLLATE "C" PRIMARY KEY,
-	status         text    NOT NULL,
-	created_at     bigint  NOT NULL,
-	expires_at     bigint  NOT NULL,
-	decided_at     bigint,
-	tool_name      text    NOT NULL,
-	tool_args      text    NOT NULL,
-	channel_id     text    NOT NULL,
-	session_id     text    NOT NULL,
-	workspace      text    NOT NULL,
-	matched_rule   text    NOT NULL,
-	reason         text    NOT NULL,
-	external_paths text    NOT NULL,
-	choice         text    NOT NULL,
-	decided_by     text    NOT NULL,
-	comment        text    NOT NULL,
-	decision       text    NOT NULL,
-	persisted_rule text    NOT NULL,
-	joins          integer NOT NULL
-);
-COMMENT ON TABLE approval_history IS 'latest state of every approval; times in unix nanoseconds, tool_args redacted JSON';
-CREATE INDEX approval_history_by_created ON approval_history (created_at DESC, id DESC);
-CREATE INDEX approval_history_by_status ON approval_history (status, created_at DESC, id DESC);
-CREATE TABLE approval_history_events (
-	seq         bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-	approval_id text   COLLATE "C" NOT NULL REFERENCES approval_history (id) ON DELETE CASCADE,
-	at          bigint NOT NULL,
-	status      text   NOT NULL,
-	choice      text   NOT NULL,
-	actor       text   NOT NULL,
-	comment     text   NOT NULL
-);
-CREATE INDEX approval_history_events_by_approval ON approval_history_events (approval_id, seq);
-`}, {Version: 2, Name: "approval cause", SQL: approvalCauseStep},
-	{Version: 3, Name: "approval agent and grant", SQL: approvalGrantStep}}
-
-// approvalCauseStep keeps the step that asked (approval.Asked.Cause), as
-// the SQLite history does, so that an answer read back says why it was
-// asked rather than a guess from its paths. Rows recorded before it read
-// back with an empty cause, which the pages treat as unknown.
-const approvalCauseStep = `ALTER TABLE approval_history ADD COLUMN cause text NOT NULL DEFAULT '';`
-
-// approvalGrantStep keeps the runtime that asked and the grant an answer
-// made (its pattern masked), as the SQLite history does.
-const approvalGrantStep = `ALTER TABLE approval_history ADD COLUMN agent text NOT NULL DEFAULT '';
-ALTER TABLE approval_history ADD COLUMN grant_json text NOT NULL DEFAULT '';`
-
 // History is the approval history of every replica in PostgreSQL. It has
 // the method set of history.Store and answers as it does, and satisfies
 // approval.History. It is safe for concurrent use.
@@ -84,7 +24,7 @@ var _ approval.History = (*History)(nil)
 
 // OpenHistory migrates the approval history's tables in db and returns it.
 func OpenHistory(ctx context.Context, db *DB) (*History, error) {
-	if err := Migrate(ctx, db, PartHistory, historyMigrations); err != nil {
+	if err := MigrateParts(ctx, db, PartHistory); err != nil {
 		return nil, err
 	}
 	return &History{db: db}, nil

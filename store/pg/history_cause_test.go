@@ -61,7 +61,7 @@ func insertHistoryVersion1(t *testing.T, db *DB, id string, status approval.Stat
 func TestHistoryMigratesCause(t *testing.T) {
 	db := openDB(t, newDSN(t))
 	ctx := context.Background()
-	if err := Migrate(ctx, db, PartHistory, historyMigrations[:1]); err != nil {
+	if err := Migrate(ctx, db, PartHistory, Steps(PartHistory)[:1]); err != nil {
 		t.Fatalf("version 1: %v", err)
 	}
 	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
@@ -74,8 +74,8 @@ func TestHistoryMigratesCause(t *testing.T) {
 		t.Fatalf("open a version 1 history: %v", err)
 	}
 	var v int
-	if err := db.pool.QueryRow(ctx, `SELECT max(version) FROM schema_migrations WHERE part = $1`, PartHistory).Scan(&v); err != nil || v != len(historyMigrations) {
-		t.Fatalf("schema version: got %d (err %v), want %d", v, err, len(historyMigrations))
+	if err := db.pool.QueryRow(ctx, `SELECT max(version) FROM schema_migrations WHERE part = $1`, PartHistory).Scan(&v); err != nil || v != len(Steps(PartHistory)) {
+		t.Fatalf("schema version: got %d (err %v), want %d", v, err, len(Steps(PartHistory)))
 	}
 	got, err := h.GetApproval(ctx, "old-answered")
 	if err != nil || got.Status != approval.StatusDenied || got.Asked.Cause != "" ||

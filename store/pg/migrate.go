@@ -20,15 +20,6 @@ type Migration struct {
 	SQL  string
 }
 
-// Parts of the schema, each migrated by the constructor of what it stores.
-// Other files of this package add theirs (decision log, approval history,
-// approvals) with their own Migrate call.
-const (
-	PartPolicy   = "policy"
-	PartAuth     = "auth"
-	PartSessions = "sessions"
-)
-
 // migrationLockKey is the pg_advisory_xact_lock key every replica takes
 // before migrating ("toolgate" in ASCII), so that the steps of a database
 // run once however many replicas start at the same moment.

@@ -13,21 +13,6 @@ import (
 	"github.com/toolgate/toolgate/store"
 )
 
-// policyMigrations are the steps of PartPolicy: one row holding the
-// `permissions` section as YAML text and the user's built-in rules text,
-// with a version that every write raises by one.
-var policyMigrations = []Migration{
-	{Version: 1, Name: "policy_document", SQL: `
-CREATE TABLE policy_document (
-	id         smallint    PRIMARY KEY CHECK (id = 1),
-	config     text,
-	builtin    text,
-	version    bigint      NOT NULL,
-	updated_at timestamptz NOT NULL DEFAULT now()
-);
-INSERT INTO policy_document (id, config, builtin, version) VALUES (1, NULL, NULL, 0);`},
-}
-
 // ErrNoDocument is Document.ConfigErr while the database holds no policy
 // yet (before Import); it wraps fs.ErrNotExist, as a missing config.yaml.
 var ErrNoDocument = fmt.Errorf("pg: no policy document in the database yet: %w", fs.ErrNotExist)
@@ -49,7 +34,7 @@ var _ store.Backend = (*Policy)(nil)
 
 // OpenPolicy migrates PartPolicy and returns the backend.
 func OpenPolicy(ctx context.Context, db *DB) (*Policy, error) {
-	if err := Migrate(ctx, db, PartPolicy, policyMigrations); err != nil {
+	if err := MigrateParts(ctx, db, PartPolicy); err != nil {
 		return nil, err
 	}
 	return &Policy{db: db}, nil

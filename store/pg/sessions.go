@@ -13,22 +13,6 @@ import (
 	"github.com/toolgate/toolgate/store/auth"
 )
 
-// sessionMigrations are the steps of PartSessions: browser sessions keyed
-// by the SHA-256 of their id, so that a copy of the table holds no live
-// cookie.
-var sessionMigrations = []Migration{
-	{Version: 1, Name: "auth_sessions", SQL: `
-CREATE TABLE auth_sessions (
-	id_hash    bytea       PRIMARY KEY,
-	principal  jsonb       NOT NULL,
-	csrf       text        NOT NULL,
-	expires    timestamptz NOT NULL,
-	flash_kind text        NOT NULL DEFAULT '',
-	flash_text text        NOT NULL DEFAULT ''
-);
-CREATE INDEX auth_sessions_expires ON auth_sessions (expires);`},
-}
-
 // Sessions are browser sessions in PostgreSQL, an auth.SessionStore shared
 // by every replica: a browser signed in through one is known to all. A
 // sign-out through any replica reaches the OnDelete hooks of all
@@ -43,7 +27,7 @@ var _ auth.SessionStore = (*Sessions)(nil)
 
 // OpenSessions migrates PartSessions and returns the store.
 func OpenSessions(ctx context.Context, db *DB) (*Sessions, error) {
-	if err := Migrate(ctx, db, PartSessions, sessionMigrations); err != nil {
+	if err := MigrateParts(ctx, db, PartSessions); err != nil {
 		return nil, err
 	}
 	s := &Sessions{db: db}

@@ -24,21 +24,6 @@ import (
 	"github.com/toolgate/toolgate/store/auth"
 )
 
-// authMigrations are the steps of PartAuth: bearer tokens by the hex
-// SHA-256 of their secret; the admin token is the row with id "admin".
-var authMigrations = []Migration{
-	{Version: 1, Name: "auth_tokens", SQL: `
-CREATE TABLE auth_tokens (
-	id       text        PRIMARY KEY,
-	name     text        NOT NULL,
-	role     text        NOT NULL CHECK (role IN ('admin', 'approver', 'agent')),
-	channels text[]      NOT NULL DEFAULT '{}',
-	sessions text[]      NOT NULL DEFAULT '{}',
-	hash     text        NOT NULL UNIQUE,
-	created  timestamptz NOT NULL DEFAULT now()
-);`},
-}
-
 // adminID is the id of the admin token's row and principal.
 const adminID = "admin"
 
@@ -78,7 +63,7 @@ type Tokens struct {
 // file-mode tokens.json along. Of replicas starting together one makes
 // the admin token.
 func OpenTokens(ctx context.Context, db *DB, dir string) (t *Tokens, created bool, err error) {
-	if err := Migrate(ctx, db, PartAuth, authMigrations); err != nil {
+	if err := MigrateParts(ctx, db, PartAuth); err != nil {
 		return nil, false, err
 	}
 	t = &Tokens{db: db, dir: dir, lookups: make(chan struct{}, maxTokenLookups)}
