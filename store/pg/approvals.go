@@ -152,7 +152,7 @@ func (s *Approvals) Resolve(ctx context.Context, id string, out approval.Outcome
 		}
 		var rule *policy.Override
 		if prepare != nil {
-			enc = &txn.Enclosing{Tx: &enclosingTx{db: s.db, tx: tx}}
+			enc = s.db.Enclose(tx)
 			if rule, prepErr = prepare(txn.With(octx, enc), cur); prepErr != nil {
 				return prepErr
 			}

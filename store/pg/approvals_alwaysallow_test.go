@@ -9,6 +9,7 @@ import (
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/inforce"
+	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
 )
@@ -97,7 +98,7 @@ func (r alwaysAllowReplica) noRuleAndStillPending(t *testing.T, before int64) {
 // the replica's engine still asks; after it the ask is allowed with the
 // rule, the document has one more version, and both replicas allow.
 func TestAlwaysAllowCommitsWithItsAnswer(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	r := openAlwaysAllowReplica(t, dsn)
 	other := openStore(t, openDB(t, dsn))
 	before := r.version(t)
@@ -119,7 +120,7 @@ func TestAlwaysAllowCommitsWithItsAnswer(t *testing.T) {
 	if lvl := r.policy.Engine().Evaluate(makeDeploy).Level; lvl != policy.Allow {
 		t.Errorf("make deploy on the answering replica right after the answer: %s, want allow", lvl)
 	}
-	waitFor(t, 2*time.Second, "the other replica allows make deploy", func() bool {
+	pgtest.WaitFor(t, 2*time.Second, "the other replica allows make deploy", func() bool {
 		return other.Engine().Evaluate(makeDeploy).Level == policy.Allow
 	})
 }
@@ -130,7 +131,7 @@ func TestAlwaysAllowCommitsWithItsAnswer(t *testing.T) {
 // later deny stood while every identical call was allowed). Now neither is
 // stored: no rule, the ask open, and a later deny stands, consistently.
 func TestAlwaysAllowLostConnectionKeepsNoRule(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	r := openAlwaysAllowReplica(t, dsn)
 	killer := openDB(t, dsn)
 	before := r.version(t)
@@ -147,7 +148,7 @@ func TestAlwaysAllowLostConnectionKeepsNoRule(t *testing.T) {
 // taken it: the store puts a joined write in force only once the answer's
 // transaction committed.
 func TestAlwaysAllowFailedCommitKeepsNoRule(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	r := openAlwaysAllowReplica(t, dsn)
 	ctx := context.Background()
 	if _, err := r.db.Pool().Exec(ctx, `
@@ -174,7 +175,7 @@ func TestAlwaysAllowFailedCommitKeepsNoRule(t *testing.T) {
 // own snapshot could. The answer must not then put its older snapshot in
 // force over it: both the override and the other write decide.
 func TestAlwaysAllowAndALocalWriteBothInForce(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	r := openAlwaysAllowReplica(t, dsn)
 	watcher := openDB(t, dsn)
 	wrote := make(chan error, 1)
@@ -183,7 +184,7 @@ func TestAlwaysAllowAndALocalWriteBothInForce(t *testing.T) {
 			_, err := r.policy.CreateRule(ruleOf(map[string]any{"id": "no_push", "tools": []any{"bash"}, "pattern": "git push *", "action": "deny"}))
 			wrote <- err
 		}()
-		waitFor(t, 5*time.Second, "the local write waits for the policy row", func() bool {
+		pgtest.WaitFor(t, 5*time.Second, "the local write waits for the policy row", func() bool {
 			var n int
 			err := watcher.Pool().QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity
 				WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n)

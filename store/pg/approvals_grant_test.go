@@ -8,6 +8,7 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/grant"
+	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
 )
@@ -27,7 +28,7 @@ type grantReplica struct {
 
 func openGrantReplica(t *testing.T) grantReplica {
 	t.Helper()
-	db := openDB(t, newDSN(t))
+	db := openDB(t, pgtest.NewDSN(t))
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	book := grant.NewBook(openGrants(t, db), grant.Options{Reload: time.Hour})

@@ -11,6 +11,7 @@ import (
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/inforce"
+	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
 )
@@ -25,7 +26,7 @@ func TestScopedAnswersShareASmallPool(t *testing.T) {
 	const conns = 2
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	db, err := Open(ctx, newDSN(t), Options{MaxConns: conns, OpTimeout: 2 * time.Second})
+	db, err := Open(ctx, pgtest.NewDSN(t), Options{MaxConns: conns, OpTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -75,7 +76,7 @@ func TestScopedAnswersShareASmallPool(t *testing.T) {
 // other until the operation timeout fails them. Afterwards both replicas
 // decide with every rule.
 func TestAlwaysAllowsAndEditsShareASmallPool(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	var svcs []*service.Policy
 	var pols []*inforce.Holder
 	var asks []*Approvals
@@ -117,7 +118,7 @@ func TestAlwaysAllowsAndEditsShareASmallPool(t *testing.T) {
 	}
 	wg.Wait()
 	for r, p := range pols {
-		waitFor(t, 5*time.Second, fmt.Sprintf("replica %d has every rule", r), func() bool {
+		pgtest.WaitFor(t, 5*time.Second, fmt.Sprintf("replica %d has every rule", r), func() bool {
 			e := p.Engine()
 			for i := range n {
 				push := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": fmt.Sprintf("git push%d x", i)}}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store"
 )
@@ -44,7 +45,7 @@ func mustInsert(t *testing.T, s *Approvals, a approval.Approval, key string) app
 // with a NUL byte and non-ASCII text included, and Resolve's outcome and
 // rule read back too.
 func TestApprovalsRoundTrip(t *testing.T) {
-	s := openApprovals(t, openDB(t, newDSN(t)))
+	s := openApprovals(t, openDB(t, pgtest.NewDSN(t)))
 	ctx := context.Background()
 	in := newAsk("a1", time.Minute, map[string]any{"command": "printf 'x\x00y' | tee ü", "n": 3.5})
 	mustInsert(t, s, in, "")
@@ -86,7 +87,7 @@ func TestApprovalsRoundTrip(t *testing.T) {
 
 // TestApprovalsResolveRules: the cases of Resolve, each on a fresh ask.
 func TestApprovalsResolveRules(t *testing.T) {
-	s := openApprovals(t, openDB(t, newDSN(t)))
+	s := openApprovals(t, openDB(t, pgtest.NewDSN(t)))
 	ctx := context.Background()
 	now := time.Now().Truncate(time.Microsecond).UTC()
 	prepErr := errors.New("policy write failed")
@@ -123,7 +124,7 @@ func TestApprovalsResolveRules(t *testing.T) {
 // TestApprovalsExpireOnce: replicas running expiry at the same moment
 // expire each due ask exactly once between them; an ask not yet due stays.
 func TestApprovalsExpireOnce(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	stores := []*Approvals{openApprovals(t, openDB(t, dsn)), openApprovals(t, openDB(t, dsn)), openApprovals(t, openDB(t, dsn))}
 	const due = 30
 	for i := range due {
@@ -166,7 +167,7 @@ func TestApprovalsExpireOnce(t *testing.T) {
 // ExpireDue does nothing; once it is released, the due ask expires, and a
 // resolved ask older than keep is removed.
 func TestApprovalsExpiryLease(t *testing.T) {
-	db := openDB(t, newDSN(t))
+	db := openDB(t, pgtest.NewDSN(t))
 	s := openApprovals(t, db)
 	ctx := context.Background()
 	mustInsert(t, s, newAsk("due", -time.Second, nil), "")
@@ -210,7 +211,7 @@ func TestApprovalsExpiryLease(t *testing.T) {
 // TestApprovalsJoinKey: one pending ask per key; a resolved ask frees its
 // key; no key never joins.
 func TestApprovalsJoinKey(t *testing.T) {
-	s := openApprovals(t, openDB(t, newDSN(t)))
+	s := openApprovals(t, openDB(t, pgtest.NewDSN(t)))
 	ctx := context.Background()
 	mustInsert(t, s, newAsk("k1", time.Minute, nil), "s1\x00web\x00bash")
 	got, joined, err := s.Insert(ctx, newAsk("k2", time.Minute, nil), "s1\x00web\x00bash")
@@ -242,7 +243,7 @@ func TestApprovalsJoinKey(t *testing.T) {
 // the approval history as soon as they are stored (same transaction),
 // with the tool arguments redacted there; a join adds no event.
 func TestApprovalsRecordHistory(t *testing.T) {
-	db := openDB(t, newDSN(t))
+	db := openDB(t, pgtest.NewDSN(t))
 	s := openApprovals(t, db)
 	h, err := OpenHistory(context.Background(), db)
 	if err != nil {
@@ -292,7 +293,7 @@ func TestApprovalsRecordHistory(t *testing.T) {
 // fails a new ask with store.ErrUnavailable, within about that timeout, so
 // the caller can deny at once instead of hanging.
 func TestApprovalsSlowDatabaseIsUnavailable(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	ctx := context.Background()
 	db, err := Open(ctx, dsn, Options{OpTimeout: 500 * time.Millisecond})
 	if err != nil {

@@ -190,3 +190,13 @@ func Unreachable(err error) bool {
 	// pgconn marks a closed or busy connection as safe to retry.
 	return pgconn.SafeToRetry(err)
 }
+
+// OpTimeout is how long one operation may take (Options.OpTimeout).
+func (db *DB) OpTimeout() time.Duration { return db.opTimeout }
+
+// Log is the logger of connection and listener events (Options.Logger).
+func (db *DB) Log() *slog.Logger { return db.log }
+
+// Done is closed when Close has stopped the Listener: a store's background
+// retries end then.
+func (db *DB) Done() <-chan struct{} { return db.done }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/store"
 )
 
@@ -19,7 +20,7 @@ import (
 // not a 500 "internal error". Here the asks table is locked by another
 // session and the role's statement_timeout is 200 ms.
 func TestServerThatCannotServeIsUnavailable(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	openApprovals(t, openDB(t, dsn)) // migrates
 	ctx := context.Background()
 	for _, param := range []string{"statement_timeout=200", "lock_timeout=200"} {

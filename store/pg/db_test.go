@@ -89,7 +89,7 @@ func TestServerGoneAndBack(t *testing.T) {
 	}
 	var resyncs atomic.Int64
 	p.db.Listener().Subscribe(ChannelPolicy, func(string) {}, func() { resyncs.Add(1) })
-	waitFor(t, 5*time.Second, "listener up", func() bool { return resyncs.Load() == 1 })
+	pgtest.WaitFor(t, 5*time.Second, "listener up", func() bool { return resyncs.Load() == 1 })
 	ctx := context.Background()
 	if err := c.Stop(); err != nil {
 		t.Fatal(err)
@@ -113,15 +113,15 @@ func TestServerGoneAndBack(t *testing.T) {
 	if err := tokens.Revoke("tok_x"); !errors.Is(err, store.ErrUnavailable) {
 		t.Errorf("Revoke with the server stopped: err = %v, want ErrUnavailable", err)
 	}
-	waitFor(t, 5*time.Second, "listener notices", func() bool { return !db.Listener().Connected() })
+	pgtest.WaitFor(t, 5*time.Second, "listener notices", func() bool { return !db.Listener().Connected() })
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 15*time.Second, "Read after restart", func() bool { _, err := p.Read(ctx); return err == nil })
+	pgtest.WaitFor(t, 15*time.Second, "Read after restart", func() bool { _, err := p.Read(ctx); return err == nil })
 	if _, err := p.Update(ctx, func(store.Document) ([]byte, error) { return []byte("permissions: {}\n"), nil }); err != nil {
 		t.Errorf("Update after restart: %v", err)
 	}
-	waitFor(t, 15*time.Second, "listener resync after restart", func() bool { return resyncs.Load() >= 2 })
+	pgtest.WaitFor(t, 15*time.Second, "listener resync after restart", func() bool { return resyncs.Load() >= 2 })
 }
 
 // TestUnreachable: which errors count as "the server cannot be reached".
@@ -166,7 +166,7 @@ func TestUnreachable(t *testing.T) {
 // TestOpenPoolSize: Options, then the URL's pool_max_conns, then
 // DefaultMaxConns set the pool size.
 func TestOpenPoolSize(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	for _, tc := range []struct {
 		note string
 		url  string

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/logcall"
 	"github.com/toolgate/toolgate/store/decisionlog"
 )
@@ -45,7 +46,7 @@ func openBothDecisionLogs(t *testing.T, opts decisionlog.Options) (sqliteLog, pg
 		t.Fatalf("sqlite decision log: %v", err)
 	}
 	t.Cleanup(func() { sl.Close() })
-	pl, err := OpenDecisionLog(context.Background(), openDB(t, newDSN(t)), DecisionLogOptions{Options: opts})
+	pl, err := OpenDecisionLog(context.Background(), openDB(t, pgtest.NewDSN(t)), DecisionLogOptions{Options: opts})
 	if err != nil {
 		t.Fatalf("pg decision log: %v", err)
 	}

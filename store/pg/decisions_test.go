@@ -49,7 +49,7 @@ func countDecisions(t *testing.T, db *DB, where string, args ...any) int {
 // started at once, so their migrations race) write concurrently; each reads
 // every replica's entries, one id order, and the rows name their writer.
 func TestDecisionLogReplicasShareOneTable(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	const replicas, each = 3, 200
 	logs := make([]*DecisionLog, replicas)
 	var wg sync.WaitGroup
@@ -117,7 +117,7 @@ func TestDecisionLogReplicasShareOneTable(t *testing.T) {
 // prune lock, Prune does nothing and returns at once; when it is free,
 // Prune deletes.
 func TestDecisionLogPruneOneReplicaAtATime(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	clock := &testClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
 	db := openDB(t, dsn)
 	l := openDecisionLog(t, db, DecisionLogOptions{Options: decisionlog.Options{Now: clock.Now, Retention: time.Hour, PruneEvery: time.Hour}})
@@ -157,12 +157,12 @@ func TestDecisionLogPruneOneReplicaAtATime(t *testing.T) {
 // TestDecisionLogPrunesPeriodically: the prune goroutine applies MaxRows on
 // its own.
 func TestDecisionLogPrunesPeriodically(t *testing.T) {
-	db := openDB(t, newDSN(t))
+	db := openDB(t, pgtest.NewDSN(t))
 	l := openDecisionLog(t, db, DecisionLogOptions{Options: decisionlog.Options{MaxRows: 1, PruneEvery: 10 * time.Millisecond}})
 	l.Enqueue(decisionlog.Entry{Tool: "a", Level: "ask"})
 	l.Enqueue(decisionlog.Entry{Tool: "b", Level: "ask"})
 	flushLog(t, l)
-	waitFor(t, 10*time.Second, "periodic prune to one row", func() bool { return countDecisions(t, db, "") == 1 })
+	pgtest.WaitFor(t, 10*time.Second, "periodic prune to one row", func() bool { return countDecisions(t, db, "") == 1 })
 	page, err := l.Query(context.Background(), decisionlog.Query{})
 	if err != nil || len(page.Entries) != 1 || page.Entries[0].Tool != "b" {
 		t.Errorf("kept %+v (err %v), want the newest entry b", page.Entries, err)
@@ -172,7 +172,7 @@ func TestDecisionLogPrunesPeriodically(t *testing.T) {
 // TestDecisionLogBadTextKeepsTheBatch: a NUL byte or invalid UTF-8 in one
 // entry (PostgreSQL text refuses both) must not lose the batch it is in.
 func TestDecisionLogBadTextKeepsTheBatch(t *testing.T) {
-	l := openDecisionLog(t, openDB(t, newDSN(t)), DecisionLogOptions{Options: decisionlog.Options{Linger: time.Second, BatchSize: 8}})
+	l := openDecisionLog(t, openDB(t, pgtest.NewDSN(t)), DecisionLogOptions{Options: decisionlog.Options{Linger: time.Second, BatchSize: 8}})
 	for i := range 8 {
 		e := decisionlog.Entry{Tool: "bash", Level: "allow", Summary: fmt.Sprint("ok ", i)}
 		if i == 3 {
@@ -207,7 +207,7 @@ func TestDecisionLogBadTextKeepsTheBatch(t *testing.T) {
 // and what it accepted is written once the lock goes.
 func TestDecisionLogNeverBlocks(t *testing.T) {
 	const queue, batch, total = 4, 2, 200
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	db := openDB(t, dsn)
 	l := openDecisionLog(t, db, DecisionLogOptions{Options: decisionlog.Options{QueueSize: queue, BatchSize: batch}})
 	ctx := context.Background()
@@ -298,7 +298,7 @@ func TestDecisionLogServerAway(t *testing.T) {
 // timeout) tries once and counts the rest as failed, so that shutdown of a
 // cut-off replica does not wait a timeout per queued batch.
 func TestDecisionLogCloseWhenServerSilent(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	u, err := url.Parse(dsn)
 	if err != nil {
 		t.Fatal(err)

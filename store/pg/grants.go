@@ -135,7 +135,7 @@ func (s *Grants) WatchGrants(ctx context.Context, changed func()) error {
 func (s *Grants) inTx(ctx context.Context, what string, fn func(context.Context, pgx.Tx) error) error {
 	octx, cancel := s.db.Op(ctx)
 	defer cancel()
-	err := pgx.BeginFunc(octx, s.db.beginner(ctx), func(tx pgx.Tx) error { return fn(octx, tx) })
+	err := pgx.BeginFunc(octx, s.db.Beginner(ctx), func(tx pgx.Tx) error { return fn(octx, tx) })
 	if errors.Is(err, pgx.ErrNoRows) {
 		return err
 	}

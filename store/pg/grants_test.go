@@ -8,6 +8,7 @@ import (
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/internal/granttest"
+	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -23,13 +24,13 @@ func openGrants(t *testing.T, db *DB) *Grants {
 // TestGrantsConformance holds the grants table to every grant.Store's
 // behaviour.
 func TestGrantsConformance(t *testing.T) {
-	granttest.Conformance(t, func(t *testing.T) grant.Store { return openGrants(t, openDB(t, newDSN(t))) })
+	granttest.Conformance(t, func(t *testing.T) grant.Store { return openGrants(t, openDB(t, pgtest.NewDSN(t))) })
 }
 
 // TestGrantsBook: a Book over the table decides with what it adds and
 // stops with what it revokes.
 func TestGrantsBook(t *testing.T) {
-	granttest.BookFollowsItsStore(t, openGrants(t, openDB(t, newDSN(t))))
+	granttest.BookFollowsItsStore(t, openGrants(t, openDB(t, pgtest.NewDSN(t))))
 }
 
 // startReplicas starts n replicas on dsn (a connection and a Book each)
@@ -44,7 +45,7 @@ func startReplicas(t *testing.T, ctx context.Context, dsn string, n int, clock *
 		if err := books[i].Start(ctx); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 5*time.Second, "the listener connects", dbs[i].Listener().Connected)
+		pgtest.WaitFor(t, 5*time.Second, "the listener connects", dbs[i].Listener().Connected)
 	}
 	return books, dbs
 }
@@ -59,7 +60,7 @@ func TestGrantsAcrossReplicas(t *testing.T) {
 	defer cancel()
 	var clock granttest.Clock
 	clock.Set(time.Now())
-	books, _ := startReplicas(t, ctx, newDSN(t), 2, &clock)
+	books, _ := startReplicas(t, ctx, pgtest.NewDSN(t), 2, &clock)
 	base := granttest.Engine(t, "/ws")
 	add := func(ttl time.Duration) grant.Grant {
 		t.Helper()
@@ -73,7 +74,7 @@ func TestGrantsAcrossReplicas(t *testing.T) {
 	}
 	level := func(i int) policy.Level { return granttest.Level(books[i].Engine(base), "npm test", "s1") }
 	first := add(time.Minute)
-	waitFor(t, time.Second, "replica 2 allows by replica 1's grant", func() bool { return level(1) == policy.Allow })
+	pgtest.WaitFor(t, time.Second, "replica 2 allows by replica 1's grant", func() bool { return level(1) == policy.Allow })
 	clock.Set(first.ExpiresAt)
 	for i := range books {
 		if lvl := level(i); lvl != policy.Ask {
@@ -81,11 +82,11 @@ func TestGrantsAcrossReplicas(t *testing.T) {
 		}
 	}
 	second := add(time.Minute)
-	waitFor(t, time.Second, "replica 2 allows by replica 1's second grant", func() bool { return level(1) == policy.Allow })
+	pgtest.WaitFor(t, time.Second, "replica 2 allows by replica 1's second grant", func() bool { return level(1) == policy.Allow })
 	if _, err := books[1].Revoke(ctx, second.ID); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, time.Second, "replica 1 stops after replica 2's revoke", func() bool { return level(0) == policy.Ask })
+	pgtest.WaitFor(t, time.Second, "replica 1 stops after replica 2's revoke", func() bool { return level(0) == policy.Ask })
 }
 
 // TestGrantsResyncAfterReconnect: a grant whose notice a replica missed
@@ -97,7 +98,7 @@ func TestGrantsResyncAfterReconnect(t *testing.T) {
 	defer cancel()
 	var clock granttest.Clock
 	clock.Set(time.Now())
-	books, dbs := startReplicas(t, ctx, newDSN(t), 1, &clock)
+	books, dbs := startReplicas(t, ctx, pgtest.NewDSN(t), 1, &clock)
 	base := granttest.Engine(t, "/ws")
 	g := granttest.Sample("g_missed", clock.Now(), time.Hour)
 	g.Workspace = base.GrantWorkspace(&engine.Request{})
@@ -113,7 +114,7 @@ func TestGrantsResyncAfterReconnect(t *testing.T) {
 	if err := dbs[0].Pool().QueryRow(ctx, "SELECT pg_terminate_backend($1)", int32(pid)).Scan(&killed); err != nil || !killed {
 		t.Fatalf("pg_terminate_backend(%d) = %v, %v", pid, killed, err)
 	}
-	waitFor(t, 5*time.Second, "the grant decides after the listener reconnects", func() bool {
+	pgtest.WaitFor(t, 5*time.Second, "the grant decides after the listener reconnects", func() bool {
 		return granttest.Level(books[0].Engine(base), "npm test", "s1") == policy.Allow
 	})
 	if l.Reconnects() < 1 {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/store/history"
 )
 
@@ -15,7 +16,7 @@ import (
 // history with its cause through every read, so that the approvals page
 // names the true cause of a past answer.
 func TestHistoryKeepsCause(t *testing.T) {
-	db := openDB(t, newDSN(t))
+	db := openDB(t, pgtest.NewDSN(t))
 	s := openApprovals(t, db)
 	h, err := OpenHistory(context.Background(), db)
 	if err != nil {
@@ -59,7 +60,7 @@ func insertHistoryVersion1(t *testing.T, db *DB, id string, status approval.Stat
 // with an empty cause, and an old pending ask answered now gets the cause
 // it is answered with.
 func TestHistoryMigratesCause(t *testing.T) {
-	db := openDB(t, newDSN(t))
+	db := openDB(t, pgtest.NewDSN(t))
 	ctx := context.Background()
 	if err := Migrate(ctx, db, PartHistory, Steps(PartHistory)[:1]); err != nil {
 		t.Fatalf("version 1: %v", err)

@@ -14,6 +14,7 @@ import (
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
+	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store/history"
 )
@@ -42,7 +43,7 @@ func openBothHistories(t *testing.T) (sqliteHist, pgHist historyAPI) {
 		t.Fatalf("sqlite history: %v", err)
 	}
 	t.Cleanup(func() { sh.Close() })
-	ph, err := OpenHistory(context.Background(), openDB(t, newDSN(t)))
+	ph, err := OpenHistory(context.Background(), openDB(t, pgtest.NewDSN(t)))
 	if err != nil {
 		t.Fatalf("pg history: %v", err)
 	}

@@ -18,7 +18,7 @@ import (
 // the same answer at once (each on its own pool) leave one row and exactly
 // one event per change, and a late, different answer changes nothing.
 func TestHistoryReplicasRecordOnce(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	const replicas = 4
 	hs := make([]*History, replicas)
 	for i := range hs {
@@ -68,7 +68,7 @@ func TestHistoryReplicasRecordOnce(t *testing.T) {
 // TestHistoryBadText: a NUL byte or invalid UTF-8 in the ask's fields does
 // not make the record fail.
 func TestHistoryBadText(t *testing.T) {
-	h, err := OpenHistory(context.Background(), openDB(t, newDSN(t)))
+	h, err := OpenHistory(context.Background(), openDB(t, pgtest.NewDSN(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestHistoryServerAway(t *testing.T) {
 		t.Fatal(err)
 	}
 	var recErr error
-	waitFor(t, 10*time.Second, "record after the server is back", func() bool {
+	pgtest.WaitFor(t, 10*time.Second, "record after the server is back", func() bool {
 		recErr = h.RecordApproval(ctx, a)
 		return recErr == nil
 	})

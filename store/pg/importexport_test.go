@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/store"
 )
 
@@ -53,7 +54,7 @@ func TestImportExportRoundTrip(t *testing.T) {
 	builtin := "# my builtins\n- {id: b1, tool: bash, pattern: 'curl *', action: ask, severity: MEDIUM}\n"
 	writeFile(t, dir, store.ConfigFile, importConfig)
 	writeFile(t, dir, store.BuiltinFile, builtin)
-	p := openPolicy(t, openDB(t, newDSN(t)))
+	p := openPolicy(t, openDB(t, pgtest.NewDSN(t)))
 	ctx := context.Background()
 	if _, err := p.Export(ctx); !errors.Is(err, ErrNoDocument) {
 		t.Errorf("Export of an empty database: err = %v, want ErrNoDocument", err)
@@ -90,7 +91,7 @@ func TestImportExportRoundTrip(t *testing.T) {
 // TestImportWithoutConfig: an empty config dir imports the default
 // policy's section (its comments included) and no builtin text.
 func TestImportWithoutConfig(t *testing.T) {
-	p := openPolicy(t, openDB(t, newDSN(t)))
+	p := openPolicy(t, openDB(t, pgtest.NewDSN(t)))
 	if imported, err := p.Import(context.Background(), t.TempDir()); err != nil || !imported {
 		t.Fatalf("Import = %v, %v", imported, err)
 	}
@@ -109,7 +110,7 @@ func TestImportWithoutConfig(t *testing.T) {
 
 // TestImportOnceAcrossReplicas: replicas starting together import once.
 func TestImportOnceAcrossReplicas(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	dir := t.TempDir()
 	writeFile(t, dir, store.ConfigFile, importConfig)
 	const replicas = 4
@@ -142,7 +143,7 @@ func TestImportOnceAcrossReplicas(t *testing.T) {
 func TestImportRefusesBrokenConfig(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, store.ConfigFile, "permissions: [\n")
-	p := openPolicy(t, openDB(t, newDSN(t)))
+	p := openPolicy(t, openDB(t, pgtest.NewDSN(t)))
 	if _, err := p.Import(context.Background(), dir); err == nil {
 		t.Fatal("Import of a broken file: no error")
 	}
@@ -186,7 +187,7 @@ func TestSectionText(t *testing.T) {
 // TestSetBuiltin: the built-in list text is replaced (and removed with
 // nil), the version moves, the section stays.
 func TestSetBuiltin(t *testing.T) {
-	p := openPolicy(t, openDB(t, newDSN(t)))
+	p := openPolicy(t, openDB(t, pgtest.NewDSN(t)))
 	ctx := context.Background()
 	if _, err := p.Import(ctx, t.TempDir()); err != nil {
 		t.Fatal(err)

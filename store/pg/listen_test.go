@@ -8,13 +8,15 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/toolgate/toolgate/internal/pgtest"
 )
 
 // TestListenerReconnectResyncs: when the listening connection is killed
 // (pg_terminate_backend), the Listener reconnects, calls resync, and
 // delivers later notifications again.
 func TestListenerReconnectResyncs(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	db, other := openDB(t, dsn), openDB(t, dsn)
 	l := db.Listener()
 	var resyncs atomic.Int64
@@ -25,7 +27,7 @@ func TestListenerReconnectResyncs(t *testing.T) {
 		got = append(got, p)
 		mu.Unlock()
 	}, func() { resyncs.Add(1) })
-	waitFor(t, 5*time.Second, "first LISTEN", func() bool { return resyncs.Load() == 1 && l.Connected() })
+	pgtest.WaitFor(t, 5*time.Second, "first LISTEN", func() bool { return resyncs.Load() == 1 && l.Connected() })
 	ctx := context.Background()
 	notify := func(payload string) {
 		t.Helper()
@@ -46,14 +48,14 @@ func TestListenerReconnectResyncs(t *testing.T) {
 		}
 	}
 	notify("one")
-	waitFor(t, time.Second, "notification one", received("one"))
+	pgtest.WaitFor(t, time.Second, "notification one", received("one"))
 
 	pid := l.pid.Load()
 	var killed bool
 	if err := other.pool.QueryRow(ctx, "SELECT pg_terminate_backend($1)", int32(pid)).Scan(&killed); err != nil || !killed {
 		t.Fatalf("pg_terminate_backend(%d) = %v, %v", pid, killed, err)
 	}
-	waitFor(t, 5*time.Second, "resync after reconnect", func() bool { return resyncs.Load() >= 2 })
+	pgtest.WaitFor(t, 5*time.Second, "resync after reconnect", func() bool { return resyncs.Load() >= 2 })
 	if l.Reconnects() < 1 {
 		t.Errorf("Reconnects = %d after a lost connection, want at least 1", l.Reconnects())
 	}
@@ -61,26 +63,26 @@ func TestListenerReconnectResyncs(t *testing.T) {
 		t.Errorf("listener still reports the killed backend %d", pid)
 	}
 	notify("two")
-	waitFor(t, time.Second, "notification two after reconnect", received("two"))
+	pgtest.WaitFor(t, time.Second, "notification two after reconnect", received("two"))
 }
 
 // TestListenerSubscribeWhileConnected: a channel subscribed after the
 // Listener is up is LISTENed on the fly and resynced once.
 func TestListenerSubscribeWhileConnected(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	db, other := openDB(t, dsn), openDB(t, dsn)
 	l := db.Listener()
 	var firstResync atomic.Int64
 	l.Subscribe("toolgate_a", func(string) {}, func() { firstResync.Add(1) })
-	waitFor(t, 5*time.Second, "first channel", func() bool { return firstResync.Load() == 1 })
+	pgtest.WaitFor(t, 5*time.Second, "first channel", func() bool { return firstResync.Load() == 1 })
 
 	var resyncs, calls atomic.Int64
 	unsubscribe := l.Subscribe("toolgate_b", func(string) { calls.Add(1) }, func() { resyncs.Add(1) })
-	waitFor(t, 5*time.Second, "second channel resync", func() bool { return resyncs.Load() == 1 })
+	pgtest.WaitFor(t, 5*time.Second, "second channel resync", func() bool { return resyncs.Load() == 1 })
 	if _, err := other.pool.Exec(context.Background(), "NOTIFY toolgate_b, 'x'"); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, time.Second, "notification on the new channel", func() bool { return calls.Load() == 1 })
+	pgtest.WaitFor(t, time.Second, "notification on the new channel", func() bool { return calls.Load() == 1 })
 	if n := firstResync.Load(); n != 1 {
 		t.Errorf("the first channel was resynced %d times, want 1", n)
 	}
@@ -98,7 +100,7 @@ func TestListenerSubscribeWhileConnected(t *testing.T) {
 // silent (packets dropped, no reset), the Listener finds out by its ping,
 // reconnects once the path is back, and resyncs.
 func TestListenerNoticesSilentPartition(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	px := startCutProxy(t, dsn)
 	db, err := Open(context.Background(), px.dsn, Options{OpTimeout: time.Second})
 	if err != nil {
@@ -111,10 +113,10 @@ func TestListenerNoticesSilentPartition(t *testing.T) {
 	l.mu.Unlock()
 	var resyncs atomic.Int64
 	l.Subscribe("toolgate_test", func(string) {}, func() { resyncs.Add(1) })
-	waitFor(t, 5*time.Second, "first LISTEN", func() bool { return resyncs.Load() == 1 && l.Connected() })
+	pgtest.WaitFor(t, 5*time.Second, "first LISTEN", func() bool { return resyncs.Load() == 1 && l.Connected() })
 	px.cut()
-	waitFor(t, 5*time.Second, "listener notices the silent path", func() bool { return !l.Connected() })
-	waitFor(t, 10*time.Second, "resync over a new connection", func() bool { return resyncs.Load() >= 2 && l.Connected() })
+	pgtest.WaitFor(t, 5*time.Second, "listener notices the silent path", func() bool { return !l.Connected() })
+	pgtest.WaitFor(t, 10*time.Second, "resync over a new connection", func() bool { return resyncs.Load() >= 2 && l.Connected() })
 }
 
 // cutProxy forwards TCP to the server; cut makes every connection made so

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 	"testing"
+
+	"github.com/toolgate/toolgate/internal/pgtest"
 )
 
 // TestMigrateOnceUnderConcurrency: six replicas (pools) migrating the same
@@ -12,7 +14,7 @@ import (
 // TABLE without IF NOT EXISTS, an INSERT) would fail or count twice
 // otherwise.
 func TestMigrateOnceUnderConcurrency(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	list := []Migration{
 		{Version: 1, Name: "counter", SQL: "CREATE TABLE mig_counter (n integer NOT NULL)"},
 		{Version: 2, Name: "first row", SQL: "INSERT INTO mig_counter VALUES (1)"},
@@ -61,7 +63,7 @@ func TestMigrateOnceUnderConcurrency(t *testing.T) {
 // TestMigrateRefusesBadLists: malformed lists and a renamed applied step
 // are errors, and nothing runs.
 func TestMigrateRefusesBadLists(t *testing.T) {
-	db := openDB(t, newDSN(t))
+	db := openDB(t, pgtest.NewDSN(t))
 	ctx := context.Background()
 	ok := Migration{Version: 1, Name: "t", SQL: "CREATE TABLE mig_bad (n int)"}
 	for _, tc := range []struct {

@@ -100,7 +100,7 @@ func (e editError) Error() string { return e.err.Error() }
 
 func (p *Policy) update(ctx context.Context, edit func(cur store.Document) ([]byte, error)) (store.Document, error) {
 	octx, cancel := p.db.Op(ctx)
-	tx, err := p.db.beginner(octx).Begin(octx)
+	tx, err := p.db.Beginner(octx).Begin(octx)
 	cancel()
 	if err != nil {
 		return store.Document{}, err

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -16,7 +17,7 @@ import (
 // comes to correct it. Before the fix the replica decides with the old
 // policy for good and /readyz (Health) stays failing for good.
 func TestEditReachesAReplicaWhoseReloadFailed(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	a := openStore(t, openDB(t, dsn))
 	dbB, err := Open(context.Background(), dsn, Options{MaxConns: 1, OpTimeout: 300 * time.Millisecond})
 	if err != nil {

@@ -43,7 +43,7 @@ var gitPush = &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"comman
 // second Store on the same database (its own pool and listener) within a
 // second, with the same ETag, and the stored text keeps its comments.
 func TestStoreEditSeenByOtherReplica(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	a, b := openStore(t, openDB(t, dsn)), openStore(t, openDB(t, dsn))
 	if got := b.Engine().Evaluate(gitPush).Level; got != policy.Ask {
 		t.Fatalf("before the edit: level = %s, want ask (default policy)", got)
@@ -56,7 +56,7 @@ func TestStoreEditSeenByOtherReplica(t *testing.T) {
 		t.Errorf("writer: level = %s, want deny at once", got)
 	}
 	start := time.Now()
-	waitFor(t, time.Second, "the other replica decides with the edit", func() bool {
+	pgtest.WaitFor(t, time.Second, "the other replica decides with the edit", func() bool {
 		return b.Engine().Evaluate(gitPush).Level == policy.Deny
 	})
 	t.Logf("edit seen by the other replica after %v", time.Since(start))
@@ -75,7 +75,7 @@ func TestStoreEditSeenByOtherReplica(t *testing.T) {
 // TestStoreEditsFromBothReplicas: edits through two Stores interleave;
 // neither loses the other's (each re-reads the row under its lock).
 func TestStoreEditsFromBothReplicas(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	a, b := openStore(t, openDB(t, dsn)), openStore(t, openDB(t, dsn))
 	for i, s := range []*inforce.Holder{a, b, a, b} {
 		id := "r" + string(rune('0'+i))
@@ -84,7 +84,7 @@ func TestStoreEditsFromBothReplicas(t *testing.T) {
 		}
 	}
 	for _, s := range []*inforce.Holder{a, b} {
-		waitFor(t, time.Second, "all four rules on both", func() bool {
+		pgtest.WaitFor(t, time.Second, "all four rules on both", func() bool {
 			sec, _, _ := s.Section()
 			rules, _ := sec["rules"].([]any)
 			return len(rules) == 4
@@ -134,7 +134,7 @@ func TestStoreDatabaseGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The listener's resync after it reconnects reloads the store.
-	waitFor(t, 20*time.Second, "healthy again", func() bool { return s.Health() == nil })
+	pgtest.WaitFor(t, 20*time.Second, "healthy again", func() bool { return s.Health() == nil })
 	if hasProblem(s.Problems(), "postgres") {
 		t.Errorf("Problems after recovery = %v, want none about postgres", s.Problems())
 	}

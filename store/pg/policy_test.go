@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/store"
 )
 
@@ -25,7 +26,7 @@ func openPolicy(t *testing.T, db *DB) *Policy {
 // TestPolicyEmptyDatabase: before anything is written, Read reports a
 // missing document the way a missing config.yaml is reported.
 func TestPolicyEmptyDatabase(t *testing.T) {
-	p := openPolicy(t, openDB(t, newDSN(t)))
+	p := openPolicy(t, openDB(t, pgtest.NewDSN(t)))
 	doc, err := p.Read(context.Background())
 	if err != nil {
 		t.Fatalf("Read: %v", err)
@@ -39,7 +40,7 @@ func TestPolicyEmptyDatabase(t *testing.T) {
 // append a rule to what they read; every append survives and the version
 // counts every write.
 func TestPolicyUpdateNoLostUpdate(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	a, b := openPolicy(t, openDB(t, dsn)), openPolicy(t, openDB(t, dsn))
 	const perWriter, writers = 10, 4
 	var wg sync.WaitGroup
@@ -88,7 +89,7 @@ func TestPolicyUpdateNoLostUpdate(t *testing.T) {
 // TestPolicyUpdateRefusals: an edit's error comes back as is, and text that
 // is not a permissions-only document is refused; neither writes.
 func TestPolicyUpdateRefusals(t *testing.T) {
-	p := openPolicy(t, openDB(t, newDSN(t)))
+	p := openPolicy(t, openDB(t, pgtest.NewDSN(t)))
 	ctx := context.Background()
 	mine := errors.New("edit says no")
 	for _, tc := range []struct {
@@ -122,7 +123,7 @@ func TestPolicyUpdateRefusals(t *testing.T) {
 // TestPolicyWatchSeesOtherReplica: an edit through one pool reaches the
 // Watch of another within a second.
 func TestPolicyWatchSeesOtherReplica(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	a, b := openPolicy(t, openDB(t, dsn)), openPolicy(t, openDB(t, dsn))
 	var calls atomic.Int64
 	ctx, cancel := context.WithCancel(context.Background())
@@ -131,13 +132,13 @@ func TestPolicyWatchSeesOtherReplica(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The first call is the resync after LISTEN is established.
-	waitFor(t, 5*time.Second, "first resync", func() bool { return calls.Load() >= 1 })
+	pgtest.WaitFor(t, 5*time.Second, "first resync", func() bool { return calls.Load() >= 1 })
 	before := calls.Load()
 	start := time.Now()
 	if _, err := b.Update(ctx, func(store.Document) ([]byte, error) { return []byte("permissions: {}\n"), nil }); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, time.Second, "watch after another pool's edit", func() bool { return calls.Load() > before })
+	pgtest.WaitFor(t, time.Second, "watch after another pool's edit", func() bool { return calls.Load() > before })
 	t.Logf("edit to watch: %v", time.Since(start))
 	cancel()
 	time.Sleep(50 * time.Millisecond)
@@ -154,7 +155,7 @@ func TestPolicyWatchSeesOtherReplica(t *testing.T) {
 // TestPolicySlowEdit: an edit that takes longer than the per-statement
 // timeout (a large policy compiling) still commits.
 func TestPolicySlowEdit(t *testing.T) {
-	db, err := Open(context.Background(), newDSN(t), Options{OpTimeout: 300 * time.Millisecond})
+	db, err := Open(context.Background(), pgtest.NewDSN(t), Options{OpTimeout: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/store/auth/authtest"
 )
@@ -14,7 +15,7 @@ import (
 // must show (authtest, also run on MemorySessions), with the session made
 // through one pool and read, flashed and deleted through another.
 func TestSessionsAcrossReplicas(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	a, err := OpenSessions(context.Background(), openDB(t, dsn))
 	if err != nil {
 		t.Fatal(err)
@@ -29,7 +30,7 @@ func TestSessionsAcrossReplicas(t *testing.T) {
 // TestSessionsSignOutReachesReplicas: a Delete through one replica calls
 // the OnDelete hooks of another; the table never holds the session id.
 func TestSessionsSignOutReachesReplicas(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	dbA := openDB(t, dsn)
 	a, err := OpenSessions(context.Background(), dbA)
 	if err != nil {
@@ -43,7 +44,7 @@ func TestSessionsSignOutReachesReplicas(t *testing.T) {
 	b.OnDelete(func() { hooks.Add(1) })
 	// The resync after LISTEN calls the hooks once: wait for it, so the
 	// count below is the notification's.
-	waitFor(t, 5*time.Second, "resync hook after LISTEN", func() bool { return hooks.Load() >= 1 })
+	pgtest.WaitFor(t, 5*time.Second, "resync hook after LISTEN", func() bool { return hooks.Load() >= 1 })
 	ctx := context.Background()
 	id, _, err := a.Create(ctx, auth.Principal{TokenID: "admin", Role: auth.RoleAdmin}, time.Hour)
 	if err != nil {
@@ -57,5 +58,5 @@ func TestSessionsSignOutReachesReplicas(t *testing.T) {
 	if err := a.Delete(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, time.Second, "OnDelete on the other replica", func() bool { return hooks.Load() > before })
+	pgtest.WaitFor(t, time.Second, "OnDelete on the other replica", func() bool { return hooks.Load() > before })
 }

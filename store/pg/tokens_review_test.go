@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/store/auth"
 )
 
@@ -16,7 +17,7 @@ import (
 // reconnect: the notification names the token, and a failed reload must be
 // retried.
 func TestRevokedTokenEndsAfterAFailedReload(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	a, _ := openTokens(t, openDB(t, dsn), t.TempDir())
 	dbB, err := Open(context.Background(), dsn, Options{MaxConns: 1, OpTimeout: 300 * time.Millisecond})
 	if err != nil {
@@ -29,7 +30,7 @@ func TestRevokedTokenEndsAfterAFailedReload(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 2*time.Second, "token verifies on replica B", func() bool { _, ok := b.Verify(secret); return ok })
+	pgtest.WaitFor(t, 2*time.Second, "token verifies on replica B", func() bool { _, ok := b.Verify(secret); return ok })
 
 	// Replica B's only pool connection is busy while the revocation's
 	// notification arrives: its reload cannot run.

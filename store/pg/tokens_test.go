@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/store/auth"
 )
 
@@ -30,7 +31,7 @@ func openTokens(t *testing.T, db *DB, dir string) (*Tokens, bool) {
 // the first replica's config dir; a token made on one replica verifies on
 // another, and its revocation ends it there too, telling OnRevoke.
 func TestTokensAcrossReplicas(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	// The first replica's config dir does not exist yet: OpenTokens makes it.
 	dirA, dirB := filepath.Join(t.TempDir(), "new", "dir"), t.TempDir()
 	a, createdA := openTokens(t, openDB(t, dsn), dirA)
@@ -62,7 +63,7 @@ func TestTokensAcrossReplicas(t *testing.T) {
 	if strings.Contains(info.Hash, tok) || info.Hash == "" {
 		t.Errorf("TokenInfo.Hash %q must be a hash, not the secret", info.Hash)
 	}
-	waitFor(t, time.Second, "token verifies on the other replica", func() bool {
+	pgtest.WaitFor(t, time.Second, "token verifies on the other replica", func() bool {
 		p, ok := b.Verify(tok)
 		return ok && p.TokenID == info.ID && p.Role == auth.RoleApprover && slices.Equal(p.Channels, []string{"web"}) &&
 			b.Active(info.ID) // verified from memory, not only through the table
@@ -80,7 +81,7 @@ func TestTokensAcrossReplicas(t *testing.T) {
 	if _, ok := b.Verify(tok); ok || revokedB.Load() != 1 {
 		t.Errorf("on the revoking replica: verifies=%v hooks=%d, want false and 1", ok, revokedB.Load())
 	}
-	waitFor(t, time.Second, "revocation seen on the other replica", func() bool {
+	pgtest.WaitFor(t, time.Second, "revocation seen on the other replica", func() bool {
 		_, ok := a.Verify(tok)
 		return !ok && !a.Active(info.ID) && revokedA.Load() == 1
 	})
@@ -106,7 +107,7 @@ func TestTokensAcrossReplicas(t *testing.T) {
 // TestTokensFirstStartRace: replicas starting together on one config dir
 // make one admin token, and the file holds that one.
 func TestTokensFirstStartRace(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	dir := t.TempDir()
 	const replicas = 3
 	dbs := make([]*DB, replicas)
@@ -156,7 +157,7 @@ func TestTokensImportFileMode(t *testing.T) {
 		Created: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Hash: hashHex(agent)}}
 	data, _ := json.Marshal(list)
 	writeFile(t, dir, tokensFile, string(data))
-	tk, created := openTokens(t, openDB(t, newDSN(t)), dir)
+	tk, created := openTokens(t, openDB(t, pgtest.NewDSN(t)), dir)
 	if created {
 		t.Error("created = true, want the file's admin token taken")
 	}
@@ -179,7 +180,7 @@ func TestTokensImportFileMode(t *testing.T) {
 // another at once, before the notification reaches it (the miss reads the
 // table), and a revoked or unknown token still does not.
 func TestTokensReadThroughOnMiss(t *testing.T) {
-	dsn := newDSN(t)
+	dsn := pgtest.NewDSN(t)
 	a, _ := openTokens(t, openDB(t, dsn), t.TempDir())
 	b, _ := openTokens(t, openDB(t, dsn), t.TempDir())
 	for i := range 20 {
@@ -197,7 +198,7 @@ func TestTokensReadThroughOnMiss(t *testing.T) {
 		if _, ok := a.Verify(tok); ok {
 			t.Fatalf("token %d verifies on the revoking replica after its revocation", i)
 		}
-		waitFor(t, time.Second, "revocation seen on the other replica", func() bool {
+		pgtest.WaitFor(t, time.Second, "revocation seen on the other replica", func() bool {
 			_, ok := b.Verify(tok)
 			return !ok
 		})
