@@ -61,7 +61,7 @@ func (d *decoder) owners(v any) OwnerScopes {
 			d.problem(path, "must be a mapping of principal user id to scope (owner_scopes.<channel>.<principal>); it is ignored")
 			continue
 		}
-		if isEarlierShape(principals) {
+		if isEarlierShape(MappingOf(principals)) {
 			out.Channels = append(out.Channels, OwnerChannel{Channel: ch, Earlier: true})
 			d.problem(path, "written in toolgate's earlier shape owner_scopes.<principal>.tools; owner scopes are keyed by channel, then principal: move it under a channel, e.g. owner_scopes.feishu.%s. Until then it is inert and every persona call of principal %q is denied", ch, ch)
 			continue
@@ -77,10 +77,10 @@ func (d *decoder) owners(v any) OwnerScopes {
 
 // isEarlierShape reports whether a channel's mapping is really a scope in
 // toolgate's earlier shape (owner_scopes.<principal>: {tools, defaults}).
-func isEarlierShape(m map[string]any) bool {
+func isEarlierShape(m Mapping) bool {
 	for _, k := range []string{"tools", "defaults"} {
-		if v, has := m[k]; has {
-			if _, isMap := asMap(v); isMap {
+		if v, has := m.Get(k); has {
+			if _, isMap := asMap(v.v); isMap {
 				return true
 			}
 		}
@@ -101,10 +101,8 @@ func (d *decoder) ownerScope(ch, pid string, v any) OwnerScope {
 	for _, k := range sortedKeys(m) {
 		switch k {
 		case "tools":
-			tm, ok := asMap(m[k])
+			tm, ok := d.brokenUnlessMapping(path+".tools", "must be a mapping of tool name to level or {patterns, \"*\"}; every persona call under this scope is denied", m[k], &sc.Broken)
 			if !ok {
-				d.problem(path+".tools", "must be a mapping of tool name to level or {patterns, \"*\"}; every persona call under this scope is denied")
-				sc.Broken = true
 				continue
 			}
 			// Non-nil even when empty, so Map writes tools: {} back as read.
@@ -113,10 +111,8 @@ func (d *decoder) ownerScope(ch, pid string, v any) OwnerScope {
 				sc.Tools = append(sc.Tools, d.ownerTool(ch, pid, t, tm[t]))
 			}
 		case "defaults":
-			dm, ok := asMap(m[k])
+			dm, ok := d.brokenUnlessMapping(path+".defaults", `must be a mapping like {"*": deny}; every persona call under this scope is denied`, m[k], &sc.Broken)
 			if !ok {
-				d.problem(path+".defaults", `must be a mapping like {"*": deny}; every persona call under this scope is denied`)
-				sc.Broken = true
 				continue
 			}
 			for _, dk := range sortedKeys(dm) {
@@ -132,6 +128,17 @@ func (d *decoder) ownerScope(ch, pid string, v any) OwnerScope {
 		}
 	}
 	return sc
+}
+
+// brokenUnlessMapping reads a value of an owner scope that must be a
+// mapping; when it is not, the problem is reported at path and the entry
+// marked broken (it denies), and ok is false.
+func (d *decoder) brokenUnlessMapping(path, problem string, v any, broken *bool) (m map[string]any, ok bool) {
+	if m, ok = asMap(v); !ok {
+		d.problem(path, "%s", problem)
+		*broken = true
+	}
+	return m, ok
 }
 
 // ownerTool reads owner_scopes.<channel>.<principal>.tools.<tool>.
@@ -153,10 +160,8 @@ func (d *decoder) ownerTool(ch, pid, tool string, v any) OwnerTool {
 		case "*":
 			t.Level, t.Star = d.ownerLevel(path+`."*"`, m[k]), true
 		case "patterns":
-			pm, ok := asMap(m[k])
+			pm, ok := d.brokenUnlessMapping(path+".patterns", "must be a mapping of pattern to level; the tool is denied under this scope", m[k], &t.Broken)
 			if !ok {
-				d.problem(path+".patterns", "must be a mapping of pattern to level; the tool is denied under this scope")
-				t.Broken = true
 				continue
 			}
 			t.Patterns = make([]LegacyPattern, 0, len(pm))

@@ -119,20 +119,25 @@ func rulesList(rules []Rule) []any {
 func toolsMap(tools []ToolSetting) map[string]any {
 	out := make(map[string]any, len(tools))
 	for _, t := range tools {
-		if !t.Star && t.Patterns == nil && t.Level != LevelNone {
-			out[t.Name] = t.Level.String()
-			continue
-		}
-		sub := map[string]any{}
-		if t.Star {
-			sub["*"] = t.Level.String()
-		}
-		if t.Patterns != nil {
-			sub["patterns"] = patternsMap(t.Patterns)
-		}
-		out[t.Name] = sub
+		out[t.Name] = toolValue(t.Level, t.Star, t.Patterns)
 	}
 	return out
+}
+
+// toolValue renders one entry of tools (of the section or of an owner
+// scope): the plain level, or a mapping with "*" and patterns as written.
+func toolValue(level Level, star bool, pats []LegacyPattern) any {
+	if !star && pats == nil && level != LevelNone {
+		return level.String()
+	}
+	sub := map[string]any{}
+	if star {
+		sub["*"] = level.String()
+	}
+	if pats != nil {
+		sub["patterns"] = patternsMap(pats)
+	}
+	return sub
 }
 
 func patternsMap(pats []LegacyPattern) map[string]any {
@@ -181,18 +186,7 @@ func (ps *OwnerScope) Map() map[string]any {
 	if ps.Tools != nil {
 		tools := make(map[string]any, len(ps.Tools))
 		for _, t := range ps.Tools {
-			if !t.Star && t.Patterns == nil && t.Level != LevelNone {
-				tools[t.Tool] = t.Level.String()
-				continue
-			}
-			sub := map[string]any{}
-			if t.Star {
-				sub["*"] = t.Level.String()
-			}
-			if t.Patterns != nil {
-				sub["patterns"] = patternsMap(t.Patterns)
-			}
-			tools[t.Tool] = sub
+			tools[t.Tool] = toolValue(t.Level, t.Star, t.Patterns)
 		}
 		m["tools"] = tools
 	}

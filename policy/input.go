@@ -15,14 +15,7 @@ import (
 // (docs/configuration.md#permissions-keys).
 var RuleFields = [...]string{"id", "tools", "pattern", "action", "severity", "match_type", "description", "source", "examples", "mode"}
 
-func isRuleField(k string) bool {
-	for _, f := range RuleFields {
-		if f == k {
-			return true
-		}
-	}
-	return false
-}
+func isRuleField(k string) bool { return ruleField(k) >= 0 }
 
 // PatternCheck reports why a pattern does not compile (engine.ValidatePattern).
 type PatternCheck func(pattern string) error

@@ -41,16 +41,16 @@ func DecodeOwnerScopesInput(scopes Mapping, pattern PatternCheck) (OwnerScopes, 
 // ownerChannelInput decodes owner_scopes.<channel>.
 func ownerChannelInput(ch string, v any, pattern PatternCheck) (OwnerChannel, *FieldError) {
 	field := OwnerScopesField + "." + ch
-	principals, ok := v.(map[string]any)
-	if !ok {
+	principals := MappingOf(v)
+	if !principals.IsMapping() {
 		return OwnerChannel{}, fieldErr(field, "a channel must be an object of principal user id to scope (owner_scopes.<channel>.<principal>)")
 	}
 	if isEarlierShape(principals) {
 		return OwnerChannel{}, fieldErr(field, "owner scopes are keyed by channel, then principal: %q is a scope in toolgate's earlier shape owner_scopes.<principal>.tools; move it under a channel, e.g. owner_scopes.feishu.%s", ch, ch)
 	}
-	oc := OwnerChannel{Channel: ch, Principals: make([]OwnerScope, 0, len(principals))}
-	for _, pid := range sortedKeys(principals) {
-		sc, err := ownerScopeInput(field+"."+pid, pid, principals[pid], pattern)
+	oc := OwnerChannel{Channel: ch, Principals: make([]OwnerScope, 0, len(principals.Keys))}
+	for _, f := range principals.Keys {
+		sc, err := ownerScopeInput(field+"."+f.Key, f.Key, f.Value.v, pattern)
 		if err != nil {
 			return OwnerChannel{}, err
 		}
@@ -59,26 +59,43 @@ func ownerChannelInput(ch string, v any, pattern PatternCheck) (OwnerChannel, *F
 	return oc, nil
 }
 
+// inputFields reads the keys of an object in key order: read decodes the
+// value of a key it knows and reports false for any other, which is
+// refused as unknown (allowed names the keys read knows).
+func inputFields(field string, obj Mapping, allowed string, read func(key string, v any) (bool, *FieldError)) *FieldError {
+	for _, f := range obj.Keys {
+		known, err := read(f.Key, f.Value.v)
+		if !known {
+			return fieldErr(field+"."+f.Key, "unknown field %q (allowed: %s)", f.Key, allowed)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ownerScopeInput decodes the scope of one principal on one channel.
 func ownerScopeInput(field, pid string, v any, pattern PatternCheck) (OwnerScope, *FieldError) {
-	m, ok := v.(map[string]any)
-	if !ok {
+	m := MappingOf(v)
+	if !m.IsMapping() {
 		return OwnerScope{}, fieldErr(field, "a scope must be an object with tools and defaults")
 	}
 	sc := OwnerScope{Principal: pid}
-	for _, k := range sortedKeys(m) {
+	err := inputFields(field, m, "tools, defaults", func(k string, v any) (bool, *FieldError) {
 		var err *FieldError
 		switch k {
 		case "tools":
-			sc.Tools, err = ownerToolsInput(field+".tools", m[k], pattern)
+			sc.Tools, err = ownerToolsInput(field+".tools", v, pattern)
 		case "defaults":
-			sc.Defaults, err = ownerDefaultsInput(field+".defaults", m[k])
+			sc.Defaults, err = ownerDefaultsInput(field+".defaults", v)
 		default:
-			err = fieldErr(field+"."+k, "unknown field %q (allowed: tools, defaults)", k)
+			return false, nil
 		}
-		if err != nil {
-			return OwnerScope{}, err
-		}
+		return true, err
+	})
+	if err != nil {
+		return OwnerScope{}, err
 	}
 	return sc, nil
 }
@@ -86,13 +103,13 @@ func ownerScopeInput(field, pid string, v any, pattern PatternCheck) (OwnerScope
 // ownerToolsInput decodes tools: {<tool>: level | {patterns, "*"}}. The
 // list is non-nil even when empty, so Map writes tools: {} as sent.
 func ownerToolsInput(field string, v any, pattern PatternCheck) ([]OwnerTool, *FieldError) {
-	tools, ok := v.(map[string]any)
-	if !ok {
+	tools := MappingOf(v)
+	if !tools.IsMapping() {
 		return nil, fieldErr(field, "tools must be an object of tool name to level or {patterns, \"*\"}")
 	}
-	out := make([]OwnerTool, 0, len(tools))
-	for _, name := range sortedKeys(tools) {
-		t, err := ownerToolInput(field+"."+name, name, tools[name], pattern)
+	out := make([]OwnerTool, 0, len(tools.Keys))
+	for _, f := range tools.Keys {
+		t, err := ownerToolInput(field+"."+f.Key, f.Key, f.Value.v, pattern)
 		if err != nil {
 			return nil, err
 		}
@@ -104,26 +121,27 @@ func ownerToolsInput(field string, v any, pattern PatternCheck) ([]OwnerTool, *F
 // ownerToolInput decodes one tool entry: a level, or {patterns, "*"}.
 func ownerToolInput(field, name string, v any, pattern PatternCheck) (OwnerTool, *FieldError) {
 	t := OwnerTool{Tool: name}
-	entry, isObj := v.(map[string]any)
-	if !isObj {
+	entry := MappingOf(v)
+	if !entry.IsMapping() {
 		lvl, err := ownerLevelInput(field, v)
 		t.Level = lvl
 		return t, err
 	}
-	for _, k := range sortedKeys(entry) {
+	err := inputFields(field, entry, `patterns, "*"`, func(k string, v any) (bool, *FieldError) {
 		var err *FieldError
 		switch k {
 		case "*":
-			t.Level, err = ownerLevelInput(field+".*", entry[k])
+			t.Level, err = ownerLevelInput(field+".*", v)
 			t.Star = true
 		case "patterns":
-			t.Patterns, err = ownerPatternsInput(field+".patterns", entry[k], pattern)
+			t.Patterns, err = ownerPatternsInput(field+".patterns", v, pattern)
 		default:
-			err = fieldErr(field+"."+k, "unknown field %q (allowed: patterns, \"*\")", k)
+			return false, nil
 		}
-		if err != nil {
-			return OwnerTool{}, err
-		}
+		return true, err
+	})
+	if err != nil {
+		return OwnerTool{}, err
 	}
 	return t, nil
 }
@@ -132,19 +150,20 @@ func ownerToolInput(field, name string, v any, pattern PatternCheck) (OwnerTool,
 // named as field['<pattern>'] (a pattern may hold dots and spaces) and
 // checked with pattern. The list is non-nil even when empty.
 func ownerPatternsInput(field string, v any, pattern PatternCheck) ([]LegacyPattern, *FieldError) {
-	m, ok := v.(map[string]any)
-	if !ok {
+	m := MappingOf(v)
+	if !m.IsMapping() {
 		return nil, levelsObjectErr(field)
 	}
-	out := make([]LegacyPattern, 0, len(m))
-	for _, p := range sortedKeys(m) {
+	out := make([]LegacyPattern, 0, len(m.Keys))
+	for _, f := range m.Keys {
+		p := f.Key
 		pf := field + "['" + p + "']"
 		if pattern != nil {
 			if err := pattern(p); err != nil {
 				return nil, &FieldError{Field: pf, Message: err.Error(), Err: ErrBadPattern}
 			}
 		}
-		lvl, err := ownerLevelInput(pf, m[p])
+		lvl, err := ownerLevelInput(pf, f.Value.v)
 		if err != nil {
 			return nil, err
 		}
@@ -156,17 +175,17 @@ func ownerPatternsInput(field string, v any, pattern PatternCheck) ([]LegacyPatt
 // ownerDefaultsInput decodes defaults: {"*": level}; LevelNone when "*" is
 // absent.
 func ownerDefaultsInput(field string, v any) (Level, *FieldError) {
-	m, ok := v.(map[string]any)
-	if !ok {
+	m := MappingOf(v)
+	if !m.IsMapping() {
 		return LevelNone, levelsObjectErr(field)
 	}
 	lvl := LevelNone
-	for _, k := range sortedKeys(m) {
-		if k != "*" {
-			return LevelNone, fieldErr(field+"."+k, "unknown key %q (only \"*\")", k)
+	for _, f := range m.Keys {
+		if f.Key != "*" {
+			return LevelNone, fieldErr(field+"."+f.Key, "unknown key %q (only \"*\")", f.Key)
 		}
 		var err *FieldError
-		if lvl, err = ownerLevelInput(field+"."+k, m[k]); err != nil {
+		if lvl, err = ownerLevelInput(field+"."+f.Key, f.Value.v); err != nil {
 			return LevelNone, err
 		}
 	}

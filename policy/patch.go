@@ -16,19 +16,28 @@ type RulePatch struct {
 func DecodeRulePatch(m Mapping) RulePatch {
 	var p RulePatch
 	set := make(map[string]any, len(m.Keys))
-	for _, k := range RuleFields {
+	p.Remove = patchKeys(m, RuleFields[:], func(k string, v any) {
+		p.Set = append(p.Set, k)
+		set[k] = v
+	})
+	p.Rule, _, _ = DecodeRule(set, "rule")
+	return p
+}
+
+// patchKeys reads a patch body: set gets each of keys given a value, in
+// the order of keys, and the keys given null (to remove) are returned.
+func patchKeys(m Mapping, keys []string, set func(key string, v any)) (remove []string) {
+	for _, k := range keys {
 		v, ok := m.Get(k)
 		switch {
 		case !ok:
 		case v.v == nil:
-			p.Remove = append(p.Remove, k)
+			remove = append(remove, k)
 		default:
-			p.Set = append(p.Set, k)
-			set[k] = v.v
+			set(k, v.v)
 		}
 	}
-	p.Rule, _, _ = DecodeRule(set, "rule")
-	return p
+	return remove
 }
 
 // ReplaceFields is the patch that makes each of fields what r has: a field

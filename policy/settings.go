@@ -30,26 +30,21 @@ func DecodeSettingsPatch(m Mapping) SettingsPatch {
 		}
 		return nil
 	}
-	for _, k := range SettingsKeys {
-		given, ok := m.Get(k)
-		v := given.v
-		switch {
-		case !ok:
-		case v == nil:
-			p.Remove = append(p.Remove, k)
-		case k == "enabled":
+	p.Remove = patchKeys(m, SettingsKeys, func(k string, v any) {
+		switch k {
+		case "enabled":
 			if b, ok := v.(bool); ok {
 				p.Enabled = &b
 			}
-		case k == "schema":
+		case "schema":
 			p.Schema = str(v)
-		case k == "version":
+		case "version":
 			p.Version = str(v)
-		case k == "permission_mode":
+		case "permission_mode":
 			p.PermissionMode = str(v)
-		case k == "deny_guidance_message":
+		case "deny_guidance_message":
 			p.DenyGuidanceMessage = str(v)
-		case k == "defaults":
+		case "defaults":
 			levels := MappingOf(v).Keys
 			p.Defaults = make(map[string]string, len(levels))
 			for _, f := range levels {
@@ -58,6 +53,6 @@ func DecodeSettingsPatch(m Mapping) SettingsPatch {
 				}
 			}
 		}
-	}
+	})
 	return p
 }

@@ -172,3 +172,18 @@ func FuzzWrittenJSON(f *testing.F) {
 		checkWritten(t, string(data), m)
 	})
 }
+
+// TestRuleFieldPlaces: the field constants name the keys of RuleFields in
+// its order, which ruleValues is indexed by.
+func TestRuleFieldPlaces(t *testing.T) {
+	for place, key := range map[int]string{fieldID: "id", fieldTools: "tools", fieldPattern: "pattern", fieldAction: "action",
+		fieldSeverity: "severity", fieldMatchType: "match_type", fieldDescription: "description", fieldSource: "source",
+		fieldExamples: "examples", fieldMode: "mode"} {
+		if RuleFields[place] != key || ruleField(key) != place {
+			t.Errorf("place %d: RuleFields has %q, want %q", place, RuleFields[place], key)
+		}
+	}
+	if ruleField("approved_by") != -1 {
+		t.Error("approved_by is not a rule field")
+	}
+}
