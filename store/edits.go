@@ -24,6 +24,57 @@ func (s *Store) ReplaceSection(w policy.Written) (string, error) {
 	})
 }
 
+// sameValue reports whether a value read from the file and a value to
+// write are the same. A number is compared by value, so a section that went
+// through JSON (where 1 reads back as 1.0) keeps the nodes it did not
+// change, comments and flow style with them.
+func sameValue(old, v any) bool {
+	switch o := old.(type) {
+	case map[string]any:
+		n, ok := v.(map[string]any)
+		if !ok || len(n) != len(o) {
+			return false
+		}
+		for k, x := range o {
+			if y, has := n[k]; !has || !sameValue(x, y) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		n, ok := v.([]any)
+		if !ok || len(n) != len(o) {
+			return false
+		}
+		for i := range o {
+			if !sameValue(o[i], n[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	if a, ok := number(old); ok {
+		b, isNum := number(v)
+		return isNum && a == b
+	}
+	return reflect.DeepEqual(old, v)
+}
+
+// number is a decoded YAML or JSON number as a float64.
+func number(v any) (float64, bool) {
+	switch n := v.(type) {
+	case int:
+		return float64(n), true
+	case int64:
+		return float64(n), true
+	case uint64:
+		return float64(n), true
+	case float64:
+		return n, true
+	}
+	return 0, false
+}
+
 // CleanETag strips the W/ prefix and the quotes of an If-Match value.
 func CleanETag(tag string) string {
 	tag = strings.TrimSpace(tag)
@@ -42,7 +93,7 @@ func replaceMapping(m *yaml.Node, want map[string]any) error {
 			continue
 		}
 		old, err := decodeNode(v)
-		if err == nil && reflect.DeepEqual(old, nv) {
+		if err == nil && sameValue(old, nv) {
 			content = append(content, k, v)
 			continue
 		}
