@@ -77,18 +77,18 @@ type DeletedResult struct {
 // it, the approval overrides appended (as written, null when none) and the
 // ids of those already there.
 type AddDirResponse struct {
-	Dir               string           `json:"dir"`
-	Tiered            bool             `json:"tiered"`
-	ExternalDirectory string           `json:"external_directory"`
-	Created           []map[string]any `json:"created"`
-	Existing          []string         `json:"existing,omitempty"`
+	Dir               string            `json:"dir"`
+	Tiered            bool              `json:"tiered"`
+	ExternalDirectory string            `json:"external_directory"`
+	Created           []policy.Override `json:"created"`
+	Existing          []string          `json:"existing,omitempty"`
 }
 
 // addDirWire is the answer of an /add-dir the store carried out.
 func addDirWire(res store.AddDirResult) AddDirResponse {
 	out := AddDirResponse{Dir: res.Dir, Tiered: res.Tiered, ExternalDirectory: res.ExternalDirectory, Existing: res.Existing}
-	for _, o := range res.Created {
-		out.Created = append(out.Created, o.Map())
+	if len(res.Created) > 0 { // null when none were appended
+		out.Created = res.Created
 	}
 	return out
 }

@@ -77,7 +77,7 @@ func (s *Section) UnmarshalJSON(b []byte) error {
 }
 
 // MarshalJSON writes the rule in config.yaml's shape (Map).
-func (r Rule) MarshalJSON() ([]byte, error) { return json.Marshal(r.Map()) }
+func (r Rule) MarshalJSON() ([]byte, error) { return marshalValue(r.Map()) }
 
 // UnmarshalJSON reads a rule in config.yaml's shape, as DecodeRule does
 // (keys it does not know are kept in Extra, so that MarshalJSON writes them
