@@ -313,8 +313,8 @@ func (u *UI) runRuleTest(box templates.TestBox, t translator) ([]templates.TestR
 	if msg := checkRule(tools, box.Pattern, box.MatchType, t); msg != "" {
 		return nil, msg
 	}
-	perms := map[string]any{"enabled": true, "schema": "tiered_policy", "rules": []any{rule.Map()}}
-	eng, problems := engine.Compile(perms, nil, u.deps.EngineOptions)
+	alone := policy.Section{Enabled: true, SchemaKey: "schema", Schema: "tiered_policy", Rules: []policy.Rule{rule}}
+	eng, problems := engine.Compile(alone.Map(), nil, u.deps.EngineOptions)
 	if len(problems) > 0 {
 		return nil, problemText(problems[0], t)
 	}
