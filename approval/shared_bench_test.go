@@ -9,6 +9,7 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/store/asks"
 	"github.com/toolgate/toolgate/store/pg"
 )
 
@@ -20,7 +21,7 @@ func benchReplica(b *testing.B, dsn, name string) *approval.Manager {
 	if err != nil {
 		b.Fatalf("pg.Open: %v", err)
 	}
-	shared, err := pg.OpenApprovals(ctx, db)
+	shared, err := asks.OpenApprovals(ctx, db)
 	if err != nil {
 		b.Fatalf("OpenApprovals: %v", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/asks"
 	"github.com/toolgate/toolgate/store/pg"
 )
 
@@ -35,7 +36,7 @@ func openReplica(t *testing.T, dsn, name string, opts approval.Options) replica 
 	if err != nil {
 		t.Fatalf("pg.Open %s: %v", name, err)
 	}
-	shared, err := pg.OpenApprovals(ctx, db)
+	shared, err := asks.OpenApprovals(ctx, db)
 	if err != nil {
 		db.Close()
 		t.Fatalf("OpenApprovals %s: %v", name, err)

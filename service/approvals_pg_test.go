@@ -17,6 +17,7 @@ import (
 	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/service"
+	"github.com/toolgate/toolgate/store/asks"
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/store/pg"
 )
@@ -35,7 +36,7 @@ func TestCheckDeniesWhenAsksCannotBeStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(db.Close)
-	shared, err := pg.OpenApprovals(ctx, db)
+	shared, err := asks.OpenApprovals(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
+	"github.com/toolgate/toolgate/store/asks"
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/store/pg"
 )
@@ -33,7 +34,7 @@ func TestDecideKeepsTheChannelCheckWhenTheLookupFails(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		shared, err := pg.OpenApprovals(ctx, db)
+		shared, err := asks.OpenApprovals(ctx, db)
 		if err != nil {
 			db.Close()
 			t.Fatal(err)

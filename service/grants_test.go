@@ -15,8 +15,10 @@ import (
 	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
+	"github.com/toolgate/toolgate/store/asks"
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/store/grants"
+	"github.com/toolgate/toolgate/store/history"
 	"github.com/toolgate/toolgate/store/pg"
 )
 
@@ -234,7 +236,7 @@ func TestScopedAnswerAcrossReplicas(t *testing.T) {
 		st   *inforce.Holder
 		book *grant.Book
 		mgr  *approval.Manager
-		hist *pg.History
+		hist *history.PGStore
 	}
 	open := func() replica {
 		db, err := pg.Open(ctx, dsn, pg.Options{Logger: quiet})
@@ -251,7 +253,7 @@ func TestScopedAnswerAcrossReplicas(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
-		shared, err := pg.OpenApprovals(ctx, db)
+		shared, err := asks.OpenApprovals(ctx, db)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -264,7 +266,7 @@ func TestScopedAnswerAcrossReplicas(t *testing.T) {
 			t.Fatal(err)
 		}
 		st.SetEngineView(book.Engine)
-		hist, err := pg.OpenHistory(ctx, db)
+		hist, err := history.OpenPG(ctx, db)
 		if err != nil {
 			t.Fatal(err)
 		}

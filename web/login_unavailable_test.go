@@ -46,7 +46,7 @@ func TestSignInThatCannotBeStoredIsRefused(t *testing.T) {
 type pgSessionsUI struct {
 	cluster *pgtest.Cluster
 	dsn     string
-	shared  *pg.Sessions
+	shared  *auth.PGSessions
 	srv     *httptest.Server
 	admin   string
 }
@@ -66,7 +66,7 @@ func newPGSessionsUI(t *testing.T) pgSessionsUI {
 		t.Fatal(err)
 	}
 	t.Cleanup(db.Close)
-	shared, err := pg.OpenSessions(ctx, db)
+	shared, err := auth.OpenPGSessions(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}

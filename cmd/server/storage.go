@@ -13,6 +13,7 @@ import (
 	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/asks"
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/store/decisionlog"
 	"github.com/toolgate/toolgate/store/grants"
@@ -38,7 +39,7 @@ const (
 )
 
 // tokenStore is what the server needs of its tokens; *auth.Tokens (files)
-// and *pg.Tokens are.
+// and *auth.PGTokens are.
 type tokenStore interface {
 	service.TokenStore
 	Active(tokenID string) bool
@@ -152,19 +153,19 @@ func openPostgres(ctx context.Context, c config, dir string, opts inforce.Option
 		defer cancel()
 		return errors.Join(db.Ping(ctx), listening(db), st.Health())
 	}}
-	tokens, created, err := pg.OpenTokens(ctx, db, dir)
+	tokens, created, err := auth.OpenPGTokens(ctx, db, dir)
 	if err != nil {
 		return nil, err
 	}
 	s.tokens = tokens
 	logCreatedToken(log, dir, created)
-	if s.sessions, err = pg.OpenSessions(ctx, db); err != nil {
+	if s.sessions, err = auth.OpenPGSessions(ctx, db); err != nil {
 		return nil, err
 	}
-	if s.history, err = pg.OpenHistory(ctx, db); err != nil {
+	if s.history, err = history.OpenPG(ctx, db); err != nil {
 		return nil, err
 	}
-	if s.shared, err = pg.OpenApprovals(ctx, db); err != nil {
+	if s.shared, err = asks.OpenApprovals(ctx, db); err != nil {
 		return nil, err
 	}
 	if s.grants, err = pg.OpenGrants(ctx, db); err != nil {

@@ -425,7 +425,7 @@ func signedInElsewhere(t *testing.T, dsn string) *http.Cookie {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	sessions, err := pg.OpenSessions(ctx, db)
+	sessions, err := auth.OpenPGSessions(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/store"
-	"github.com/toolgate/toolgate/store/auth"
 )
 
 // TestOpenUnreachable: no server on the port means ErrUnavailable, a bad
@@ -68,60 +66,6 @@ func TestOpenSilentServer(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("Open took %v against a silent server, want about OpTimeout", d)
 	}
-}
-
-// TestServerGoneAndBack: with the server stopped, reads and writes fail
-// with ErrUnavailable; once it runs again, they work without reopening, and
-// the Listener resyncs its subscribers.
-func TestServerGoneAndBack(t *testing.T) {
-	c := pgtest.Start(t)
-	dsn := c.NewDatabase(t)
-	db, err := Open(context.Background(), dsn, Options{OpTimeout: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	p := openPolicy(t, db)
-	tokens, _ := openTokens(t, db, t.TempDir())
-	_, agent, err := tokens.Create("a", auth.RoleAgent, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var resyncs atomic.Int64
-	p.db.Listener().Subscribe(ChannelPolicy, func(string) {}, func() { resyncs.Add(1) })
-	pgtest.WaitFor(t, 5*time.Second, "listener up", func() bool { return resyncs.Load() == 1 })
-	ctx := context.Background()
-	if err := c.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := p.Read(ctx); !errors.Is(err, store.ErrUnavailable) {
-		t.Errorf("Read with the server stopped: err = %v, want ErrUnavailable", err)
-	}
-	_, err = p.Update(ctx, func(store.Document) ([]byte, error) { return []byte("permissions: {}\n"), nil })
-	if !errors.Is(err, store.ErrUnavailable) {
-		t.Errorf("Update with the server stopped: err = %v, want ErrUnavailable", err)
-	}
-	if err := db.Ping(ctx); !errors.Is(err, store.ErrUnavailable) {
-		t.Errorf("Ping with the server stopped: err = %v, want ErrUnavailable", err)
-	}
-	if _, ok := tokens.Verify(agent); !ok {
-		t.Error("Verify with the server stopped: a known token no longer verifies")
-	}
-	if _, _, err := tokens.Create("b", auth.RoleAgent, nil, nil); !errors.Is(err, store.ErrUnavailable) {
-		t.Errorf("Create with the server stopped: err = %v, want ErrUnavailable", err)
-	}
-	if err := tokens.Revoke("tok_x"); !errors.Is(err, store.ErrUnavailable) {
-		t.Errorf("Revoke with the server stopped: err = %v, want ErrUnavailable", err)
-	}
-	pgtest.WaitFor(t, 5*time.Second, "listener notices", func() bool { return !db.Listener().Connected() })
-	if err := c.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pgtest.WaitFor(t, 15*time.Second, "Read after restart", func() bool { _, err := p.Read(ctx); return err == nil })
-	if _, err := p.Update(ctx, func(store.Document) ([]byte, error) { return []byte("permissions: {}\n"), nil }); err != nil {
-		t.Errorf("Update after restart: %v", err)
-	}
-	pgtest.WaitFor(t, 15*time.Second, "listener resync after restart", func() bool { return resyncs.Load() >= 2 })
 }
 
 // TestUnreachable: which errors count as "the server cannot be reached".

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"os"
 	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/decisionlog"
@@ -113,19 +111,7 @@ func (l *DecisionLog) rowValues(e *decisionlog.Entry) ([]any, error) {
 	if e.Agent == "" {
 		e.Agent = "rest"
 	}
-	return []any{e.Time.UnixMicro(), l.opts.Replica, pgText(e.Source), pgText(e.Agent), pgText(e.Tool),
-		pgText(e.Summary), pgText(e.Channel), pgText(e.Session), pgText(e.Level), pgText(e.MatchedRule),
-		e.LatencyMicros, req, pgText(e.ShadowLevel), pgText(e.ShadowRule)}, nil
-}
-
-// pgText is s as a PostgreSQL text value can hold it: a NUL byte or a byte
-// that is not UTF-8 becomes U+FFFD. The server refuses both, and one
-// agent's NUL in a tool argument (JSON "\u0000" decodes to it) must not
-// cost the whole batch it shares with other calls. SQLite keeps such bytes;
-// this is the one place the two logs can answer differently.
-func pgText(s string) string {
-	if strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) {
-		return s
-	}
-	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "\uFFFD")
+	return []any{e.Time.UnixMicro(), l.opts.Replica, Text(e.Source), Text(e.Agent), Text(e.Tool),
+		Text(e.Summary), Text(e.Channel), Text(e.Session), Text(e.Level), Text(e.MatchedRule),
+		e.LatencyMicros, req, Text(e.ShadowLevel), Text(e.ShadowRule)}, nil
 }

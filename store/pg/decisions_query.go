@@ -69,7 +69,7 @@ func (l *DecisionLog) Prune(ctx context.Context) (int64, error) {
 
 // decisionWhere builds the WHERE clause of q (decisionlog.Query.Conds,
 // the SQLite log's conditions) with placeholders numbered from $first.
-// Filter text goes through pgText as stored text does: the server refuses
+// Filter text goes through Text as stored text does: the server refuses
 // a NUL parameter.
 func decisionWhere(q decisionlog.Query, first int) (string, []any) {
 	conds := q.Conds()
@@ -89,7 +89,7 @@ func decisionWhere(q decisionlog.Query, first int) (string, []any) {
 		}
 		args[i] = c.Arg
 		if s, ok := c.Arg.(string); ok {
-			args[i] = pgText(s)
+			args[i] = Text(s)
 		}
 	}
 	return " WHERE " + strings.Join(sqls, " AND "), args

@@ -1,4 +1,4 @@
-package pg
+package asks
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
+	"github.com/toolgate/toolgate/store/pg"
 )
 
 // TestScopedAnswersShareASmallPool: as many "allow for this session"
@@ -26,7 +27,7 @@ func TestScopedAnswersShareASmallPool(t *testing.T) {
 	const conns = 2
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	db, err := Open(ctx, pgtest.NewDSN(t), Options{MaxConns: conns, OpTimeout: 2 * time.Second})
+	db, err := pg.Open(ctx, pgtest.NewDSN(t), pg.Options{MaxConns: conns, OpTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -81,7 +82,7 @@ func TestAlwaysAllowsAndEditsShareASmallPool(t *testing.T) {
 	var pols []*inforce.Holder
 	var asks []*Approvals
 	for range 2 {
-		db, err := Open(context.Background(), dsn, Options{MaxConns: 2, OpTimeout: 2 * time.Second})
+		db, err := pg.Open(context.Background(), dsn, pg.Options{MaxConns: 2, OpTimeout: 2 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}

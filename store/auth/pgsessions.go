@@ -1,4 +1,4 @@
-package pg
+package auth
 
 import (
 	"context"
@@ -9,31 +9,30 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/toolgate/toolgate/store/auth"
+	"github.com/toolgate/toolgate/store/pg"
 )
 
-// Sessions are browser sessions in PostgreSQL, an auth.SessionStore shared
+// PGSessions are browser sessions in PostgreSQL, a SessionStore shared
 // by every replica: a browser signed in through one is known to all. A
 // sign-out through any replica reaches the OnDelete hooks of all
 // (ChannelSessions). It is safe for concurrent use.
-type Sessions struct {
-	db      *DB
+type PGSessions struct {
+	db      *pg.DB
 	mu      sync.Mutex
 	deleted []func()
 }
 
-var _ auth.SessionStore = (*Sessions)(nil)
+var _ SessionStore = (*PGSessions)(nil)
 
-// OpenSessions migrates PartSessions and returns the store.
-func OpenSessions(ctx context.Context, db *DB) (*Sessions, error) {
-	if err := MigrateParts(ctx, db, PartSessions); err != nil {
+// OpenPGSessions migrates PartSessions and returns the store.
+func OpenPGSessions(ctx context.Context, db *pg.DB) (*PGSessions, error) {
+	if err := pg.MigrateParts(ctx, db, pg.PartSessions); err != nil {
 		return nil, err
 	}
-	s := &Sessions{db: db}
+	s := &PGSessions{db: db}
 	// After a reconnect a sign-out may have been missed: the hooks then
 	// re-check their sessions, as after a notification.
-	db.listener.Subscribe(ChannelSessions, func(string) { s.tellDeleted() }, s.tellDeleted)
+	db.Listener().Subscribe(pg.ChannelSessions, func(string) { s.tellDeleted() }, s.tellDeleted)
 	return s, nil
 }
 
@@ -45,12 +44,12 @@ func sessionKey(id string) []byte {
 // Create starts a session for p lasting ttl, with a new random id and
 // CSRF token, and drops sessions that have expired. Expiry is judged by
 // the database's clock, the same for every replica.
-func (s *Sessions) Create(ctx context.Context, p auth.Principal, ttl time.Duration) (string, auth.Session, error) {
-	id := auth.NewSessionID()
-	se := auth.Session{Principal: p, CSRF: auth.NewSessionID()}
+func (s *PGSessions) Create(ctx context.Context, p Principal, ttl time.Duration) (string, Session, error) {
+	id := NewSessionID()
+	se := Session{Principal: p, CSRF: NewSessionID()}
 	octx, cancel := s.db.Op(ctx)
 	defer cancel()
-	err := pgx.BeginFunc(octx, s.db.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(octx, s.db.Pool(), func(tx pgx.Tx) error {
 		if _, err := tx.Exec(octx, "DELETE FROM auth_sessions WHERE expires <= now()"); err != nil {
 			return err
 		}
@@ -59,75 +58,75 @@ func (s *Sessions) Create(ctx context.Context, p auth.Principal, ttl time.Durati
 			sessionKey(id), p, se.CSRF, ttl.Seconds()).Scan(&se.Expires)
 	})
 	if err != nil {
-		return "", auth.Session{}, s.db.Wrap(ctx, err, "create session")
+		return "", Session{}, s.db.Wrap(ctx, err, "create session")
 	}
 	return id, se, nil
 }
 
-// Get returns the live session id (auth.ErrNoSession when there is none).
-func (s *Sessions) Get(ctx context.Context, id string) (auth.Session, error) {
+// Get returns the live session id (ErrNoSession when there is none).
+func (s *PGSessions) Get(ctx context.Context, id string) (Session, error) {
 	octx, cancel := s.db.Op(ctx)
 	defer cancel()
-	var se auth.Session
-	err := s.db.pool.QueryRow(octx, `SELECT principal, csrf, expires FROM auth_sessions
+	var se Session
+	err := s.db.Pool().QueryRow(octx, `SELECT principal, csrf, expires FROM auth_sessions
 		WHERE id_hash = $1 AND expires > now()`, sessionKey(id)).Scan(&se.Principal, &se.CSRF, &se.Expires)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return auth.Session{}, auth.ErrNoSession
+		return Session{}, ErrNoSession
 	}
 	if err != nil {
-		return auth.Session{}, s.db.Wrap(ctx, err, "get session")
+		return Session{}, s.db.Wrap(ctx, err, "get session")
 	}
 	return se, nil
 }
 
 // Delete ends session id and tells every replica's OnDelete hooks; an
 // unknown id is not an error (and tells nobody).
-func (s *Sessions) Delete(ctx context.Context, id string) error {
+func (s *PGSessions) Delete(ctx context.Context, id string) error {
 	octx, cancel := s.db.Op(ctx)
 	defer cancel()
-	err := pgx.BeginFunc(octx, s.db.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(octx, s.db.Pool(), func(tx pgx.Tx) error {
 		tag, err := tx.Exec(octx, "DELETE FROM auth_sessions WHERE id_hash = $1", sessionKey(id))
 		if err != nil || tag.RowsAffected() == 0 {
 			return err
 		}
-		_, err = tx.Exec(octx, "SELECT pg_notify($1, 'delete')", ChannelSessions)
+		_, err = tx.Exec(octx, "SELECT pg_notify($1, 'delete')", pg.ChannelSessions)
 		return err
 	})
 	return s.db.Wrap(ctx, err, "delete session")
 }
 
-// SetFlash keeps f for the session's next page (auth.ErrNoSession).
-func (s *Sessions) SetFlash(ctx context.Context, id string, f auth.Flash) error {
+// SetFlash keeps f for the session's next page (ErrNoSession).
+func (s *PGSessions) SetFlash(ctx context.Context, id string, f Flash) error {
 	octx, cancel := s.db.Op(ctx)
 	defer cancel()
-	tag, err := s.db.pool.Exec(octx, `UPDATE auth_sessions SET flash_kind = $2, flash_text = $3
+	tag, err := s.db.Pool().Exec(octx, `UPDATE auth_sessions SET flash_kind = $2, flash_text = $3
 		WHERE id_hash = $1 AND expires > now()`, sessionKey(id), f.Kind, f.Text)
 	if err != nil {
 		return s.db.Wrap(ctx, err, "set flash")
 	}
 	if tag.RowsAffected() == 0 {
-		return auth.ErrNoSession
+		return ErrNoSession
 	}
 	return nil
 }
 
 // TakeFlash returns and clears the session's message in one statement, so
 // that two pages loading at once through two replicas do not both show it
-// (auth.ErrNoSession).
-func (s *Sessions) TakeFlash(ctx context.Context, id string) (auth.Flash, error) {
+// (ErrNoSession).
+func (s *PGSessions) TakeFlash(ctx context.Context, id string) (Flash, error) {
 	octx, cancel := s.db.Op(ctx)
 	defer cancel()
-	var f auth.Flash
-	err := s.db.pool.QueryRow(octx, `WITH old AS (
+	var f Flash
+	err := s.db.Pool().QueryRow(octx, `WITH old AS (
 			SELECT id_hash, flash_kind, flash_text FROM auth_sessions
 			WHERE id_hash = $1 AND expires > now() FOR UPDATE)
 		UPDATE auth_sessions s SET flash_kind = '', flash_text = '' FROM old
 		WHERE s.id_hash = old.id_hash RETURNING old.flash_kind, old.flash_text`, sessionKey(id)).Scan(&f.Kind, &f.Text)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return auth.Flash{}, auth.ErrNoSession
+		return Flash{}, ErrNoSession
 	}
 	if err != nil {
-		return auth.Flash{}, s.db.Wrap(ctx, err, "take flash")
+		return Flash{}, s.db.Wrap(ctx, err, "take flash")
 	}
 	return f, nil
 }
@@ -136,13 +135,13 @@ func (s *Sessions) TakeFlash(ctx context.Context, id string) (auth.Flash, error)
 // replica, and after the Listener reconnects (a deletion may have been
 // missed), from the Listener's goroutine: a websocket hub re-checks its
 // sessions then.
-func (s *Sessions) OnDelete(f func()) {
+func (s *PGSessions) OnDelete(f func()) {
 	s.mu.Lock()
 	s.deleted = append(s.deleted, f)
 	s.mu.Unlock()
 }
 
-func (s *Sessions) tellDeleted() {
+func (s *PGSessions) tellDeleted() {
 	s.mu.Lock()
 	hooks := slices.Clone(s.deleted)
 	s.mu.Unlock()

@@ -1,4 +1,4 @@
-package pg
+package auth
 
 import (
 	"context"
@@ -15,14 +15,15 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/store/auth"
+	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
+	"github.com/toolgate/toolgate/store/pg"
 )
 
-func openTokens(t *testing.T, db *DB, dir string) (*Tokens, bool) {
+func openPGTokens(t *testing.T, db *pg.DB, dir string) (*PGTokens, bool) {
 	t.Helper()
-	tok, created, err := OpenTokens(context.Background(), db, dir)
+	tok, created, err := OpenPGTokens(context.Background(), db, dir)
 	if err != nil {
-		t.Fatalf("OpenTokens: %v", err)
+		t.Fatalf("OpenPGTokens: %v", err)
 	}
 	return tok, created
 }
@@ -32,10 +33,10 @@ func openTokens(t *testing.T, db *DB, dir string) (*Tokens, bool) {
 // another, and its revocation ends it there too, telling OnRevoke.
 func TestTokensAcrossReplicas(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
-	// The first replica's config dir does not exist yet: OpenTokens makes it.
+	// The first replica's config dir does not exist yet: OpenPGTokens makes it.
 	dirA, dirB := filepath.Join(t.TempDir(), "new", "dir"), t.TempDir()
-	a, createdA := openTokens(t, openDB(t, dsn), dirA)
-	b, createdB := openTokens(t, openDB(t, dsn), dirB)
+	a, createdA := openPGTokens(t, pgdb.Open(t, dsn), dirA)
+	b, createdB := openPGTokens(t, pgdb.Open(t, dsn), dirB)
 	if !createdA || createdB {
 		t.Fatalf("created = %v, %v; want true for the first replica only", createdA, createdB)
 	}
@@ -43,20 +44,20 @@ func TestTokensAcrossReplicas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fi, err := os.Stat(filepath.Join(dirA, auth.AdminTokenFile)); err != nil || fi.Mode().Perm() != 0o600 {
+	if fi, err := os.Stat(filepath.Join(dirA, AdminTokenFile)); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("api_token: %v, %v; want mode 0600", fi, err)
 	}
 	if _, err := b.AdminToken(); err == nil {
 		t.Error("AdminToken on a replica without api_token: no error")
 	}
-	if p, ok := b.Verify(secret); !ok || p.Role != auth.RoleAdmin {
+	if p, ok := b.Verify(secret); !ok || p.Role != RoleAdmin {
 		t.Errorf("admin token on the other replica: %+v, %v", p, ok)
 	}
 	var revokedA, revokedB atomic.Int64
 	a.OnRevoke(func() { revokedA.Add(1) })
 	b.OnRevoke(func() { revokedB.Add(1) })
 
-	info, tok, err := a.Create("ci", auth.RoleApprover, []string{"web"}, nil)
+	info, tok, err := a.Create("ci", RoleApprover, []string{"web"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestTokensAcrossReplicas(t *testing.T) {
 	}
 	pgtest.WaitFor(t, time.Second, "token verifies on the other replica", func() bool {
 		p, ok := b.Verify(tok)
-		return ok && p.TokenID == info.ID && p.Role == auth.RoleApprover && slices.Equal(p.Channels, []string{"web"}) &&
+		return ok && p.TokenID == info.ID && p.Role == RoleApprover && slices.Equal(p.Channels, []string{"web"}) &&
 			b.Active(info.ID) // verified from memory, not only through the table
 	})
 	if got := b.List(); len(got) != 1 || got[0].ID != info.ID || !got[0].Created.Equal(info.Created) {
@@ -90,11 +91,11 @@ func TestTokensAcrossReplicas(t *testing.T) {
 		t.Errorf("the revoking replica's hooks ran %d times, want once", n)
 	}
 	for _, id := range []string{info.ID, "admin", "tok_unknown"} {
-		if err := a.Revoke(id); !errors.Is(err, auth.ErrNotFound) {
+		if err := a.Revoke(id); !errors.Is(err, ErrNotFound) {
 			t.Errorf("Revoke(%q) = %v, want ErrNotFound", id, err)
 		}
 	}
-	if _, _, err := a.Create("x", "root", nil, nil); !errors.Is(err, auth.ErrBadRole) {
+	if _, _, err := a.Create("x", "root", nil, nil); !errors.Is(err, ErrBadRole) {
 		t.Errorf("Create with role root: %v, want ErrBadRole", err)
 	}
 	for _, bad := range []string{"", " ", tok, secret + "x"} {
@@ -110,19 +111,19 @@ func TestTokensFirstStartRace(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
 	dir := t.TempDir()
 	const replicas = 3
-	dbs := make([]*DB, replicas)
+	dbs := make([]*pg.DB, replicas)
 	for i := range dbs {
-		dbs[i] = openDB(t, dsn)
+		dbs[i] = pgdb.Open(t, dsn)
 	}
 	var wg sync.WaitGroup
-	toks := make([]*Tokens, replicas)
+	toks := make([]*PGTokens, replicas)
 	created := make([]bool, replicas)
 	for i := range replicas {
 		wg.Go(func() {
 			var err error
-			toks[i], created[i], err = OpenTokens(context.Background(), dbs[i], dir)
+			toks[i], created[i], err = OpenPGTokens(context.Background(), dbs[i], dir)
 			if err != nil {
-				t.Errorf("OpenTokens: %v", err)
+				t.Errorf("OpenPGTokens: %v", err)
 			}
 		})
 	}
@@ -151,17 +152,17 @@ func TestTokensFirstStartRace(t *testing.T) {
 func TestTokensImportFileMode(t *testing.T) {
 	dir := t.TempDir()
 	admin := "0123456789abcdef0123"
-	writeFile(t, dir, auth.AdminTokenFile, admin+"\n")
+	writeFile(t, dir, AdminTokenFile, admin+"\n")
 	agent := "agent-secret-0123456789"
-	list := []auth.TokenInfo{{ID: "tok_old", Name: "old", Role: auth.RoleAgent, Sessions: []string{"s1"},
+	list := []TokenInfo{{ID: "tok_old", Name: "old", Role: RoleAgent, Sessions: []string{"s1"},
 		Created: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Hash: hashHex(agent)}}
 	data, _ := json.Marshal(list)
 	writeFile(t, dir, tokensFile, string(data))
-	tk, created := openTokens(t, openDB(t, pgtest.NewDSN(t)), dir)
+	tk, created := openPGTokens(t, pgdb.Open(t, pgtest.NewDSN(t)), dir)
 	if created {
 		t.Error("created = true, want the file's admin token taken")
 	}
-	if p, ok := tk.Verify(admin); !ok || p.Role != auth.RoleAdmin {
+	if p, ok := tk.Verify(admin); !ok || p.Role != RoleAdmin {
 		t.Errorf("file's admin token: %+v, %v", p, ok)
 	}
 	if p, ok := tk.Verify(agent); !ok || p.TokenID != "tok_old" || !slices.Equal(p.Sessions, []string{"s1"}) {
@@ -170,7 +171,7 @@ func TestTokensImportFileMode(t *testing.T) {
 	if got, err := tk.AdminToken(); err != nil || got != admin {
 		t.Errorf("AdminToken = %q, %v", got, err)
 	}
-	writeFile(t, dir, auth.AdminTokenFile, "ffffffffffffffffffffffff\n")
+	writeFile(t, dir, AdminTokenFile, "ffffffffffffffffffffffff\n")
 	if _, err := tk.AdminToken(); err == nil {
 		t.Error("AdminToken with a file that is not the database's token: no error")
 	}
@@ -181,15 +182,15 @@ func TestTokensImportFileMode(t *testing.T) {
 // table), and a revoked or unknown token still does not.
 func TestTokensReadThroughOnMiss(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
-	a, _ := openTokens(t, openDB(t, dsn), t.TempDir())
-	b, _ := openTokens(t, openDB(t, dsn), t.TempDir())
+	a, _ := openPGTokens(t, pgdb.Open(t, dsn), t.TempDir())
+	b, _ := openPGTokens(t, pgdb.Open(t, dsn), t.TempDir())
 	for i := range 20 {
-		info, tok, err := a.Create(fmt.Sprintf("fresh-%d", i), auth.RoleAgent, []string{"cli"}, nil)
+		info, tok, err := a.Create(fmt.Sprintf("fresh-%d", i), RoleAgent, []string{"cli"}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		p, ok := b.Verify(tok)
-		if !ok || p.TokenID != info.ID || p.Role != auth.RoleAgent || !slices.Equal(p.Channels, []string{"cli"}) {
+		if !ok || p.TokenID != info.ID || p.Role != RoleAgent || !slices.Equal(p.Channels, []string{"cli"}) {
 			t.Fatalf("token %d verified on the other replica right after it was made: %+v, %v", i, p, ok)
 		}
 		if err := a.Revoke(info.ID); err != nil {
@@ -205,5 +206,12 @@ func TestTokensReadThroughOnMiss(t *testing.T) {
 	}
 	if _, ok := b.Verify("tg_not_a_token"); ok {
 		t.Error("an unknown token verified")
+	}
+}
+
+func writeFile(t *testing.T, dir, name, text string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -1,19 +1,26 @@
-package pg
+package asks
 
 import (
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/history"
+	"github.com/toolgate/toolgate/store/pg"
 )
 
-func openApprovals(t *testing.T, db *DB) *Approvals {
+func openApprovals(t *testing.T, db *pg.DB) *Approvals {
 	t.Helper()
 	s, err := OpenApprovals(context.Background(), db)
 	if err != nil {
@@ -45,7 +52,7 @@ func mustInsert(t *testing.T, s *Approvals, a approval.Approval, key string) app
 // with a NUL byte and non-ASCII text included, and Resolve's outcome and
 // rule read back too.
 func TestApprovalsRoundTrip(t *testing.T) {
-	s := openApprovals(t, openDB(t, pgtest.NewDSN(t)))
+	s := openApprovals(t, pgdb.Open(t, pgtest.NewDSN(t)))
 	ctx := context.Background()
 	in := newAsk("a1", time.Minute, map[string]any{"command": "printf 'x\x00y' | tee ü", "n": 3.5})
 	mustInsert(t, s, in, "")
@@ -87,7 +94,7 @@ func TestApprovalsRoundTrip(t *testing.T) {
 
 // TestApprovalsResolveRules: the cases of Resolve, each on a fresh ask.
 func TestApprovalsResolveRules(t *testing.T) {
-	s := openApprovals(t, openDB(t, pgtest.NewDSN(t)))
+	s := openApprovals(t, pgdb.Open(t, pgtest.NewDSN(t)))
 	ctx := context.Background()
 	now := time.Now().Truncate(time.Microsecond).UTC()
 	prepErr := errors.New("policy write failed")
@@ -125,7 +132,7 @@ func TestApprovalsResolveRules(t *testing.T) {
 // expire each due ask exactly once between them; an ask not yet due stays.
 func TestApprovalsExpireOnce(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
-	stores := []*Approvals{openApprovals(t, openDB(t, dsn)), openApprovals(t, openDB(t, dsn)), openApprovals(t, openDB(t, dsn))}
+	stores := []*Approvals{openApprovals(t, pgdb.Open(t, dsn)), openApprovals(t, pgdb.Open(t, dsn)), openApprovals(t, pgdb.Open(t, dsn))}
 	const due = 30
 	for i := range due {
 		mustInsert(t, stores[i%3], newAsk("due-"+string(rune('a'+i)), -time.Second, map[string]any{"i": i}), "")
@@ -167,7 +174,7 @@ func TestApprovalsExpireOnce(t *testing.T) {
 // ExpireDue does nothing; once it is released, the due ask expires, and a
 // resolved ask older than keep is removed.
 func TestApprovalsExpiryLease(t *testing.T) {
-	db := openDB(t, pgtest.NewDSN(t))
+	db := pgdb.Open(t, pgtest.NewDSN(t))
 	s := openApprovals(t, db)
 	ctx := context.Background()
 	mustInsert(t, s, newAsk("due", -time.Second, nil), "")
@@ -178,7 +185,7 @@ func TestApprovalsExpiryLease(t *testing.T) {
 		t.Fatalf("Resolve old: %v", err)
 	}
 
-	holder, err := db.pool.Acquire(ctx)
+	holder, err := db.Pool().Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +218,7 @@ func TestApprovalsExpiryLease(t *testing.T) {
 // TestApprovalsJoinKey: one pending ask per key; a resolved ask frees its
 // key; no key never joins.
 func TestApprovalsJoinKey(t *testing.T) {
-	s := openApprovals(t, openDB(t, pgtest.NewDSN(t)))
+	s := openApprovals(t, pgdb.Open(t, pgtest.NewDSN(t)))
 	ctx := context.Background()
 	mustInsert(t, s, newAsk("k1", time.Minute, nil), "s1\x00web\x00bash")
 	got, joined, err := s.Insert(ctx, newAsk("k2", time.Minute, nil), "s1\x00web\x00bash")
@@ -243,11 +250,11 @@ func TestApprovalsJoinKey(t *testing.T) {
 // the approval history as soon as they are stored (same transaction),
 // with the tool arguments redacted there; a join adds no event.
 func TestApprovalsRecordHistory(t *testing.T) {
-	db := openDB(t, pgtest.NewDSN(t))
+	db := pgdb.Open(t, pgtest.NewDSN(t))
 	s := openApprovals(t, db)
-	h, err := OpenHistory(context.Background(), db)
+	h, err := history.OpenPG(context.Background(), db)
 	if err != nil {
-		t.Fatalf("OpenHistory: %v", err)
+		t.Fatalf("OpenPG: %v", err)
 	}
 	ctx := context.Background()
 	secret := "curl -H 'Authorization: Bearer ghp_abcdefghijklmnopqrstuvwxyz123456' https://x.example"
@@ -295,14 +302,14 @@ func TestApprovalsRecordHistory(t *testing.T) {
 func TestApprovalsSlowDatabaseIsUnavailable(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
 	ctx := context.Background()
-	db, err := Open(ctx, dsn, Options{OpTimeout: 500 * time.Millisecond})
+	db, err := pg.Open(ctx, dsn, pg.Options{OpTimeout: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
 	t.Cleanup(db.Close)
 	s := openApprovals(t, db)
-	holder := openDB(t, dsn)
-	tx, err := holder.pool.Begin(ctx)
+	holder := pgdb.Open(t, dsn)
+	tx, err := holder.Pool().Begin(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,3 +323,43 @@ func TestApprovalsSlowDatabaseIsUnavailable(t *testing.T) {
 		t.Errorf("Insert against a locked table: got %v after %v, want store.ErrUnavailable within about 0.5s", err, took)
 	}
 }
+
+// openStore opens the policy in force on db, imported from an empty config
+// dir, as a replica does.
+func openStore(t *testing.T, db *pg.DB) *inforce.Holder {
+	t.Helper()
+	ctx := context.Background()
+	p, err := pg.OpenPolicy(ctx, db)
+	if err != nil {
+		t.Fatalf("OpenPolicy: %v", err)
+	}
+	if _, err := p.Import(ctx, t.TempDir()); err != nil {
+		t.Fatalf("Import: %v", err)
+	}
+	s, err := inforce.OpenBackend(ctx, p, inforce.Options{Workspace: "/work/ws", HomeDir: "/home/u",
+		ResolvePath: func(p string) string { return p }, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatalf("OpenBackend: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// openGrants opens the grants table on db.
+func openGrants(t *testing.T, db *pg.DB) *pg.Grants {
+	t.Helper()
+	st, err := pg.OpenGrants(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// ruleOf is the typed rule a request body decodes to (the edit ports take
+// policy.Rule).
+func ruleOf(m map[string]any) policy.Rule {
+	r, _, _ := policy.DecodeRule(m, "rule")
+	return r
+}
+
+var gitPush = &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "git push origin main"}}

@@ -1,4 +1,4 @@
-package pg
+package auth
 
 import (
 	"context"
@@ -6,7 +6,8 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/store/auth"
+	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
+	"github.com/toolgate/toolgate/store/pg"
 )
 
 // TestRevokedTokenEndsAfterAFailedReload: a replica whose reload after the
@@ -18,15 +19,15 @@ import (
 // retried.
 func TestRevokedTokenEndsAfterAFailedReload(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
-	a, _ := openTokens(t, openDB(t, dsn), t.TempDir())
-	dbB, err := Open(context.Background(), dsn, Options{MaxConns: 1, OpTimeout: 300 * time.Millisecond})
+	a, _ := openPGTokens(t, pgdb.Open(t, dsn), t.TempDir())
+	dbB, err := pg.Open(context.Background(), dsn, pg.Options{MaxConns: 1, OpTimeout: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(dbB.Close)
-	b, _ := openTokens(t, dbB, t.TempDir())
+	b, _ := openPGTokens(t, dbB, t.TempDir())
 
-	info, secret, err := a.Create("ci", auth.RoleAgent, nil, nil)
+	info, secret, err := a.Create("ci", RoleAgent, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package pg
+package asks
 
 import (
 	"context"
@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/pg"
 )
 
 // TestServerThatCannotServeIsUnavailable: a server that cancels a statement
@@ -21,7 +23,7 @@ import (
 // session and the role's statement_timeout is 200 ms.
 func TestServerThatCannotServeIsUnavailable(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
-	openApprovals(t, openDB(t, dsn)) // migrates
+	openApprovals(t, pgdb.Open(t, dsn)) // migrates
 	ctx := context.Background()
 	for _, param := range []string{"statement_timeout=200", "lock_timeout=200"} {
 		u, err := url.Parse(dsn)
@@ -32,12 +34,12 @@ func TestServerThatCannotServeIsUnavailable(t *testing.T) {
 		name, value, _ := strings.Cut(param, "=")
 		q.Set(name, value)
 		u.RawQuery = q.Encode()
-		db, err := Open(ctx, u.String(), Options{})
+		db, err := pg.Open(ctx, u.String(), pg.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		shared := &Approvals{db: db, log: db.log}
-		locker := openDB(t, dsn)
+		shared := &Approvals{db: db, log: db.Log()}
+		locker := pgdb.Open(t, dsn)
 		tx, err := locker.Pool().Begin(ctx)
 		if err != nil {
 			t.Fatal(err)

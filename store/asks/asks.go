@@ -1,4 +1,4 @@
-package pg
+package asks
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/store/history"
+	"github.com/toolgate/toolgate/store/pg"
 	"github.com/toolgate/toolgate/txn"
 )
 
@@ -33,7 +35,7 @@ const approvalCols = `id, status, created_at, expires_at, request, joins, choice
 // (one would only repeat those writes, as no-ops). It is safe for
 // concurrent use.
 type Approvals struct {
-	db  *DB
+	db  *pg.DB
 	log *slog.Logger
 	// preparing lets one Resolve with a prepare func at a time hold its row
 	// lock and connection while prepare runs: an always-allow waits for
@@ -50,11 +52,11 @@ var _ approval.Shared = (*Approvals)(nil)
 // OpenApprovals migrates the approvals part of db (and the approval
 // history's, which every change is recorded in, in the same transaction)
 // and returns the shared ask store on it.
-func OpenApprovals(ctx context.Context, db *DB) (*Approvals, error) {
-	if err := MigrateParts(ctx, db, PartApprovals, PartHistory); err != nil {
+func OpenApprovals(ctx context.Context, db *pg.DB) (*Approvals, error) {
+	if err := pg.MigrateParts(ctx, db, pg.PartApprovals, pg.PartHistory); err != nil {
 		return nil, err
 	}
-	return &Approvals{db: db, log: db.log, preparing: make(chan struct{}, 1)}, nil
+	return &Approvals{db: db, log: db.Log(), preparing: make(chan struct{}, 1)}, nil
 }
 
 // asked is what the request column holds: what was asked and why.
@@ -77,7 +79,7 @@ func (s *Approvals) Insert(ctx context.Context, a approval.Approval, key string)
 		hashed = sum[:]
 	}
 	var got approval.Approval
-	err = s.inTx(ctx, s.db.opTimeout, func(octx context.Context, tx pgx.Tx) error {
+	err = s.inTx(ctx, s.db.OpTimeout(), func(octx context.Context, tx pgx.Tx) error {
 		row := tx.QueryRow(octx, `INSERT INTO approval_asks (id, status, join_key, created_at, expires_at, request)
 			VALUES ($1, 'pending', $2, $3, $4, $5)
 			ON CONFLICT (join_key) WHERE status = 'pending' DO UPDATE SET joins = approval_asks.joins + 1
@@ -87,7 +89,7 @@ func (s *Approvals) Insert(ctx context.Context, a approval.Approval, key string)
 			return err
 		}
 		if got.ID == a.ID {
-			if err := recordApprovalTx(octx, tx, got); err != nil {
+			if err := history.RecordApprovalTx(octx, tx, got); err != nil {
 				return err
 			}
 		}
@@ -111,12 +113,12 @@ func (s *Approvals) Insert(ctx context.Context, a approval.Approval, key string)
 // and the rule goes in force on this replica only after the commit
 // (docs/operations.md#an-always-allow-answer-and-its-rule-commit-together).
 func (s *Approvals) Resolve(ctx context.Context, id string, out approval.Outcome, prepare func(context.Context, approval.Approval) (*policy.Override, error)) (approval.Approval, error) {
-	if pgText(id) != id {
+	if pg.Text(id) != id {
 		return approval.Approval{}, approval.ErrNotFound // no id has a NUL or bad UTF-8
 	}
 	// What PostgreSQL text cannot hold is replaced here, so the winner is
 	// told what every replica will read.
-	out.Comment, out.DecidedBy = pgText(out.Comment), pgText(out.DecidedBy)
+	out.Comment, out.DecidedBy = pg.Text(out.Comment), pg.Text(out.DecidedBy)
 	if prepare != nil {
 		select {
 		case s.preparing <- struct{}{}:
@@ -128,7 +130,7 @@ func (s *Approvals) Resolve(ctx context.Context, id string, out approval.Outcome
 	var next approval.Approval
 	var verdict, prepErr error
 	var enc *txn.Enclosing
-	limit := s.db.opTimeout
+	limit := s.db.OpTimeout()
 	if prepare != nil {
 		limit *= 3 // the policy may be written and checked in this transaction
 	}
@@ -161,7 +163,7 @@ func (s *Approvals) Resolve(ctx context.Context, id string, out approval.Outcome
 		if err := storeOutcome(octx, tx, next); err != nil {
 			return err
 		}
-		if err := recordApprovalTx(octx, tx, next); err != nil {
+		if err := history.RecordApprovalTx(octx, tx, next); err != nil {
 			return err
 		}
 		return notify(octx, tx, id)
@@ -196,12 +198,12 @@ func storeOutcome(ctx context.Context, tx pgx.Tx, a approval.Approval) error {
 
 // Get returns one stored ask, or approval.ErrNotFound.
 func (s *Approvals) Get(ctx context.Context, id string) (approval.Approval, error) {
-	if pgText(id) != id {
+	if pg.Text(id) != id {
 		return approval.Approval{}, approval.ErrNotFound
 	}
 	octx, cancel := s.db.Op(ctx)
 	defer cancel()
-	a, err := scanAsk(s.db.pool.QueryRow(octx, `SELECT `+approvalCols+` FROM approval_asks WHERE id = $1`, id))
+	a, err := scanAsk(s.db.Pool().QueryRow(octx, `SELECT `+approvalCols+` FROM approval_asks WHERE id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return approval.Approval{}, approval.ErrNotFound
 	}
@@ -212,7 +214,7 @@ func (s *Approvals) Get(ctx context.Context, id string) (approval.Approval, erro
 func (s *Approvals) Pending(ctx context.Context) ([]approval.Approval, error) {
 	octx, cancel := s.db.Op(ctx)
 	defer cancel()
-	rows, err := s.db.pool.Query(octx, `SELECT `+approvalCols+` FROM approval_asks
+	rows, err := s.db.Pool().Query(octx, `SELECT `+approvalCols+` FROM approval_asks
 		WHERE status = 'pending' ORDER BY created_at, id`)
 	if err != nil {
 		return nil, s.db.Wrap(ctx, err, "pending asks")
@@ -228,7 +230,7 @@ func (s *Approvals) Pending(ctx context.Context) ([]approval.Approval, error) {
 // deleted.
 func (s *Approvals) ExpireDue(ctx context.Context, now time.Time, keep time.Duration) ([]approval.Approval, error) {
 	var expired []approval.Approval
-	err := s.inTx(ctx, s.db.opTimeout, func(octx context.Context, tx pgx.Tx) error {
+	err := s.inTx(ctx, s.db.OpTimeout(), func(octx context.Context, tx pgx.Tx) error {
 		var lease bool
 		if err := tx.QueryRow(octx, `SELECT pg_try_advisory_xact_lock($1)`, expiryLockKey).Scan(&lease); err != nil || !lease {
 			return err
@@ -244,7 +246,7 @@ func (s *Approvals) ExpireDue(ctx context.Context, now time.Time, keep time.Dura
 			return err
 		}
 		for _, a := range expired {
-			if err := recordApprovalTx(octx, tx, a); err != nil {
+			if err := history.RecordApprovalTx(octx, tx, a); err != nil {
 				return err
 			}
 			if err := notify(octx, tx, a.ID); err != nil {
@@ -266,13 +268,13 @@ func (s *Approvals) ExpireDue(ctx context.Context, now time.Time, keep time.Dura
 func (s *Approvals) inTx(ctx context.Context, limit time.Duration, fn func(context.Context, pgx.Tx) error) error {
 	octx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	return pgx.BeginFunc(octx, s.db.pool, func(tx pgx.Tx) error { return fn(octx, tx) })
+	return pgx.BeginFunc(octx, s.db.Pool(), func(tx pgx.Tx) error { return fn(octx, tx) })
 }
 
 // notify tells every replica that ask id changed; PostgreSQL delivers it
 // when the transaction commits, and not at all when it rolls back.
 func notify(ctx context.Context, tx pgx.Tx, id string) error {
-	_, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, ChannelApprovals, id)
+	_, err := tx.Exec(ctx, `SELECT pg_notify($1, $2)`, pg.ChannelApprovals, id)
 	return err
 }
 

@@ -1,4 +1,4 @@
-package pg
+package history
 
 import (
 	"context"
@@ -10,8 +10,9 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/store"
-	"github.com/toolgate/toolgate/store/history"
+	"github.com/toolgate/toolgate/store/pg"
 )
 
 // TestHistoryReplicasRecordOnce: replicas recording the same creation and
@@ -20,9 +21,9 @@ import (
 func TestHistoryReplicasRecordOnce(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
 	const replicas = 4
-	hs := make([]*History, replicas)
+	hs := make([]*PGStore, replicas)
 	for i := range hs {
-		h, err := OpenHistory(context.Background(), openDB(t, dsn))
+		h, err := OpenPG(context.Background(), pgdb.Open(t, dsn))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +69,7 @@ func TestHistoryReplicasRecordOnce(t *testing.T) {
 // TestHistoryBadText: a NUL byte or invalid UTF-8 in the ask's fields does
 // not make the record fail.
 func TestHistoryBadText(t *testing.T) {
-	h, err := OpenHistory(context.Background(), openDB(t, pgtest.NewDSN(t)))
+	h, err := OpenPG(context.Background(), pgdb.Open(t, pgtest.NewDSN(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,12 +93,12 @@ func TestHistoryBadText(t *testing.T) {
 // works again once it is back.
 func TestHistoryServerAway(t *testing.T) {
 	c := pgtest.Start(t)
-	db, err := Open(context.Background(), c.NewDatabase(t), Options{OpTimeout: 2 * time.Second})
+	db, err := pg.Open(context.Background(), c.NewDatabase(t), pg.Options{OpTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	h, err := OpenHistory(context.Background(), db)
+	h, err := OpenPG(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,13 +108,13 @@ func TestHistoryServerAway(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := h.RecordApproval(ctx, a); !errors.Is(err, store.ErrUnavailable) {
-		t.Errorf("record: err %v, want ErrUnavailable", err)
+		t.Errorf("record: err %v, want pg.ErrUnavailable", err)
 	}
-	if _, err := h.ListApprovals(ctx, history.Query{}); !errors.Is(err, store.ErrUnavailable) {
-		t.Errorf("list: err %v, want ErrUnavailable", err)
+	if _, err := h.ListApprovals(ctx, Query{}); !errors.Is(err, store.ErrUnavailable) {
+		t.Errorf("list: err %v, want pg.ErrUnavailable", err)
 	}
 	if _, err := h.GetApproval(ctx, "w1"); !errors.Is(err, store.ErrUnavailable) {
-		t.Errorf("get: err %v, want ErrUnavailable", err)
+		t.Errorf("get: err %v, want pg.ErrUnavailable", err)
 	}
 	if err := c.Start(); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package pg
+package asks
 
 import (
 	"context"
@@ -9,8 +9,10 @@ import (
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
+	"github.com/toolgate/toolgate/store/pg"
 )
 
 // A session grant made by an answer is stored in the answer's own
@@ -20,7 +22,7 @@ import (
 
 // grantReplica is one replica's asks, grants and Granter on one database.
 type grantReplica struct {
-	db      *DB
+	db      *pg.DB
 	asks    *Approvals
 	book    *grant.Book
 	granter *service.Granter
@@ -28,7 +30,7 @@ type grantReplica struct {
 
 func openGrantReplica(t *testing.T) grantReplica {
 	t.Helper()
-	db := openDB(t, pgtest.NewDSN(t))
+	db := pgdb.Open(t, pgtest.NewDSN(t))
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	book := grant.NewBook(openGrants(t, db), grant.Options{Reload: time.Hour})

@@ -1,4 +1,4 @@
-package pg
+package history
 
 import (
 	"context"
@@ -10,56 +10,56 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/toolgate/toolgate/approval"
-	"github.com/toolgate/toolgate/store/history"
+	"github.com/toolgate/toolgate/store/pg"
 )
 
-// History is the approval history of every replica in PostgreSQL. It has
-// the method set of history.Store and answers as it does, and satisfies
+// PGStore is the approval history of every replica in PostgreSQL. It has
+// the method set of Store and answers as it does, and satisfies
 // approval.History. It is safe for concurrent use.
-type History struct {
-	db *DB
+type PGStore struct {
+	db *pg.DB
 }
 
-var _ approval.History = (*History)(nil)
+var _ approval.History = (*PGStore)(nil)
 
-// OpenHistory migrates the approval history's tables in db and returns it.
-func OpenHistory(ctx context.Context, db *DB) (*History, error) {
-	if err := MigrateParts(ctx, db, PartHistory); err != nil {
+// OpenPG migrates the approval history's tables in db and returns it.
+func OpenPG(ctx context.Context, db *pg.DB) (*PGStore, error) {
+	if err := pg.MigrateParts(ctx, db, pg.PartHistory); err != nil {
 		return nil, err
 	}
-	return &History{db: db}, nil
+	return &PGStore{db: db}, nil
 }
 
-// Close is there for history.Store's method set; the DB stays open (its
+// Close is there for Store's method set; the DB stays open (its
 // owner closes it).
-func (h *History) Close() error { return nil }
+func (h *PGStore) Close() error { return nil }
 
 // RecordApproval stores the state of an approval and, when the state
-// changed, one event row, in one transaction (see recordApprovalTx). It
+// changed, one event row, in one transaction (see RecordApprovalTx). It
 // satisfies approval.History.
-func (h *History) RecordApproval(ctx context.Context, a approval.Approval) error {
+func (h *PGStore) RecordApproval(ctx context.Context, a approval.Approval) error {
 	octx, cancel := h.db.Op(ctx)
 	defer cancel()
-	err := pgx.BeginFunc(octx, h.db.pool, func(tx pgx.Tx) error { return recordApprovalTx(octx, tx, a) })
+	err := pgx.BeginFunc(octx, h.db.Pool(), func(tx pgx.Tx) error { return RecordApprovalTx(octx, tx, a) })
 	return h.db.Wrap(ctx, err, "record approval "+a.ID)
 }
 
-// recordApprovalTx records a in tx: the latest state of the approval and,
+// RecordApprovalTx records a in tx: the latest state of the approval and,
 // when it changed, one event row. Tool arguments are redacted before they
 // are written (as JSON, where a NUL is escaped); a NUL or non-UTF-8 byte in
-// another text becomes U+FFFD (see pgText). A resolved approval is never
+// another text becomes U+FFFD (see pg.Text). A resolved approval is never
 // moved back to pending, so a late or repeated write (another replica
 // recording the same change) cannot undo an answer or add a second event:
 // the conditional upsert waits for a concurrent one and then finds nothing
-// to change. The shared asks (approvals.go) may call it inside the
+// to change. The shared asks (store/asks) call it inside the
 // transaction that changes an ask, so that the history cannot miss a change
-// when a replica dies before its History writer runs; the History's own
+// when a replica dies before its PGStore writer runs; the PGStore's own
 // later write of the same state then changes nothing. The asked fields are
 // written once, with the ask; only a cause or agent the row lacks
 // (recorded before the history kept them) is filled in by a later write.
 // The answer writes the grant it made.
-func recordApprovalTx(ctx context.Context, tx pgx.Tx, a approval.Approval) error {
-	t, err := history.Encode(a)
+func RecordApprovalTx(ctx context.Context, tx pgx.Tx, a approval.Approval) error {
+	t, err := Encode(a)
 	if err != nil {
 		return err
 	}
@@ -74,11 +74,11 @@ func recordApprovalTx(ctx context.Context, tx pgx.Tx, a approval.Approval) error
 			agent = CASE WHEN approval_history.agent = '' THEN excluded.agent ELSE approval_history.agent END,
 			grant_json = excluded.grant_json
 		WHERE approval_history.status = 'pending' AND excluded.status <> 'pending'`,
-		pgText(a.ID), pgText(string(a.Status)), a.CreatedAt.UnixNano(), a.ExpiresAt.UnixNano(), unixNanoOrNil(a.DecidedAt),
-		pgText(a.Request.ToolName), t.Args, pgText(a.Request.ChannelID), pgText(a.Request.SessionID),
-		pgText(a.Request.Workspace), pgText(a.Asked.MatchedRule), pgText(a.Asked.Reason), t.Paths,
-		pgText(string(a.Choice)), pgText(a.DecidedBy), pgText(a.Comment), pgText(a.Decision), t.Rule, a.Joins,
-		pgText(a.Asked.Cause), pgText(a.Request.Agent), t.Grant)
+		pg.Text(a.ID), pg.Text(string(a.Status)), a.CreatedAt.UnixNano(), a.ExpiresAt.UnixNano(), unixNanoOrNil(a.DecidedAt),
+		pg.Text(a.Request.ToolName), t.Args, pg.Text(a.Request.ChannelID), pg.Text(a.Request.SessionID),
+		pg.Text(a.Request.Workspace), pg.Text(a.Asked.MatchedRule), pg.Text(a.Asked.Reason), t.Paths,
+		pg.Text(string(a.Choice)), pg.Text(a.DecidedBy), pg.Text(a.Comment), pg.Text(a.Decision), t.Rule, a.Joins,
+		pg.Text(a.Asked.Cause), pg.Text(a.Request.Agent), t.Grant)
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func recordApprovalTx(ctx context.Context, tx pgx.Tx, a approval.Approval) error
 		}
 		_, err = tx.Exec(ctx, `UPDATE approval_history SET grant_json = $2 WHERE id = $1 AND grant_json = ''
 			AND status = $3 AND decided_at = $4 AND choice = $5`,
-			pgText(a.ID), t.Grant, pgText(string(a.Status)), a.DecidedAt.UnixNano(), pgText(string(a.Choice)))
+			pg.Text(a.ID), t.Grant, pg.Text(string(a.Status)), a.DecidedAt.UnixNano(), pg.Text(string(a.Choice)))
 		return err
 	}
 	at := a.CreatedAt
@@ -99,22 +99,22 @@ func recordApprovalTx(ctx context.Context, tx pgx.Tx, a approval.Approval) error
 		at = *a.DecidedAt
 	}
 	_, err = tx.Exec(ctx, `INSERT INTO approval_history_events (approval_id, at, status, choice, actor, comment)
-		VALUES ($1, $2, $3, $4, $5, $6)`, pgText(a.ID), at.UnixNano(), pgText(string(a.Status)), pgText(string(a.Choice)),
-		pgText(a.DecidedBy), pgText(a.Comment))
+		VALUES ($1, $2, $3, $4, $5, $6)`, pg.Text(a.ID), at.UnixNano(), pg.Text(string(a.Status)), pg.Text(string(a.Choice)),
+		pg.Text(a.DecidedBy), pg.Text(a.Comment))
 	return err
 }
 
 // PendingApprovals returns every approval recorded as pending, oldest
 // first. It satisfies approval.History.
-func (h *History) PendingApprovals(ctx context.Context) ([]approval.Approval, error) {
-	return h.list(ctx, "pending approvals", `SELECT `+history.Columns+` FROM approval_history
+func (h *PGStore) PendingApprovals(ctx context.Context) ([]approval.Approval, error) {
+	return h.list(ctx, "pending approvals", `SELECT `+Columns+` FROM approval_history
 		WHERE status = 'pending' ORDER BY created_at, id`)
 }
 
 // GetApproval returns the recorded state of one approval, or
 // approval.ErrNotFound.
-func (h *History) GetApproval(ctx context.Context, id string) (approval.Approval, error) {
-	list, err := h.list(ctx, "get approval", `SELECT `+history.Columns+` FROM approval_history WHERE id = $1`, pgText(id))
+func (h *PGStore) GetApproval(ctx context.Context, id string) (approval.Approval, error) {
+	list, err := h.list(ctx, "get approval", `SELECT `+Columns+` FROM approval_history WHERE id = $1`, pg.Text(id))
 	if err != nil {
 		return approval.Approval{}, err
 	}
@@ -125,8 +125,8 @@ func (h *History) GetApproval(ctx context.Context, id string) (approval.Approval
 }
 
 // ListApprovals returns one page of history, newest first; its cursors are
-// those of history.Store.
-func (h *History) ListApprovals(ctx context.Context, q history.Query) (history.Page, error) {
+// those of Store.
+func (h *PGStore) ListApprovals(ctx context.Context, q Query) (Page, error) {
 	limit := q.PageSize()
 	var where []string
 	var args []any
@@ -135,42 +135,42 @@ func (h *History) ListApprovals(ctx context.Context, q history.Query) (history.P
 		return "$" + strconv.Itoa(len(args))
 	}
 	if q.Status != "" {
-		where = append(where, "status = "+arg(pgText(string(q.Status))))
+		where = append(where, "status = "+arg(pg.Text(string(q.Status))))
 	}
 	if q.SessionID != "" {
-		where = append(where, "session_id = "+arg(pgText(q.SessionID)))
+		where = append(where, "session_id = "+arg(pg.Text(q.SessionID)))
 	}
 	if q.Cursor != "" {
 		ts, id, err := parseHistoryCursor(q.Cursor)
 		if err != nil {
-			return history.Page{}, err
+			return Page{}, err
 		}
-		where = append(where, "(created_at, id) < ("+arg(ts)+"::bigint, "+arg(pgText(id))+"::text)")
+		where = append(where, "(created_at, id) < ("+arg(ts)+"::bigint, "+arg(pg.Text(id))+"::text)")
 	}
-	sql := `SELECT ` + history.Columns + ` FROM approval_history`
+	sql := `SELECT ` + Columns + ` FROM approval_history`
 	if len(where) > 0 {
 		sql += ` WHERE ` + strings.Join(where, " AND ")
 	}
 	sql += ` ORDER BY created_at DESC, id DESC LIMIT ` + arg(limit+1)
 	list, err := h.list(ctx, "list approvals", sql, args...)
 	if err != nil {
-		return history.Page{}, err
+		return Page{}, err
 	}
-	return history.NewPage(list, limit), nil
+	return NewPage(list, limit), nil
 }
 
 // ApprovalEvents returns the recorded state changes of one approval, in
 // order.
-func (h *History) ApprovalEvents(ctx context.Context, id string) ([]history.Event, error) {
+func (h *PGStore) ApprovalEvents(ctx context.Context, id string) ([]Event, error) {
 	octx, cancel := h.db.Op(ctx)
 	defer cancel()
-	rows, err := h.db.pool.Query(octx, `SELECT seq, approval_id, at, status, choice, actor, comment
-		FROM approval_history_events WHERE approval_id = $1 ORDER BY seq`, pgText(id))
+	rows, err := h.db.Pool().Query(octx, `SELECT seq, approval_id, at, status, choice, actor, comment
+		FROM approval_history_events WHERE approval_id = $1 ORDER BY seq`, pg.Text(id))
 	if err != nil {
 		return nil, h.db.Wrap(ctx, err, "approval events")
 	}
-	var out []history.Event
-	var e history.Event
+	var out []Event
+	var e Event
 	var at int64
 	var st, ch string
 	_, err = pgx.ForEachRow(rows, []any{&e.Seq, &e.ApprovalID, &at, &st, &ch, &e.Actor, &e.Comment}, func() error {
@@ -189,23 +189,23 @@ func parseHistoryCursor(c string) (int64, string, error) {
 	ts, id, ok := strings.Cut(c, ".")
 	n, err := strconv.ParseInt(ts, 10, 64)
 	if !ok || err != nil || id == "" {
-		return 0, "", fmt.Errorf("%w: %q", history.ErrBadCursor, c)
+		return 0, "", fmt.Errorf("%w: %q", ErrBadCursor, c)
 	}
 	return n, id, nil
 }
 
-// list runs a SELECT of history.Columns and reads its approvals.
-func (h *History) list(ctx context.Context, what, sql string, args ...any) ([]approval.Approval, error) {
+// list runs a SELECT of Columns and reads its approvals.
+func (h *PGStore) list(ctx context.Context, what, sql string, args ...any) ([]approval.Approval, error) {
 	octx, cancel := h.db.Op(ctx)
 	defer cancel()
-	rows, err := h.db.pool.Query(octx, sql, args...)
+	rows, err := h.db.Pool().Query(octx, sql, args...)
 	if err != nil {
 		return nil, h.db.Wrap(ctx, err, what)
 	}
 	defer rows.Close()
 	var out []approval.Approval
 	for rows.Next() {
-		a, err := history.ScanApproval(rows)
+		a, err := ScanApproval(rows)
 		if err != nil {
 			return nil, h.db.Wrap(ctx, err, what)
 		}

@@ -1,4 +1,4 @@
-package pg
+package history
 
 import (
 	"context"
@@ -8,43 +8,15 @@ import (
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/store/history"
+	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
+	"github.com/toolgate/toolgate/store/pg"
 )
-
-// TestHistoryKeepsCause: an ask the shell escalation raised, opened and
-// answered through the shared asks as a replica does, reads back from the
-// history with its cause through every read, so that the approvals page
-// names the true cause of a past answer.
-func TestHistoryKeepsCause(t *testing.T) {
-	db := openDB(t, pgtest.NewDSN(t))
-	s := openApprovals(t, db)
-	h, err := OpenHistory(context.Background(), db)
-	if err != nil {
-		t.Fatalf("OpenHistory: %v", err)
-	}
-	ctx := context.Background()
-	a := newAsk("k1", time.Minute, map[string]any{"command": "make"})
-	a.Asked.Cause = engine.CauseEscalation
-	mustInsert(t, s, a, "")
-	at := time.Now().Truncate(time.Microsecond)
-	if _, err := s.Resolve(ctx, "k1", approval.Outcome{Status: approval.StatusAllowed, Choice: approval.ChoiceAllowOnce, DecidedBy: "alice", DecidedAt: at}, nil); err != nil {
-		t.Fatalf("Resolve: %v", err)
-	}
-	got, err := h.GetApproval(ctx, "k1")
-	if err != nil || got.Status != approval.StatusAllowed || got.Asked.Cause != engine.CauseEscalation {
-		t.Errorf("get: %s with cause %q (err %v), want allowed with %q", got.Status, got.Asked.Cause, err, engine.CauseEscalation)
-	}
-	page, err := h.ListApprovals(ctx, history.Query{Status: approval.StatusAllowed})
-	if err != nil || len(page.Approvals) != 1 || page.Approvals[0].Asked.Cause != engine.CauseEscalation {
-		t.Errorf("list: got %+v (err %v), want k1 with cause %q", page.Approvals, err, engine.CauseEscalation)
-	}
-}
 
 // insertHistoryVersion1 writes a row as a replica of the history's schema
 // version 1 did, with no cause column.
-func insertHistoryVersion1(t *testing.T, db *DB, id string, status approval.Status, created time.Time, decided *int64) {
+func insertHistoryVersion1(t *testing.T, db *pg.DB, id string, status approval.Status, created time.Time, decided *int64) {
 	t.Helper()
-	_, err := db.pool.Exec(context.Background(), `INSERT INTO approval_history (id, status, created_at, expires_at, decided_at,
+	_, err := db.Pool().Exec(context.Background(), `INSERT INTO approval_history (id, status, created_at, expires_at, decided_at,
 		tool_name, tool_args, channel_id, session_id, workspace, matched_rule, reason, external_paths,
 		choice, decided_by, comment, decision, persisted_rule, joins)
 		VALUES ($1, $2, $3, $4, $5, 'bash', '{"command":"make"}', 'web', 's1', '/w', 'tools.bash', 'ask', '["/etc"]',
@@ -54,15 +26,15 @@ func insertHistoryVersion1(t *testing.T, db *DB, id string, status approval.Stat
 	}
 }
 
-// TestHistoryMigratesCause: a database whose history a replica of schema
+// TestPGHistoryMigratesCause: a database whose history a replica of schema
 // version 1 made (here by version 1's own step, as that replica ran it)
 // migrates when a current replica opens it; its old rows read back whole
 // with an empty cause, and an old pending ask answered now gets the cause
 // it is answered with.
-func TestHistoryMigratesCause(t *testing.T) {
-	db := openDB(t, pgtest.NewDSN(t))
+func TestPGHistoryMigratesCause(t *testing.T) {
+	db := pgdb.Open(t, pgtest.NewDSN(t))
 	ctx := context.Background()
-	if err := Migrate(ctx, db, PartHistory, Steps(PartHistory)[:1]); err != nil {
+	if err := pg.Migrate(ctx, db, pg.PartHistory, pg.Steps(pg.PartHistory)[:1]); err != nil {
 		t.Fatalf("version 1: %v", err)
 	}
 	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
@@ -70,13 +42,13 @@ func TestHistoryMigratesCause(t *testing.T) {
 	insertHistoryVersion1(t, db, "old-answered", approval.StatusDenied, t0, &decided)
 	insertHistoryVersion1(t, db, "old-pending", approval.StatusPending, t0.Add(time.Second), nil)
 
-	h, err := OpenHistory(ctx, db)
+	h, err := OpenPG(ctx, db)
 	if err != nil {
 		t.Fatalf("open a version 1 history: %v", err)
 	}
 	var v int
-	if err := db.pool.QueryRow(ctx, `SELECT max(version) FROM schema_migrations WHERE part = $1`, PartHistory).Scan(&v); err != nil || v != len(Steps(PartHistory)) {
-		t.Fatalf("schema version: got %d (err %v), want %d", v, err, len(Steps(PartHistory)))
+	if err := db.Pool().QueryRow(ctx, `SELECT max(version) FROM schema_migrations WHERE part = $1`, pg.PartHistory).Scan(&v); err != nil || v != len(pg.Steps(pg.PartHistory)) {
+		t.Fatalf("schema version: got %d (err %v), want %d", v, err, len(pg.Steps(pg.PartHistory)))
 	}
 	got, err := h.GetApproval(ctx, "old-answered")
 	if err != nil || got.Status != approval.StatusDenied || got.Asked.Cause != "" ||

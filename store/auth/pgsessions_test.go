@@ -1,4 +1,4 @@
-package pg
+package auth_test
 
 import (
 	"context"
@@ -7,20 +7,21 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/store/auth/authtest"
 )
 
-// TestSessionsAcrossReplicas runs the behaviour every auth.SessionStore
+// TestSessionsAcrossReplicas runs the behaviour every SessionStore
 // must show (authtest, also run on MemorySessions), with the session made
 // through one pool and read, flashed and deleted through another.
 func TestSessionsAcrossReplicas(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
-	a, err := OpenSessions(context.Background(), openDB(t, dsn))
+	a, err := auth.OpenPGSessions(context.Background(), pgdb.Open(t, dsn))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := OpenSessions(context.Background(), openDB(t, dsn))
+	b, err := auth.OpenPGSessions(context.Background(), pgdb.Open(t, dsn))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,12 +32,12 @@ func TestSessionsAcrossReplicas(t *testing.T) {
 // the OnDelete hooks of another; the table never holds the session id.
 func TestSessionsSignOutReachesReplicas(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
-	dbA := openDB(t, dsn)
-	a, err := OpenSessions(context.Background(), dbA)
+	dbA := pgdb.Open(t, dsn)
+	a, err := auth.OpenPGSessions(context.Background(), dbA)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := OpenSessions(context.Background(), openDB(t, dsn))
+	b, err := auth.OpenPGSessions(context.Background(), pgdb.Open(t, dsn))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestSessionsSignOutReachesReplicas(t *testing.T) {
 		t.Fatal(err)
 	}
 	var n int
-	if err := dbA.pool.QueryRow(ctx, "SELECT count(*) FROM auth_sessions WHERE position($1 in encode(id_hash, 'hex') || principal::text || csrf) > 0", id).Scan(&n); err != nil || n != 0 {
+	if err := dbA.Pool().QueryRow(ctx, "SELECT count(*) FROM auth_sessions WHERE position($1 in encode(id_hash, 'hex') || principal::text || csrf) > 0", id).Scan(&n); err != nil || n != 0 {
 		t.Errorf("rows holding the session id: %d (%v), want 0", n, err)
 	}
 	before := hooks.Load()

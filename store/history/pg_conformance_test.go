@@ -1,4 +1,4 @@
-package pg
+package history
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/policy"
-	"github.com/toolgate/toolgate/store/history"
 )
 
 // historyAPI is the method set the SQLite and the PostgreSQL approval
@@ -24,26 +24,26 @@ import (
 type historyAPI interface {
 	approval.History
 	GetApproval(ctx context.Context, id string) (approval.Approval, error)
-	ListApprovals(ctx context.Context, q history.Query) (history.Page, error)
-	ApprovalEvents(ctx context.Context, id string) ([]history.Event, error)
+	ListApprovals(ctx context.Context, q Query) (Page, error)
+	ApprovalEvents(ctx context.Context, id string) ([]Event, error)
 	Close() error
 }
 
 var (
-	_ historyAPI = (*history.Store)(nil)
-	_ historyAPI = (*History)(nil)
+	_ historyAPI = (*Store)(nil)
+	_ historyAPI = (*PGStore)(nil)
 )
 
 // openBothHistories opens a SQLite history on a temp file and a PostgreSQL
 // one on a fresh database.
 func openBothHistories(t *testing.T) (sqliteHist, pgHist historyAPI) {
 	t.Helper()
-	sh, err := history.Open(filepath.Join(t.TempDir(), "approvals.db"))
+	sh, err := Open(filepath.Join(t.TempDir(), "approvals.db"))
 	if err != nil {
 		t.Fatalf("sqlite history: %v", err)
 	}
 	t.Cleanup(func() { sh.Close() })
-	ph, err := OpenHistory(context.Background(), openDB(t, pgtest.NewDSN(t)))
+	ph, err := OpenPG(context.Background(), pgdb.Open(t, pgtest.NewDSN(t)))
 	if err != nil {
 		t.Fatalf("pg history: %v", err)
 	}
@@ -199,21 +199,21 @@ func compareLists(t *testing.T, sh, ph historyAPI) {
 	ctx := context.Background()
 	queries := []struct {
 		note string
-		q    history.Query
+		q    Query
 		want int
 	}{
-		{"everything", history.Query{}, 8},
-		{"pending", history.Query{Status: approval.StatusPending}, 4},
-		{"allowed", history.Query{Status: approval.StatusAllowed}, 1},
-		{"session", history.Query{SessionID: "s1"}, 5},
-		{"multi-byte session", history.Query{SessionID: "sé"}, 1},
-		{"status and session", history.Query{Status: approval.StatusPending, SessionID: "s1"}, 4},
-		{"no match", history.Query{SessionID: "nobody"}, 0},
-		{"limit above the maximum", history.Query{Limit: 10_000}, 8},
-		{"bad bytes in filters", history.Query{Status: "pending\x00", SessionID: "s1\xff"}, 0},
-		{"bad bytes in a cursor's id", history.Query{Cursor: nanos(time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)) + ".\xff\x00"}, 8},
-		{"a valid cursor before everything", history.Query{Cursor: "1.a"}, 0},
-		{"a cursor inside a tie", history.Query{Cursor: nanos(time.Date(2026, 3, 1, 10, 0, 5, 123456789, time.UTC)) + ".g1"}, 7},
+		{"everything", Query{}, 8},
+		{"pending", Query{Status: approval.StatusPending}, 4},
+		{"allowed", Query{Status: approval.StatusAllowed}, 1},
+		{"session", Query{SessionID: "s1"}, 5},
+		{"multi-byte session", Query{SessionID: "sé"}, 1},
+		{"status and session", Query{Status: approval.StatusPending, SessionID: "s1"}, 4},
+		{"no match", Query{SessionID: "nobody"}, 0},
+		{"limit above the maximum", Query{Limit: 10_000}, 8},
+		{"bad bytes in filters", Query{Status: "pending\x00", SessionID: "s1\xff"}, 0},
+		{"bad bytes in a cursor's id", Query{Cursor: nanos(time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)) + ".\xff\x00"}, 8},
+		{"a valid cursor before everything", Query{Cursor: "1.a"}, 0},
+		{"a cursor inside a tie", Query{Cursor: nanos(time.Date(2026, 3, 1, 10, 0, 5, 123456789, time.UTC)) + ".g1"}, 7},
 	}
 	for _, c := range queries {
 		sp, serr := sh.ListApprovals(ctx, c.q)
@@ -227,7 +227,7 @@ func compareLists(t *testing.T, sh, ph historyAPI) {
 	}
 	for _, limit := range []int{1, 2, 3} {
 		var walked []string
-		q := history.Query{Limit: limit}
+		q := Query{Limit: limit}
 		for pages := 0; pages < 20; pages++ {
 			sp, serr := sh.ListApprovals(ctx, q)
 			pp, perr := ph.ListApprovals(ctx, q)
@@ -245,9 +245,9 @@ func compareLists(t *testing.T, sh, ph historyAPI) {
 		}
 	}
 	for _, cursor := range []string{"x", "12", ".a1", "12.", "abc.def", "1e3.a1", " 12.a1"} {
-		_, serr := sh.ListApprovals(ctx, history.Query{Cursor: cursor})
-		_, perr := ph.ListApprovals(ctx, history.Query{Cursor: cursor})
-		if !errors.Is(serr, history.ErrBadCursor) || !errors.Is(perr, history.ErrBadCursor) {
+		_, serr := sh.ListApprovals(ctx, Query{Cursor: cursor})
+		_, perr := ph.ListApprovals(ctx, Query{Cursor: cursor})
+		if !errors.Is(serr, ErrBadCursor) || !errors.Is(perr, ErrBadCursor) {
 			t.Errorf("cursor %q: sqlite err %v, pg err %v; want ErrBadCursor from both", cursor, serr, perr)
 		}
 	}

@@ -1,4 +1,4 @@
-package pg
+package auth
 
 import (
 	"context"
@@ -21,23 +21,20 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/toolgate/toolgate/store/atomicfile"
-	"github.com/toolgate/toolgate/store/auth"
+	"github.com/toolgate/toolgate/store/pg"
 )
 
 // adminID is the id of the admin token's row and principal.
 const adminID = "admin"
 
-// tokensFile is the file-mode token list, imported at first start.
-const tokensFile = "tokens.json"
-
-// Tokens are the bearer tokens in PostgreSQL, with the method set of
-// auth.Tokens. Verify and Active answer from memory (a request never waits
+// PGTokens are the bearer tokens in PostgreSQL, with the method set of
+// Tokens (the token file). Verify and Active answer from memory (a request never waits
 // for the database, and tokens keep working while it is away); the memory
 // is reloaded on every ChannelTokens notification and after every
 // reconnect, so a token created or revoked through any replica counts on
 // all of them. It is safe for concurrent use.
-type Tokens struct {
-	db  *DB
+type PGTokens struct {
+	db  *pg.DB
 	dir string
 
 	// writeMu orders reloads and this replica's own writes, so that a
@@ -46,8 +43,8 @@ type Tokens struct {
 	writeMu sync.Mutex
 	mu      sync.RWMutex
 	admin   [32]byte
-	byHash  map[[32]byte]auth.TokenInfo
-	list    []auth.TokenInfo // without the admin token, oldest first
+	byHash  map[[32]byte]TokenInfo
+	list    []TokenInfo // without the admin token, oldest first
 	// revoked are told after a token ended, on whichever replica.
 	revoked []func()
 	// retrying is set while a reload that failed waits to run again.
@@ -56,43 +53,43 @@ type Tokens struct {
 	lookups chan struct{}
 }
 
-// OpenTokens migrates PartAuth and loads the tokens. When the database has
+// OpenPGTokens migrates PartAuth and loads the tokens. When the database has
 // no admin token yet, it takes the one of <dir>/api_token, or makes one and
 // writes it there (mode 0600) as the file store does at first start;
 // created reports the latter. The first admin token also brings the
 // file-mode tokens.json along. Of replicas starting together one makes
 // the admin token.
-func OpenTokens(ctx context.Context, db *DB, dir string) (t *Tokens, created bool, err error) {
-	if err := MigrateParts(ctx, db, PartAuth); err != nil {
+func OpenPGTokens(ctx context.Context, db *pg.DB, dir string) (t *PGTokens, created bool, err error) {
+	if err := pg.MigrateParts(ctx, db, pg.PartAuth); err != nil {
 		return nil, false, err
 	}
-	t = &Tokens{db: db, dir: dir, lookups: make(chan struct{}, maxTokenLookups)}
+	t = &PGTokens{db: db, dir: dir, lookups: make(chan struct{}, maxTokenLookups)}
 	if created, err = t.ensureAdmin(ctx); err != nil {
 		return nil, false, err
 	}
 	if err := t.reload(ctx); err != nil {
 		return nil, false, err
 	}
-	db.listener.Subscribe(ChannelTokens, t.notified, t.refresh)
+	db.Listener().Subscribe(pg.ChannelTokens, t.notified, t.refresh)
 	return t, created, nil
 }
 
-// ensureAdmin stores an admin token when there is none; see OpenTokens.
-func (t *Tokens) ensureAdmin(ctx context.Context) (created bool, err error) {
-	path := filepath.Join(t.dir, auth.AdminTokenFile)
+// ensureAdmin stores an admin token when there is none; see OpenPGTokens.
+func (t *PGTokens) ensureAdmin(ctx context.Context) (created bool, err error) {
+	path := filepath.Join(t.dir, AdminTokenFile)
 	secret, err := readAdminFile(path)
 	if err != nil {
 		return false, err
 	}
 	fresh := secret == ""
 	if fresh {
-		if secret, err = auth.NewSecret(); err != nil {
+		if secret, err = NewSecret(); err != nil {
 			return false, err
 		}
 	}
-	err = pgx.BeginFunc(ctx, t.db.pool, func(tx pgx.Tx) error {
+	err = pgx.BeginFunc(ctx, t.db.Pool(), func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `INSERT INTO auth_tokens (id, name, role, hash) VALUES ($1, $1, $2, $3)
-			ON CONFLICT (id) DO NOTHING`, adminID, auth.RoleAdmin, hashHex(secret))
+			ON CONFLICT (id) DO NOTHING`, adminID, RoleAdmin, hashHex(secret))
 		if err != nil || tag.RowsAffected() == 0 {
 			return err
 		}
@@ -143,7 +140,7 @@ func importTokensFile(ctx context.Context, tx pgx.Tx, dir string) error {
 	if err != nil {
 		return fmt.Errorf("import %s: %w", tokensFile, err)
 	}
-	var list []auth.TokenInfo
+	var list []TokenInfo
 	if err := json.Unmarshal(data, &list); err != nil {
 		return fmt.Errorf("import %s: %w", tokensFile, err)
 	}
@@ -172,7 +169,7 @@ func hashHex(secret string) string {
 // notified handles a ChannelTokens notification: a revocation it names
 // ends that token here at once, from the payload alone, so that a reload
 // that fails cannot keep a revoked token working; then everything reloads.
-func (t *Tokens) notified(payload string) {
+func (t *PGTokens) notified(payload string) {
 	if id, ok := strings.CutPrefix(payload, "revoke "); ok && id != adminID {
 		t.writeMu.Lock()
 		hooks := t.forget(id)
@@ -193,9 +190,9 @@ const (
 // refresh reloads after a notification or reconnect. A failure is logged
 // and retried with backoff until a reload succeeds (or the DB is closed):
 // no later notification may come to correct what the memory missed.
-func (t *Tokens) refresh() {
+func (t *PGTokens) refresh() {
 	if err := t.reload(context.Background()); err != nil {
-		t.db.log.Warn("pg tokens: reload failed; keeping the tokens in memory and retrying", "err", err)
+		t.db.Log().Warn("pg tokens: reload failed; keeping the tokens in memory and retrying", "err", err)
 		if t.retrying.CompareAndSwap(false, true) {
 			go t.retry()
 		}
@@ -203,11 +200,11 @@ func (t *Tokens) refresh() {
 }
 
 // retry reloads with backoff until a reload succeeds or the DB is closed.
-func (t *Tokens) retry() {
+func (t *PGTokens) retry() {
 	defer t.retrying.Store(false)
 	for wait := tokensRetryMin; ; wait = min(2*wait, tokensRetryMax) {
 		select {
-		case <-t.db.done:
+		case <-t.db.Done():
 			return
 		case <-time.After(wait):
 		}
@@ -218,7 +215,7 @@ func (t *Tokens) retry() {
 }
 
 // reload reads every token and tells the OnRevoke hooks when one is gone.
-func (t *Tokens) reload(ctx context.Context) error {
+func (t *PGTokens) reload(ctx context.Context) error {
 	hooks, err := t.load(ctx)
 	// The hooks run after the lock is released: they may verify tokens.
 	for _, f := range hooks {
@@ -229,17 +226,17 @@ func (t *Tokens) reload(ctx context.Context) error {
 
 // load reads every token into memory and returns the OnRevoke hooks to
 // call when one is gone.
-func (t *Tokens) load(ctx context.Context) ([]func(), error) {
+func (t *PGTokens) load(ctx context.Context) ([]func(), error) {
 	t.writeMu.Lock()
 	defer t.writeMu.Unlock()
 	octx, cancel := t.db.Op(ctx)
 	defer cancel()
-	rows, err := t.db.pool.Query(octx, "SELECT id, name, role, channels, sessions, hash, created FROM auth_tokens ORDER BY created, id")
+	rows, err := t.db.Pool().Query(octx, "SELECT id, name, role, channels, sessions, hash, created FROM auth_tokens ORDER BY created, id")
 	if err != nil {
 		return nil, t.db.Wrap(ctx, err, "load tokens")
 	}
-	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (auth.TokenInfo, error) {
-		var ti auth.TokenInfo
+	list, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (TokenInfo, error) {
+		var ti TokenInfo
 		err := r.Scan(&ti.ID, &ti.Name, &ti.Role, &ti.Channels, &ti.Sessions, &ti.Hash, &ti.Created)
 		ti.Created = ti.Created.UTC()
 		return ti, err
@@ -252,10 +249,10 @@ func (t *Tokens) load(ctx context.Context) ([]func(), error) {
 
 // swap installs list and returns the hooks to call when a token of the old
 // list is missing from it.
-func (t *Tokens) swap(list []auth.TokenInfo) []func() {
-	byHash := make(map[[32]byte]auth.TokenInfo, len(list))
+func (t *PGTokens) swap(list []TokenInfo) []func() {
+	byHash := make(map[[32]byte]TokenInfo, len(list))
 	var admin [32]byte
-	others := make([]auth.TokenInfo, 0, len(list))
+	others := make([]TokenInfo, 0, len(list))
 	for _, ti := range list {
 		var h [32]byte
 		if b, err := hex.DecodeString(ti.Hash); err == nil && len(b) == 32 {
@@ -272,7 +269,7 @@ func (t *Tokens) swap(list []auth.TokenInfo) []func() {
 	defer t.mu.Unlock()
 	gone := false
 	for _, old := range t.list {
-		if !slices.ContainsFunc(others, func(ti auth.TokenInfo) bool { return ti.ID == old.ID }) {
+		if !slices.ContainsFunc(others, func(ti TokenInfo) bool { return ti.ID == old.ID }) {
 			gone = true
 		}
 	}
@@ -285,23 +282,23 @@ func (t *Tokens) swap(list []auth.TokenInfo) []func() {
 
 // OnRevoke registers f to be called after a token is revoked through any
 // replica (here: after Revoke; elsewhere: once the notification arrives).
-func (t *Tokens) OnRevoke(f func()) {
+func (t *PGTokens) OnRevoke(f func()) {
 	t.mu.Lock()
 	t.revoked = append(t.revoked, f)
 	t.mu.Unlock()
 }
 
 // Verify returns the principal of a token; ok is false for an unknown one.
-func (t *Tokens) Verify(token string) (auth.Principal, bool) {
+func (t *PGTokens) Verify(token string) (Principal, bool) {
 	token = strings.TrimSpace(token)
 	if token == "" {
-		return auth.Principal{}, false
+		return Principal{}, false
 	}
 	h := sha256.Sum256([]byte(token))
 	t.mu.RLock()
 	if t.admin != ([32]byte{}) && subtle.ConstantTimeCompare(h[:], t.admin[:]) == 1 {
 		t.mu.RUnlock()
-		return auth.Principal{TokenID: adminID, Name: adminID, Role: auth.RoleAdmin}, true
+		return Principal{TokenID: adminID, Name: adminID, Role: RoleAdmin}, true
 	}
 	// A map keyed by the hash: its timing tells about the hash of the
 	// caller's own guess only, which does not help find a token.
@@ -311,10 +308,10 @@ func (t *Tokens) Verify(token string) (auth.Principal, bool) {
 		// A token made on another replica a moment ago is in the table
 		// before its notification reaches this one's memory.
 		if ti, ok = t.lookup(h); !ok {
-			return auth.Principal{}, false
+			return Principal{}, false
 		}
 	}
-	return auth.Principal{TokenID: ti.ID, Name: ti.Name, Role: ti.Role, Channels: ti.Channels, Sessions: ti.Sessions}, true
+	return Principal{TokenID: ti.ID, Name: ti.Name, Role: ti.Role, Channels: ti.Channels, Sessions: ti.Sessions}, true
 }
 
 // maxTokenLookups bounds the database look-ups of unknown tokens running
@@ -326,33 +323,33 @@ const maxTokenLookups = 4
 // of a miss in memory. The answer is not kept: the memory changes only by
 // reloads, so a look-up racing a revocation cannot bring a revoked token
 // back. A database that does not answer in time is a miss.
-func (t *Tokens) lookup(h [32]byte) (auth.TokenInfo, bool) {
+func (t *PGTokens) lookup(h [32]byte) (TokenInfo, bool) {
 	select {
 	case t.lookups <- struct{}{}:
 		defer func() { <-t.lookups }()
 	default:
-		return auth.TokenInfo{}, false
+		return TokenInfo{}, false
 	}
 	ctx, cancel := t.db.Op(context.Background())
 	defer cancel()
-	var ti auth.TokenInfo
-	err := t.db.pool.QueryRow(ctx, "SELECT id, name, role, channels, sessions FROM auth_tokens WHERE hash = $1 AND id <> $2",
+	var ti TokenInfo
+	err := t.db.Pool().QueryRow(ctx, "SELECT id, name, role, channels, sessions FROM auth_tokens WHERE hash = $1 AND id <> $2",
 		hex.EncodeToString(h[:]), adminID).Scan(&ti.ID, &ti.Name, &ti.Role, &ti.Channels, &ti.Sessions)
 	return ti, err == nil
 }
 
 // Active reports whether a token id still exists (the admin token always).
-func (t *Tokens) Active(tokenID string) bool {
+func (t *PGTokens) Active(tokenID string) bool {
 	if tokenID == adminID {
 		return true
 	}
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	return slices.ContainsFunc(t.list, func(ti auth.TokenInfo) bool { return ti.ID == tokenID })
+	return slices.ContainsFunc(t.list, func(ti TokenInfo) bool { return ti.ID == tokenID })
 }
 
 // List returns the tokens other than the admin token, without secrets.
-func (t *Tokens) List() []auth.TokenInfo {
+func (t *PGTokens) List() []TokenInfo {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	return slices.Clone(t.list)
@@ -360,35 +357,35 @@ func (t *Tokens) List() []auth.TokenInfo {
 
 // Create makes a token and returns it with its secret; only the hash is
 // stored. A database error wraps store.ErrUnavailable when it is away.
-func (t *Tokens) Create(name, role string, channels, sessions []string) (auth.TokenInfo, string, error) {
-	if role != auth.RoleAdmin && role != auth.RoleApprover && role != auth.RoleAgent {
-		return auth.TokenInfo{}, "", auth.ErrBadRole
+func (t *PGTokens) Create(name, role string, channels, sessions []string) (TokenInfo, string, error) {
+	if role != RoleAdmin && role != RoleApprover && role != RoleAgent {
+		return TokenInfo{}, "", ErrBadRole
 	}
-	secret, err := auth.NewSecret()
+	secret, err := NewSecret()
 	if err != nil {
-		return auth.TokenInfo{}, "", err
+		return TokenInfo{}, "", err
 	}
-	id, err := auth.NewSecret()
+	id, err := NewSecret()
 	if err != nil {
-		return auth.TokenInfo{}, "", err
+		return TokenInfo{}, "", err
 	}
-	info := auth.TokenInfo{ID: "tok_" + id[:12], Name: name, Role: role, Channels: channels, Sessions: sessions,
+	info := TokenInfo{ID: "tok_" + id[:12], Name: name, Role: role, Channels: channels, Sessions: sessions,
 		Created: time.Now().UTC().Truncate(time.Second), Hash: hashHex(secret)}
 	ctx := context.Background()
 	octx, cancel := t.db.Op(ctx)
 	defer cancel()
 	t.writeMu.Lock()
 	defer t.writeMu.Unlock()
-	err = pgx.BeginFunc(octx, t.db.pool, func(tx pgx.Tx) error {
+	err = pgx.BeginFunc(octx, t.db.Pool(), func(tx pgx.Tx) error {
 		if _, err := tx.Exec(octx, `INSERT INTO auth_tokens (id, name, role, channels, sessions, hash, created)
 			VALUES ($1, $2, $3, $4, $5, $6, $7)`, info.ID, name, role, nonNil(channels), nonNil(sessions), info.Hash, info.Created); err != nil {
 			return err
 		}
-		_, err := tx.Exec(octx, "SELECT pg_notify($1, $2)", ChannelTokens, "create "+info.ID)
+		_, err := tx.Exec(octx, "SELECT pg_notify($1, $2)", pg.ChannelTokens, "create "+info.ID)
 		return err
 	})
 	if err != nil {
-		return auth.TokenInfo{}, "", t.db.Wrap(ctx, err, "create token")
+		return TokenInfo{}, "", t.db.Wrap(ctx, err, "create token")
 	}
 	t.mu.Lock()
 	var h [32]byte
@@ -400,25 +397,25 @@ func (t *Tokens) Create(name, role string, channels, sessions []string) (auth.To
 	return info, secret, nil
 }
 
-// Revoke deletes a token by id (auth.ErrNotFound when there is none; the
+// Revoke deletes a token by id (ErrNotFound when there is none; the
 // admin token cannot be revoked) and tells every replica.
-func (t *Tokens) Revoke(id string) error {
+func (t *PGTokens) Revoke(id string) error {
 	if id == adminID {
-		return auth.ErrNotFound
+		return ErrNotFound
 	}
 	ctx := context.Background()
 	octx, cancel := t.db.Op(ctx)
 	defer cancel()
 	t.writeMu.Lock()
-	err := pgx.BeginFunc(octx, t.db.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(octx, t.db.Pool(), func(tx pgx.Tx) error {
 		tag, err := tx.Exec(octx, "DELETE FROM auth_tokens WHERE id = $1", id)
 		if err != nil {
 			return err
 		}
 		if tag.RowsAffected() == 0 {
-			return auth.ErrNotFound
+			return ErrNotFound
 		}
-		_, err = tx.Exec(octx, "SELECT pg_notify($1, $2)", ChannelTokens, "revoke "+id)
+		_, err = tx.Exec(octx, "SELECT pg_notify($1, $2)", pg.ChannelTokens, "revoke "+id)
 		return err
 	})
 	var hooks []func()
@@ -426,7 +423,7 @@ func (t *Tokens) Revoke(id string) error {
 		hooks = t.forget(id)
 	}
 	t.writeMu.Unlock()
-	if errors.Is(err, auth.ErrNotFound) {
+	if errors.Is(err, ErrNotFound) {
 		return err
 	}
 	if err != nil {
@@ -440,32 +437,32 @@ func (t *Tokens) Revoke(id string) error {
 
 // forget drops token id from memory and returns the hooks to call (none
 // when it was not there, so a revocation runs them once per replica).
-func (t *Tokens) forget(id string) []func() {
+func (t *PGTokens) forget(id string) []func() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if !slices.ContainsFunc(t.list, func(ti auth.TokenInfo) bool { return ti.ID == id }) {
+	if !slices.ContainsFunc(t.list, func(ti TokenInfo) bool { return ti.ID == id }) {
 		// Already gone: the revoking replica hears its own notification
 		// after Revoke forgot the token, and its hooks ran then.
 		return nil
 	}
-	t.list = slices.DeleteFunc(slices.Clone(t.list), func(ti auth.TokenInfo) bool { return ti.ID == id })
-	maps.DeleteFunc(t.byHash, func(_ [32]byte, ti auth.TokenInfo) bool { return ti.ID == id })
+	t.list = slices.DeleteFunc(slices.Clone(t.list), func(ti TokenInfo) bool { return ti.ID == id })
+	maps.DeleteFunc(t.byHash, func(_ [32]byte, ti TokenInfo) bool { return ti.ID == id })
 	return slices.Clone(t.revoked)
 }
 
 // AdminToken reads the admin token from this replica's api_token, for
 // printing the admin URL; it is an error when that file is missing or does
 // not hold the database's admin token.
-func (t *Tokens) AdminToken() (string, error) {
-	secret, err := readAdminFile(filepath.Join(t.dir, auth.AdminTokenFile))
+func (t *PGTokens) AdminToken() (string, error) {
+	secret, err := readAdminFile(filepath.Join(t.dir, AdminTokenFile))
 	if err != nil {
 		return "", err
 	}
 	if secret == "" {
-		return "", fmt.Errorf("pg: no %s in %s: %w", auth.AdminTokenFile, t.dir, fs.ErrNotExist)
+		return "", fmt.Errorf("pg: no %s in %s: %w", AdminTokenFile, t.dir, fs.ErrNotExist)
 	}
 	if p, ok := t.Verify(secret); !ok || p.TokenID != adminID {
-		return "", fmt.Errorf("pg: %s in %s is not this database's admin token", auth.AdminTokenFile, t.dir)
+		return "", fmt.Errorf("pg: %s in %s is not this database's admin token", AdminTokenFile, t.dir)
 	}
 	return secret, nil
 }

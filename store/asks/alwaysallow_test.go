@@ -1,4 +1,4 @@
-package pg
+package asks
 
 import (
 	"context"
@@ -10,8 +10,10 @@ import (
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
+	"github.com/toolgate/toolgate/store/pg"
 )
 
 // These tests answer an ask "always allow" the way a replica does: the
@@ -24,14 +26,14 @@ var makeDeploy = &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"com
 
 // alwaysAllowReplica is one replica's ask store and policy on one database.
 type alwaysAllowReplica struct {
-	db     *DB
+	db     *pg.DB
 	asks   *Approvals
 	policy *inforce.Holder
 }
 
 func openAlwaysAllowReplica(t *testing.T, dsn string) alwaysAllowReplica {
 	t.Helper()
-	db := openDB(t, dsn)
+	db := pgdb.Open(t, dsn)
 	r := alwaysAllowReplica{db: db, asks: openApprovals(t, db), policy: openStore(t, db)}
 	if got := r.policy.Engine().Evaluate(makeDeploy).Level; got != policy.Ask {
 		t.Fatalf("make deploy under the default policy: %s, want ask", got)
@@ -100,7 +102,7 @@ func (r alwaysAllowReplica) noRuleAndStillPending(t *testing.T, before int64) {
 func TestAlwaysAllowCommitsWithItsAnswer(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
 	r := openAlwaysAllowReplica(t, dsn)
-	other := openStore(t, openDB(t, dsn))
+	other := openStore(t, pgdb.Open(t, dsn))
 	before := r.version(t)
 	during := func(context.Context) {
 		if v := r.version(t); v != before {
@@ -133,7 +135,7 @@ func TestAlwaysAllowCommitsWithItsAnswer(t *testing.T) {
 func TestAlwaysAllowLostConnectionKeepsNoRule(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
 	r := openAlwaysAllowReplica(t, dsn)
-	killer := openDB(t, dsn)
+	killer := pgdb.Open(t, dsn)
 	before := r.version(t)
 	drop := func(ctx context.Context) { endAskHolder(ctx, t, killer) }
 	if _, err := r.asks.Resolve(context.Background(), "a1", alwaysByAlice(), r.persist(t, drop)); err == nil {
@@ -177,7 +179,7 @@ func TestAlwaysAllowFailedCommitKeepsNoRule(t *testing.T) {
 func TestAlwaysAllowAndALocalWriteBothInForce(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
 	r := openAlwaysAllowReplica(t, dsn)
-	watcher := openDB(t, dsn)
+	watcher := pgdb.Open(t, dsn)
 	wrote := make(chan error, 1)
 	during := func(ctx context.Context) {
 		go func() {
@@ -208,7 +210,7 @@ func TestAlwaysAllowAndALocalWriteBothInForce(t *testing.T) {
 
 // endAskHolder terminates the connection that holds an ask's row lock
 // (the FOR UPDATE of Resolve), through db.
-func endAskHolder(ctx context.Context, t *testing.T, db *DB) {
+func endAskHolder(ctx context.Context, t *testing.T, db *pg.DB) {
 	t.Helper()
 	var n int
 	err := db.Pool().QueryRow(ctx, `SELECT count(pg_terminate_backend(pid)) FROM

@@ -1,10 +1,11 @@
-package pg
+package asks
 
 import (
 	"context"
 	"errors"
 
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/store/pg"
 )
 
 // noticeQueue is how many approval notifications wait for their row to be
@@ -26,7 +27,7 @@ func (s *Approvals) Listen(ctx context.Context, n approval.Notify) error {
 		default:
 		}
 	}
-	unsubscribe := s.db.listener.Subscribe(ChannelApprovals, func(id string) {
+	unsubscribe := s.db.Listener().Subscribe(pg.ChannelApprovals, func(id string) {
 		select {
 		case ids <- id:
 		default:
