@@ -1,5 +1,7 @@
 // Package auth owns who may do what: API tokens (the first-start admin token
-// file and the hashed tokens.json in the config dir), the principal a
+// file and the hashed tokens.json in the config dir: Tokens; or, with
+// --database-url, the auth_tokens table shared by every replica:
+// PGTokens), browser sessions (MemorySessions, PGSessions), the principal a
 // request acts as, and the roles admin, approver and agent.
 package auth
 

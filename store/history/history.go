@@ -1,8 +1,10 @@
-// Package history is the approval history in the embedded SQLite file
-// approvals.db: every ask's latest state and each change of it (who
-// answered what, when). The approval manager writes it off the request
-// path; the API and the pages read it. Its database holds only its own
-// tables and migrations.
+// Package history is the approval history: every ask's latest state and
+// each change of it (who answered what, when), in the embedded SQLite file
+// approvals.db (Store) or, with --database-url, in PostgreSQL shared by
+// every replica (PGStore, pg.go). The approval manager writes it off the
+// request path; the API and the pages read it. The SQLite file holds only
+// its own tables and migrations; the PostgreSQL steps are store/pg's
+// schema part "history".
 package history
 
 import (
