@@ -257,7 +257,7 @@ func TestScopedAnswerAcrossReplicas(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		gs, err := pg.OpenGrants(ctx, db)
+		gs, err := grants.OpenPG(ctx, db)
 		if err != nil {
 			t.Fatal(err)
 		}

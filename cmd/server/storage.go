@@ -168,7 +168,7 @@ func openPostgres(ctx context.Context, c config, dir string, opts inforce.Option
 	if s.shared, err = asks.OpenApprovals(ctx, db); err != nil {
 		return nil, err
 	}
-	if s.grants, err = pg.OpenGrants(ctx, db); err != nil {
+	if s.grants, err = grants.OpenPG(ctx, db); err != nil {
 		return nil, err
 	}
 	if c.decisionLog {

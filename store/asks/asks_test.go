@@ -16,6 +16,7 @@ import (
 	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/grants"
 	"github.com/toolgate/toolgate/store/history"
 	"github.com/toolgate/toolgate/store/pg"
 )
@@ -346,9 +347,9 @@ func openStore(t *testing.T, db *pg.DB) *inforce.Holder {
 }
 
 // openGrants opens the grants table on db.
-func openGrants(t *testing.T, db *pg.DB) *pg.Grants {
+func openGrants(t *testing.T, db *pg.DB) *grants.PGStore {
 	t.Helper()
-	st, err := pg.OpenGrants(context.Background(), db)
+	st, err := grants.OpenPG(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}

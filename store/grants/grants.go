@@ -61,15 +61,15 @@ func Open(path string) (*Store, error) {
 // Close closes the file.
 func (s *Store) Close() error { return s.db.Close() }
 
+// columns are the grants table's columns, the same in grants.db and in
+// PostgreSQL; values and scanWith take them in this order.
 const columns = `id, tool_name, scope, match_type, pattern, args_digest, session_id, token_id, channel_id,
 	workspace, agent, summary, approval_id, granted_by, created_at, expires_at`
 
 // AddGrant stores g.
 func (s *Store) AddGrant(ctx context.Context, g grant.Grant) error {
 	_, err := s.db.SQL().ExecContext(ctx, `INSERT INTO grants (`+columns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		g.ID, g.ToolName, string(g.Scope), g.MatchType, g.Pattern, g.ArgsDigest, g.SessionID, g.TokenID, g.ChannelID,
-		g.Workspace, g.Agent, g.Summary, g.ApprovalID, g.GrantedBy, g.CreatedAt.UnixMilli(), g.ExpiresAt.UnixMilli())
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, values(g, g.CreatedAt.UnixMilli(), g.ExpiresAt.UnixMilli())...)
 	if err != nil {
 		return fmt.Errorf("grants: add %s: %w", g.ID, err)
 	}
@@ -121,15 +121,31 @@ func (s *Store) WatchGrants(ctx context.Context, changed func()) error {
 	return ctx.Err()
 }
 
+// values are g's columns in columns' order, with the two times as the
+// backend stores them (unix milliseconds here, timestamptz in PostgreSQL).
+func values(g grant.Grant, created, expires any) []any {
+	return []any{g.ID, g.ToolName, string(g.Scope), g.MatchType, g.Pattern, g.ArgsDigest, g.SessionID, g.TokenID, g.ChannelID,
+		g.Workspace, g.Agent, g.Summary, g.ApprovalID, g.GrantedBy, created, expires}
+}
+
 type scanner interface{ Scan(dest ...any) error }
 
+// scan reads one row of columns from grants.db, whose times are unix
+// milliseconds.
 func scan(r scanner) (grant.Grant, error) {
+	var created, expires int64
+	g, err := scanWith(r, &created, &expires)
+	g.CreatedAt, g.ExpiresAt = time.UnixMilli(created).UTC(), time.UnixMilli(expires).UTC()
+	return g, err
+}
+
+// scanWith reads one row of columns, the two times into created and
+// expires, whose types differ by backend.
+func scanWith(r scanner, created, expires any) (grant.Grant, error) {
 	var g grant.Grant
 	var scope string
-	var created, expires int64
 	err := r.Scan(&g.ID, &g.ToolName, &scope, &g.MatchType, &g.Pattern, &g.ArgsDigest, &g.SessionID, &g.TokenID, &g.ChannelID,
-		&g.Workspace, &g.Agent, &g.Summary, &g.ApprovalID, &g.GrantedBy, &created, &expires)
+		&g.Workspace, &g.Agent, &g.Summary, &g.ApprovalID, &g.GrantedBy, created, expires)
 	g.Scope = grant.Scope(scope)
-	g.CreatedAt, g.ExpiresAt = time.UnixMilli(created).UTC(), time.UnixMilli(expires).UTC()
 	return g, err
 }

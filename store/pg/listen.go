@@ -18,6 +18,10 @@ const (
 	ChannelApprovals = "toolgate_approvals"
 	ChannelTokens    = "toolgate_tokens"
 	ChannelSessions  = "toolgate_sessions"
+	// ChannelGrants carries a notice each time a grant is added or
+	// revoked, so that every replica reloads its live grants
+	// (docs/grants.md#storage).
+	ChannelGrants = "toolgate_grants"
 )
 
 // Reconnect backoff of the Listener: doubling from the first to the last,
@@ -104,6 +108,11 @@ func (l *Listener) Connected() bool { return l.connected.Load() }
 // Reconnects counts the times the listening connection was lost or could
 // not be made (for metrics).
 func (l *Listener) Reconnects() int64 { return l.reconnects.Load() }
+
+// PID is the server process id of the listening connection, 0 while there
+// is none: what pg_terminate_backend takes to cut it (a test of a store's
+// resync after a reconnect).
+func (l *Listener) PID() uint32 { return l.pid.Load() }
 
 // run connects, listens and dispatches until ctx ends.
 func (l *Listener) run(ctx context.Context) {

@@ -1,4 +1,4 @@
-package pg
+package grants
 
 import (
 	"context"
@@ -9,68 +9,60 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/toolgate/toolgate/grant"
+	"github.com/toolgate/toolgate/store/pg"
 )
 
-// ChannelGrants carries a notice each time a grant is added or revoked, so
-// that every replica reloads its live grants (docs/grants.md#storage).
-const ChannelGrants = "toolgate_grants"
-
-// Grants keeps the grants of every replica in PostgreSQL; it is
+// PGStore keeps the grants of every replica in PostgreSQL; it is
 // grant.Store. It is safe for concurrent use.
-type Grants struct {
-	db *DB
+type PGStore struct {
+	db *pg.DB
 }
 
-var _ grant.Store = (*Grants)(nil)
+var _ grant.Store = (*PGStore)(nil)
 
-// OpenGrants migrates the grants' part of db and returns the store.
-func OpenGrants(ctx context.Context, db *DB) (*Grants, error) {
-	if err := MigrateParts(ctx, db, PartGrants); err != nil {
+// OpenPG migrates the grants' part of db and returns the store.
+func OpenPG(ctx context.Context, db *pg.DB) (*PGStore, error) {
+	if err := pg.MigrateParts(ctx, db, pg.PartGrants); err != nil {
 		return nil, err
 	}
-	return &Grants{db: db}, nil
+	return &PGStore{db: db}, nil
 }
 
-const grantCols = `id, tool_name, scope, match_type, pattern, args_digest, session_id, token_id, channel_id,
-	workspace, agent, summary, approval_id, granted_by, created_at, expires_at`
-
-const insertGrant = `INSERT INTO grants (` + grantCols + `)
+const insertPG = `INSERT INTO grants (` + columns + `)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`
 
-// grantValues are g's columns in grantCols' order. Times are kept to the
+// pgValues are g's columns in columns' order. Times are kept to the
 // millisecond, as grants.db keeps them, so that both stores read a grant
 // back alike (timestamptz would keep microseconds).
-func grantValues(g grant.Grant) []any {
-	return []any{g.ID, g.ToolName, string(g.Scope), g.MatchType, g.Pattern, g.ArgsDigest, g.SessionID, g.TokenID, g.ChannelID,
-		g.Workspace, g.Agent, g.Summary, g.ApprovalID, g.GrantedBy,
-		g.CreatedAt.UTC().Truncate(time.Millisecond), g.ExpiresAt.UTC().Truncate(time.Millisecond)}
+func pgValues(g grant.Grant) []any {
+	return values(g, g.CreatedAt.UTC().Truncate(time.Millisecond), g.ExpiresAt.UTC().Truncate(time.Millisecond))
 }
 
 // AddGrant stores g and notifies every replica, in one transaction: the
 // approval answer's that ctx carries (a txn.Enclosing of this database),
 // so that the grant and the answer commit together, else one of its own.
-func (s *Grants) AddGrant(ctx context.Context, g grant.Grant) error {
+func (s *PGStore) AddGrant(ctx context.Context, g grant.Grant) error {
 	return s.inTx(ctx, "add a grant", func(octx context.Context, tx pgx.Tx) error {
-		_, err := tx.Exec(octx, insertGrant, grantValues(g)...)
+		_, err := tx.Exec(octx, insertPG, pgValues(g)...)
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(octx, `SELECT pg_notify($1, $2)`, ChannelGrants, g.ID)
+		_, err = tx.Exec(octx, `SELECT pg_notify($1, $2)`, pg.ChannelGrants, g.ID)
 		return err
 	})
 }
 
 // RevokeGrant deletes the grant with id, notifies every replica and
 // returns it; grant.ErrNotFound when there is none.
-func (s *Grants) RevokeGrant(ctx context.Context, id string) (grant.Grant, error) {
+func (s *PGStore) RevokeGrant(ctx context.Context, id string) (grant.Grant, error) {
 	var g grant.Grant
 	err := s.inTx(ctx, "revoke a grant", func(octx context.Context, tx pgx.Tx) error {
 		var err error
-		g, err = scanGrant(tx.QueryRow(octx, `DELETE FROM grants WHERE id = $1 RETURNING `+grantCols, id))
+		g, err = scanPG(tx.QueryRow(octx, `DELETE FROM grants WHERE id = $1 RETURNING `+columns, id))
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(octx, `SELECT pg_notify($1, $2)`, ChannelGrants, id)
+		_, err = tx.Exec(octx, `SELECT pg_notify($1, $2)`, pg.ChannelGrants, id)
 		return err
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -81,20 +73,20 @@ func (s *Grants) RevokeGrant(ctx context.Context, id string) (grant.Grant, error
 
 // LiveGrants lists the grants that expire after now, oldest first, and
 // deletes the expired ones.
-func (s *Grants) LiveGrants(ctx context.Context, now time.Time) ([]grant.Grant, error) {
+func (s *PGStore) LiveGrants(ctx context.Context, now time.Time) ([]grant.Grant, error) {
 	octx, cancel := s.db.Op(ctx)
 	defer cancel()
 	if _, err := s.db.Pool().Exec(octx, `DELETE FROM grants WHERE expires_at <= $1`, now); err != nil {
 		return nil, s.db.Wrap(ctx, err, "sweep grants")
 	}
-	rows, err := s.db.Pool().Query(octx, `SELECT `+grantCols+` FROM grants WHERE expires_at > $1 ORDER BY created_at, id`, now)
+	rows, err := s.db.Pool().Query(octx, `SELECT `+columns+` FROM grants WHERE expires_at > $1 ORDER BY created_at, id`, now)
 	if err != nil {
 		return nil, s.db.Wrap(ctx, err, "list grants")
 	}
 	defer rows.Close()
 	var out []grant.Grant
 	for rows.Next() {
-		g, err := scanGrant(rows)
+		g, err := scanPG(rows)
 		if err != nil {
 			return nil, s.db.Wrap(ctx, err, "list grants")
 		}
@@ -109,7 +101,7 @@ func (s *Grants) LiveGrants(ctx context.Context, now time.Time) ([]grant.Grant, 
 // WatchGrants calls changed on every notice of a grant added or revoked
 // through any replica, and after each (re)connection of the listener (a
 // notice may have been missed), until ctx ends.
-func (s *Grants) WatchGrants(ctx context.Context, changed func()) error {
+func (s *PGStore) WatchGrants(ctx context.Context, changed func()) error {
 	kick := make(chan struct{}, 1)
 	poke := func() {
 		select {
@@ -117,7 +109,7 @@ func (s *Grants) WatchGrants(ctx context.Context, changed func()) error {
 		default:
 		}
 	}
-	unsubscribe := s.db.Listener().Subscribe(ChannelGrants, func(string) { poke() }, poke)
+	unsubscribe := s.db.Listener().Subscribe(pg.ChannelGrants, func(string) { poke() }, poke)
 	defer unsubscribe()
 	for {
 		select {
@@ -131,8 +123,8 @@ func (s *Grants) WatchGrants(ctx context.Context, changed func()) error {
 
 // inTx runs fn in one transaction bounded by the operation timeout (a
 // savepoint of the enclosing transaction ctx carries, if any: see
-// DB.beginner).
-func (s *Grants) inTx(ctx context.Context, what string, fn func(context.Context, pgx.Tx) error) error {
+// pg.DB.Beginner).
+func (s *PGStore) inTx(ctx context.Context, what string, fn func(context.Context, pgx.Tx) error) error {
 	octx, cancel := s.db.Op(ctx)
 	defer cancel()
 	err := pgx.BeginFunc(octx, s.db.Beginner(ctx), func(tx pgx.Tx) error { return fn(octx, tx) })
@@ -145,12 +137,11 @@ func (s *Grants) inTx(ctx context.Context, what string, fn func(context.Context,
 	return nil
 }
 
-func scanGrant(row pgx.Row) (grant.Grant, error) {
-	var g grant.Grant
-	var scope string
-	err := row.Scan(&g.ID, &g.ToolName, &scope, &g.MatchType, &g.Pattern, &g.ArgsDigest, &g.SessionID, &g.TokenID, &g.ChannelID,
-		&g.Workspace, &g.Agent, &g.Summary, &g.ApprovalID, &g.GrantedBy, &g.CreatedAt, &g.ExpiresAt)
-	g.Scope = grant.Scope(scope)
-	g.CreatedAt, g.ExpiresAt = g.CreatedAt.UTC(), g.ExpiresAt.UTC()
+// scanPG reads one row of columns from the table in PostgreSQL, whose
+// times are timestamptz.
+func scanPG(row pgx.Row) (grant.Grant, error) {
+	var created, expires time.Time
+	g, err := scanWith(row, &created, &expires)
+	g.CreatedAt, g.ExpiresAt = created.UTC(), expires.UTC()
 	return g, err
 }

@@ -1,4 +1,4 @@
-package pg
+package grants
 
 import (
 	"context"
@@ -9,12 +9,14 @@ import (
 	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/internal/granttest"
 	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/store/pg"
 )
 
-func openGrants(t *testing.T, db *DB) *Grants {
+func openPG(t *testing.T, db *pg.DB) *PGStore {
 	t.Helper()
-	st, err := OpenGrants(context.Background(), db)
+	st, err := OpenPG(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -24,24 +26,24 @@ func openGrants(t *testing.T, db *DB) *Grants {
 // TestGrantsConformance holds the grants table to every grant.Store's
 // behaviour.
 func TestGrantsConformance(t *testing.T) {
-	granttest.Conformance(t, func(t *testing.T) grant.Store { return openGrants(t, openDB(t, pgtest.NewDSN(t))) })
+	granttest.Conformance(t, func(t *testing.T) grant.Store { return openPG(t, pgdb.Open(t, pgtest.NewDSN(t))) })
 }
 
 // TestGrantsBook: a Book over the table decides with what it adds and
 // stops with what it revokes.
 func TestGrantsBook(t *testing.T) {
-	granttest.BookFollowsItsStore(t, openGrants(t, openDB(t, pgtest.NewDSN(t))))
+	granttest.BookFollowsItsStore(t, openPG(t, pgdb.Open(t, pgtest.NewDSN(t))))
 }
 
 // startReplicas starts n replicas on dsn (a connection and a Book each)
 // on clock, whose periodic reload is an hour away: what they learn in a
 // test they learn by notice, resync or their own writes.
-func startReplicas(t *testing.T, ctx context.Context, dsn string, n int, clock *granttest.Clock) ([]*grant.Book, []*DB) {
+func startReplicas(t *testing.T, ctx context.Context, dsn string, n int, clock *granttest.Clock) ([]*grant.Book, []*pg.DB) {
 	t.Helper()
-	books, dbs := make([]*grant.Book, n), make([]*DB, n)
+	books, dbs := make([]*grant.Book, n), make([]*pg.DB, n)
 	for i := range books {
-		dbs[i] = openDB(t, dsn)
-		books[i] = grant.NewBook(openGrants(t, dbs[i]), grant.Options{Reload: time.Hour, Now: clock.Now})
+		dbs[i] = pgdb.Open(t, dsn)
+		books[i] = grant.NewBook(openPG(t, dbs[i]), grant.Options{Reload: time.Hour, Now: clock.Now})
 		if err := books[i].Start(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -102,14 +104,14 @@ func TestGrantsResyncAfterReconnect(t *testing.T) {
 	base := granttest.Engine(t, "/ws")
 	g := granttest.Sample("g_missed", clock.Now(), time.Hour)
 	g.Workspace = base.GrantWorkspace(&engine.Request{})
-	if _, err := dbs[0].Pool().Exec(ctx, insertGrant, grantValues(g)...); err != nil {
+	if _, err := dbs[0].Pool().Exec(ctx, insertPG, pgValues(g)...); err != nil {
 		t.Fatal(err)
 	}
 	if lvl := granttest.Level(books[0].Engine(base), "npm test", "s1"); lvl != policy.Ask {
 		t.Fatalf("a grant stored without a notice decides before any reload: %s", lvl)
 	}
 	l := dbs[0].Listener()
-	pid := l.pid.Load()
+	pid := l.PID()
 	var killed bool
 	if err := dbs[0].Pool().QueryRow(ctx, "SELECT pg_terminate_backend($1)", int32(pid)).Scan(&killed); err != nil || !killed {
 		t.Fatalf("pg_terminate_backend(%d) = %v, %v", pid, killed, err)
