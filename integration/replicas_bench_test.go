@@ -73,7 +73,7 @@ func openSink(b *testing.B, kind string) decisionSink {
 		b.Fatal(err)
 	}
 	b.Cleanup(db.Close)
-	l, err := pg.OpenDecisionLog(ctx, db, pg.DecisionLogOptions{})
+	l, err := decisionlog.OpenPG(ctx, db, decisionlog.PGOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}

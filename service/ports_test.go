@@ -20,7 +20,7 @@ var (
 	_ service.TokenStore      = (*auth.Tokens)(nil)
 	_ service.TokenStore      = (*auth.PGTokens)(nil)
 	_ service.DecisionLog     = (*decisionlog.Log)(nil)
-	_ service.DecisionLog     = (*pg.DecisionLog)(nil)
+	_ service.DecisionLog     = (*decisionlog.PGLog)(nil)
 	_ service.DecisionLog     = service.NopDecisionLog{}
 	_ service.ApprovalHistory = (*history.Store)(nil)
 	_ service.ApprovalHistory = (*history.PGStore)(nil)

@@ -47,7 +47,7 @@ type tokenStore interface {
 }
 
 // decisionStore is the decision log; *decisionlog.Log (SQLite) and
-// *pg.DecisionLog are.
+// *decisionlog.PGLog are.
 type decisionStore interface {
 	service.DecisionLog
 	LevelSeries(ctx context.Context, q decisionlog.Query, n int) ([]decisionlog.LevelBucket, error)
@@ -172,7 +172,7 @@ func openPostgres(ctx context.Context, c config, dir string, opts inforce.Option
 		return nil, err
 	}
 	if c.decisionLog {
-		dl, err := pg.OpenDecisionLog(ctx, db, pg.DecisionLogOptions{Options: decisionlog.Options{
+		dl, err := decisionlog.OpenPG(ctx, db, decisionlog.PGOptions{Options: decisionlog.Options{
 			Retention: c.logRetention, MaxRows: c.logMaxRows, Logger: log}})
 		if err != nil {
 			return nil, err

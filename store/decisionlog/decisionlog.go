@@ -680,23 +680,47 @@ func (q Query) Conds() []Cond {
 	return conds
 }
 
-// where builds the WHERE clause of a query.
-func (q Query) where() (string, []any) {
+// dialect is how one log's SQL writes the conditions of a query.
+type dialect struct {
+	// param is the placeholder of the i-th argument (from 0).
+	param func(i int) string
+	// strpos is the function that finds a substring (1-based, 0: absent).
+	strpos string
+	// text is what a string argument becomes (nil: itself).
+	text func(string) string
+}
+
+// sqliteSQL writes SQLite's conditions.
+var sqliteSQL = dialect{param: func(int) string { return "?" }, strpos: "instr"}
+
+// condSQL writes the conditions of q (Conds) in d's SQL, their arguments
+// numbered from first.
+func (q Query) condSQL(d dialect, first int) ([]string, []any) {
 	conds := q.Conds()
-	if len(conds) == 0 {
-		return "", nil
-	}
 	sqls := make([]string, len(conds))
 	args := make([]any, len(conds))
 	for i, c := range conds {
-		sqls[i] = c.Column + " " + c.Op + " ?"
+		p := d.param(first + i)
+		sqls[i] = c.Column + " " + c.Op + " " + p
 		switch c.Op {
 		case OpContains:
-			sqls[i] = "instr(" + c.Column + ", ?) > 0"
+			sqls[i] = d.strpos + "(" + c.Column + ", " + p + ") > 0"
 		case OpPrefix:
-			sqls[i] = "instr(" + c.Column + ", ?) = 1"
+			sqls[i] = d.strpos + "(" + c.Column + ", " + p + ") = 1"
 		}
 		args[i] = c.Arg
+		if s, ok := c.Arg.(string); ok && d.text != nil {
+			args[i] = d.text(s)
+		}
+	}
+	return sqls, args
+}
+
+// where builds the WHERE clause of a query in the SQLite file.
+func (q Query) where() (string, []any) {
+	sqls, args := q.condSQL(sqliteSQL, 0)
+	if len(sqls) == 0 {
+		return "", nil
 	}
 	if q.Session != "" {
 		// the partial index decisions_session holds only these rows
@@ -724,10 +748,7 @@ const decisionColumns = `id, ts, source, agent, tool, summary, channel, session,
 // Query returns one page of entries matching q, newest first. The full
 // request is not included.
 func (l *Log) Query(ctx context.Context, q Query) (Page, error) {
-	if q.Limit <= 0 {
-		q.Limit = 50
-	}
-	q.Limit = min(q.Limit, MaxPage)
+	q.Limit = q.pageLimit()
 	where, args := q.where()
 	args = append(args, q.Limit+1, max(q.Offset, 0))
 	rows, err := l.db.QueryContext(ctx, `SELECT `+decisionColumns+` FROM decisions`+where+
@@ -739,12 +760,26 @@ func (l *Log) Query(ctx context.Context, q Query) (Page, error) {
 	if err != nil {
 		return Page{}, err
 	}
-	page := Page{Entries: entries}
-	if len(entries) > q.Limit {
-		page.Entries = entries[:q.Limit]
-		page.NextBefore = page.Entries[q.Limit-1].ID
+	return newPage(entries, q.Limit), nil
+}
+
+// pageLimit is the page size of q: 50 when unset, at most MaxPage.
+func (q Query) pageLimit() int {
+	if q.Limit <= 0 {
+		return 50
 	}
-	return page, nil
+	return min(q.Limit, MaxPage)
+}
+
+// newPage is the page of entries read with one more than limit: the extra
+// one says there is a next page, which starts before the last one kept.
+func newPage(entries []Entry, limit int) Page {
+	page := Page{Entries: entries}
+	if len(entries) > limit {
+		page.Entries = entries[:limit]
+		page.NextBefore = page.Entries[limit-1].ID
+	}
+	return page
 }
 
 // Recent returns up to n of the newest entries that carry their full
@@ -761,25 +796,42 @@ func (l *Log) Recent(ctx context.Context, n int) ([]Entry, error) {
 func scanDecisions(rows *sql.Rows, withRequest bool) ([]Entry, error) {
 	defer rows.Close()
 	out := []Entry{}
+	var e Entry
+	var ts int64
+	var req *string
 	for rows.Next() {
-		var e Entry
-		var ts int64
-		var req sql.NullString
-		if err := rows.Scan(&e.ID, &ts, &e.Source, &e.Agent, &e.Tool, &e.Summary, &e.Channel, &e.Session,
-			&e.Level, &e.MatchedRule, &e.LatencyMicros, &req, &e.ShadowLevel, &e.ShadowRule); err != nil {
+		if err := rows.Scan(entryDests(&e, &ts, &req)...); err != nil {
 			return nil, fmt.Errorf("scan decision: %w", err)
 		}
-		e.Time = time.UnixMicro(ts).UTC()
-		if withRequest && req.Valid {
-			var r Request
-			if err := json.Unmarshal([]byte(req.String), &r); err != nil {
-				return nil, fmt.Errorf("decision %d: decode request: %w", e.ID, err)
-			}
-			e.Request = &r
+		got, err := readEntry(e, ts, req, withRequest)
+		if err != nil {
+			return nil, err
 		}
-		out = append(out, e)
+		out = append(out, got)
 	}
 	return out, rows.Err()
+}
+
+// entryDests are the scan destinations of one row of decisionColumns:
+// the entry's fields, ts (unix microseconds) and the request text (NULL
+// when the call was logged without its arguments).
+func entryDests(e *Entry, ts *int64, req **string) []any {
+	return []any{&e.ID, ts, &e.Source, &e.Agent, &e.Tool, &e.Summary, &e.Channel, &e.Session,
+		&e.Level, &e.MatchedRule, &e.LatencyMicros, req, &e.ShadowLevel, &e.ShadowRule}
+}
+
+// readEntry is e as read with its time and, when withRequest, its request.
+func readEntry(e Entry, ts int64, req *string, withRequest bool) (Entry, error) {
+	e.Time = time.UnixMicro(ts).UTC()
+	e.Request = nil
+	if withRequest && req != nil {
+		var r Request
+		if err := json.Unmarshal([]byte(*req), &r); err != nil {
+			return e, fmt.Errorf("decision %d: decode request: %w", e.ID, err)
+		}
+		e.Request = &r
+	}
+	return e, nil
 }
 
 // LevelBucket counts the decisions of one time bucket by level.

@@ -1,4 +1,4 @@
-package pg
+package decisionlog_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/logcall"
 	"github.com/toolgate/toolgate/store/decisionlog"
 )
@@ -34,7 +35,7 @@ type decisionLogAPI interface {
 
 var (
 	_ decisionLogAPI = (*decisionlog.Log)(nil)
-	_ decisionLogAPI = (*DecisionLog)(nil)
+	_ decisionLogAPI = (*decisionlog.PGLog)(nil)
 )
 
 // openBothDecisionLogs opens a SQLite log on a temp file and a PostgreSQL
@@ -46,7 +47,7 @@ func openBothDecisionLogs(t *testing.T, opts decisionlog.Options) (sqliteLog, pg
 		t.Fatalf("sqlite decision log: %v", err)
 	}
 	t.Cleanup(func() { sl.Close() })
-	pl, err := OpenDecisionLog(context.Background(), openDB(t, pgtest.NewDSN(t)), DecisionLogOptions{Options: opts})
+	pl, err := decisionlog.OpenPG(context.Background(), pgdb.Open(t, pgtest.NewDSN(t)), decisionlog.PGOptions{Options: opts})
 	if err != nil {
 		t.Fatalf("pg decision log: %v", err)
 	}
@@ -214,10 +215,10 @@ func entryIDs(list []decisionlog.Entry) []int64 {
 	return ids
 }
 
-// TestDecisionLogConformance writes the same entries into the SQLite and
+// TestPGDecisionLogConformance writes the same entries into the SQLite and
 // the PostgreSQL log and checks that every query, cursor walk, series,
 // Recent and Prune answers alike, and as computed from the entries.
-func TestDecisionLogConformance(t *testing.T) {
+func TestPGDecisionLogConformance(t *testing.T) {
 	base := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	clock := &testClock{now: base.Add(2 * time.Hour)}
 	opts := decisionlog.Options{Now: clock.Now, Retention: 115 * time.Minute, MaxRows: 40, PruneEvery: time.Hour}

@@ -1,4 +1,4 @@
-package pg
+package decisionlog
 
 import (
 	"context"
@@ -9,20 +9,20 @@ import (
 	"strconv"
 
 	"github.com/toolgate/toolgate/store"
-	"github.com/toolgate/toolgate/store/decisionlog"
+	"github.com/toolgate/toolgate/store/pg"
 )
 
-// DecisionLogOptions configure a DecisionLog: the SQLite log's options
+// PGOptions configure a PGLog: the SQLite log's options
 // (zero values take the same defaults) and the name this replica writes.
-type DecisionLogOptions struct {
-	decisionlog.Options
+type PGOptions struct {
+	Options
 	// Replica names the writer in each row (default: host name and pid).
 	Replica string
 }
 
-// DecisionLog is the decision log in PostgreSQL, shared by every replica:
+// PGLog is the decision log in PostgreSQL, shared by every replica:
 // each writes its own entries, any reads everyone's. It behaves as
-// decisionlog.Log, with the same writer (Enqueue never blocks, one writer
+// Log, with the same writer (Enqueue never blocks, one writer
 // goroutine redacts and writes batches, here one COPY each), a pruner on
 // a goroutine of its own, and Query, Recent and LevelSeries answering as
 // the SQLite log does. Dropped, Failed and Written count this replica's
@@ -31,21 +31,21 @@ type DecisionLogOptions struct {
 // queue, and only what does not fit is dropped (and counted); Close with
 // the server away makes one attempt and counts the rest as failed. Close
 // does not close the DB.
-type DecisionLog struct {
-	*decisionlog.Writer
-	db   *DB
-	opts DecisionLogOptions
+type PGLog struct {
+	*Writer
+	db   *pg.DB
+	opts PGOptions
 }
 
-// OpenDecisionLog migrates the decision log's tables in db and starts its
+// OpenPG migrates the decision log's tables in db and starts its
 // writer. Close stops the writer; it does not close db.
-func OpenDecisionLog(ctx context.Context, db *DB, opts DecisionLogOptions) (*DecisionLog, error) {
-	if err := MigrateParts(ctx, db, PartDecisions); err != nil {
+func OpenPG(ctx context.Context, db *pg.DB, opts PGOptions) (*PGLog, error) {
+	if err := pg.MigrateParts(ctx, db, pg.PartDecisions); err != nil {
 		return nil, err
 	}
 	fillDecisionOptions(&opts)
-	l := &DecisionLog{db: db, opts: opts}
-	l.Writer = decisionlog.NewWriter(opts.Options, decisionlog.WriterSteps{
+	l := &PGLog{db: db, opts: opts}
+	l.Writer = NewWriter(opts.Options, WriterSteps{
 		Write: l.writeBatch, Prune: l.Prune, PruneApart: true, Retryable: retryDecisions,
 	})
 	return l, nil
@@ -57,7 +57,7 @@ func retryDecisions(err error) bool { return errors.Is(err, store.ErrUnavailable
 
 // fillDecisionOptions applies the SQLite log's defaults and names the
 // replica.
-func fillDecisionOptions(o *DecisionLogOptions) {
+func fillDecisionOptions(o *PGOptions) {
 	o.Options.Fill()
 	if o.Replica == "" {
 		host, _ := os.Hostname()
@@ -66,7 +66,7 @@ func fillDecisionOptions(o *DecisionLogOptions) {
 }
 
 // writeBatch redacts a batch and copies it into the table.
-func (l *DecisionLog) writeBatch(ctx context.Context, batch []decisionlog.Entry) error {
+func (l *PGLog) writeBatch(ctx context.Context, batch []Entry) error {
 	rows, err := l.rows(batch)
 	if err != nil {
 		return err
@@ -79,7 +79,7 @@ var decisionCopyColumns = []string{"ts", "replica", "source", "agent", "tool", "
 	"session", "level", "matched_rule", "latency_us", "request", "shadow_level", "shadow_rule"}
 
 // rows prepares (and redacts) the column values of a batch.
-func (l *DecisionLog) rows(batch []decisionlog.Entry) ([][]any, error) {
+func (l *PGLog) rows(batch []Entry) ([][]any, error) {
 	rows := make([][]any, len(batch))
 	for i := range batch {
 		row, err := l.rowValues(&batch[i])
@@ -94,7 +94,7 @@ func (l *DecisionLog) rows(batch []decisionlog.Entry) ([][]any, error) {
 // rowValues are the column values of one entry, redacted as the SQLite log
 // does: the summary and the full request come from Call here, on the
 // writer, not on the request path.
-func (l *DecisionLog) rowValues(e *decisionlog.Entry) ([]any, error) {
+func (l *PGLog) rowValues(e *Entry) ([]any, error) {
 	e.Prepare()
 	var req *string
 	if e.Request != nil {
@@ -111,7 +111,7 @@ func (l *DecisionLog) rowValues(e *decisionlog.Entry) ([]any, error) {
 	if e.Agent == "" {
 		e.Agent = "rest"
 	}
-	return []any{e.Time.UnixMicro(), l.opts.Replica, Text(e.Source), Text(e.Agent), Text(e.Tool),
-		Text(e.Summary), Text(e.Channel), Text(e.Session), Text(e.Level), Text(e.MatchedRule),
-		e.LatencyMicros, req, Text(e.ShadowLevel), Text(e.ShadowRule)}, nil
+	return []any{e.Time.UnixMicro(), l.opts.Replica, pg.Text(e.Source), pg.Text(e.Agent), pg.Text(e.Tool),
+		pg.Text(e.Summary), pg.Text(e.Channel), pg.Text(e.Session), pg.Text(e.Level), pg.Text(e.MatchedRule),
+		e.LatencyMicros, req, pg.Text(e.ShadowLevel), pg.Text(e.ShadowRule)}, nil
 }

@@ -1,4 +1,4 @@
-package pg
+package decisionlog
 
 import (
 	"context"
@@ -13,21 +13,22 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/store/decisionlog"
+	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
+	"github.com/toolgate/toolgate/store/pg"
 )
 
-// openDecisionLog opens a decision log on db; t.Cleanup closes it.
-func openDecisionLog(t *testing.T, db *DB, opts DecisionLogOptions) *DecisionLog {
+// openPGLog opens a decision log on db; t.Cleanup closes it.
+func openPGLog(t *testing.T, db *pg.DB, opts PGOptions) *PGLog {
 	t.Helper()
-	l, err := OpenDecisionLog(context.Background(), db, opts)
+	l, err := OpenPG(context.Background(), db, opts)
 	if err != nil {
-		t.Fatalf("OpenDecisionLog: %v", err)
+		t.Fatalf("OpenPG: %v", err)
 	}
 	t.Cleanup(func() { l.Close() })
 	return l
 }
 
-func flushLog(t *testing.T, l *DecisionLog) {
+func flushLog(t *testing.T, l *PGLog) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -36,7 +37,7 @@ func flushLog(t *testing.T, l *DecisionLog) {
 	}
 }
 
-func countDecisions(t *testing.T, db *DB, where string, args ...any) int {
+func countDecisions(t *testing.T, db *pg.DB, where string, args ...any) int {
 	t.Helper()
 	var n int
 	if err := db.Pool().QueryRow(context.Background(), `SELECT count(*) FROM decisions `+where, args...).Scan(&n); err != nil {
@@ -45,18 +46,18 @@ func countDecisions(t *testing.T, db *DB, where string, args ...any) int {
 	return n
 }
 
-// TestDecisionLogReplicasShareOneTable: three replicas (pools of their own,
+// TestPGDecisionLogReplicasShareOneTable: three replicas (pools of their own,
 // started at once, so their migrations race) write concurrently; each reads
 // every replica's entries, one id order, and the rows name their writer.
-func TestDecisionLogReplicasShareOneTable(t *testing.T) {
+func TestPGDecisionLogReplicasShareOneTable(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
 	const replicas, each = 3, 200
-	logs := make([]*DecisionLog, replicas)
+	logs := make([]*PGLog, replicas)
 	var wg sync.WaitGroup
 	for i := range logs {
-		db := openDB(t, dsn)
+		db := pgdb.Open(t, dsn)
 		wg.Go(func() {
-			l, err := OpenDecisionLog(context.Background(), db, DecisionLogOptions{Replica: fmt.Sprintf("r%d", i)})
+			l, err := OpenPG(context.Background(), db, PGOptions{Replica: fmt.Sprintf("r%d", i)})
 			if err != nil {
 				t.Errorf("replica %d: %v", i, err)
 				return
@@ -72,7 +73,7 @@ func TestDecisionLogReplicasShareOneTable(t *testing.T) {
 		t.Cleanup(func() { l.Close() })
 		wg.Go(func() {
 			for j := range each {
-				l.Enqueue(decisionlog.Entry{Source: "check", Tool: "bash", Level: "allow", Session: fmt.Sprintf("r%d", i), Summary: fmt.Sprint(j)})
+				l.Enqueue(Entry{Source: "check", Tool: "bash", Level: "allow", Session: fmt.Sprintf("r%d", i), Summary: fmt.Sprint(j)})
 			}
 		})
 	}
@@ -86,7 +87,7 @@ func TestDecisionLogReplicasShareOneTable(t *testing.T) {
 		}
 		seen := 0
 		var prev int64
-		q := decisionlog.Query{Limit: decisionlog.MaxPage}
+		q := Query{Limit: MaxPage}
 		for {
 			page, err := l.Query(context.Background(), q)
 			if err != nil {
@@ -113,20 +114,20 @@ func TestDecisionLogReplicasShareOneTable(t *testing.T) {
 	}
 }
 
-// TestDecisionLogPruneOneReplicaAtATime: while another replica holds the
+// TestPGDecisionLogPruneOneReplicaAtATime: while another replica holds the
 // prune lock, Prune does nothing and returns at once; when it is free,
 // Prune deletes.
-func TestDecisionLogPruneOneReplicaAtATime(t *testing.T) {
+func TestPGDecisionLogPruneOneReplicaAtATime(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
-	clock := &testClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	db := openDB(t, dsn)
-	l := openDecisionLog(t, db, DecisionLogOptions{Options: decisionlog.Options{Now: clock.Now, Retention: time.Hour, PruneEvery: time.Hour}})
+	clock := &fakeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	db := pgdb.Open(t, dsn)
+	l := openPGLog(t, db, PGOptions{Options: Options{Now: clock.Now, Retention: time.Hour, PruneEvery: time.Hour}})
 	for _, age := range []time.Duration{3 * time.Hour, 2 * time.Hour, time.Minute} {
-		l.Enqueue(decisionlog.Entry{Time: clock.now.Add(-age), Tool: "bash", Level: "ask"})
+		l.Enqueue(Entry{Time: clock.now.Add(-age), Tool: "bash", Level: "ask"})
 	}
 	flushLog(t, l)
 
-	other := openDB(t, dsn)
+	other := pgdb.Open(t, dsn)
 	ctx := context.Background()
 	tx, err := other.Pool().Begin(ctx)
 	if err != nil {
@@ -154,27 +155,27 @@ func TestDecisionLogPruneOneReplicaAtATime(t *testing.T) {
 	}
 }
 
-// TestDecisionLogPrunesPeriodically: the prune goroutine applies MaxRows on
+// TestPGDecisionLogPrunesPeriodically: the prune goroutine applies MaxRows on
 // its own.
-func TestDecisionLogPrunesPeriodically(t *testing.T) {
-	db := openDB(t, pgtest.NewDSN(t))
-	l := openDecisionLog(t, db, DecisionLogOptions{Options: decisionlog.Options{MaxRows: 1, PruneEvery: 10 * time.Millisecond}})
-	l.Enqueue(decisionlog.Entry{Tool: "a", Level: "ask"})
-	l.Enqueue(decisionlog.Entry{Tool: "b", Level: "ask"})
+func TestPGDecisionLogPrunesPeriodically(t *testing.T) {
+	db := pgdb.Open(t, pgtest.NewDSN(t))
+	l := openPGLog(t, db, PGOptions{Options: Options{MaxRows: 1, PruneEvery: 10 * time.Millisecond}})
+	l.Enqueue(Entry{Tool: "a", Level: "ask"})
+	l.Enqueue(Entry{Tool: "b", Level: "ask"})
 	flushLog(t, l)
 	pgtest.WaitFor(t, 10*time.Second, "periodic prune to one row", func() bool { return countDecisions(t, db, "") == 1 })
-	page, err := l.Query(context.Background(), decisionlog.Query{})
+	page, err := l.Query(context.Background(), Query{})
 	if err != nil || len(page.Entries) != 1 || page.Entries[0].Tool != "b" {
 		t.Errorf("kept %+v (err %v), want the newest entry b", page.Entries, err)
 	}
 }
 
-// TestDecisionLogBadTextKeepsTheBatch: a NUL byte or invalid UTF-8 in one
+// TestPGDecisionLogBadTextKeepsTheBatch: a NUL byte or invalid UTF-8 in one
 // entry (PostgreSQL text refuses both) must not lose the batch it is in.
-func TestDecisionLogBadTextKeepsTheBatch(t *testing.T) {
-	l := openDecisionLog(t, openDB(t, pgtest.NewDSN(t)), DecisionLogOptions{Options: decisionlog.Options{Linger: time.Second, BatchSize: 8}})
+func TestPGDecisionLogBadTextKeepsTheBatch(t *testing.T) {
+	l := openPGLog(t, pgdb.Open(t, pgtest.NewDSN(t)), PGOptions{Options: Options{Linger: time.Second, BatchSize: 8}})
 	for i := range 8 {
-		e := decisionlog.Entry{Tool: "bash", Level: "allow", Summary: fmt.Sprint("ok ", i)}
+		e := Entry{Tool: "bash", Level: "allow", Summary: fmt.Sprint("ok ", i)}
 		if i == 3 {
 			e.Summary, e.Session, e.MatchedRule = "rm\x00 -rf", "s\xff\xfe", "rule\x00"
 		}
@@ -184,7 +185,7 @@ func TestDecisionLogBadTextKeepsTheBatch(t *testing.T) {
 	if l.Written() != 8 || l.Failed() != 0 {
 		t.Fatalf("written %d failed %d, want 8 0", l.Written(), l.Failed())
 	}
-	page, err := l.Query(context.Background(), decisionlog.Query{})
+	page, err := l.Query(context.Background(), Query{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,14 +203,14 @@ func TestDecisionLogBadTextKeepsTheBatch(t *testing.T) {
 	}
 }
 
-// TestDecisionLogNeverBlocks stalls the writer on a table lock another
+// TestPGDecisionLogNeverBlocks stalls the writer on a table lock another
 // session holds: Enqueue keeps returning at once and counts what it drops,
 // and what it accepted is written once the lock goes.
-func TestDecisionLogNeverBlocks(t *testing.T) {
+func TestPGDecisionLogNeverBlocks(t *testing.T) {
 	const queue, batch, total = 4, 2, 200
 	dsn := pgtest.NewDSN(t)
-	db := openDB(t, dsn)
-	l := openDecisionLog(t, db, DecisionLogOptions{Options: decisionlog.Options{QueueSize: queue, BatchSize: batch}})
+	db := pgdb.Open(t, dsn)
+	l := openPGLog(t, db, PGOptions{Options: Options{QueueSize: queue, BatchSize: batch}})
 	ctx := context.Background()
 	locker, err := pgx.Connect(ctx, dsn)
 	if err != nil {
@@ -226,7 +227,7 @@ func TestDecisionLogNeverBlocks(t *testing.T) {
 	start := time.Now()
 	accepted := 0
 	for range total {
-		if l.Enqueue(decisionlog.Entry{Tool: "bash", Level: "allow"}) {
+		if l.Enqueue(Entry{Tool: "bash", Level: "allow"}) {
 			accepted++
 		}
 	}
@@ -245,17 +246,17 @@ func TestDecisionLogNeverBlocks(t *testing.T) {
 	}
 }
 
-// TestDecisionLogServerAway: entries enqueued while the server is stopped
+// TestPGDecisionLogServerAway: entries enqueued while the server is stopped
 // are written once it is back (the writer retries), and Close while it is
 // away returns without hanging, counting what it could not write.
-func TestDecisionLogServerAway(t *testing.T) {
+func TestPGDecisionLogServerAway(t *testing.T) {
 	c := pgtest.Start(t)
-	db, err := Open(context.Background(), c.NewDatabase(t), Options{OpTimeout: 2 * time.Second})
+	db, err := pg.Open(context.Background(), c.NewDatabase(t), pg.Options{OpTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	l, err := OpenDecisionLog(context.Background(), db, DecisionLogOptions{})
+	l, err := OpenPG(context.Background(), db, PGOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +264,7 @@ func TestDecisionLogServerAway(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 20 {
-		l.Enqueue(decisionlog.Entry{Tool: "bash", Level: "deny"})
+		l.Enqueue(Entry{Tool: "bash", Level: "deny"})
 	}
 	time.Sleep(500 * time.Millisecond) // the writer has tried and failed at least once
 	if l.Written() != 0 || l.Failed() != 0 {
@@ -280,7 +281,7 @@ func TestDecisionLogServerAway(t *testing.T) {
 	if err := c.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	l.Enqueue(decisionlog.Entry{Tool: "bash", Level: "deny"})
+	l.Enqueue(Entry{Tool: "bash", Level: "deny"})
 	closed := make(chan struct{})
 	go func() { l.Close(); close(closed) }()
 	select {
@@ -293,11 +294,11 @@ func TestDecisionLogServerAway(t *testing.T) {
 	}
 }
 
-// TestDecisionLogCloseWhenServerSilent: Close with the server cut off
+// TestPGDecisionLogCloseWhenServerSilent: Close with the server cut off
 // silently (no refusal, no answer: every try waits out the operation
 // timeout) tries once and counts the rest as failed, so that shutdown of a
 // cut-off replica does not wait a timeout per queued batch.
-func TestDecisionLogCloseWhenServerSilent(t *testing.T) {
+func TestPGDecisionLogCloseWhenServerSilent(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
 	u, err := url.Parse(dsn)
 	if err != nil {
@@ -306,23 +307,23 @@ func TestDecisionLogCloseWhenServerSilent(t *testing.T) {
 	p := startSilentProxy(t, u.Host)
 	u.Host = p.addr()
 	const opTimeout = time.Second
-	db, err := Open(context.Background(), u.String(), Options{OpTimeout: opTimeout})
+	db, err := pg.Open(context.Background(), u.String(), pg.Options{OpTimeout: opTimeout})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The pool waits up to 15 s for each connection to close over a silent
 	// path: end the proxy's connections first.
 	defer func() { p.close(); db.Close() }()
-	l, err := OpenDecisionLog(context.Background(), db, DecisionLogOptions{Options: decisionlog.Options{BatchSize: 2, Linger: -1}})
+	l, err := OpenPG(context.Background(), db, PGOptions{Options: Options{BatchSize: 2, Linger: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.Enqueue(decisionlog.Entry{Tool: "bash", Level: "allow"})
+	l.Enqueue(Entry{Tool: "bash", Level: "allow"})
 	flushLog(t, l)
 	p.cut()
 	const queued = 40
 	for range queued {
-		l.Enqueue(decisionlog.Entry{Tool: "bash", Level: "allow"})
+		l.Enqueue(Entry{Tool: "bash", Level: "allow"})
 	}
 	start := time.Now()
 	l.Close()

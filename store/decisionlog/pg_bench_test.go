@@ -1,4 +1,4 @@
-package pg
+package decisionlog
 
 import (
 	"context"
@@ -6,22 +6,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/logcall"
-	"github.com/toolgate/toolgate/store/decisionlog"
+	"github.com/toolgate/toolgate/store/pg"
 )
 
 // benchDecisionLog opens a decision log on a fresh database of the shared
 // test cluster (fsync off: see pgtest).
-func benchDecisionLog(b *testing.B, opts decisionlog.Options) *DecisionLog {
+func benchDecisionLog(b *testing.B, opts Options) *PGLog {
 	b.Helper()
-	db, err := Open(context.Background(), pgtest.Shared(b).NewDatabase(b), Options{})
+	db, err := pg.Open(context.Background(), pgtest.Shared(b).NewDatabase(b), pg.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(db.Close)
-	l, err := OpenDecisionLog(context.Background(), db, DecisionLogOptions{Options: opts})
+	l, err := OpenPG(context.Background(), db, PGOptions{Options: opts})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -29,21 +27,21 @@ func benchDecisionLog(b *testing.B, opts decisionlog.Options) *DecisionLog {
 	return l
 }
 
-// benchCall is the call every benchmark entry logs (the SQLite log's
-// benchmark logs the same).
-var benchCall = logcall.Of(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "git push --force origin main"}, ChannelID: "web"}, nil)
+// benchCall is the call every benchmark entry logs, the one the SQLite
+// log's benchmark logs (redactingCall: logcall imports this package).
+var benchCall = &redactingCall{tool: "bash", args: map[string]any{"command": "git push --force origin main"}}
 
-// BenchmarkDecisionLogInsert writes batches of 512 entries (the writer's
+// BenchmarkPGDecisionLogInsert writes batches of 512 entries (the writer's
 // default batch) straight through the writer's path (redaction, one COPY);
 // ns/op is per entry. store/decisionlog has the SQLite twin.
-func BenchmarkDecisionLogInsert(b *testing.B) {
-	l := benchDecisionLog(b, decisionlog.Options{})
-	batch := make([]decisionlog.Entry, 512)
+func BenchmarkPGDecisionLogInsert(b *testing.B) {
+	l := benchDecisionLog(b, Options{})
+	batch := make([]Entry, 512)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for done := 0; done < b.N; done += len(batch) {
 		for i := range batch {
-			batch[i] = decisionlog.Entry{Source: "evaluate", Call: benchCall, Level: "deny", MatchedRule: "builtin:git-force-push"}
+			batch[i] = Entry{Source: "evaluate", Call: benchCall, Level: "deny", MatchedRule: "builtin:git-force-push"}
 		}
 		rows, err := l.rows(batch)
 		if err != nil {
@@ -55,21 +53,25 @@ func BenchmarkDecisionLogInsert(b *testing.B) {
 	}
 }
 
-// BenchmarkDecisionLogEnqueueFlush measures what each log sustains end to
+// BenchmarkPGDecisionLogEnqueueFlush measures what each log sustains end to
 // end with default options: b.N entries through Enqueue (one goroutine,
 // as fast as the queue takes them, re-offering a dropped one) and a final
 // Flush; ns/op is per entry written. It also reports the CPU time per
 // entry of this process and, for pg, of the server (read from /proc).
-func BenchmarkDecisionLogEnqueueFlush(b *testing.B) {
+func BenchmarkPGDecisionLogEnqueueFlush(b *testing.B) {
 	for _, backend := range []string{"sqlite", "pg"} {
 		b.Run(backend, func(b *testing.B) {
-			var l decisionLogAPI
+			var l interface {
+				Enqueue(Entry) bool
+				Flush(context.Context) error
+				Written() uint64
+			}
 			var server func() time.Duration
 			if backend == "pg" {
-				pl := benchDecisionLog(b, decisionlog.Options{})
+				pl := benchDecisionLog(b, Options{})
 				l, server = pl, func() time.Duration { return serverCPU(pl.db) }
 			} else {
-				sl, err := decisionlog.Open(filepath.Join(b.TempDir(), "decisions.db"), decisionlog.Options{})
+				sl, err := Open(filepath.Join(b.TempDir(), "decisions.db"), Options{})
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -83,7 +85,7 @@ func BenchmarkDecisionLogEnqueueFlush(b *testing.B) {
 			}
 			b.ResetTimer()
 			for range b.N {
-				for !l.Enqueue(decisionlog.Entry{Source: "evaluate", Call: benchCall, Level: "deny", MatchedRule: "builtin:git-force-push"}) {
+				for !l.Enqueue(Entry{Source: "evaluate", Call: benchCall, Level: "deny", MatchedRule: "builtin:git-force-push"}) {
 					time.Sleep(50 * time.Microsecond)
 				}
 			}

@@ -1,11 +1,15 @@
 //go:build !linux
 
-package pg
+package decisionlog
 
-import "time"
+import (
+	"time"
+
+	"github.com/toolgate/toolgate/store/pg"
+)
 
 // processCPU and serverCPU read Linux's accounting; elsewhere the
 // benchmark reports no CPU figures (zero).
 func processCPU() time.Duration { return 0 }
 
-func serverCPU(*DB) time.Duration { return 0 }
+func serverCPU(*pg.DB) time.Duration { return 0 }

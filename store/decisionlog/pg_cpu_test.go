@@ -1,6 +1,6 @@
 //go:build linux
 
-package pg
+package decisionlog
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/toolgate/toolgate/store/pg"
 )
 
 // clockTick is the unit of /proc/<pid>/stat CPU times (USER_HZ, 100 on
@@ -28,7 +30,7 @@ func processCPU() time.Duration {
 // serverCPU is the CPU time the PostgreSQL server behind db has used: its
 // postmaster and every child, live or reaped, read from /proc. It is 0
 // where /proc cannot tell (not Linux, another machine).
-func serverCPU(db *DB) time.Duration {
+func serverCPU(db *pg.DB) time.Duration {
 	var backend int
 	if err := db.Pool().QueryRow(context.Background(), "SELECT pg_backend_pid()").Scan(&backend); err != nil {
 		return 0
