@@ -14,7 +14,7 @@ import (
 // builtin_rules.yaml holds) and makes every replica load it: the file
 // backend writes builtin_rules.yaml atomically under the config dir lock
 // (the watchers reload), the PostgreSQL policy updates its row and notifies.
-// store.FileBackend and pg.Policy are ones.
+// store.FileBackend and store.PGBackend are ones.
 type BuiltinWriter interface {
 	SetBuiltin(ctx context.Context, text []byte) (store.Document, error)
 }

@@ -17,7 +17,7 @@ import (
 
 // openPGReplica opens a store over the policy in the database at dsn, with
 // its own pool and listener, as a replica does.
-func openPGReplica(t *testing.T, dsn string) (*inforce.Holder, *pg.Policy) {
+func openPGReplica(t *testing.T, dsn string) (*inforce.Holder, *store.PGBackend) {
 	t.Helper()
 	ctx := context.Background()
 	db, err := pg.Open(ctx, dsn, pg.Options{Logger: slog.New(slog.DiscardHandler)})
@@ -25,7 +25,7 @@ func openPGReplica(t *testing.T, dsn string) (*inforce.Holder, *pg.Policy) {
 		t.Fatal(err)
 	}
 	t.Cleanup(db.Close)
-	pol, err := pg.OpenPolicy(ctx, db)
+	pol, err := store.OpenPGBackend(ctx, db)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
+	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/asks"
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/store/grants"
@@ -244,7 +245,7 @@ func TestScopedAnswerAcrossReplicas(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(db.Close)
-		doc, err := pg.OpenPolicy(ctx, db)
+		doc, err := store.OpenPGBackend(ctx, db)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,6 @@ import (
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/store/decisionlog"
 	"github.com/toolgate/toolgate/store/history"
-	"github.com/toolgate/toolgate/store/pg"
 )
 
 // The file and SQLite implementations and the PostgreSQL ones satisfy the
@@ -16,7 +15,7 @@ import (
 var (
 	_ service.PolicyDocs      = (*inforce.Holder)(nil)
 	_ service.DocumentSource  = (*store.FileBackend)(nil)
-	_ service.DocumentSource  = (*pg.Policy)(nil)
+	_ service.DocumentSource  = (*store.PGBackend)(nil)
 	_ service.TokenStore      = (*auth.Tokens)(nil)
 	_ service.TokenStore      = (*auth.PGTokens)(nil)
 	_ service.DecisionLog     = (*decisionlog.Log)(nil)

@@ -2,13 +2,17 @@ package store
 
 import (
 	"context"
-	"errors"
+
+	"github.com/toolgate/toolgate/store/pg"
 )
 
 // ErrUnavailable is wrapped by every storage error that means the shared
 // database cannot be reached right now. Reads of state already in memory go
 // on; writes answer 503 and new asks are denied until it comes back.
-var ErrUnavailable = errors.New("store: storage unavailable")
+//
+// It is pg.ErrUnavailable, the one sentinel of the file stores and of
+// every PostgreSQL store.
+var ErrUnavailable = pg.ErrUnavailable
 
 // Document is the stored policy text as one read saw it.
 type Document struct {

@@ -12,8 +12,10 @@
 //
 // FileBackend is the embedded default (Open): config.yaml and
 // builtin_rules.yaml in the config dir, a lock file, atomic writes and an
-// fsnotify watch. store/pg's Policy keeps the document in PostgreSQL for
-// several replicas (OpenBackend). When the backend cannot be reached the
+// fsnotify watch. PGBackend (pgbackend.go, with the import of a config dir
+// and the export of the section in pgimport.go and pgsection.go) keeps it
+// in PostgreSQL for several replicas, on store/pg's connection
+// (OpenPGBackend, then inforce.OpenBackend). When the backend cannot be reached the
 // policy in force keeps deciding, edits fail with ErrUnavailable, and
 // Health says why until the backend answers again.
 package store

@@ -134,7 +134,7 @@ func openPostgres(ctx context.Context, c config, dir string, opts inforce.Option
 		return nil, fmt.Errorf("--database-url: %w", err)
 	}
 	a.onClose("database", func() error { db.Close(); return nil })
-	doc, err := pg.OpenPolicy(ctx, db)
+	doc, err := store.OpenPGBackend(ctx, db)
 	if err != nil {
 		return nil, err
 	}

@@ -330,7 +330,7 @@ func TestApprovalsSlowDatabaseIsUnavailable(t *testing.T) {
 func openStore(t *testing.T, db *pg.DB) *inforce.Holder {
 	t.Helper()
 	ctx := context.Background()
-	p, err := pg.OpenPolicy(ctx, db)
+	p, err := store.OpenPGBackend(ctx, db)
 	if err != nil {
 		t.Fatalf("OpenPolicy: %v", err)
 	}

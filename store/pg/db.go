@@ -13,9 +13,13 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/toolgate/toolgate/store"
 )
+
+// ErrUnavailable is wrapped by every error that means the database cannot
+// be reached right now. ErrUnavailable is this error, so that the
+// file stores and every door test one sentinel; it is defined here because
+// store imports this package (its PostgreSQL backend), not the reverse.
+var ErrUnavailable = errors.New("store: storage unavailable")
 
 // DefaultOpTimeout bounds one database operation when Options.OpTimeout is
 // zero: a server that does not answer within it counts as unreachable.
@@ -53,7 +57,7 @@ type DB struct {
 
 // Open connects to databaseURL (a postgres:// URL or key=value string),
 // checks that the server answers and starts the process's Listener. An
-// unreachable server is an error wrapping store.ErrUnavailable; a malformed
+// unreachable server is an error wrapping ErrUnavailable; a malformed
 // URL is not.
 func Open(ctx context.Context, databaseURL string, opts Options) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(databaseURL)
@@ -134,7 +138,7 @@ func (db *DB) Op(ctx context.Context) (context.Context, context.CancelFunc) {
 }
 
 // Wrap names what failed ("pg: what: err") and makes an error meaning the
-// server cannot be reached wrap store.ErrUnavailable as well. parent is the
+// server cannot be reached wrap ErrUnavailable as well. parent is the
 // caller's context (not the one from Op): when it is still live, a deadline
 // hit inside the operation means the server did not answer in time.
 func (db *DB) Wrap(parent context.Context, err error, what string) error {
@@ -142,7 +146,7 @@ func (db *DB) Wrap(parent context.Context, err error, what string) error {
 		return nil
 	}
 	if Unreachable(err) || parent.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("pg: %s: %w: %w", what, store.ErrUnavailable, err)
+		return fmt.Errorf("pg: %s: %w: %w", what, ErrUnavailable, err)
 	}
 	return fmt.Errorf("pg: %s: %w", what, err)
 }

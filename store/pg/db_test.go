@@ -14,7 +14,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/store"
 )
 
 // TestOpenUnreachable: no server on the port means ErrUnavailable, a bad
@@ -28,11 +27,11 @@ func TestOpenUnreachable(t *testing.T) {
 	ln.Close()
 	ctx := context.Background()
 	_, err = Open(ctx, "postgres://u:secretpw@"+addr+"/db?sslmode=disable", Options{OpTimeout: 2 * time.Second})
-	if !errors.Is(err, store.ErrUnavailable) {
+	if !errors.Is(err, ErrUnavailable) {
 		t.Errorf("closed port: err = %v, want ErrUnavailable", err)
 	}
 	_, err = Open(ctx, "postgres://u:secretpw@127.0.0.1:notaport/db", Options{})
-	if err == nil || errors.Is(err, store.ErrUnavailable) {
+	if err == nil || errors.Is(err, ErrUnavailable) {
 		t.Errorf("bad url: err = %v, want an error that is not ErrUnavailable", err)
 	}
 	if err != nil && strings.Contains(err.Error(), "secretpw") {
@@ -60,7 +59,7 @@ func TestOpenSilentServer(t *testing.T) {
 	}()
 	start := time.Now()
 	_, err = Open(context.Background(), "postgres://u:p@"+ln.Addr().String()+"/db?sslmode=disable", Options{OpTimeout: 500 * time.Millisecond})
-	if !errors.Is(err, store.ErrUnavailable) {
+	if !errors.Is(err, ErrUnavailable) {
 		t.Errorf("silent server: err = %v, want ErrUnavailable", err)
 	}
 	if d := time.Since(start); d > 5*time.Second {
@@ -96,13 +95,13 @@ func TestUnreachable(t *testing.T) {
 	}
 	db := &DB{}
 	live := context.Background()
-	if err := db.Wrap(live, context.DeadlineExceeded, "op"); !errors.Is(err, store.ErrUnavailable) {
+	if err := db.Wrap(live, context.DeadlineExceeded, "op"); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("operation timeout under a live caller: %v, want ErrUnavailable", err)
 	}
 	gone, cancel := context.WithTimeout(live, 0)
 	defer cancel()
 	<-gone.Done()
-	if err := db.Wrap(gone, context.DeadlineExceeded, "op"); errors.Is(err, store.ErrUnavailable) {
+	if err := db.Wrap(gone, context.DeadlineExceeded, "op"); errors.Is(err, ErrUnavailable) {
 		t.Errorf("the caller's own deadline: %v, want no ErrUnavailable", err)
 	}
 }

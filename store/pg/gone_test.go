@@ -24,7 +24,7 @@ func TestServerGoneAndBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	p, err := pg.OpenPolicy(context.Background(), db)
+	p, err := store.OpenPGBackend(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)
 	}

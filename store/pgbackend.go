@@ -1,4 +1,4 @@
-package pg
+package store
 
 import (
 	"context"
@@ -8,9 +8,8 @@ import (
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/toolgate/toolgate/store/pg"
 	"gopkg.in/yaml.v3"
-
-	"github.com/toolgate/toolgate/store"
 )
 
 // ErrNoDocument is Document.ConfigErr while the database holds no policy
@@ -21,49 +20,49 @@ var ErrNoDocument = fmt.Errorf("pg: no policy document in the database yet: %w",
 // YAML document whose only top-level key is `permissions`.
 var ErrNotSection = errors.New("pg: the policy text must be a YAML mapping whose only key is `permissions`")
 
-// Policy is the policy document in PostgreSQL, a store.Backend: the
+// PGBackend is the policy document in PostgreSQL, a Backend: the
 // `permissions` section as YAML text (comments kept) and the built-in rules
 // text, in one row with a version. Writes lock the row, so edits through
 // any replica are serialised and none is lost; each one notifies
 // ChannelPolicy with the new version.
-type Policy struct {
-	db *DB
+type PGBackend struct {
+	db *pg.DB
 }
 
-var _ store.Backend = (*Policy)(nil)
+var _ Backend = (*PGBackend)(nil)
 
-// OpenPolicy migrates PartPolicy and returns the backend.
-func OpenPolicy(ctx context.Context, db *DB) (*Policy, error) {
-	if err := MigrateParts(ctx, db, PartPolicy); err != nil {
+// OpenPGBackend migrates PartPolicy and returns the backend.
+func OpenPGBackend(ctx context.Context, db *pg.DB) (*PGBackend, error) {
+	if err := pg.MigrateParts(ctx, db, pg.PartPolicy); err != nil {
 		return nil, err
 	}
-	return &Policy{db: db}, nil
+	return &PGBackend{db: db}, nil
 }
 
 // Name is "postgres".
-func (p *Policy) Name() string { return "postgres" }
+func (p *PGBackend) Name() string { return "postgres" }
 
 // Read returns the stored document; Config is nil and ConfigErr is
 // ErrNoDocument before anything was imported or written.
-func (p *Policy) Read(ctx context.Context) (store.Document, error) {
+func (p *PGBackend) Read(ctx context.Context) (Document, error) {
 	octx, cancel := p.db.Op(ctx)
 	defer cancel()
-	doc, err := readDocument(octx, p.db.pool, "")
+	doc, err := readDocument(octx, p.db.Pool(), "")
 	return doc, p.db.Wrap(ctx, err, "read policy")
 }
 
 // readDocument reads the row with q ("" or " FOR UPDATE" appended).
 func readDocument(ctx context.Context, q interface {
 	QueryRow(context.Context, string, ...any) pgx.Row
-}, lock string) (store.Document, error) {
+}, lock string) (Document, error) {
 	var config, builtin *string
 	var version int64
 	err := q.QueryRow(ctx, "SELECT config, builtin, version FROM policy_document WHERE id = 1"+lock).
 		Scan(&config, &builtin, &version)
 	if err != nil {
-		return store.Document{}, err
+		return Document{}, err
 	}
-	doc := store.Document{Version: strconv.FormatInt(version, 10)}
+	doc := Document{Version: strconv.FormatInt(version, 10)}
 	if config == nil {
 		doc.ConfigErr = ErrNoDocument
 	} else {
@@ -80,14 +79,14 @@ func readDocument(ctx context.Context, q interface {
 // replica, all in one transaction. An error of edit is returned as is and
 // nothing is written. Each statement is bounded by the OpTimeout; edit
 // (which may compile a large policy) is not.
-func (p *Policy) Update(ctx context.Context, edit func(cur store.Document) ([]byte, error)) (store.Document, error) {
+func (p *PGBackend) Update(ctx context.Context, edit func(cur Document) ([]byte, error)) (Document, error) {
 	out, err := p.update(ctx, edit)
 	var ee editError
 	switch {
 	case errors.As(err, &ee):
-		return store.Document{}, ee.err
+		return Document{}, ee.err
 	case err != nil:
-		return store.Document{}, p.db.Wrap(ctx, err, "update policy")
+		return Document{}, p.db.Wrap(ctx, err, "update policy")
 	}
 	return out, nil
 }
@@ -98,12 +97,12 @@ type editError struct{ err error }
 
 func (e editError) Error() string { return e.err.Error() }
 
-func (p *Policy) update(ctx context.Context, edit func(cur store.Document) ([]byte, error)) (store.Document, error) {
+func (p *PGBackend) update(ctx context.Context, edit func(cur Document) ([]byte, error)) (Document, error) {
 	octx, cancel := p.db.Op(ctx)
 	tx, err := p.db.Beginner(octx).Begin(octx)
 	cancel()
 	if err != nil {
-		return store.Document{}, err
+		return Document{}, err
 	}
 	defer func() {
 		rctx, cancel := p.db.Op(context.WithoutCancel(ctx))
@@ -114,25 +113,25 @@ func (p *Policy) update(ctx context.Context, edit func(cur store.Document) ([]by
 	cur, err := readDocument(octx, tx, " FOR UPDATE")
 	cancel()
 	if err != nil {
-		return store.Document{}, err
+		return Document{}, err
 	}
 	next, err := edit(cur)
 	if err == nil {
 		err = checkSection(next)
 	}
 	if err != nil {
-		return store.Document{}, editError{err}
+		return Document{}, editError{err}
 	}
 	octx, cancel = p.db.Op(ctx)
 	defer cancel()
 	var version int64
 	if err := tx.QueryRow(octx, `UPDATE policy_document SET config = $1, version = version + 1, updated_at = now()
 		WHERE id = 1 RETURNING version`, string(next)).Scan(&version); err != nil {
-		return store.Document{}, err
+		return Document{}, err
 	}
-	out := store.Document{Config: next, Builtin: cur.Builtin, Version: strconv.FormatInt(version, 10)}
-	if _, err := tx.Exec(octx, "SELECT pg_notify($1, $2)", ChannelPolicy, out.Version); err != nil {
-		return store.Document{}, err
+	out := Document{Config: next, Builtin: cur.Builtin, Version: strconv.FormatInt(version, 10)}
+	if _, err := tx.Exec(octx, "SELECT pg_notify($1, $2)", pg.ChannelPolicy, out.Version); err != nil {
+		return Document{}, err
 	}
 	return out, tx.Commit(octx)
 }
@@ -143,7 +142,7 @@ func (p *Policy) update(ctx context.Context, edit func(cur store.Document) ([]by
 // one call at a time, with signals that arrive during a call folded into
 // one more call, so a slow reload never holds up the Listener.
 // Notifications of this process's own writes call it too (spuriously).
-func (p *Policy) Watch(ctx context.Context, changed func()) error {
+func (p *PGBackend) Watch(ctx context.Context, changed func()) error {
 	signal := make(chan struct{}, 1)
 	poke := func() {
 		select {
@@ -151,7 +150,7 @@ func (p *Policy) Watch(ctx context.Context, changed func()) error {
 		default:
 		}
 	}
-	unsubscribe := p.db.listener.Subscribe(ChannelPolicy, func(string) { poke() }, poke)
+	unsubscribe := p.db.Listener().Subscribe(pg.ChannelPolicy, func(string) { poke() }, poke)
 	go func() {
 		defer unsubscribe()
 		for {

@@ -1,4 +1,4 @@
-package pg
+package store_test
 
 import (
 	"context"
@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/store/pg"
 )
 
 // TestEditReachesAReplicaWhoseReloadFailed: a replica whose reload after an
@@ -18,8 +20,8 @@ import (
 // policy for good and /readyz (Health) stays failing for good.
 func TestEditReachesAReplicaWhoseReloadFailed(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
-	a := openStore(t, openDB(t, dsn))
-	dbB, err := Open(context.Background(), dsn, Options{MaxConns: 1, OpTimeout: 300 * time.Millisecond})
+	a := openStore(t, pgdb.Open(t, dsn))
+	dbB, err := pg.Open(context.Background(), dsn, pg.Options{MaxConns: 1, OpTimeout: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

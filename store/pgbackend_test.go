@@ -1,4 +1,4 @@
-package pg
+package store_test
 
 import (
 	"context"
@@ -11,14 +11,16 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/pg"
 )
 
-func openPolicy(t *testing.T, db *DB) *Policy {
+func openPolicy(t *testing.T, db *pg.DB) *store.PGBackend {
 	t.Helper()
-	p, err := OpenPolicy(context.Background(), db)
+	p, err := store.OpenPGBackend(context.Background(), db)
 	if err != nil {
-		t.Fatalf("OpenPolicy: %v", err)
+		t.Fatalf("store.OpenPGBackend: %v", err)
 	}
 	return p
 }
@@ -26,13 +28,13 @@ func openPolicy(t *testing.T, db *DB) *Policy {
 // TestPolicyEmptyDatabase: before anything is written, Read reports a
 // missing document the way a missing config.yaml is reported.
 func TestPolicyEmptyDatabase(t *testing.T) {
-	p := openPolicy(t, openDB(t, pgtest.NewDSN(t)))
+	p := openPolicy(t, pgdb.Open(t, pgtest.NewDSN(t)))
 	doc, err := p.Read(context.Background())
 	if err != nil {
 		t.Fatalf("Read: %v", err)
 	}
-	if doc.Config != nil || !errors.Is(doc.ConfigErr, ErrNoDocument) || doc.Builtin != nil || doc.Version != "0" {
-		t.Errorf("got %+v, want no config (ErrNoDocument), no builtin, version 0", doc)
+	if doc.Config != nil || !errors.Is(doc.ConfigErr, store.ErrNoDocument) || doc.Builtin != nil || doc.Version != "0" {
+		t.Errorf("got %+v, want no config (store.ErrNoDocument), no builtin, version 0", doc)
 	}
 }
 
@@ -41,7 +43,7 @@ func TestPolicyEmptyDatabase(t *testing.T) {
 // counts every write.
 func TestPolicyUpdateNoLostUpdate(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
-	a, b := openPolicy(t, openDB(t, dsn)), openPolicy(t, openDB(t, dsn))
+	a, b := openPolicy(t, pgdb.Open(t, dsn)), openPolicy(t, pgdb.Open(t, dsn))
 	const perWriter, writers = 10, 4
 	var wg sync.WaitGroup
 	errs := make(chan error, writers*perWriter)
@@ -89,7 +91,7 @@ func TestPolicyUpdateNoLostUpdate(t *testing.T) {
 // TestPolicyUpdateRefusals: an edit's error comes back as is, and text that
 // is not a permissions-only document is refused; neither writes.
 func TestPolicyUpdateRefusals(t *testing.T) {
-	p := openPolicy(t, openDB(t, pgtest.NewDSN(t)))
+	p := openPolicy(t, pgdb.Open(t, pgtest.NewDSN(t)))
 	ctx := context.Background()
 	mine := errors.New("edit says no")
 	for _, tc := range []struct {
@@ -98,9 +100,9 @@ func TestPolicyUpdateRefusals(t *testing.T) {
 		want error
 	}{
 		{"edit error", func(store.Document) ([]byte, error) { return nil, mine }, mine},
-		{"other top-level key", func(store.Document) ([]byte, error) { return []byte("permissions: {}\nmodel: x\n"), nil }, ErrNotSection},
-		{"not a mapping", func(store.Document) ([]byte, error) { return []byte("- a\n"), nil }, ErrNotSection},
-		{"not yaml", func(store.Document) ([]byte, error) { return []byte("permissions: [\n"), nil }, ErrNotSection},
+		{"other top-level key", func(store.Document) ([]byte, error) { return []byte("permissions: {}\nmodel: x\n"), nil }, store.ErrNotSection},
+		{"not a mapping", func(store.Document) ([]byte, error) { return []byte("- a\n"), nil }, store.ErrNotSection},
+		{"not yaml", func(store.Document) ([]byte, error) { return []byte("permissions: [\n"), nil }, store.ErrNotSection},
 	} {
 		if _, err := p.Update(ctx, tc.edit); !errors.Is(err, tc.want) {
 			t.Errorf("%s: err = %v, want %v", tc.note, err, tc.want)
@@ -124,7 +126,7 @@ func TestPolicyUpdateRefusals(t *testing.T) {
 // Watch of another within a second.
 func TestPolicyWatchSeesOtherReplica(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
-	a, b := openPolicy(t, openDB(t, dsn)), openPolicy(t, openDB(t, dsn))
+	a, b := openPolicy(t, pgdb.Open(t, dsn)), openPolicy(t, pgdb.Open(t, dsn))
 	var calls atomic.Int64
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -155,7 +157,7 @@ func TestPolicyWatchSeesOtherReplica(t *testing.T) {
 // TestPolicySlowEdit: an edit that takes longer than the per-statement
 // timeout (a large policy compiling) still commits.
 func TestPolicySlowEdit(t *testing.T) {
-	db, err := Open(context.Background(), pgtest.NewDSN(t), Options{OpTimeout: 300 * time.Millisecond})
+	db, err := pg.Open(context.Background(), pgtest.NewDSN(t), pg.Options{OpTimeout: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

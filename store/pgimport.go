@@ -1,4 +1,4 @@
-package pg
+package store
 
 import (
 	"context"
@@ -9,30 +9,29 @@ import (
 	"path/filepath"
 
 	"github.com/jackc/pgx/v5"
-
-	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/pg"
 )
 
 // Import fills an empty database from the config dir at first start: the
 // `permissions` entry of config.yaml as its lines (comments kept; see
-// SectionText), or of store.DefaultConfig when there is no config.yaml,
+// SectionText), or of DefaultConfig when there is no config.yaml,
 // and builtin_rules.yaml when present. It does nothing when the database
 // already holds a document, so every replica may call it at every start;
 // of replicas starting together exactly one imports. A config.yaml that
 // cannot be read or parsed is an error rather than a silent default.
-func (p *Policy) Import(ctx context.Context, dir string) (imported bool, err error) {
-	config, err := os.ReadFile(filepath.Join(dir, store.ConfigFile))
+func (p *PGBackend) Import(ctx context.Context, dir string) (imported bool, err error) {
+	config, err := os.ReadFile(filepath.Join(dir, ConfigFile))
 	if errors.Is(err, fs.ErrNotExist) {
-		config = []byte(store.DefaultConfig)
+		config = []byte(DefaultConfig)
 	} else if err != nil {
 		return false, fmt.Errorf("pg: import: %w", err)
 	}
 	section, err := SectionText(config)
 	if err != nil {
-		return false, fmt.Errorf("pg: import %s: %w", store.ConfigFile, err)
+		return false, fmt.Errorf("pg: import %s: %w", ConfigFile, err)
 	}
 	var builtin *string
-	switch raw, err := os.ReadFile(filepath.Join(dir, store.BuiltinFile)); {
+	switch raw, err := os.ReadFile(filepath.Join(dir, BuiltinFile)); {
 	case err == nil:
 		s := string(raw)
 		builtin = &s
@@ -41,7 +40,7 @@ func (p *Policy) Import(ctx context.Context, dir string) (imported bool, err err
 	}
 	octx, cancel := p.db.Op(ctx)
 	defer cancel()
-	err = pgx.BeginFunc(octx, p.db.pool, func(tx pgx.Tx) error {
+	err = pgx.BeginFunc(octx, p.db.Pool(), func(tx pgx.Tx) error {
 		cur, err := readDocument(octx, tx, " FOR UPDATE")
 		if err != nil || cur.ConfigErr == nil {
 			return err
@@ -51,7 +50,7 @@ func (p *Policy) Import(ctx context.Context, dir string) (imported bool, err err
 			return err
 		}
 		imported = true
-		_, err = tx.Exec(octx, "SELECT pg_notify($1, 'import')", ChannelPolicy)
+		_, err = tx.Exec(octx, "SELECT pg_notify($1, 'import')", pg.ChannelPolicy)
 		return err
 	})
 	if err != nil {
@@ -64,7 +63,7 @@ func (p *Policy) Import(ctx context.Context, dir string) (imported bool, err err
 // top-level key is `permissions`, its comments are the stored ones), for
 // GET /api/v1/permissions/export. Before anything is stored it returns
 // ErrNoDocument.
-func (p *Policy) Export(ctx context.Context) ([]byte, error) {
+func (p *PGBackend) Export(ctx context.Context) ([]byte, error) {
 	doc, err := p.Read(ctx)
 	if err != nil {
 		return nil, err
@@ -80,7 +79,7 @@ func (p *Policy) Export(ctx context.Context) ([]byte, error) {
 // file mode the user edits builtin_rules.yaml; with a database this is the
 // way to change it after the first import. The text is stored as given:
 // the Store above reports a list that does not parse, as for the file.
-func (p *Policy) SetBuiltin(ctx context.Context, text []byte) (store.Document, error) {
+func (p *PGBackend) SetBuiltin(ctx context.Context, text []byte) (Document, error) {
 	var builtin *string
 	if text != nil {
 		s := string(text)
@@ -88,8 +87,8 @@ func (p *Policy) SetBuiltin(ctx context.Context, text []byte) (store.Document, e
 	}
 	octx, cancel := p.db.Op(ctx)
 	defer cancel()
-	var doc store.Document
-	err := pgx.BeginFunc(octx, p.db.pool, func(tx pgx.Tx) error {
+	var doc Document
+	err := pgx.BeginFunc(octx, p.db.Pool(), func(tx pgx.Tx) error {
 		if _, err := tx.Exec(octx, `UPDATE policy_document SET builtin = $1, version = version + 1,
 			updated_at = now() WHERE id = 1`, builtin); err != nil {
 			return err
@@ -98,11 +97,11 @@ func (p *Policy) SetBuiltin(ctx context.Context, text []byte) (store.Document, e
 		if doc, err = readDocument(octx, tx, ""); err != nil {
 			return err
 		}
-		_, err = tx.Exec(octx, "SELECT pg_notify($1, $2)", ChannelPolicy, doc.Version)
+		_, err = tx.Exec(octx, "SELECT pg_notify($1, $2)", pg.ChannelPolicy, doc.Version)
 		return err
 	})
 	if err != nil {
-		return store.Document{}, p.db.Wrap(ctx, err, "set builtin rules")
+		return Document{}, p.db.Wrap(ctx, err, "set builtin rules")
 	}
 	return doc, nil
 }

@@ -1,4 +1,4 @@
-package pg
+package store_test
 
 import (
 	"context"
@@ -12,8 +12,10 @@ import (
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/pg"
 )
 
 // This file (helper C) checks store.Store over the Policy backend: the
@@ -21,7 +23,7 @@ import (
 
 // openStore imports the default config into the database when it is empty
 // and opens a store.Store over a Policy backend of db, as a replica does.
-func openStore(t *testing.T, db *DB) *inforce.Holder {
+func openStore(t *testing.T, db *pg.DB) *inforce.Holder {
 	t.Helper()
 	ctx := context.Background()
 	p := openPolicy(t, db)
@@ -44,7 +46,7 @@ var gitPush = &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"comman
 // second, with the same ETag, and the stored text keeps its comments.
 func TestStoreEditSeenByOtherReplica(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
-	a, b := openStore(t, openDB(t, dsn)), openStore(t, openDB(t, dsn))
+	a, b := openStore(t, pgdb.Open(t, dsn)), openStore(t, pgdb.Open(t, dsn))
 	if got := b.Engine().Evaluate(gitPush).Level; got != policy.Ask {
 		t.Fatalf("before the edit: level = %s, want ask (default policy)", got)
 	}
@@ -76,7 +78,7 @@ func TestStoreEditSeenByOtherReplica(t *testing.T) {
 // neither loses the other's (each re-reads the row under its lock).
 func TestStoreEditsFromBothReplicas(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
-	a, b := openStore(t, openDB(t, dsn)), openStore(t, openDB(t, dsn))
+	a, b := openStore(t, pgdb.Open(t, dsn)), openStore(t, pgdb.Open(t, dsn))
 	for i, s := range []*inforce.Holder{a, b, a, b} {
 		id := "r" + string(rune('0'+i))
 		if _, err := s.CreateRule(ruleOf(map[string]any{"id": id, "tools": []any{"bash"}, "pattern": id, "action": "deny"})); err != nil {
@@ -98,7 +100,7 @@ func TestStoreEditsFromBothReplicas(t *testing.T) {
 // reload clears it and edits work again.
 func TestStoreDatabaseGone(t *testing.T) {
 	c := pgtest.Start(t)
-	db, err := Open(context.Background(), c.NewDatabase(t), Options{OpTimeout: 2 * time.Second})
+	db, err := pg.Open(context.Background(), c.NewDatabase(t), pg.Options{OpTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +115,7 @@ func TestStoreDatabaseGone(t *testing.T) {
 	}
 	_, err = s.CreateRule(ruleOf(map[string]any{"id": "other", "tools": []any{"bash"}, "pattern": "ls", "action": "deny"}))
 	if !errors.Is(err, store.ErrUnavailable) {
-		t.Errorf("edit with the server stopped: err = %v, want ErrUnavailable", err)
+		t.Errorf("edit with the server stopped: err = %v, want pg.ErrUnavailable", err)
 	}
 	if _, got, _ := s.Section(); got != etag {
 		t.Errorf("a failed edit changed the section: ETag %s, want %s", got, etag)
@@ -122,10 +124,10 @@ func TestStoreDatabaseGone(t *testing.T) {
 		t.Errorf("with the server stopped: level = %s, want deny (the policy in force)", got)
 	}
 	if err := s.Health(); !errors.Is(err, store.ErrUnavailable) {
-		t.Errorf("Health = %v, want ErrUnavailable", err)
+		t.Errorf("Health = %v, want pg.ErrUnavailable", err)
 	}
 	if err := s.Reload(); !errors.Is(err, store.ErrUnavailable) {
-		t.Errorf("Reload = %v, want ErrUnavailable", err)
+		t.Errorf("Reload = %v, want pg.ErrUnavailable", err)
 	}
 	if !hasProblem(s.Problems(), "postgres") {
 		t.Errorf("Problems = %v, want one about postgres", s.Problems())

@@ -1,4 +1,4 @@
-package pg
+package store_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/pgtest"
+	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/store"
 )
 
@@ -54,10 +55,10 @@ func TestImportExportRoundTrip(t *testing.T) {
 	builtin := "# my builtins\n- {id: b1, tool: bash, pattern: 'curl *', action: ask, severity: MEDIUM}\n"
 	writeFile(t, dir, store.ConfigFile, importConfig)
 	writeFile(t, dir, store.BuiltinFile, builtin)
-	p := openPolicy(t, openDB(t, pgtest.NewDSN(t)))
+	p := openPolicy(t, pgdb.Open(t, pgtest.NewDSN(t)))
 	ctx := context.Background()
-	if _, err := p.Export(ctx); !errors.Is(err, ErrNoDocument) {
-		t.Errorf("Export of an empty database: err = %v, want ErrNoDocument", err)
+	if _, err := p.Export(ctx); !errors.Is(err, store.ErrNoDocument) {
+		t.Errorf("Export of an empty database: err = %v, want store.ErrNoDocument", err)
 	}
 	imported, err := p.Import(ctx, dir)
 	if err != nil || !imported {
@@ -82,16 +83,16 @@ func TestImportExportRoundTrip(t *testing.T) {
 		t.Errorf("Export = %q, %v; want the imported section", out, err)
 	}
 	// The export is itself a config.yaml whose import gives the same text.
-	again, err := SectionText(out)
+	again, err := store.SectionText(out)
 	if err != nil || string(again) != importSection {
-		t.Errorf("SectionText(export) = %q, %v; want it unchanged", again, err)
+		t.Errorf("store.SectionText(export) = %q, %v; want it unchanged", again, err)
 	}
 }
 
 // TestImportWithoutConfig: an empty config dir imports the default
 // policy's section (its comments included) and no builtin text.
 func TestImportWithoutConfig(t *testing.T) {
-	p := openPolicy(t, openDB(t, pgtest.NewDSN(t)))
+	p := openPolicy(t, pgdb.Open(t, pgtest.NewDSN(t)))
 	if imported, err := p.Import(context.Background(), t.TempDir()); err != nil || !imported {
 		t.Fatalf("Import = %v, %v", imported, err)
 	}
@@ -99,7 +100,7 @@ func TestImportWithoutConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, _ := SectionText([]byte(store.DefaultConfig))
+	want, _ := store.SectionText([]byte(store.DefaultConfig))
 	if string(doc.Config) != string(want) || !strings.Contains(string(doc.Config), "# Master switch") {
 		t.Errorf("stored %q, want the default section with its comments", doc.Config)
 	}
@@ -117,7 +118,7 @@ func TestImportOnceAcrossReplicas(t *testing.T) {
 	var wg sync.WaitGroup
 	results := make([]bool, replicas)
 	for i := range replicas {
-		p := openPolicy(t, openDB(t, dsn))
+		p := openPolicy(t, pgdb.Open(t, dsn))
 		wg.Go(func() {
 			ok, err := p.Import(context.Background(), dir)
 			if err != nil {
@@ -143,7 +144,7 @@ func TestImportOnceAcrossReplicas(t *testing.T) {
 func TestImportRefusesBrokenConfig(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, store.ConfigFile, "permissions: [\n")
-	p := openPolicy(t, openDB(t, pgtest.NewDSN(t)))
+	p := openPolicy(t, pgdb.Open(t, pgtest.NewDSN(t)))
 	if _, err := p.Import(context.Background(), dir); err == nil {
 		t.Fatal("Import of a broken file: no error")
 	}
@@ -172,14 +173,14 @@ func TestSectionText(t *testing.T) {
 		{"flow style file is re-encoded", "{a: 1, permissions: {enabled: true}}\n", "permissions: {enabled: true}\n"},
 		{"alias to an outside anchor is resolved", "base: &b {enabled: true}\npermissions: *b\n", "permissions:\n  enabled: true\n"},
 	} {
-		got, err := SectionText([]byte(tc.in))
+		got, err := store.SectionText([]byte(tc.in))
 		if err != nil || string(got) != tc.want {
 			t.Errorf("%s: got %q, %v; want %q", tc.note, got, err, tc.want)
 		}
 	}
 	for _, bad := range []string{"- a\n", "permissions: [\n"} {
-		if _, err := SectionText([]byte(bad)); err == nil {
-			t.Errorf("SectionText(%q): no error", bad)
+		if _, err := store.SectionText([]byte(bad)); err == nil {
+			t.Errorf("store.SectionText(%q): no error", bad)
 		}
 	}
 }
@@ -187,7 +188,7 @@ func TestSectionText(t *testing.T) {
 // TestSetBuiltin: the built-in list text is replaced (and removed with
 // nil), the version moves, the section stays.
 func TestSetBuiltin(t *testing.T) {
-	p := openPolicy(t, openDB(t, pgtest.NewDSN(t)))
+	p := openPolicy(t, pgdb.Open(t, pgtest.NewDSN(t)))
 	ctx := context.Background()
 	if _, err := p.Import(ctx, t.TempDir()); err != nil {
 		t.Fatal(err)

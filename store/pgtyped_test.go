@@ -1,4 +1,4 @@
-package pg
+package store_test
 
 import "github.com/toolgate/toolgate/policy"
 
