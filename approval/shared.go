@@ -18,7 +18,7 @@ const (
 // Shared is where pending asks live when several replicas of toolgate act as
 // one service (openapi.yaml, "Shared state for several replicas"): a table
 // every replica reads and writes, and a notification channel that tells
-// every replica of each change. store/pg implements it on PostgreSQL.
+// every replica of each change. store/asks implements it on PostgreSQL.
 //
 // The store is the only judge of an ask's outcome: Resolve and ExpireDue
 // change an ask only while it is pending, in one atomic step, so the first

@@ -2,8 +2,8 @@
 // scope (docs/grants.md): "allow for this session" and "allow for a while".
 //
 // It holds the grant model (Grant, Scope), the Store interface its storages
-// implement (SQLite in store/sqlite for one server, PostgreSQL in store/pg
-// for replicas), and the Book: the live grants of this replica, kept in
+// implement (store/grants: SQLite for one server, PostgreSQL for
+// replicas), and the Book: the live grants of this replica, kept in
 // step with the store (its own writes at once, other replicas' through the
 // store's change notices and a periodic reload), and the engine that
 // consults them (Book.Engine).

@@ -127,8 +127,8 @@ func (g Grant) engineGrant() engine.Grant {
 	}
 }
 
-// Store keeps the grants where every replica sees them. store/sqlite and
-// store/pg implement it; integration and conformance tests hold both to
+// Store keeps the grants where every replica sees them. store/grants implements
+// it on SQLite and on PostgreSQL; integration and conformance tests hold both to
 // the same behaviour.
 type Store interface {
 	// AddGrant stores g (checked by the caller with Check).

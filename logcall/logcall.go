@@ -1,7 +1,7 @@
 // Package logcall is where the decision log meets the engine: a decided
 // call becomes a log entry's redacted fields (Of), and a logged call is
 // decided again under two policies (Replay, the impact preview). The log
-// itself (store/decisionlog, store/pg) keeps plain values and does not
+// itself (store/decisionlog, SQLite and PostgreSQL) keeps plain values and does not
 // import the engine.
 package logcall
 

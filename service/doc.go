@@ -20,7 +20,7 @@
 //
 // It depends on storage only through the small interfaces of ports.go, which
 // the file and SQLite implementations (store, store/auth, store/decisionlog,
-// store/history, approval) and the PostgreSQL ones (store/pg) satisfy alike.
+// store/history, approval) and the PostgreSQL ones beside them (and store/asks) satisfy alike.
 //
 // Imports: policy <- engine <- store/*, approval <- service <- api, web.
 package service

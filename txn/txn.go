@@ -3,7 +3,7 @@
 // together or not at all: on PostgreSQL, an approval's answer with the
 // "always allow" rule or the grant it makes. It owns the Enclosing value
 // carried in a context; it does not know any database, and the stores that
-// join (store/pg) keep their transaction's type to themselves.
+// join (the PostgreSQL stores, on store/pg) keep their transaction's type to themselves.
 package txn
 
 import (

@@ -76,7 +76,7 @@ func NewSessions(ttl time.Duration) *Sessions {
 	return s
 }
 
-// NewSessionsOn returns the sessions kept in store (store/pg's for several
+// NewSessionsOn returns the sessions kept in store (auth.PGSessions for several
 // replicas); ttl <= 0 means DefaultSessionTTL, log nil slog.Default().
 func NewSessionsOn(store auth.SessionStore, ttl time.Duration, log *slog.Logger) *Sessions {
 	s := &Sessions{now: time.Now}

@@ -1,5 +1,5 @@
 // Package granttest holds the tests every grant.Store must pass, run by
-// store/grants (SQLite) and store/pg (PostgreSQL), so both keep grants
+// store/grants on SQLite and on PostgreSQL, so both keep grants
 // alike. It owns no storage of its own.
 package granttest
 

@@ -30,7 +30,7 @@ type Flash struct {
 }
 
 // SessionStore keeps browser sessions by id, the random value of the
-// session cookie. MemorySessions keeps them in this process; store/pg keeps
+// session cookie. MemorySessions keeps them in this process; PGSessions keeps
 // them in PostgreSQL (keyed by a hash of the id), so that a browser signed
 // in through one replica is known to every replica behind the load
 // balancer. An error that means the database cannot be reached wraps

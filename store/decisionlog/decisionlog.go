@@ -85,7 +85,7 @@ type Scope struct {
 var Agents = []string{"claude-code", "codex", "gemini", "jiuwenswarm", "rest"}
 
 // Prepare fills the redacted fields derived from Call and clears Call. The
-// writer of a log (this one or store/pg's) calls it, off the request path.
+// writer of a log (the SQLite or the PostgreSQL one) calls it, off the request path.
 func (e *Entry) Prepare() {
 	if e.Call == nil {
 		return
@@ -118,7 +118,7 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Fill sets the defaults of the zero fields (also used by store/pg's log).
+// Fill sets the defaults of the zero fields (also used by the PostgreSQL log).
 func (o *Options) Fill() {
 	if o.QueueSize <= 0 {
 		o.QueueSize = 8192

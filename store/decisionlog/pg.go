@@ -8,7 +8,6 @@ import (
 	"os"
 	"strconv"
 
-	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/pg"
 )
 
@@ -52,8 +51,8 @@ func OpenPG(ctx context.Context, db *pg.DB, opts PGOptions) (*PGLog, error) {
 }
 
 // retryDecisions reports whether a write failed because the server cannot
-// be reached (store.ErrUnavailable): the writer retries such a batch.
-func retryDecisions(err error) bool { return errors.Is(err, store.ErrUnavailable) }
+// be reached (pg.ErrUnavailable): the writer retries such a batch.
+func retryDecisions(err error) bool { return errors.Is(err, pg.ErrUnavailable) }
 
 // fillDecisionOptions applies the SQLite log's defaults and names the
 // replica.

@@ -44,7 +44,7 @@ const (
 	writeBackoffMax = 2 * time.Second
 )
 
-// Writer is the writer loop of a decision log (SQLite's and store/pg's):
+// Writer is the writer loop of a decision log (SQLite's and PostgreSQL's):
 // Enqueue never blocks: entries go through a buffered channel to one
 // writer goroutine that writes them in batches (up to BatchSize, after
 // waiting up to Linger for a batch to fill), so a slow database never

@@ -9,7 +9,7 @@ import (
 )
 
 // Texts are the JSON columns of an approval's row, written the same way by
-// this history and by store/pg's, so that ScanApproval reads both.
+// the SQLite and the PostgreSQL history, so that ScanApproval reads both.
 type Texts struct {
 	// Args is tool_args, redacted.
 	Args string

@@ -9,7 +9,7 @@ import (
 )
 
 // Columns lists the approval history columns in the order ScanApproval
-// reads them. The SQLite table here and store/pg's table share the layout,
+// reads them. The SQLite table and the PostgreSQL one (pg.go) share the layout,
 // so both select these columns and read rows with ScanApproval.
 const Columns = `id, status, created_at, expires_at, decided_at, tool_name, tool_args, channel_id,
 	session_id, workspace, matched_rule, reason, external_paths, choice, decided_by, comment, decision,
