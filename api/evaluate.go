@@ -64,7 +64,7 @@ func (w *EvaluateRequest) fill(req *engine.Request) error {
 	if err := checkShellArgs(w.ToolName, args); err != nil {
 		return err
 	}
-	*req = engine.Request{ToolName: w.ToolName, ToolArgs: args, ChannelID: w.ChannelID, Workspace: w.Workspace, Explain: w.Explain}
+	*req = engine.Request{Call: engine.NewCall(w.ToolName, args), ChannelID: w.ChannelID, Workspace: w.Workspace, Explain: w.Explain}
 	if w.Scope != nil {
 		req.Scope = &engine.Scope{AvatarMode: w.Scope.AvatarMode, GroupDigitalAvatar: w.Scope.GroupDigitalAvatar, PrincipalUserID: w.Scope.PrincipalUserID}
 	}

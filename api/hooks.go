@@ -119,7 +119,7 @@ func (a hookAgent) engineRequest(in *HookInput, workspace, home string) *engine.
 	if a.moreArgs != nil {
 		a.moreArgs(in, tool, args)
 	}
-	return &engine.Request{ToolName: tool, ToolArgs: args, ChannelID: HookChannel, Workspace: workspace, Home: home}
+	return &engine.Request{Call: engine.NewCall(tool, args), ChannelID: HookChannel, Workspace: workspace, Home: home}
 }
 
 // hookPathAliases are the agents' names for path arguments that are not
@@ -263,7 +263,7 @@ func (s *Server) decideHook(w http.ResponseWriter, r *http.Request, agent hookAg
 	c.req = agent.engineRequest(&c.in, s.hookWorkspace(r, c), c.params.home)
 	// A session grant holds in its session, for the token that asked, only.
 	c.req.SessionID, c.req.TokenID = c.in.SessionID, principalToken(r)
-	err = checkShellArgs(c.req.ToolName, c.req.ToolArgs)
+	err = checkShellArgs(c.req.Call.Tool(), c.req.Call.Args())
 	if err == nil {
 		err = s.bindChannel(r, c.req.ChannelID)
 	}

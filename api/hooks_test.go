@@ -72,7 +72,7 @@ type observed struct {
 type chanObserver chan observed
 
 func (c chanObserver) Observe(from service.Observation, req *engine.Request, _ engine.Decision) {
-	c <- observed{tool: req.ToolName, args: req.ToolArgs, ws: req.Workspace, ch: req.ChannelID, from: from}
+	c <- observed{tool: req.Call.Tool(), args: req.Call.Args(), ws: req.Workspace, ch: req.ChannelID, from: from}
 }
 
 func newHookServer(t *testing.T, hookWait time.Duration) *hookServer {

@@ -15,8 +15,7 @@ import (
 func TestAnsweredAskKeepsClippedArgs(t *testing.T) {
 	m := newManager(t, approval.Options{})
 	long := strings.Repeat("x", 64<<10)
-	req := engine.Request{ToolName: "write_file", ChannelID: "web", Workspace: "/w",
-		ToolArgs: map[string]any{"path": "/w/a", "content": long, "parts": []any{map[string]any{"text": long}}}}
+	req := engine.Request{Call: engine.NewCall("write_file", map[string]any{"path": "/w/a", "content": long, "parts": []any{map[string]any{"text": long}}}), ChannelID: "web", Workspace: "/w"}
 	a := mustCreate(t, m, req, "s1")
 	if a.Request.ToolArgs["content"] != long {
 		t.Fatal("the waiting ask does not hold its content whole")

@@ -170,19 +170,19 @@ func (m *Manager) CreateAs(ctx context.Context, req engine.Request, decision eng
 	if err := ctx.Err(); err != nil {
 		return Approval{}, false, err
 	}
-	args, canon, err := canonicalArgs(req.ToolArgs)
+	args, canon, err := canonicalArgs(req.Call.Args())
 	if err != nil {
 		return Approval{}, false, err
 	}
 	if err := validateAsk(req, decision); err != nil {
 		return Approval{}, false, err
 	}
-	req.ToolArgs = args
+	req.Call = engine.NewCall(req.Call.Tool(), args)
 	return m.asks.create(ctx, req, decision, sessionID, agent, joinKey(sessionID, req, canon))
 }
 
 func validateAsk(req engine.Request, decision engine.Decision) error {
-	if strings.TrimSpace(req.ToolName) == "" {
+	if strings.TrimSpace(req.Call.Tool()) == "" {
 		return invalid("tool_name", "tool_name is empty")
 	}
 	if decision.Level != policy.Ask {
@@ -209,8 +209,8 @@ func (m *Manager) newEntry(req engine.Request, d engine.Decision, sessionID, age
 			CreatedAt: now,
 			ExpiresAt: now.Add(m.opts.Timeout),
 			Request: Request{
-				ToolName:  req.ToolName,
-				ToolArgs:  req.ToolArgs,
+				ToolName:  req.Call.Tool(),
+				ToolArgs:  req.Call.Args(),
 				ChannelID: req.ChannelID,
 				SessionID: sessionID,
 				Workspace: req.Workspace,
@@ -248,7 +248,7 @@ func joinKey(sessionID string, req engine.Request, canon string) string {
 	if sessionID == "" {
 		return ""
 	}
-	return strings.Join([]string{sessionID, req.ChannelID, req.Workspace, req.ToolName, canon}, "\x00")
+	return strings.Join([]string{sessionID, req.ChannelID, req.Workspace, req.Call.Tool(), canon}, "\x00")
 }
 
 // Get returns a snapshot of one approval.
@@ -435,7 +435,7 @@ func (m *Manager) finishLocked(e *entry, a Approval) {
 	close(e.done)
 	m.publishLocked(EventResolved, e.a)
 	e.a.Request.ToolArgs = clipArgs(e.a.Request.ToolArgs)
-	e.req.ToolArgs = e.a.Request.ToolArgs
+	e.req.Call = engine.NewCall(e.req.Call.Tool(), e.a.Request.ToolArgs)
 	id := e.a.ID
 	m.clock.AfterFunc(m.opts.Retention, func() { m.forget(id) })
 }

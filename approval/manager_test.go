@@ -23,7 +23,7 @@ func askDecision() engine.Decision {
 }
 
 func bashReq(cmd string) engine.Request {
-	return engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": cmd}, ChannelID: "web", Workspace: "/w"}
+	return engine.Request{Call: engine.NewCall("bash", map[string]any{"command": cmd}), ChannelID: "web", Workspace: "/w"}
 }
 
 func newManager(t *testing.T, opts approval.Options) *approval.Manager {
@@ -256,9 +256,9 @@ func TestIdenticalAsksJoin(t *testing.T) {
 	m := newManager(t, approval.Options{})
 	events, cancel := m.Subscribe()
 	defer cancel()
-	req := engine.Request{ToolName: "write_file", ToolArgs: map[string]any{"path": "/x", "content": "a", "opts": map[string]any{"b": 1, "a": 2}}, ChannelID: "web"}
+	req := engine.Request{Call: engine.NewCall("write_file", map[string]any{"path": "/x", "content": "a", "opts": map[string]any{"b": 1, "a": 2}}), ChannelID: "web"}
 	first := mustCreate(t, m, req, "s1")
-	same := engine.Request{ToolName: "write_file", ToolArgs: map[string]any{"opts": map[string]any{"a": 2, "b": 1}, "content": "a", "path": "/x"}, ChannelID: "web"}
+	same := engine.Request{Call: engine.NewCall("write_file", map[string]any{"opts": map[string]any{"a": 2, "b": 1}, "content": "a", "path": "/x"}), ChannelID: "web"}
 	got, joined, err := m.Create(context.Background(), same, askDecision(), "s1")
 	if err != nil || !joined || got.ID != first.ID || got.Joins != 1 {
 		t.Errorf("identical ask: got id %q joined=%v joins=%d err=%v, want to join %q", got.ID, joined, got.Joins, err, first.ID)
@@ -270,8 +270,8 @@ func TestIdenticalAsksJoin(t *testing.T) {
 	}{
 		{"another session", req, "s2"},
 		{"no session never joins", req, ""},
-		{"another channel", engine.Request{ToolName: "write_file", ToolArgs: req.ToolArgs, ChannelID: "cli"}, "s1"},
-		{"other args", engine.Request{ToolName: "write_file", ToolArgs: map[string]any{"path": "/y"}, ChannelID: "web"}, "s1"},
+		{"another channel", engine.Request{Call: engine.NewCall("write_file", req.Call.Args()), ChannelID: "cli"}, "s1"},
+		{"other args", engine.Request{Call: engine.NewCall("write_file", map[string]any{"path": "/y"}), ChannelID: "web"}, "s1"},
 	}
 	for _, o := range others {
 		if _, joined, err := m.Create(context.Background(), o.req, askDecision(), o.session); err != nil || joined {
@@ -319,7 +319,7 @@ func (p *recordingPersister) AlwaysAllow(_ context.Context, req *engine.Request,
 		return policy.Override{}, false, p.err
 	}
 	p.reqs = append(p.reqs, *req)
-	cmd, _ := req.ToolArgs["command"].(string)
+	cmd, _ := req.Call.Args()["command"].(string)
 	return policy.Override{ID: "user_allow_bash_command_make", Pattern: cmd}, true, nil
 }
 
@@ -341,7 +341,7 @@ func TestAllowAlwaysPersists(t *testing.T) {
 	if err != nil || got.Status != approval.StatusAllowed || got.Choice != approval.ChoiceAllowAlways {
 		t.Fatalf("allow_always: got %+v %v", got, err)
 	}
-	if len(p.reqs) != 1 || p.reqs[0].ToolName != "bash" || p.reqs[0].ToolArgs["command"] != "make" || p.reqs[0].Workspace != "/w" {
+	if len(p.reqs) != 1 || p.reqs[0].Call.Tool() != "bash" || p.reqs[0].Call.Args()["command"] != "make" || p.reqs[0].Workspace != "/w" {
 		t.Errorf("persister got %+v, want the one bash make request", p.reqs)
 	}
 	if got.PersistedRule == nil || got.PersistedRule.Pattern != "make" {

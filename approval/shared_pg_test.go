@@ -283,7 +283,7 @@ func TestSharedFirstAnswerWins(t *testing.T) {
 		gotPersisted += len(p.reqs)
 		for _, req := range p.reqs {
 			// The answering replica rebuilt the request from the stored ask.
-			if cmd, _ := req.ToolArgs["command"].(string); req.ToolName != "bash" || req.ChannelID != "web" || req.Workspace != "/w" || len(cmd) < 8 || cmd[:7] != "deploy " {
+			if cmd, _ := req.Call.Args()["command"].(string); req.Call.Tool() != "bash" || req.ChannelID != "web" || req.Workspace != "/w" || len(cmd) < 8 || cmd[:7] != "deploy " {
 				t.Errorf("Persister got %+v, want the asked bash call", req)
 			}
 		}

@@ -101,7 +101,7 @@ func TestDecisionExamples(t *testing.T) {
 			if len(problems) != ex.Expect.Problems {
 				t.Fatalf("got %d validation problems %v, want %d", len(problems), problems, ex.Expect.Problems)
 			}
-			req := &engine.Request{ToolName: ex.Request.ToolName, ToolArgs: ex.Request.ToolArgs,
+			req := &engine.Request{Call: engine.NewCall(ex.Request.ToolName, ex.Request.ToolArgs),
 				ChannelID: ex.Request.ChannelID, Workspace: ex.Request.Workspace}
 			if s := ex.Request.Scope; s != nil {
 				req.Scope = &engine.Scope{AvatarMode: s.AvatarMode, GroupDigitalAvatar: s.GroupDigitalAvatar, PrincipalUserID: s.PrincipalUserID}

@@ -15,10 +15,10 @@ import (
 func TestAgentSettingsAsk(t *testing.T) {
 	e := builtinOnlyEngine(t)
 	write := func(path string) *Request {
-		return &Request{ToolName: "write_file", ToolArgs: map[string]any{"path": path, "content": "{}"}, ChannelID: "cli"}
+		return &Request{Call: NewCall("write_file", map[string]any{"path": path, "content": "{}"}), ChannelID: "cli"}
 	}
 	edit := func(path string) *Request {
-		return &Request{ToolName: "edit_file", ToolArgs: map[string]any{"path": path, "old_string": "a", "new_string": "b"}, ChannelID: "cli"}
+		return &Request{Call: NewCall("edit_file", map[string]any{"path": path, "old_string": "a", "new_string": "b"}), ChannelID: "cli"}
 	}
 	held := []struct {
 		note string

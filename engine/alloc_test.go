@@ -23,7 +23,7 @@ func TestEvaluateNoAllocWhenNothingMatches(t *testing.T) {
 		Workspace: "/ws/project", HomeDir: "/home/u",
 		ResolvePath: func(p string) string { return p }, KindOf: func(string) FileKind { return NoFile },
 	})
-	shell := func(cmd string) *Request { return &Request{ToolName: "bash", ToolArgs: map[string]any{"command": cmd}} }
+	shell := func(cmd string) *Request { return &Request{Call: NewCall("bash", map[string]any{"command": cmd})} }
 	cases := []struct {
 		note   string
 		e      *Engine
@@ -31,15 +31,15 @@ func TestEvaluateNoAllocWhenNothingMatches(t *testing.T) {
 		allocs float64
 	}{
 		{"benign command, default policy", e, shell("npm run build --silent"), 0},
-		{"path call in the workspace, default policy", e, &Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "/ws/project/src/main.go"}}, 0},
+		{"path call in the workspace, default policy", e, &Request{Call: NewCall("read_file", map[string]any{"path": "/ws/project/src/main.go"})}, 0},
 		{"git status on a filesystem: one word (status) looked up", onDisk, shell("git status"), 1},
 		{"options are not looked up, nor split into a list", onDisk, shell("git log --oneline -5"), 1},
 		{"two words looked up (run, build), not the program", onDisk, shell("npm run build --silent"), 2},
 		{"benign command, 1,000 user rules", with(generatedRules(1000)), shell("npm run build --silent"), 0},
-		{"path call, 1,000 user rules", with(generatedRules(1000)), &Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "/ws/project/src/main.go"}}, 0},
+		{"path call, 1,000 user rules", with(generatedRules(1000)), &Request{Call: NewCall("read_file", map[string]any{"path": "/ws/project/src/main.go"})}, 0},
 	}
 	for _, c := range cases {
-		if d := c.e.Evaluate(c.req); d.MatchedRule != "tools."+c.req.ToolName {
+		if d := c.e.Evaluate(c.req); d.MatchedRule != "tools."+c.req.Call.Tool() {
 			t.Fatalf("%s: matched %q, want the tool level (no rule may match)", c.note, d.MatchedRule)
 		}
 		if got := testing.AllocsPerRun(200, func() { c.e.Evaluate(c.req) }); got != c.allocs {
@@ -72,7 +72,7 @@ func TestRuleHitsCostNoAllocation(t *testing.T) {
 		{"ask rule, a glob the NFA runs", "npm run dev --watch", "tiered_policy:rules:rules[ask_run]", policy.Ask},
 		{"allow rule, a program with no risky-option table", "make deploy --fast", "tiered_policy:rules:rules[allow_deploy]", policy.Allow},
 	} {
-		req := &Request{ToolName: "bash", ToolArgs: map[string]any{"command": c.command}}
+		req := &Request{Call: NewCall("bash", map[string]any{"command": c.command})}
 		d := e.Evaluate(req)
 		if d.Level != c.level || d.MatchedRule != c.rule {
 			t.Fatalf("%s: got %v by %q", c.note, d.Level, d.MatchedRule)

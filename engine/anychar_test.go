@@ -52,7 +52,7 @@ func TestDenyGlobsMatchAnyCharacter(t *testing.T) {
 		if c.tool == "read_file" {
 			key = "path"
 		}
-		d := e.Evaluate(&engine.Request{ToolName: c.tool, ToolArgs: map[string]any{key: c.value}, ChannelID: "web"})
+		d := e.Evaluate(&engine.Request{Call: engine.NewCall(c.tool, map[string]any{key: c.value}), ChannelID: "web"})
 		if d.Level != c.want || d.MatchedRule != c.rule {
 			t.Errorf("%s: %q is %s (%s), want %s (%s)", c.note, c.value, d.Level, d.MatchedRule, c.want, c.rule)
 		}

@@ -322,13 +322,13 @@ func Remembered(req *Request) (matchType, pattern string) {
 	if req == nil {
 		return "", ""
 	}
-	switch ToolCategory(req.ToolName) {
+	switch ToolCategory(req.Call.Tool()) {
 	case CategoryShell:
-		if c := ShellCommand(req.ToolArgs); c != "" && !shell.HasUnknown(c) {
+		if c := req.Call.Command(); c != "" && !shell.HasUnknown(c) {
 			return policy.MatchCommand, c
 		}
 	case CategoryPath:
-		if p, ok := FirstPathValue(req.ToolArgs); ok {
+		if p, ok := req.Call.FirstPath(); ok {
 			return policy.MatchPath, p
 		}
 	}
@@ -344,7 +344,7 @@ func AlwaysAllowOverride(req *Request) (policy.Override, error) {
 		return policy.AlwaysAllow("", "", "")
 	}
 	mt, pat := Remembered(req)
-	return policy.AlwaysAllow(req.ToolName, mt, pat)
+	return policy.AlwaysAllow(req.Call.Tool(), mt, pat)
 }
 
 // RememberAsked is what an "always allow" answer to req would write, asked

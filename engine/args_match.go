@@ -110,7 +110,7 @@ const (
 // first time an args rule needs it; ok is false when it cannot be written.
 func (v *callValues) argsText() (string, bool) {
 	if v.argsState == argsUnread {
-		text, err := CanonicalArgs(v.ctx.req.ToolArgs)
+		text, err := CanonicalArgs(v.ctx.req.Call.Args())
 		v.argsJSON, v.argsState = text, argsRead
 		if err != nil {
 			v.argsState = argsUnwritable

@@ -68,9 +68,9 @@ func calls(n int) []struct {
 		name string
 		req  *engine.Request
 	}{
-		{"benign", &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "npm run build --silent"}}},
-		{"match", &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": matchingCommand(n)}}},
-		{"path", &engine.Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "/ws/project/src/main.go"}}},
+		{"benign", &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "npm run build --silent"})}},
+		{"match", &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": matchingCommand(n)})}},
+		{"path", &engine.Request{Call: engine.NewCall("read_file", map[string]any{"path": "/ws/project/src/main.go"})}},
 	}
 }
 
@@ -100,7 +100,7 @@ func BenchmarkCommandLength(b *testing.B) {
 	e := compileDefault(b, 10000)
 	for _, size := range []int{16, 256, 4096} {
 		cmd := strings.Repeat("npm run build ", size/14+1)[:size]
-		req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": cmd}}
+		req := &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": cmd})}
 		b.Run(fmt.Sprintf("len=%d", size), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
@@ -152,7 +152,7 @@ func BenchmarkDefaultPolicyShell(b *testing.B) {
 		// its normalized forms meet the rules too.
 		{"wrapped", "nice -n 5 timeout 60 npm run build --silent"},
 	} {
-		req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": c.cmd}, ChannelID: "web"}
+		req := &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": c.cmd}), ChannelID: "web"}
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
@@ -193,10 +193,10 @@ func BenchmarkMCPTools(b *testing.B) {
 		name string
 		req  *engine.Request
 	}{
-		{"named", &engine.Request{ToolName: "mcp__srv7__read", ToolArgs: map[string]any{"path": "/ws/project/srv7/a.txt"}}},
-		{"server", &engine.Request{ToolName: "mcp__srv7__write", ToolArgs: map[string]any{"path": "/ws/project/srv7/a.txt", "content": "hello"}}},
-		{"unnamed", &engine.Request{ToolName: "mcp__other__read", ToolArgs: map[string]any{"path": "/ws/project/srv7/a.txt"}}},
-		{"path_tool", &engine.Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "/ws/project/src/main.go"}}},
+		{"named", &engine.Request{Call: engine.NewCall("mcp__srv7__read", map[string]any{"path": "/ws/project/srv7/a.txt"})}},
+		{"server", &engine.Request{Call: engine.NewCall("mcp__srv7__write", map[string]any{"path": "/ws/project/srv7/a.txt", "content": "hello"})}},
+		{"unnamed", &engine.Request{Call: engine.NewCall("mcp__other__read", map[string]any{"path": "/ws/project/srv7/a.txt"})}},
+		{"path_tool", &engine.Request{Call: engine.NewCall("read_file", map[string]any{"path": "/ws/project/src/main.go"})}},
 	}
 	for _, n := range []int{0, 10000} {
 		for _, pol := range []struct {

@@ -118,7 +118,7 @@ func TestBuiltinRulesForMissedCategories(t *testing.T) {
 func TestBuiltinWords(t *testing.T) {
 	e, _ := engine.Compile(map[string]any{"enabled": true, "schema": "tiered_policy", "tools": map[string]any{"bash": "allow"}},
 		packageBuiltin(t), engine.Options{Workspace: "/ws", HomeDir: "/home/u"})
-	d := e.Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "rm -rf /"}, ChannelID: "web"})
+	d := e.Evaluate(&engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "rm -rf /"}), ChannelID: "web"})
 	if words := e.BuiltinWords(d.MatchedRule); d.Level != policy.Deny || !strings.Contains(words, "Deleting") {
 		t.Errorf("rm -rf /: %s %s, words %q; want a deny whose words say what the rule guards", d.Level, d.MatchedRule, words)
 	}

@@ -255,7 +255,7 @@ func TestBypassDefaultPolicy(t *testing.T) {
 		t.Run(p.note, func(t *testing.T) {
 			for _, row := range bypassRows(f) {
 				t.Run(row.note, func(t *testing.T) {
-					d := e.Evaluate(&engine.Request{ToolName: row.tool, ToolArgs: row.args, ChannelID: "web"})
+					d := e.Evaluate(&engine.Request{Call: engine.NewCall(row.tool, row.args), ChannelID: "web"})
 					if d.Level != policy.Ask && d.Level != policy.Deny {
 						t.Errorf("BYPASS: %s %s: got %s (rule %q, reason %q), want ask or deny",
 							row.tool, clip(row.args), d.Level, d.MatchedRule, d.Reason)
@@ -277,7 +277,7 @@ func TestHugeCommandDecides(t *testing.T) {
 	done := make(chan engine.Decision, 1)
 	start := time.Now()
 	go func() {
-		done <- e.Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": cmd}})
+		done <- e.Evaluate(&engine.Request{Call: engine.NewCall("bash", map[string]any{"command": cmd})})
 	}()
 	select {
 	case d := <-done:
@@ -303,7 +303,7 @@ func TestBypassPermissiveSanity(t *testing.T) {
 		path("read in the trusted dir", "read_file", filepath.ToSlash(f.trusted)+"/data.csv"),
 		path("write in the workspace", "write_file", "src/main.go"),
 	} {
-		d := e.Evaluate(&engine.Request{ToolName: row.tool, ToolArgs: row.args, ChannelID: "web"})
+		d := e.Evaluate(&engine.Request{Call: engine.NewCall(row.tool, row.args), ChannelID: "web"})
 		if d.Level != policy.Allow {
 			t.Errorf("%s: got %s (rule %q), want allow", row.note, d.Level, d.MatchedRule)
 		}

@@ -92,7 +92,7 @@ func TestClosedWorldRedteam(t *testing.T) {
 			t.Fatalf("%s: a row needs a source and max ask or deny", c.ID)
 		}
 		perClass[c.Class]++
-		d := e.Evaluate(&engine.Request{ToolName: c.ToolName, ToolArgs: c.ToolArgs, ChannelID: "web", Workspace: ws})
+		d := e.Evaluate(&engine.Request{Call: engine.NewCall(c.ToolName, c.ToolArgs), ChannelID: "web", Workspace: ws})
 		want := policy.Ask
 		if c.Max == "deny" {
 			want = policy.Deny
@@ -112,7 +112,7 @@ func TestClosedWorldRedteam(t *testing.T) {
 			continue
 		}
 		n++
-		d := e.Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": line}, ChannelID: "web", Workspace: ws})
+		d := e.Evaluate(&engine.Request{Call: engine.NewCall("bash", map[string]any{"command": line}), ChannelID: "web", Workspace: ws})
 		if d.Level != policy.Allow {
 			t.Errorf("benign %q is %s (%s), want allow", line, d.Level, d.MatchedRule)
 		}

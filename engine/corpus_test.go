@@ -110,13 +110,13 @@ func builtinOnlyEngine(t *testing.T) *Engine {
 // does not.
 func builtinHit(e *Engine, req *Request) (bool, []string) {
 	var v callValues
-	v.category = ToolCategory(req.ToolName)
+	v.category = ToolCategory(req.Call.Tool())
 	e.fillValues(&v, req, nil)
 	if v.category == CategoryShell && shell.NeedsFullParse(v.command) {
 		v.norms = shell.AnalyzeEnv(v.command, e.shellEnv(req)).Normalized
 	}
-	hits := e.policy.builtin.collect(req.ToolName, &v, nil)
-	hits = e.policy.builtin.collectNormalized(req.ToolName, &v, hits)
+	hits := e.policy.builtin.collect(req.Call.Tool(), &v, nil)
+	hits = e.policy.builtin.collectNormalized(req.Call.Tool(), &v, hits)
 	var names []string
 	for _, h := range hits {
 		if h.level == policy.Ask || h.level == policy.Deny {
@@ -182,7 +182,7 @@ func TestBuiltinRulesCorpus(t *testing.T) {
 		score := func(name string) map[string]*categoryScore {
 			scores := map[string]*categoryScore{}
 			for _, c := range readCorpus(t, name) {
-				req := &Request{ToolName: c.tool, ToolArgs: c.args, ChannelID: "web", Workspace: "/ws/project"}
+				req := &Request{Call: NewCall(c.tool, c.args), ChannelID: "web", Workspace: "/ws/project"}
 				hit, rules := builtinHit(e, req)
 				n := decided[name]
 				n[0]++

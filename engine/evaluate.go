@@ -54,7 +54,7 @@ func (e *Engine) Evaluate(req *Request) Decision {
 // or the master switch: the policy, escalation and the external merge.
 func (e *Engine) evaluatePolicy(req *Request, tr *tracer) Decision {
 	p := e.policy
-	tool := req.ToolName
+	tool := req.Call.Tool()
 	var vals callValues
 	vals.category = ToolCategory(tool)
 	var buf []string
@@ -77,7 +77,7 @@ func (e *Engine) evaluatePolicy(req *Request, tr *tracer) Decision {
 		tr.shell(sh)
 	}
 	// A call whose one argument is its command names no working directory.
-	workdir := vals.category == CategoryShell && (len(req.ToolArgs) > 1 || vals.command == "") && hasWorkdir(req.ToolArgs)
+	workdir := vals.category == CategoryShell && (len(req.Call.Args()) > 1 || vals.command == "") && req.Call.HasWorkdir()
 	vals.ctx = overrideCtx{e: e, req: req, sh: sh, workdir: workdir} // override.go
 	e.addResolvedNorms(&vals)                                        // paths_norms.go
 	vals.windows = vals.category == CategoryShell && e.windowsWorkspace(req) && hasUpper(vals.command)
@@ -235,10 +235,10 @@ func channelKey(ch string) string {
 func (e *Engine) fillValues(v *callValues, req *Request, buf []string) {
 	switch v.category {
 	case CategoryShell:
-		v.command = shellValue(req.ToolArgs)
+		v.command = req.Call.Command()
 		v.slashed = slashes(v.command)
 	case CategoryPath:
-		v.paths = appendPathValues(buf, req.ToolArgs, e.home(req))
+		v.paths = appendPathValues(buf, req.Call.Args(), e.home(req))
 	}
 }
 
@@ -536,8 +536,8 @@ func (e *Engine) shellEnv(req *Request) shell.Env {
 	}
 	ws = slashes(strings.TrimSpace(ws))
 	dir := ws
-	if wd, ok := req.ToolArgs["workdir"].(string); ok && strings.TrimSpace(wd) != "" {
-		wd = slashes(shell.ExpandHome(strings.TrimSpace(wd), e.home(req)))
+	if wd := req.Call.Workdir(); wd != "" {
+		wd = slashes(shell.ExpandHome(wd, e.home(req)))
 		switch {
 		case strings.HasPrefix(wd, "/") || shell.HasDriveLetter(wd):
 			dir = wd

@@ -89,20 +89,18 @@ func exampleRequest(r *policy.Rule, value string) (*Request, string) {
 	if IsMCPTool(tool) && strings.HasSuffix(tool, "__*") {
 		tool = strings.TrimSuffix(tool, "*") + "example"
 	}
-	req := &Request{ToolName: tool}
+	var args map[string]any
 	switch {
 	case r.MatchType == policy.MatchArgs:
-		var args map[string]any
 		if err := json.Unmarshal([]byte(value), &args); err != nil || args == nil {
 			return nil, "example " + strconv.Quote(value) + " of an args rule must be the arguments as a JSON object"
 		}
-		req.ToolArgs = args
 	case ToolCategory(tool) == CategoryShell:
-		req.ToolArgs = map[string]any{"command": value}
+		args = map[string]any{"command": value}
 	default:
-		req.ToolArgs = map[string]any{"path": value}
+		args = map[string]any{"path": value}
 	}
-	return req, ""
+	return &Request{Call: NewCall(tool, args)}, ""
 }
 
 // ruleLabel names a rule in a problem: its id, else its pattern.

@@ -106,7 +106,7 @@ func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, com
 	if c.shell {
 		c.shellPaths(command, sh)
 	} else {
-		eachPathValue(req.ToolArgs, func(s string) bool {
+		eachPathValue(req.Call.Args(), func(s string) bool {
 			if !isNetworkURL(s) {
 				x := shell.ExpandHome(s, e.home(req))
 				c.add(x)
@@ -114,10 +114,10 @@ func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, com
 			}
 			return true
 		})
-		c.addBareValues(req.ToolArgs)
+		c.addBareValues(req.Call.Args())
 	}
-	e.resolvedPathRules(d, req.ToolName, c.moved, c.movedUser, tr)
-	e.globRules(d, req.ToolName, c.globs, tr)
+	e.resolvedPathRules(d, req.Call.Tool(), c.moved, c.movedUser, tr)
+	e.globRules(d, req.Call.Tool(), c.globs, tr)
 	if len(c.paths) == 0 {
 		return
 	}
@@ -254,7 +254,7 @@ func (c *extCollector) init() {
 	c.ws = c.e.workspace(c.req)
 	if c.shell {
 		for _, k := range workdirKeys {
-			c.addWorkdir(c.req.ToolArgs[k])
+			c.addWorkdir(c.req.Call.Args()[k])
 		}
 	}
 	if c.nbases == 0 {

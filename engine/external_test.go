@@ -44,7 +44,7 @@ external_directory:
 		{"shell: relative refs stay inside", shellCall("bash", "git checkout origin/main"), policy.Allow, "tiered_policy:defaults.*"},
 	})
 	wd := shellCall("bash", "cat ./a.txt")
-	wd.ToolArgs["workdir"] = "/etc"
+	wd.Call.Args()["workdir"] = "/etc"
 	// The working directory is a path itself (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm), listed first.
 	if got := e.Evaluate(wd); got.Level != policy.Ask || !reflect.DeepEqual(got.ExternalPaths, []string{"/etc", "/etc/a.txt"}) {
 		t.Errorf("workdir: got %s %v, want ask [/etc /etc/a.txt]", got.Level, got.ExternalPaths)

@@ -39,7 +39,7 @@ func FuzzEvaluate(f *testing.F) {
 		var a map[string]any
 		_ = json.Unmarshal([]byte(args), &a)
 		e, _ := Compile(p, nil, testOpts)
-		d := e.Evaluate(&Request{ToolName: tool, ToolArgs: a, ChannelID: channel, Explain: true,
+		d := e.Evaluate(&Request{Call: NewCall(tool, a), ChannelID: channel, Explain: true,
 			Scope: &Scope{AvatarMode: len(tool)%2 == 0, GroupDigitalAvatar: len(args)%2 == 0, PrincipalUserID: channel}})
 		if d.Level != policy.Allow && d.Level != policy.Ask && d.Level != policy.Deny {
 			t.Fatalf("level %d is not a decision", d.Level)

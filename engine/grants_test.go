@@ -45,7 +45,7 @@ func TestGrantsCoverOnlyWhatWasApproved(t *testing.T) {
 	in := func(r *Request, session string) *Request { r.SessionID, r.TokenID = session, "tok_a"; return r }
 	as := func(r *Request, token string) *Request { r.TokenID = token; return r }
 	mcp := func(args map[string]any) *Request {
-		return &Request{ToolName: "mcp__fs__edit_file", ToolArgs: args, ChannelID: "web"}
+		return &Request{Call: NewCall("mcp__fs__edit_file", args), ChannelID: "web"}
 	}
 	runDecisionCases(t, e, []decisionCase{
 		{"a session grant allows its command in its session", in(shellCall("bash", "rm -rf build"), "s1"), policy.Allow, "tiered_policy:grants:grants[g_rm]"},

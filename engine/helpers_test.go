@@ -35,11 +35,11 @@ func compileYAMLOpts(t testing.TB, perms, builtin string, opts Options) (*Engine
 
 // shellCall and pathCall build requests on the web channel.
 func shellCall(tool, cmd string) *Request {
-	return &Request{ToolName: tool, ToolArgs: map[string]any{"command": cmd}, ChannelID: "web"}
+	return &Request{Call: NewCall(tool, map[string]any{"command": cmd}), ChannelID: "web"}
 }
 
 func pathCall(tool, p string) *Request {
-	return &Request{ToolName: tool, ToolArgs: map[string]any{"path": p}, ChannelID: "web"}
+	return &Request{Call: NewCall(tool, map[string]any{"path": p}), ChannelID: "web"}
 }
 
 // decisionCase is one table row: a request and the decision expected.
@@ -58,7 +58,7 @@ func runDecisionCases(t *testing.T, e *Engine, cases []decisionCase) {
 			if got.Level != c.level || got.MatchedRule != c.rule {
 				t.Errorf("got %s %q, want %s %q (reason %q)", got.Level, got.MatchedRule, c.level, c.rule, got.Reason)
 			}
-			if want := formatReason(got.Level, c.req.ToolName, got.MatchedRule); c.req.Scope == nil && got.MatchedRule != "" && got.Reason != want {
+			if want := formatReason(got.Level, c.req.Call.Tool(), got.MatchedRule); c.req.Scope == nil && got.MatchedRule != "" && got.Reason != want {
 				t.Errorf("reason: got %q, want %q", got.Reason, want)
 			}
 		})

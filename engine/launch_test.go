@@ -28,7 +28,7 @@ func launchPolicy(t *testing.T) *engine.Engine {
 }
 
 func decideShell(e *engine.Engine, cmd string) engine.Decision {
-	return e.Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": cmd}, ChannelID: "web"})
+	return e.Evaluate(&engine.Request{Call: engine.NewCall("bash", map[string]any{"command": cmd}), ChannelID: "web"})
 }
 
 // TestUnlistedLaunchers: a program that is not known to leave its arguments

@@ -26,20 +26,20 @@ func lenientCalls() []engine.Request {
 		return &engine.Scope{AvatarMode: true, GroupDigitalAvatar: true, PrincipalUserID: "ou_1"}
 	}
 	sh := func(c string) engine.Request {
-		return engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": c}}
+		return engine.Request{Call: engine.NewCall("bash", map[string]any{"command": c})}
 	}
 	rd := func(p string) engine.Request {
-		return engine.Request{ToolName: "read_file", ToolArgs: map[string]any{"path": p}}
+		return engine.Request{Call: engine.NewCall("read_file", map[string]any{"path": p})}
 	}
 	return []engine.Request{
 		sh("rm -rf /"), sh("rm x"), sh("'rm' x"), sh("$'rm' x"), sh("r{m,} x"), sh("$UNSET rm x"),
 		sh("env rm x"), sh("git status"), sh("git status; rm x"), sh("ls /tmp/x/y"), sh("make t5 all"),
-		{ToolName: "bash", ToolArgs: map[string]any{"cmd": []any{"rm", "x"}}},
+		{Call: engine.NewCall("bash", map[string]any{"cmd": []any{"rm", "x"}})},
 		rd("/etc/passwd"), rd("/etc/../etc/passwd"), rd("/tmp/a"), rd("/ws/a"), rd("c:/x"),
-		{ToolName: "web_fetch", ToolArgs: map[string]any{"url": "http://x"}},
-		{ToolName: "bash", ToolArgs: map[string]any{"command": "git log"}, ChannelID: "feishu", Scope: persona()},
-		{ToolName: "read_file", ToolArgs: map[string]any{"path": "/ws/a"}, ChannelID: "feishu", Scope: persona()},
-		{ToolName: "write_file", ToolArgs: map[string]any{"path": "/ws/a"}},
+		{Call: engine.NewCall("web_fetch", map[string]any{"url": "http://x"})},
+		{Call: engine.NewCall("bash", map[string]any{"command": "git log"}), ChannelID: "feishu", Scope: persona()},
+		{Call: engine.NewCall("read_file", map[string]any{"path": "/ws/a"}), ChannelID: "feishu", Scope: persona()},
+		{Call: engine.NewCall("write_file", map[string]any{"path": "/ws/a"})},
 	}
 }
 
@@ -65,7 +65,7 @@ func TestLenientDecisionsGolden(t *testing.T) {
 		e, _ := engine.Compile(cases[i], lenientBuiltin, opts)
 		for j := range calls {
 			d := e.Evaluate(&calls[j])
-			t.Logf("case %d call %v: %v %q", i, calls[j].ToolArgs, d.Level, d.MatchedRule)
+			t.Logf("case %d call %v: %v %q", i, calls[j].Call.Args(), d.Level, d.MatchedRule)
 		}
 		t.Errorf("case %d: got %s, want %s; policy %v", i, got, want, cases[i])
 	})

@@ -24,15 +24,15 @@ var matrixShapes = []struct {
 	name string
 	req  engine.Request
 }{
-	{"allow_match", engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make deploy --fast"}}},
-	{"ask_match", engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "git push origin main"}}},
-	{"deny_match", engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "curl http://example.com"}}},
-	{"no_match", engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "npm run build --silent"}}},
-	{"override_match", engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make release-notes"}}},
-	{"path_inside", engine.Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "/ws/project/src/main.go"}}},
-	{"path_outside", engine.Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "/etc/hosts"}}},
-	{"compound", engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make deploy --fast && git status"}}},
-	{"persona", engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make deploy --fast"},
+	{"allow_match", engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "make deploy --fast"})}},
+	{"ask_match", engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "git push origin main"})}},
+	{"deny_match", engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "curl http://example.com"})}},
+	{"no_match", engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "npm run build --silent"})}},
+	{"override_match", engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "make release-notes"})}},
+	{"path_inside", engine.Request{Call: engine.NewCall("read_file", map[string]any{"path": "/ws/project/src/main.go"})}},
+	{"path_outside", engine.Request{Call: engine.NewCall("read_file", map[string]any{"path": "/etc/hosts"})}},
+	{"compound", engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "make deploy --fast && git status"})}},
+	{"persona", engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "make deploy --fast"}),
 		Scope: &engine.Scope{AvatarMode: true, GroupDigitalAvatar: true, PrincipalUserID: "u1"}}},
 }
 

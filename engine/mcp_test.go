@@ -12,7 +12,7 @@ import (
 
 // mcpCall is a call of an MCP tool with the given arguments.
 func mcpCall(tool string, args map[string]any) *Request {
-	return &Request{ToolName: tool, ToolArgs: args, ChannelID: "web"}
+	return &Request{Call: NewCall(tool, args), ChannelID: "web"}
 }
 
 // TestMCPToolRules: a rule naming mcp__SERVER__* covers every tool of that

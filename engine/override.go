@@ -101,7 +101,7 @@ func (c *overrideCtx) pathWithin(m *matcher) bool {
 	ws := c.e.workspace(c.req)
 	home := c.e.home(c.req)
 	seen, ok := false, true
-	eachKeyedPathValue(c.req.ToolArgs, func(k, v string) bool {
+	eachKeyedPathValue(c.req.Call.Args(), func(k, v string) bool {
 		seen = true
 		if !c.pathValueWithin(m, k, v, ws, home) {
 			ok = false
@@ -191,7 +191,7 @@ func (c *overrideCtx) shellWithin(dir string) bool {
 	col := extCollector{e: c.e, req: c.req, ext: &c.e.policy.ext, shell: true}
 	col.init()
 	for _, k := range workdirKeys {
-		if wd, isStr := c.req.ToolArgs[k].(string); isStr && strings.TrimSpace(wd) != "" {
+		if wd, isStr := c.req.Call.Args()[k].(string); isStr && strings.TrimSpace(wd) != "" {
 			if _, known := c.e.resolveWord(shell.ExpandHome(strings.TrimSpace(wd), c.e.home(c.req)), col.ws); !known {
 				return false
 			}
@@ -237,7 +237,7 @@ func (c *overrideCtx) shellWithin(dir string) bool {
 			}
 		}
 	} else {
-		eachPlainWord(shellValue(c.req.ToolArgs), func(w string) {
+		eachPlainWord(c.req.Call.Command(), func(w string) {
 			if pw, isPath := shell.PathWord(w, c.e.home(c.req)); isPath {
 				word(pw)
 			}

@@ -39,7 +39,7 @@ func persona(req *Request, channel, principal string) *Request {
 }
 
 func urlCall(u string) *Request {
-	return &Request{ToolName: "mcp_fetch_webpage", ToolArgs: map[string]any{"url": u}}
+	return &Request{Call: NewCall("mcp_fetch_webpage", map[string]any{"url": u})}
 }
 
 // TestPersonaRules covers each rule of docs/decisions.md#digital-persona-and-owner-scopes on a
@@ -58,14 +58,14 @@ func TestPersonaRules(t *testing.T) {
 		{"a deny pattern also matches the program by its base name (D6)", persona(shellCall("bash", "/bin/rm -rf build"), "feishu", "ou_123"), policy.Deny, s + ".tools.bash.patterns['rm *']"},
 		{"a deny pattern also matches the command a wrapper runs (D6)", persona(shellCall("bash", "env rm -rf build"), "feishu", "ou_123"), policy.Deny, s + ".tools.bash.patterns['rm *']"},
 		{"a deny pattern also matches the command behind timeout's operand (D6)", persona(shellCall("bash", "timeout 5 rm -rf build"), "feishu", "ou_123"), policy.Deny, s + ".tools.bash.patterns['rm *']"},
-		{"a deny pattern also matches a cmd argv array (D6)", persona(&Request{ToolName: "bash", ToolArgs: map[string]any{"cmd": []any{"rm", "-rf", "build"}}}, "feishu", "ou_123"), policy.Deny, s + ".tools.bash.patterns['rm *']"},
+		{"a deny pattern also matches a cmd argv array (D6)", persona(&Request{Call: NewCall("bash", map[string]any{"cmd": []any{"rm", "-rf", "build"}})}, "feishu", "ou_123"), policy.Deny, s + ".tools.bash.patterns['rm *']"},
 		{"owner ask becomes deny", persona(shellCall("bash", "curl http://evil"), "feishu", "ou_123"), policy.Deny, s + ".tools.bash.patterns['re:curl .*evil']"},
 		{"the stricter global level decides over an owner allow", persona(shellCall("bash", "git push origin main"), "feishu", "ou_123"), policy.Deny, "tiered_policy:rules:deny:rules[g_push]"},
 		{"patterns without a match fall to the tool's *", persona(shellCall("bash", "make"), "feishu", "ou_123"), policy.Allow, s + ".tools.bash.*"},
 		{"a tool's plain level", persona(pathCall("read_file", "a.txt"), "feishu", "ou_123"), policy.Deny, s + ".tools.read_file"},
 		{"a path pattern matches the path as a path", persona(pathCall("edit_file", "/ws/project/.ssh/config"), "feishu", "ou_123"), policy.Deny, s + ".tools.edit_file.patterns['**/.ssh/**']"},
 		{"a path deny pattern matches the resolved path (D6)", persona(pathCall("edit_file", "/ws/project/x/../.ssh/config"), "feishu", "ou_123"), policy.Deny, s + ".tools.edit_file.patterns['**/.ssh/**']"},
-		{"a path deny pattern matches a nested path value (D6)", persona(&Request{ToolName: "edit_file", ToolArgs: map[string]any{"edits": []any{map[string]any{"file_path": "/ws/project/.ssh/config"}}}}, "feishu", "ou_123"), policy.Deny, s + ".tools.edit_file.patterns['**/.ssh/**']"},
+		{"a path deny pattern matches a nested path value (D6)", persona(&Request{Call: NewCall("edit_file", map[string]any{"edits": []any{map[string]any{"file_path": "/ws/project/.ssh/config"}}})}, "feishu", "ou_123"), policy.Deny, s + ".tools.edit_file.patterns['**/.ssh/**']"},
 		{"a tool entry without * and no matching pattern falls to defaults", persona(pathCall("edit_file", "src/a.go"), "feishu", "ou_123"), policy.Allow, s + ".defaults.*"},
 		{"a url pattern matches the host name", persona(urlCall("https://docs.example.com/guide"), "feishu", "ou_123"), policy.Allow, s + ".tools.mcp_fetch_webpage.patterns['*.example.com']"},
 		{"a url with user info gives an allow pattern no host", persona(urlCall("https://docs.example.com@evil.org/"), "feishu", "ou_123"), policy.Deny, s + ".tools.mcp_fetch_webpage.*"},
@@ -78,8 +78,8 @@ func TestPersonaRules(t *testing.T) {
 		{"no owner scope on another channel", persona(shellCall("bash", "rm -rf build"), "slack", "ou_123"), policy.Allow, "tools.bash"},
 		{"the external-directory merge is part of the global level", persona(shellCall("bash", "rm -rf ~"), "feishu", "ou_999"), policy.Deny, "tools.bash|external_directory.*"},
 		{"empty principal denies every call", persona(pathCall("read_file", "a.txt"), "feishu", " "), policy.Deny, RuleNoPrincipal},
-		{"avatar_mode alone is not a persona call", &Request{ToolName: "bash", ToolArgs: map[string]any{"command": "rm -rf ~"}, ChannelID: "feishu", Scope: &Scope{AvatarMode: true, PrincipalUserID: "ou_123"}}, policy.Allow, ""},
-		{"group_digital_avatar alone is not a persona call", &Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make"}, ChannelID: "web", Scope: &Scope{GroupDigitalAvatar: true, PrincipalUserID: "ou_123"}}, policy.Allow, "tools.bash"},
+		{"avatar_mode alone is not a persona call", &Request{Call: NewCall("bash", map[string]any{"command": "rm -rf ~"}), ChannelID: "feishu", Scope: &Scope{AvatarMode: true, PrincipalUserID: "ou_123"}}, policy.Allow, ""},
+		{"group_digital_avatar alone is not a persona call", &Request{Call: NewCall("bash", map[string]any{"command": "make"}), ChannelID: "web", Scope: &Scope{GroupDigitalAvatar: true, PrincipalUserID: "ou_123"}}, policy.Allow, "tools.bash"},
 	})
 
 	t.Run("rm -rf ~ from a persona is never allowed", func(t *testing.T) {
@@ -110,7 +110,7 @@ func TestPersonaRules(t *testing.T) {
 		}
 	})
 	t.Run("a persona call is not skipped on its channel", func(t *testing.T) {
-		ordinary := e.Evaluate(&Request{ToolName: "bash", ToolArgs: map[string]any{"command": "rm -rf build"}, ChannelID: "feishu"})
+		ordinary := e.Evaluate(&Request{Call: NewCall("bash", map[string]any{"command": "rm -rf build"}), ChannelID: "feishu"})
 		if ordinary.Reason != "Skipped for channel: feishu" {
 			t.Fatalf("ordinary call on feishu: got %q, want skipped", ordinary.Reason)
 		}
@@ -145,9 +145,9 @@ owner_scopes: {feishu: {ou_1: {tools: {bash: deny}}}}`, "")
 
 	noConfig, _ := compileYAML(t, "schema: tiered_policy\nowner_scopes: {feishu: {u1: {tools: {custom: allow}, defaults: {\"*\": deny}}}}", "")
 	runDecisionCases(t, noConfig, []decisionCase{
-		{"no configuration for the call gives no global level: the owner allow decides", persona(&Request{ToolName: "custom"}, "feishu", "u1"), policy.Allow, "owner_scopes.feishu.u1.tools.custom"},
-		{"no configuration for the call and no owner scope: denied", persona(&Request{ToolName: "custom"}, "dingtalk", "u1"), policy.Deny, "default"},
-		{"no configuration for the call: the owner deny decides", persona(&Request{ToolName: "other"}, "feishu", "u1"), policy.Deny, "owner_scopes.feishu.u1.defaults.*"},
+		{"no configuration for the call gives no global level: the owner allow decides", persona(&Request{Call: NewCall("custom", nil)}, "feishu", "u1"), policy.Allow, "owner_scopes.feishu.u1.tools.custom"},
+		{"no configuration for the call and no owner scope: denied", persona(&Request{Call: NewCall("custom", nil)}, "dingtalk", "u1"), policy.Deny, "default"},
+		{"no configuration for the call: the owner deny decides", persona(&Request{Call: NewCall("other", nil)}, "feishu", "u1"), policy.Deny, "owner_scopes.feishu.u1.defaults.*"},
 	})
 
 	legacy, _ := compileYAML(t, `defaults: {"*": ask}
@@ -349,10 +349,10 @@ owner_scopes:
         custom: {patterns: {"re:DROP TABLE": deny}, "*": allow}`, "")
 	const s = "owner_scopes.feishu.u1.tools."
 	runDecisionCases(t, e, []decisionCase{
-		{"a path word resolved against workdir", persona(&Request{ToolName: "bash", ToolArgs: map[string]any{"command": "cat shadow", "workdir": "/etc"}}, "feishu", "u1"), policy.Deny, s + "bash.patterns['re:^/etc/']"},
+		{"a path word resolved against workdir", persona(&Request{Call: NewCall("bash", map[string]any{"command": "cat shadow", "workdir": "/etc"})}, "feishu", "u1"), policy.Deny, s + "bash.patterns['re:^/etc/']"},
 		{"a path word of a quoted command", persona(shellCall("bash", `cat "/etc/shadow"`), "feishu", "u1"), policy.Deny, s + "bash.patterns['re:^/etc/']"},
 		{"a home-relative path", persona(pathCall("read_file", "~/.ssh/id_rsa"), "feishu", "u1"), policy.Deny, s + "read_file.patterns['/home/u/.ssh/**']"},
-		{"a nested string value", persona(&Request{ToolName: "custom", ToolArgs: map[string]any{"q": map[string]any{"sql": []any{"DROP TABLE users"}}}}, "feishu", "u1"), policy.Deny, s + "custom.patterns['re:DROP TABLE']"},
+		{"a nested string value", persona(&Request{Call: NewCall("custom", map[string]any{"q": map[string]any{"sql": []any{"DROP TABLE users"}}})}, "feishu", "u1"), policy.Deny, s + "custom.patterns['re:DROP TABLE']"},
 		{"nothing matches: the tool's *", persona(shellCall("bash", "ls src"), "feishu", "u1"), policy.Allow, s + "bash.*"},
 	})
 }

@@ -87,7 +87,7 @@ func TestPathRulesSeeEveryForm(t *testing.T) {
 		if c.tool == "write_file" && c.key != "path" {
 			args["path"] = "src/out.txt"
 		}
-		d := e.Evaluate(&engine.Request{ToolName: c.tool, ToolArgs: args, ChannelID: "web", Workspace: ws})
+		d := e.Evaluate(&engine.Request{Call: engine.NewCall(c.tool, args), ChannelID: "web", Workspace: ws})
 		if d.Level != c.want {
 			t.Errorf("%s: %s %s=%q is %s (%s), want %s", c.note, c.tool, c.key, c.value, d.Level, d.MatchedRule, c.want)
 		}
@@ -125,7 +125,7 @@ func TestUnexpandedGlobsMeetRules(t *testing.T) {
 		{"ls docs/*.md", policy.Allow},
 		{"cat s[!e]crets/x", policy.Allow},
 	} {
-		d := e.Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": c.cmd}, ChannelID: "web"})
+		d := e.Evaluate(&engine.Request{Call: engine.NewCall("bash", map[string]any{"command": c.cmd}), ChannelID: "web"})
 		if d.Level != c.want {
 			t.Errorf("%q is %s (%s), want %s", c.cmd, d.Level, d.MatchedRule, c.want)
 		}

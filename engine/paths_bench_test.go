@@ -70,7 +70,7 @@ func BenchmarkPaths(b *testing.B) {
 		{"bash_workdir", "bash", map[string]any{"command": "cat main.go", "workdir": ws + "/src"}},
 		{"bash_compound", "bash", map[string]any{"command": "cd src && cat main.go | grep func > ../out.txt"}},
 	} {
-		req := &engine.Request{ToolName: c.tool, ToolArgs: c.args, ChannelID: "web"}
+		req := &engine.Request{Call: engine.NewCall(c.tool, c.args), ChannelID: "web"}
 		for _, en := range engines {
 			b.Run(c.name+"/"+en.name, func(b *testing.B) {
 				b.ReportAllocs()

@@ -99,7 +99,7 @@ func runPathsCases(t *testing.T, f pathsFixture, e *engine.Engine, cases []paths
 	for _, c := range cases {
 		t.Run(c.note, func(t *testing.T) {
 			args := f.xAll(c.args).(map[string]any)
-			d := e.Evaluate(&engine.Request{ToolName: c.tool, ToolArgs: args, ChannelID: "web"})
+			d := e.Evaluate(&engine.Request{Call: engine.NewCall(c.tool, args), ChannelID: "web"})
 			if d.Level != c.level {
 				t.Errorf("level: got %s (%q, external %q), want %s", d.Level, d.MatchedRule, d.ExternalPaths, c.level)
 			}

@@ -128,7 +128,7 @@ func (o *ownerScopes) lookup(channel, principal string, c *ownerCall) (lvl toolL
 	if sc.broken {
 		return toolLevel{policy.Deny, sc.rule}, "the owner scope is malformed: denied"
 	}
-	if t := sc.tools[c.req.ToolName]; t != nil {
+	if t := sc.tools[c.req.Call.Tool()]; t != nil {
 		if t.broken {
 			return toolLevel{policy.Deny, t.rule}, "the tool's owner-scope entry is malformed: denied"
 		}

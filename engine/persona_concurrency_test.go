@@ -40,7 +40,7 @@ owner_scopes:
 			for n := 0; n < 30; n++ {
 				for i, r := range reqs {
 					if got := e.Evaluate(r); got.Level != want[i].Level || got.MatchedRule != want[i].MatchedRule {
-						t.Errorf("%v: got %s %q, want %s %q", r.ToolArgs, got.Level, got.MatchedRule, want[i].Level, want[i].MatchedRule)
+						t.Errorf("%v: got %s %q, want %s %q", r.Call.Args(), got.Level, got.MatchedRule, want[i].Level, want[i].MatchedRule)
 						return
 					}
 				}

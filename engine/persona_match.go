@@ -35,7 +35,7 @@ type ownerCall struct {
 // reference's matching, so it never grants more than the reference would.
 func (c *ownerCall) matches(p *ownerPattern) bool {
 	strict := p.level == policy.Allow
-	for k, v := range c.req.ToolArgs {
+	for k, v := range c.req.Call.Args() {
 		s, ok := v.(string)
 		if !ok || s == "" {
 			continue
@@ -83,8 +83,8 @@ func (c *ownerCall) prepare() {
 	home := c.e.home(c.req)
 	ws := c.e.workspace(c.req)
 	cwd := ws // a shell command's words are relative to its workdir
-	if wd, ok := c.req.ToolArgs["workdir"].(string); ok && strings.TrimSpace(wd) != "" {
-		cwd = c.e.absolute(shell.ExpandHome(strings.TrimSpace(wd), home), ws)
+	if wd := c.req.Call.Workdir(); wd != "" {
+		cwd = c.e.absolute(shell.ExpandHome(wd, home), ws)
 		if cwd != "" {
 			c.paths = append(c.paths, cwd) // the working directory is a path itself
 		}
@@ -134,7 +134,7 @@ func (c *ownerCall) prepare() {
 			}
 		}
 	}
-	for k, v := range c.req.ToolArgs {
+	for k, v := range c.req.Call.Args() {
 		walk(k, v, 0)
 	}
 }

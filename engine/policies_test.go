@@ -171,7 +171,7 @@ func (f *issueFixture) engine(name string) *engine.Engine {
 
 // evaluate decides one call on the web channel under a policy.
 func (f *issueFixture) evaluate(policy, tool string, args map[string]any) engine.Decision {
-	return f.engine(policy).Evaluate(&engine.Request{ToolName: tool, ToolArgs: args, ChannelID: "web"})
+	return f.engine(policy).Evaluate(&engine.Request{Call: engine.NewCall(tool, args), ChannelID: "web"})
 }
 
 // evalShell decides a bash command under a policy.

@@ -44,7 +44,7 @@ func TestShellPositionalParameters(t *testing.T) {
 				t.Errorf("%s: in bash, %q printed %q (%v), want it to run echo push origin main", c.note, c.cmd, out, runErr)
 			}
 		}
-		d := e.Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": c.cmd}, ChannelID: "web"})
+		d := e.Evaluate(&engine.Request{Call: engine.NewCall("bash", map[string]any{"command": c.cmd}), ChannelID: "web"})
 		if d.Level != c.want {
 			t.Errorf("%s: %q is %s (%s), want %s", c.note, c.cmd, d.Level, d.MatchedRule, c.want)
 		}

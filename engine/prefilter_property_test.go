@@ -182,13 +182,13 @@ func propCall(r *rand.Rand) *Request {
 		if r.IntN(5) == 0 {
 			key = "cmd"
 		}
-		return &Request{ToolName: propShellTools[r.IntN(3)].(string), ToolArgs: map[string]any{key: propCommand(r)}}
+		return &Request{Call: NewCall(propShellTools[r.IntN(3)].(string), map[string]any{key: propCommand(r)})}
 	}
 	args := map[string]any{"path": propPath(r)}
 	if r.IntN(3) == 0 {
 		args["new_path"] = propPath(r)
 	}
-	return &Request{ToolName: propPathTools[r.IntN(len(propPathTools))].(string), ToolArgs: args}
+	return &Request{Call: NewCall(propPathTools[r.IntN(len(propPathTools))].(string), args)}
 }
 
 // TestPrefilterMatchesScanOnRandomPolicies is the property test: 1,000
@@ -224,8 +224,8 @@ func TestPrefilterMatchesScanOnRandomPolicies(t *testing.T) {
 		for _, pat := range pats {
 			// The pattern's own text (with wildcards filled) as a command and a path.
 			text := strings.NewReplacer("re:", "", "*", propWord(r), "?", "x", "(?i)", "").Replace(pat)
-			checkAgainstScan(t, "own pattern", e, plain, &Request{ToolName: "bash", ToolArgs: map[string]any{"command": text}})
-			checkAgainstScan(t, "own pattern", e, plain, &Request{ToolName: "read_file", ToolArgs: map[string]any{"path": text}})
+			checkAgainstScan(t, "own pattern", e, plain, &Request{Call: NewCall("bash", map[string]any{"command": text})})
+			checkAgainstScan(t, "own pattern", e, plain, &Request{Call: NewCall("read_file", map[string]any{"path": text})})
 		}
 		if t.Failed() {
 			t.Fatalf("policy %d: rules %v builtin %v overrides %v", p, rules, builtinRules, overrides)

@@ -70,8 +70,8 @@ func TestReferenceCases(t *testing.T) {
 					return
 				}
 			}
-			args, _ := json.Marshal(c.Request.ToolArgs)
-			t.Errorf("%s %s (ext %v):\n got  %s %q %q\n want %s %q %q", c.Request.ToolName, args, c.Permissions["external_directory"],
+			args, _ := json.Marshal(c.Request.Call.Args())
+			t.Errorf("%s %s (ext %v):\n got  %s %q %q\n want %s %q %q", c.Request.Call.Tool(), args, c.Permissions["external_directory"],
 				got.Level, got.MatchedRule, got.Reason, c.Expect.Level, wantRule, c.Expect.Reason)
 		})
 	}

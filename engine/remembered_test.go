@@ -30,7 +30,7 @@ func TestRemembered(t *testing.T) {
 		{"an unknown tool", "mystery", map[string]any{"path": "/a"}, "", "", true},
 	}
 	for _, c := range cases {
-		req := &engine.Request{ToolName: c.tool, ToolArgs: c.args}
+		req := &engine.Request{Call: engine.NewCall(c.tool, c.args)}
 		mt, p := engine.Remembered(req)
 		if mt != c.matchType || p != c.patt {
 			t.Errorf("%s: got %q %q, want %q %q", c.note, mt, p, c.matchType, c.patt)

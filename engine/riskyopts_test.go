@@ -245,7 +245,7 @@ func TestRiskyOptionEscalation(t *testing.T) {
 		{"legacy pattern allow", legacy, "git diff --output x.txt", policy.Ask, "--output"},
 		{"legacy pattern, read-only", legacy, "git diff --stat", policy.Allow, ""},
 	} {
-		d := tc.e.Evaluate(&Request{ToolName: "bash", ToolArgs: map[string]any{"command": tc.cmd}, ChannelID: "web", Explain: true})
+		d := tc.e.Evaluate(&Request{Call: NewCall("bash", map[string]any{"command": tc.cmd}), ChannelID: "web", Explain: true})
 		if d.Level != tc.want {
 			t.Errorf("%s: %q got %s (rule %q), want %s", tc.note, tc.cmd, d.Level, d.MatchedRule, tc.want)
 			continue

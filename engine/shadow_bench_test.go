@@ -30,7 +30,7 @@ func BenchmarkShadowRules(b *testing.B) {
 		return e
 	}
 	plain, shadowed := compile(base), compile(withShadow)
-	req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "npm run build --silent"}}
+	req := &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "npm run build --silent"})}
 	if plain.Evaluate(req).Level != shadowed.Evaluate(req).Level || !shadowed.ShadowOf(req, shadowed.Evaluate(req)).Changed {
 		b.Fatal("the shadow rule should change this call, and only in the shadow")
 	}

@@ -34,7 +34,7 @@ func TestShadowRules(t *testing.T) {
 		{"an enforced rule decides as before", "git status", policy.Allow, policy.Allow, "tiered_policy:rules:rules[allow_status]", false},
 		{"a call no rule meets", "ls", policy.Ask, policy.Ask, "tools.bash", false},
 	} {
-		req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": c.cmd}}
+		req := &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": c.cmd})}
 		d := e.Evaluate(req)
 		s := e.ShadowOf(req, d)
 		if d.Level != c.level || s.Level != c.shadowLevel || s.MatchedRule != c.shadowRule || s.Changed != c.changed {
@@ -46,12 +46,12 @@ func TestShadowRules(t *testing.T) {
 	watched, _ := engine.Compile(map[string]any{"schema": "tiered_policy", "tools": map[string]any{"bash": "ask"},
 		"approval_overrides": []any{map[string]any{"id": "o1", "tools": []any{"bash"}, "pattern": "make release", "action": "allow", "mode": "shadow"}}},
 		nil, engine.Options{Workspace: "/ws"})
-	release := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make release"}}
+	release := &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "make release"})}
 	if d := watched.Evaluate(release); d.Level != policy.Ask || !watched.ShadowOf(release, d).Changed {
 		t.Errorf("a shadow override: in force %v (%s), want ask, and allow only in the shadow", d.Level, d.MatchedRule)
 	}
 	plain, _ := engine.Compile(map[string]any{"schema": "tiered_policy"}, nil, engine.Options{})
-	if plain.Shadow() != nil || plain.ShadowOf(&engine.Request{ToolName: "bash"}, engine.Decision{}).Changed {
+	if plain.Shadow() != nil || plain.ShadowOf(&engine.Request{Call: engine.NewCall("bash", nil)}, engine.Decision{}).Changed {
 		t.Error("a policy without shadow rules has a shadow")
 	}
 	perms["rules"] = append(perms["rules"].([]any), map[string]any{"id": "bad", "tools": []any{"bash"}, "pattern": "re:(", "action": "deny", "mode": "shadow"},
@@ -64,7 +64,7 @@ func TestShadowRules(t *testing.T) {
 	if len(problems) != 2 || paths[0] != "permissions.rules[3].pattern" || paths[1] != "permissions.rules[4].mode" {
 		t.Errorf("problems %v, want the shadow rule's pattern and the unknown mode", problems)
 	}
-	if d := e.Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "rm x"}}); d.Level != policy.Deny {
+	if d := e.Evaluate(&engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "rm x"})}); d.Level != policy.Deny {
 		t.Errorf("a rule with an unknown mode is not enforced: %v", d.Level)
 	}
 }

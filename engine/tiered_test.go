@@ -61,7 +61,7 @@ func TestTieredSteps(t *testing.T) {
 		{"step 6: path glob matches through parents", pathCall("read_file", "/ws/project/home/.ssh/id_rsa"), policy.Allow, "tiered_policy:rules:rules[u_allow_ssh]"},
 		{"step 7: tool baseline", shellCall("bash", "go test ./..."), policy.Allow, "tools.bash"},
 		{"step 8: defaults", pathCall("edit_file", "a.txt"), policy.Ask, "tiered_policy:defaults.*"},
-		{"step 8: defaults for an unknown tool", &Request{ToolName: "custom_tool", ToolArgs: map[string]any{}}, policy.Ask, "tiered_policy:defaults.*"},
+		{"step 8: defaults for an unknown tool", &Request{Call: NewCall("custom_tool", map[string]any{})}, policy.Ask, "tiered_policy:defaults.*"},
 		{"tool names are case-sensitive", shellCall("Bash", "ls"), policy.Ask, "tiered_policy:defaults.*"},
 	})
 }
@@ -138,7 +138,7 @@ rules:
   - {id: one, tools: [bash], pattern: "date", action: deny}`, "")
 	runDecisionCases(t, e, []decisionCase{
 		{"unknown tool: skipped", shellCall("bash", "ls"), policy.Ask, "default"},
-		{"network rules never match", &Request{ToolName: "mcp_fetch_webpage", ToolArgs: map[string]any{"url": "https://x/y"}}, policy.Ask, "default"},
+		{"network rules never match", &Request{Call: NewCall("mcp_fetch_webpage", map[string]any{"url": "https://x/y"})}, policy.Ask, "default"},
 		{"tools as one string", shellCall("bash", "pwd"), policy.Deny, "tiered_policy:rules:deny:rules[one]"},
 		{"a non-RE2 pattern with | is tried by alternative", shellCall("bash", "whoami"), policy.Deny, "tiered_policy:rules:deny:rules[alt]"},
 	})

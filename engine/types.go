@@ -1,13 +1,17 @@
 package engine
 
-import "github.com/toolgate/toolgate/policy"
+import (
+	"encoding/json"
+
+	"github.com/toolgate/toolgate/policy"
+)
 
 // Request is one tool call to decide: the body of POST /api/v1/evaluate.
 type Request struct {
-	ToolName  string         `json:"tool_name"`
-	ToolArgs  map[string]any `json:"tool_args"`
-	ChannelID string         `json:"channel_id,omitempty"`
-	Workspace string         `json:"workspace,omitempty"`
+	// Call is the tool call, read once where it came in (NewCall).
+	Call      Call   `json:"-"`
+	ChannelID string `json:"channel_id,omitempty"`
+	Workspace string `json:"workspace,omitempty"`
 	// Home is the home of the user the agent runs as, which ~ and $HOME
 	// name in its arguments; empty means the server user's (Options.HomeDir).
 	// The hooks fill it from what `toolgate hook` sends.
@@ -150,3 +154,30 @@ const (
 	// Symlink: a symbolic link, dangling or not.
 	Symlink
 )
+
+// requestWire is the JSON form of a Request: the evaluate body's fields.
+type requestWire struct {
+	ToolName  string         `json:"tool_name"`
+	ToolArgs  map[string]any `json:"tool_args"`
+	ChannelID string         `json:"channel_id,omitempty"`
+	Workspace string         `json:"workspace,omitempty"`
+	Scope     *Scope         `json:"scope,omitempty"`
+	Explain   bool           `json:"explain,omitempty"`
+}
+
+// MarshalJSON writes the request as the evaluate body.
+func (r Request) MarshalJSON() ([]byte, error) {
+	return json.Marshal(requestWire{ToolName: r.Call.Tool(), ToolArgs: r.Call.Args(), ChannelID: r.ChannelID,
+		Workspace: r.Workspace, Scope: r.Scope, Explain: r.Explain})
+}
+
+// UnmarshalJSON reads the evaluate body, and its Call once (NewCall). The
+// fields JSON does not carry (Home, SessionID, TokenID) are left empty.
+func (r *Request) UnmarshalJSON(b []byte) error {
+	var w requestWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*r = Request{Call: NewCall(w.ToolName, w.ToolArgs), ChannelID: w.ChannelID, Workspace: w.Workspace, Scope: w.Scope, Explain: w.Explain}
+	return nil
+}

@@ -45,7 +45,7 @@ func TestUnreadInputDecisions(t *testing.T) {
 		{note: "no unread input at all", command: "git status", want: policy.Allow},
 	}
 	for _, c := range cases {
-		d := e.Evaluate(&Request{ToolName: "bash", ToolArgs: map[string]any{"command": c.command}})
+		d := e.Evaluate(&Request{Call: NewCall("bash", map[string]any{"command": c.command})})
 		if d.Level != c.want || c.rule != "" && d.MatchedRule != c.rule {
 			t.Errorf("%s: %q is %s (%s), want %s (%s)", c.note, c.command, d.Level, d.MatchedRule, c.want, c.rule)
 		}

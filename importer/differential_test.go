@@ -84,7 +84,7 @@ func TestClaudeBashNeverAllowsMore(t *testing.T) {
 			for _, tl := range tails {
 				for _, op := range ops {
 					cmd := h + tl + op
-					d := e.Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": cmd}, ChannelID: "cli", Workspace: workspace})
+					d := e.Evaluate(&engine.Request{Call: engine.NewCall("bash", map[string]any{"command": cmd}), ChannelID: "cli", Workspace: workspace})
 					ref := claudeReference(lists, cmd)
 					if d.Level == policy.Allow && ref != Allow {
 						t.Errorf("%s: toolgate allows %q (%s), Claude Code gives %q", f, cmd, d.MatchedRule, ref)

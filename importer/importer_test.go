@@ -119,7 +119,7 @@ func runSample(t *testing.T, s sample) {
 	}
 	e := compile(t, r) // the engine checks the rules' examples too
 	for _, c := range s.calls {
-		d := e.Evaluate(&engine.Request{ToolName: c.tool, ToolArgs: c.args, ChannelID: "cli", Workspace: workspace})
+		d := e.Evaluate(&engine.Request{Call: engine.NewCall(c.tool, c.args), ChannelID: "cli", Workspace: workspace})
 		if d.Level.String() != c.want {
 			t.Errorf("%s %v: %s (%s), the source gives %s", c.tool, c.args, d.Level, d.MatchedRule, c.want)
 		}

@@ -47,7 +47,7 @@ func writeConfig(t *testing.T, dir, text string) {
 	}
 }
 
-var bashLs = &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "ls"}}
+var bashLs = &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "ls"})}
 
 // TestOneCompilePerChange: opening, a write and a reload of an outside
 // edit each compile the policy once, and once a write returns the engine

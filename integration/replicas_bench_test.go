@@ -28,7 +28,7 @@ type decisionSink interface {
 // each log's own queue and writer as the server does; it reports
 // entries/s from the first Enqueue until all are written.
 func BenchmarkReplicasDecisionLog(b *testing.B) {
-	call := logcall.Of(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "git push --force origin main"}, ChannelID: "web"}, nil)
+	call := logcall.Of(&engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "git push --force origin main"}), ChannelID: "web"}, nil)
 	for _, kind := range []string{"sqlite", "postgres"} {
 		b.Run(kind, func(b *testing.B) {
 			sink := openSink(b, kind)

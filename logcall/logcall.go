@@ -43,7 +43,7 @@ func (c *shadowed) Prepare(e *decisionlog.Entry) { prepare(e, c.req, c.policy) }
 // (Engine.ShadowOf), and the redacted request with FullArgs.
 func prepare(e *decisionlog.Entry, req *engine.Request, shadows *engine.Engine) {
 	if e.Summary == "" {
-		e.Summary = redact.Summarize(req.ToolName, req.ToolArgs)
+		e.Summary = redact.Summarize(req.Call.Tool(), req.Call.Args())
 	}
 	if shadows != nil {
 		level, _ := policy.ParseLevel(e.Level)
@@ -61,7 +61,7 @@ func prepare(e *decisionlog.Entry, req *engine.Request, shadows *engine.Engine) 
 // fields a replay must not carry (the session, the token, the home, a
 // request for the trace).
 func Logged(req *engine.Request) *decisionlog.Request {
-	r := &decisionlog.Request{ToolName: req.ToolName, ToolArgs: redact.Args(req.ToolArgs),
+	r := &decisionlog.Request{ToolName: req.Call.Tool(), ToolArgs: redact.Args(req.Call.Args()),
 		ChannelID: req.ChannelID, Workspace: req.Workspace}
 	if s := req.Scope; s != nil {
 		r.Scope = &decisionlog.Scope{AvatarMode: s.AvatarMode, GroupDigitalAvatar: s.GroupDigitalAvatar,
@@ -72,7 +72,7 @@ func Logged(req *engine.Request) *decisionlog.Request {
 
 // Request is the engine's call for a logged one.
 func Request(r *decisionlog.Request) *engine.Request {
-	req := &engine.Request{ToolName: r.ToolName, ToolArgs: r.ToolArgs, ChannelID: r.ChannelID, Workspace: r.Workspace}
+	req := &engine.Request{Call: engine.NewCall(r.ToolName, r.ToolArgs), ChannelID: r.ChannelID, Workspace: r.Workspace}
 	if s := r.Scope; s != nil {
 		req.Scope = &engine.Scope{AvatarMode: s.AvatarMode, GroupDigitalAvatar: s.GroupDigitalAvatar,
 			PrincipalUserID: s.PrincipalUserID}

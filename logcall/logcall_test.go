@@ -36,7 +36,7 @@ func flush(t *testing.T, l *decisionlog.Log) {
 // arguments, the request it keeps; the caller's call is left as it was.
 func TestLogRedactsCalls(t *testing.T) {
 	l := openLog(t)
-	call := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "mysql -pSECRET db"}, Explain: true}
+	call := &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "mysql -pSECRET db"}), Explain: true}
 	l.Enqueue(decisionlog.Entry{Tool: "bash", Level: "ask", Call: logcall.Of(call, nil), FullArgs: true})
 	l.Enqueue(decisionlog.Entry{Tool: "bash", Level: "ask", Call: logcall.Of(call, nil)})
 	flush(t, l)
@@ -56,8 +56,8 @@ func TestLogRedactsCalls(t *testing.T) {
 	if logcall.Request(recent[0].Request).Explain {
 		t.Errorf("the logged request replays with explain on")
 	}
-	if call.ToolArgs["command"] != "mysql -pSECRET db" {
-		t.Errorf("the caller's call was changed: %v", call.ToolArgs)
+	if call.Call.Args()["command"] != "mysql -pSECRET db" {
+		t.Errorf("the caller's call was changed: %v", call.Call.Args())
 	}
 }
 
@@ -71,8 +71,8 @@ func TestLogShadowOutcome(t *testing.T) {
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
-	push := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "git push origin main"}}
-	ls := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "ls"}}
+	push := &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "git push origin main"})}
+	ls := &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "ls"})}
 	for _, c := range []struct {
 		note      string
 		call      decisionlog.Call
@@ -94,16 +94,16 @@ func TestLogShadowOutcome(t *testing.T) {
 // TestLoggedRequestRoundTrip: what the log keeps of a call replays as the
 // call (scope included), without the session, token, home or trace.
 func TestLoggedRequestRoundTrip(t *testing.T) {
-	req := &engine.Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "/w/a", "token": "ghp_0123456789abcdefghijklmnopqrstuvwxyz"},
+	req := &engine.Request{Call: engine.NewCall("read_file", map[string]any{"path": "/w/a", "token": "ghp_0123456789abcdefghijklmnopqrstuvwxyz"}),
 		ChannelID: "feishu", Workspace: "/w", Home: "/home/u", SessionID: "s1", TokenID: "tok", Explain: true,
 		Scope: &engine.Scope{AvatarMode: true, GroupDigitalAvatar: true, PrincipalUserID: "ou_1"}}
 	got := logcall.Request(logcall.Logged(req))
-	want := &engine.Request{ToolName: "read_file", ToolArgs: got.ToolArgs, ChannelID: "feishu", Workspace: "/w",
+	want := &engine.Request{Call: engine.NewCall("read_file", got.Call.Args()), ChannelID: "feishu", Workspace: "/w",
 		Scope: &engine.Scope{AvatarMode: true, GroupDigitalAvatar: true, PrincipalUserID: "ou_1"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v, want %+v", got, want)
 	}
-	if got.ToolArgs["path"] != "/w/a" || got.ToolArgs["token"] == req.ToolArgs["token"] {
-		t.Errorf("args %v: want the path kept and the token redacted", got.ToolArgs)
+	if got.Call.Args()["path"] != "/w/a" || got.Call.Args()["token"] == req.Call.Args()["token"] {
+		t.Errorf("args %v: want the path kept and the token redacted", got.Call.Args())
 	}
 }

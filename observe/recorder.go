@@ -50,7 +50,7 @@ func (d *Recorder) Observe(o service.Observation, req *engine.Request, dec engin
 		latency = now.Sub(o.Start)
 	}
 	if d.metrics != nil {
-		d.metrics.ObserveDecision(req.ToolName, dec.Level, latency)
+		d.metrics.ObserveDecision(req.Call.Tool(), dec.Level, latency)
 		if dec.MatchedRule == "" && strings.HasPrefix(dec.Reason, engine.SkippedReasonPrefix) {
 			d.metrics.ObserveSkipped()
 		}
@@ -65,7 +65,7 @@ func (d *Recorder) Observe(o service.Observation, req *engine.Request, dec engin
 		Time:          now,
 		Source:        o.Source,
 		Agent:         o.Agent,
-		Tool:          req.ToolName,
+		Tool:          req.Call.Tool(),
 		Channel:       req.ChannelID,
 		Session:       o.Session,
 		Level:         dec.Level.String(),

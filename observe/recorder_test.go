@@ -34,11 +34,11 @@ func TestRecorderLogsAndCounts(t *testing.T) {
 		req  *engine.Request
 		dec  engine.Decision
 	}{
-		{"an ask by a rule", &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make"}, ChannelID: "web"},
+		{"an ask by a rule", &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "make"}), ChannelID: "web"},
 			engine.Decision{Level: policy.Ask, MatchedRule: "tiered_policy:tools.bash"}},
-		{"a skipped channel", &engine.Request{ToolName: "bash", ChannelID: "feishu"},
+		{"a skipped channel", &engine.Request{Call: engine.NewCall("bash", nil), ChannelID: "feishu"},
 			engine.Decision{Level: policy.Allow, Reason: engine.SkippedReasonPrefix + "feishu"}},
-		{"a tool nobody knows", &engine.Request{ToolName: "secret_tool_name_xyz"}, engine.Decision{Level: policy.Deny}},
+		{"a tool nobody knows", &engine.Request{Call: engine.NewCall("secret_tool_name_xyz", nil)}, engine.Decision{Level: policy.Deny}},
 	}
 	for _, c := range cases {
 		r.Observe(service.Observation{Source: service.SourceEvaluate, Agent: "codex", Session: "s1", Start: start}, c.req, c.dec)
@@ -48,7 +48,7 @@ func TestRecorderLogsAndCounts(t *testing.T) {
 	}
 	for i, c := range cases {
 		e := log.entries[i]
-		if e.Tool != c.req.ToolName || e.Level != c.dec.Level.String() || e.Agent != "codex" || e.Session != "s1" ||
+		if e.Tool != c.req.Call.Tool() || e.Level != c.dec.Level.String() || e.Agent != "codex" || e.Session != "s1" ||
 			e.Source != service.SourceEvaluate || e.MatchedRule != c.dec.MatchedRule || e.LatencyMicros < 3000 {
 			t.Errorf("%s: logged %+v", c.note, e)
 		}

@@ -98,7 +98,7 @@ func rememberError(req *engine.Request, err error) error {
 	case errors.As(err, &fe):
 		return &store.ValidationError{Problems: []policy.Problem{{Path: fe.Field, Message: fe.Message}}}
 	case errors.Is(err, policy.ErrNothingToRemember):
-		return fmt.Errorf("%s: %w", req.ToolName, store.ErrNoPattern)
+		return fmt.Errorf("%s: %w", req.Call.Tool(), store.ErrNoPattern)
 	}
 	return err
 }

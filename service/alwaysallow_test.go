@@ -52,7 +52,7 @@ func readFile(t *testing.T, path string) []byte {
 // command or first path value, never twice; the new override decides.
 func TestAlwaysAllow(t *testing.T) {
 	p, s, _ := openPolicyFixture(t, "config.yaml")
-	build := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "  npm run build "}}
+	build := &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "  npm run build "})}
 	o, created, err := p.AlwaysAllow(t.Context(), build, "")
 	if err != nil || !created {
 		t.Fatalf("got %v, %v, %v", o, created, err)
@@ -67,16 +67,16 @@ func TestAlwaysAllow(t *testing.T) {
 	if _, _, err := p.AlwaysAllow(t.Context(), build, ""); !errors.Is(err, store.ErrNotAsk) {
 		t.Errorf("second time: got %v, want store.ErrNotAsk (it is allowed now)", err)
 	}
-	read := &engine.Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "/work/ws/a"}}
+	read := &engine.Request{Call: engine.NewCall("read_file", map[string]any{"path": "/work/ws/a"})}
 	if _, _, err := p.AlwaysAllow(t.Context(), read, ""); !errors.Is(err, store.ErrNotAsk) {
 		t.Errorf("an allowed call: got %v, want store.ErrNotAsk", err)
 	}
-	write := &engine.Request{ToolName: "write_file", ToolArgs: map[string]any{"content": "x", "path": "/work/ws/out.txt", "backup": "/work/ws/b"}}
+	write := &engine.Request{Call: engine.NewCall("write_file", map[string]any{"content": "x", "path": "/work/ws/out.txt", "backup": "/work/ws/b"})}
 	o, created, err = p.AlwaysAllow(t.Context(), write, "")
 	if err != nil || !created || o.Map()["pattern"] != "/work/ws/out.txt" || o.Map()["match_type"] != "path" {
 		t.Errorf("path tool: got %v, %v, %v; want the path value", o, created, err)
 	}
-	if _, _, err := p.AlwaysAllow(t.Context(), &engine.Request{ToolName: "mcp_fetch_webpage", ToolArgs: map[string]any{"url": "https://x"}}, ""); !errors.Is(err, store.ErrNoPattern) && !errors.Is(err, store.ErrNotAsk) {
+	if _, _, err := p.AlwaysAllow(t.Context(), &engine.Request{Call: engine.NewCall("mcp_fetch_webpage", map[string]any{"url": "https://x"})}, ""); !errors.Is(err, store.ErrNoPattern) && !errors.Is(err, store.ErrNotAsk) {
 		t.Errorf("network tool: got %v, want store.ErrNoPattern", err)
 	}
 }
@@ -85,7 +85,7 @@ func TestAlwaysAllow(t *testing.T) {
 // asks (the external-directory check asks), the existing entry comes back.
 func TestAlwaysAllowNeverTwice(t *testing.T) {
 	p, s, dir := openPolicyFixture(t, "config.yaml")
-	req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "cat /etc/hosts"}, Workspace: "/work/ws"}
+	req := &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "cat /etc/hosts"}), Workspace: "/work/ws"}
 	if _, created, err := p.AlwaysAllow(t.Context(), req, ""); err != nil || !created {
 		t.Fatalf("first: %v %v", created, err)
 	}
@@ -113,14 +113,14 @@ func TestAlwaysAllowIsLiteral(t *testing.T) {
 			}
 			defer s.Close()
 			p := service.NewPolicy(s)
-			req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": cmd}, ChannelID: "web", Workspace: dir}
+			req := &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": cmd}), ChannelID: "web", Workspace: dir}
 			if _, created, err := p.AlwaysAllow(t.Context(), req, ""); err != nil || !created {
 				t.Fatalf("AlwaysAllow: created %v, err %v", created, err)
 			}
 			if got := s.Engine().Evaluate(req); got.Level != policy.Allow {
 				t.Errorf("the remembered command: got %s %q, want allow", got.Level, got.MatchedRule)
 			}
-			other := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "cat secrets.txt"}, ChannelID: "web", Workspace: dir}
+			other := &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "cat secrets.txt"}), ChannelID: "web", Workspace: dir}
 			if got := s.Engine().Evaluate(other); got.Level == policy.Allow {
 				t.Errorf("another command: got allow by %q, want it not allowed by the override", got.MatchedRule)
 			}
@@ -133,7 +133,7 @@ func TestAlwaysAllowIsLiteral(t *testing.T) {
 // says who approved), and the override still decides.
 func TestAlwaysAllowByRecordsWhoAndWhen(t *testing.T) {
 	p, s, dir := openPolicyFixture(t, "config.yaml")
-	req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make deploy"}}
+	req := &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "make deploy"})}
 	before := time.Now().UTC().Add(-time.Second)
 	o, created, err := p.AlwaysAllow(t.Context(), req, " alice ")
 	if err != nil || !created {
@@ -179,7 +179,7 @@ func TestAlwaysAllowPathShapes(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.note, func(t *testing.T) {
 			p, _, _ := openPolicyFixture(t, "config.yaml")
-			o, created, err := p.AlwaysAllow(t.Context(), &engine.Request{ToolName: c.tool, ToolArgs: c.args}, "")
+			o, created, err := p.AlwaysAllow(t.Context(), &engine.Request{Call: engine.NewCall(c.tool, c.args)}, "")
 			if err != nil || !created {
 				t.Fatalf("got %v, %v, %v", o, created, err)
 			}
@@ -189,7 +189,7 @@ func TestAlwaysAllowPathShapes(t *testing.T) {
 		})
 	}
 	p, _, _ := openPolicyFixture(t, "config.yaml")
-	if o, _, err := p.AlwaysAllow(t.Context(), &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": 42.0}}, ""); err == nil {
+	if o, _, err := p.AlwaysAllow(t.Context(), &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": 42.0})}, ""); err == nil {
 		t.Errorf("an unreadable command: got %v, want an error", o)
 	}
 }
@@ -202,7 +202,7 @@ func TestAlwaysAllowPathShapes(t *testing.T) {
 func TestAlwaysAllowChecksTheDocumentOnDisk(t *testing.T) {
 	p, _, dir := openPolicyFixture(t, "config.yaml")
 	path := filepath.Join(dir, store.ConfigFile)
-	req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make deploy"}}
+	req := &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "make deploy"})}
 	raw := strings.Replace(string(readFile(t, path)), "bash: ask   # shell needs approval", "bash: allow", 1)
 	if !strings.Contains(raw, "bash: allow") {
 		t.Fatal("the fixture no longer has the bash line this test edits")

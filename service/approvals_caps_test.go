@@ -19,7 +19,7 @@ func TestPendingCaps(t *testing.T) {
 	s := NewApprovals(m)
 	s.SetPendingCaps(PendingCaps{PerToken: 5, PerSession: 3})
 	ask := func(token, session, cmd string) error {
-		req := engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": cmd}, ChannelID: "web"}
+		req := engine.Request{Call: engine.NewCall("bash", map[string]any{"command": cmd}), ChannelID: "web"}
 		_, err := s.Ask(context.Background(), token, &req, engine.Decision{Level: policy.Ask, MatchedRule: "tools.bash"}, session, "rest", 0)
 		return err
 	}

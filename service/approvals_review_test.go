@@ -56,7 +56,7 @@ func TestDecideKeepsTheChannelCheckWhenTheLookupFails(t *testing.T) {
 	time.AfterFunc(1500*time.Millisecond, func() { conn.Release(); close(released) })
 	defer func() { <-released }()
 
-	req := engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make deploy"}, ChannelID: "ops"}
+	req := engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "make deploy"}), ChannelID: "ops"}
 	a, _, err := mgrA.Create(ctx, req, engine.Decision{Level: policy.Ask, Reason: "deploys ask"}, "s1")
 	if err != nil {
 		t.Fatal(err)

@@ -48,7 +48,7 @@ func TestSetBuiltinPostgresOtherReplica(t *testing.T) {
 	dsn := pgtest.Shared(t).NewDatabase(t)
 	a, polA := openPGReplica(t, dsn)
 	b, _ := openPGReplica(t, dsn)
-	push := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "git push origin main"}}
+	push := &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "git push origin main"})}
 	if got := b.Engine().Evaluate(push).Level; got == policy.Deny {
 		t.Fatalf("before: level %s, want not deny", got)
 	}

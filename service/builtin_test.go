@@ -42,7 +42,7 @@ func TestSetBuiltinFileMode(t *testing.T) {
 	}
 	svc := service.NewPolicy(a)
 	ctx := context.Background()
-	push := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "git push origin main"}}
+	push := &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "git push origin main"})}
 
 	if got := b.Engine().Evaluate(push).Level; got == policy.Deny {
 		t.Fatalf("before: level %s, want not deny", got)

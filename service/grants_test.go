@@ -64,7 +64,7 @@ var admin = auth.Principal{TokenID: "tok_admin", Name: "ana", Role: auth.RoleAdm
 // ask opens an ask for command in session and returns its id.
 func (w *grantWorld) ask(t *testing.T, command, session string) (string, *engine.Request) {
 	t.Helper()
-	req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": command}, ChannelID: "web", SessionID: session, TokenID: "tok_agent"}
+	req := &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": command}), ChannelID: "web", SessionID: session, TokenID: "tok_agent"}
 	d := w.st.Engine().Evaluate(req)
 	if d.Level != policy.Ask {
 		t.Fatalf("%q in %q: %s %s, want an ask", command, session, d.Level, d.MatchedRule)
@@ -81,7 +81,7 @@ func (w *grantWorld) level(command, session string) (policy.Level, string) {
 }
 
 func (w *grantWorld) levelAs(command, session, token string) (policy.Level, string) {
-	d := w.st.Engine().Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": command}, ChannelID: "web", SessionID: session, TokenID: token})
+	d := w.st.Engine().Evaluate(&engine.Request{Call: engine.NewCall("bash", map[string]any{"command": command}), ChannelID: "web", SessionID: session, TokenID: token})
 	return d.Level, d.MatchedRule
 }
 
@@ -176,7 +176,7 @@ func TestScopedAnswersRefused(t *testing.T) {
 	}
 	bare := approval.New(approval.Options{})
 	defer bare.Shutdown()
-	a, _, _ := bare.Create(ctx, engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "x"}}, engine.Decision{Level: policy.Ask}, "s1")
+	a, _, _ := bare.Create(ctx, engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "x"})}, engine.Decision{Level: policy.Ask}, "s1")
 	if _, err := bare.DecideFor(ctx, a.ID, approval.ChoiceAllowSession, 0, "ana", ""); !errors.Is(err, approval.ErrNoGranter) {
 		t.Errorf("a manager without a Granter: %v", err)
 	}
@@ -279,7 +279,7 @@ func TestScopedAnswerAcrossReplicas(t *testing.T) {
 		return replica{st, book, mgr, hist}
 	}
 	a, b := open(), open()
-	req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make deploy"}, ChannelID: "web", SessionID: "s1", TokenID: "tok"}
+	req := &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "make deploy"}), ChannelID: "web", SessionID: "s1", TokenID: "tok"}
 	d := a.st.Engine().Evaluate(req)
 	if d.Level != policy.Ask {
 		t.Fatalf("the default policy: %s", d.Level)

@@ -78,8 +78,8 @@ func builtinHead(n int) []byte {
 func checkLevel(t *testing.T, e *engine.Engine) {
 	t.Helper()
 	for _, req := range []*engine.Request{
-		{ToolName: "bash", ToolArgs: map[string]any{"command": "rm -rf / && cat ~/.ssh/id_rsa"}},
-		{ToolName: "read_file", ToolArgs: map[string]any{"path": "../etc/passwd"}},
+		{Call: engine.NewCall("bash", map[string]any{"command": "rm -rf / && cat ~/.ssh/id_rsa"})},
+		{Call: engine.NewCall("read_file", map[string]any{"path": "../etc/passwd"})},
 	} {
 		d := e.Evaluate(req)
 		if d.Level != policy.Allow && d.Level != policy.Ask && d.Level != policy.Deny {

@@ -96,7 +96,7 @@ func TestGoldenEdits(t *testing.T) {
 			return err
 		}},
 		{"always allow a shell command (the override staged in a transaction)", "always_allow", "config.yaml", func(s *Store) error {
-			o, err := engine.AlwaysAllowOverride(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": " npm run build "}})
+			o, err := engine.AlwaysAllowOverride(&engine.Request{Call: engine.NewCall("bash", map[string]any{"command": " npm run build "})})
 			if err != nil {
 				return err
 			}

@@ -46,7 +46,7 @@ func TestOwnerScopesShape(t *testing.T) {
 		t.Errorf("the earlier-shape entry was dropped from the section")
 	}
 	call := func(principal, cmd string) engine.Decision {
-		return inForce(s).Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": cmd}, ChannelID: "feishu",
+		return inForce(s).Evaluate(&engine.Request{Call: engine.NewCall("bash", map[string]any{"command": cmd}), ChannelID: "feishu",
 			Scope: &engine.Scope{AvatarMode: true, GroupDigitalAvatar: true, PrincipalUserID: principal}})
 	}
 	cases := []struct {

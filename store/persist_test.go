@@ -29,7 +29,7 @@ func TestAddTrustedDirectory(t *testing.T) {
 	if ext := sec["external_directory"].(map[string]any); ext["/home/u/projects/app"] != "allow" || ext["*"] != "ask" {
 		t.Errorf("external_directory %v", ext)
 	}
-	d := inForce(s).Evaluate(&engine.Request{ToolName: "write_file", ToolArgs: map[string]any{"path": "/home/u/projects/app/main.go"}, Workspace: "/work/ws"})
+	d := inForce(s).Evaluate(&engine.Request{Call: engine.NewCall("write_file", map[string]any{"path": "/home/u/projects/app/main.go"}), Workspace: "/work/ws"})
 	if d.Level != policy.Allow {
 		t.Errorf("write in the trusted dir: got %v %s, want allow", d.Level, d.MatchedRule)
 	}
@@ -82,11 +82,11 @@ func TestDefaultConfig(t *testing.T) {
 		req  engine.Request
 		want policy.Level
 	}{
-		{"read-only path tools allow", engine.Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "/work/ws/a.go"}}, policy.Allow},
-		{"shell asks", engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make"}}, policy.Ask},
-		{"write tools ask", engine.Request{ToolName: "write_file", ToolArgs: map[string]any{"path": "/work/ws/a.go"}}, policy.Ask},
-		{"external paths ask", engine.Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "/etc/passwd"}}, policy.Ask},
-		{"unknown tools ask", engine.Request{ToolName: "mcp_fetch_webpage", ToolArgs: map[string]any{"url": "https://x"}}, policy.Ask},
+		{"read-only path tools allow", engine.Request{Call: engine.NewCall("read_file", map[string]any{"path": "/work/ws/a.go"})}, policy.Allow},
+		{"shell asks", engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "make"})}, policy.Ask},
+		{"write tools ask", engine.Request{Call: engine.NewCall("write_file", map[string]any{"path": "/work/ws/a.go"})}, policy.Ask},
+		{"external paths ask", engine.Request{Call: engine.NewCall("read_file", map[string]any{"path": "/etc/passwd"})}, policy.Ask},
+		{"unknown tools ask", engine.Request{Call: engine.NewCall("mcp_fetch_webpage", map[string]any{"url": "https://x"})}, policy.Ask},
 	}
 	for _, c := range cases {
 		if d := inForce(s).Evaluate(&c.req); d.Level != c.want {
@@ -131,7 +131,7 @@ func TestBrokenBuiltinKeepsLastGood(t *testing.T) {
 	if !hasProblem(s.Problems(), BuiltinFile, "") {
 		t.Errorf("problems %v, want a builtin_rules.yaml problem", s.Problems())
 	}
-	if d := inForce(s).Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make"}}); d.Level != policy.Deny {
+	if d := inForce(s).Evaluate(&engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "make"})}); d.Level != policy.Deny {
 		t.Errorf("got %v, want the last good deny", d.Level)
 	}
 }

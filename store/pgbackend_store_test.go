@@ -39,7 +39,7 @@ func openStore(t *testing.T, db *pg.DB) *inforce.Holder {
 	return s
 }
 
-var gitPush = &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "git push origin main"}}
+var gitPush = &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "git push origin main"})}
 
 // TestStoreEditSeenByOtherReplica: an edit through one Store decides in a
 // second Store on the same database (its own pool and listener) within a

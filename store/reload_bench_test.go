@@ -24,7 +24,7 @@ func BenchmarkReloadAfterEdit(b *testing.B) {
 	}
 	defer s.Close()
 	base := string(readFileB(b, filepath.Join(dir, ConfigFile)))
-	req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make reload-probe"}}
+	req := &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "make reload-probe"})}
 	action := "deny"
 	for b.Loop() {
 		want := policy.Deny

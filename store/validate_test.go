@@ -69,7 +69,7 @@ func TestValidationReportsEveryProblemAtOnce(t *testing.T) {
 			t.Errorf("%s: no problem at %s containing %q; got %v", want.note, want.path, want.msg, ps)
 		}
 	}
-	d := inForce(s).Evaluate(&engine.Request{ToolName: "write_file", ToolArgs: map[string]any{"path": "/work/ws/.env"}, Workspace: "/work/ws"})
+	d := inForce(s).Evaluate(&engine.Request{Call: engine.NewCall("write_file", map[string]any{"path": "/work/ws/.env"}), Workspace: "/work/ws"})
 	if d.Level != policy.Deny {
 		t.Errorf("the good rule still decides: got %v (%s), want deny", d.Level, d.MatchedRule)
 	}
@@ -88,7 +88,7 @@ func TestNotYAMLAtStartAsksForEverything(t *testing.T) {
 	if !hasProblem(s.Problems(), ConfigFile, "line") {
 		t.Errorf("got %v, want a config.yaml problem naming the line", s.Problems())
 	}
-	if d := inForce(s).Evaluate(&engine.Request{ToolName: "read_file", ToolArgs: map[string]any{"path": "/work/ws/a"}}); d.Level != policy.Ask {
+	if d := inForce(s).Evaluate(&engine.Request{Call: engine.NewCall("read_file", map[string]any{"path": "/work/ws/a"})}); d.Level != policy.Ask {
 		t.Errorf("got %v, want ask", d.Level)
 	}
 	if _, err := s.SetToolLevel("bash", "allow"); !errors.Is(err, ErrBrokenConfig) {
@@ -274,7 +274,7 @@ func TestReloadPicksUpEdits(t *testing.T) {
 	s.OnChange(func() { changed <- struct{}{} })
 	path := filepath.Join(dir, ConfigFile)
 	orig := string(readFile(t, path))
-	bash := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make"}}
+	bash := &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "make"})}
 
 	writeFile(t, path, []byte(strings.Replace(orig, "bash: ask", "bash: deny", 1)))
 	waitFor(t, "in-place edit", func() bool { return inForce(s).Evaluate(bash).Level == policy.Deny })
@@ -342,7 +342,7 @@ func TestEmptiedConfigKeepsLastGoodPolicy(t *testing.T) {
 	if err := s.Reload(); err != nil {
 		t.Fatal(err)
 	}
-	d := inForce(s).Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "ls"}})
+	d := inForce(s).Evaluate(&engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "ls"})})
 	if d.Level != policy.Deny {
 		t.Errorf("after emptying config.yaml: got %s, want deny (the last good policy)", d.Level)
 	}

@@ -85,7 +85,7 @@ func (u *UI) approvalItem(w http.ResponseWriter, r *http.Request) {
 // words, how risky, what it would write, what "always allow" remembers and
 // when it expires. Arguments and content are redacted.
 func approvalRow(a approval.Approval, index map[string]ruleMeta, now time.Time, t translator) templates.ApprovalRow {
-	req := engine.Request{ToolName: a.Request.ToolName, ToolArgs: a.Request.ToolArgs, ChannelID: a.Request.ChannelID, Workspace: a.Request.Workspace}
+	req := engine.Request{Call: engine.NewCall(a.Request.ToolName, a.Request.ToolArgs), ChannelID: a.Request.ChannelID, Workspace: a.Request.Workspace}
 	redacted := redact.ClipArgs(redact.ShownArgs(a.Request.ToolArgs), maxShownArg)
 	args := indentJSON(redacted)
 	words := explainRule(a.Asked.MatchedRule, a.Request.ToolName, index, t)

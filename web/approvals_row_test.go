@@ -123,14 +123,14 @@ func TestApprovalRowSaysTheTrueCause(t *testing.T) {
 	if len(problems) > 0 {
 		t.Fatal(problems)
 	}
-	req := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "cd /data/shared && ls"}, ChannelID: "web"}
+	req := &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "cd /data/shared && ls"}), ChannelID: "web"}
 	d := e.Evaluate(req)
 	if d.Level != policy.Ask || d.Cause != engine.CauseEscalation {
 		t.Fatalf("engine: %s cause %q (%s), want ask by the escalation", d.Level, d.Cause, d.MatchedRule)
 	}
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	a := approval.Approval{ID: "a1", CreatedAt: now, ExpiresAt: now.Add(time.Minute),
-		Request: approval.Request{ToolName: "bash", ToolArgs: req.ToolArgs},
+		Request: approval.Request{ToolName: "bash", ToolArgs: req.Call.Args()},
 		Asked:   approval.Asked{MatchedRule: d.MatchedRule, Reason: d.Reason, ExternalPaths: []string{"/data/shared"}, Cause: d.Cause}}
 	row := approvalRow(a, nil, now, english)
 	if row.Risk.External || row.Risk.Class == "high" || !strings.Contains(row.Reason, "chains or substitutes") {

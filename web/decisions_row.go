@@ -33,7 +33,7 @@ func decisionRow(e decisionlog.Entry, index map[string]ruleMeta, eng *engine.Eng
 		return row
 	}
 	if eng != nil {
-		d := eng.Evaluate(&engine.Request{ToolName: e.Tool, ToolArgs: args, ChannelID: e.Channel, Explain: true})
+		d := eng.Evaluate(&engine.Request{Call: engine.NewCall(e.Tool, args), ChannelID: e.Channel, Explain: true})
 		row.Trace = stepRows(d.Trace)
 		row.Rebuilt = t("why.rebuilt") + " " + d.Level.String() + "."
 		// A summary cut at its end, or (an MCP call's JSON) in a value.

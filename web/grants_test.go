@@ -208,7 +208,7 @@ func TestGrantsPageAlwaysAllowed(t *testing.T) {
 	e := newGrantsEnv(t)
 	admin, _ := e.tokens.AdminToken()
 	_, approver, _ := e.tokens.Create("ann", auth.RoleApprover, nil, nil)
-	o, _, err := service.NewPolicy(e.st).AlwaysAllow(context.Background(), &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make deploy"}}, "ann")
+	o, _, err := service.NewPolicy(e.st).AlwaysAllow(context.Background(), &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "make deploy"})}, "ann")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +338,7 @@ func TestAnsweredRowsSayTheGrant(t *testing.T) {
 func TestApprovalsPageOffersAllowForByFilter(t *testing.T) {
 	m := approval.New(approval.Options{Timeout: time.Minute})
 	t.Cleanup(m.Shutdown)
-	req := engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make deploy"}, ChannelID: "web"}
+	req := engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "make deploy"}), ChannelID: "web"}
 	if _, _, err := m.Create(context.Background(), req, engine.Decision{Level: policy.Ask, MatchedRule: "tools.bash", Reason: "asks"}, "s1"); err != nil {
 		t.Fatal(err)
 	}

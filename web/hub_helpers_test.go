@@ -131,7 +131,7 @@ func readType(t *testing.T, c *websocket.Conn, typ string, within time.Duration)
 
 func hubAsk(t *testing.T, m *approval.Manager, cmd, channel, session string) approval.Approval {
 	t.Helper()
-	req := engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": cmd}, ChannelID: channel}
+	req := engine.Request{Call: engine.NewCall("bash", map[string]any{"command": cmd}), ChannelID: channel}
 	dec := engine.Decision{Level: policy.Ask, MatchedRule: "tools.bash", Reason: "Approval required for bash (rule: tools.bash)", ExternalPaths: []string{"/etc/passwd"}}
 	a, _, err := m.Create(context.Background(), req, dec, session)
 	if err != nil {
@@ -149,7 +149,7 @@ func hubAskBig(t *testing.T, m *approval.Manager, seed string) approval.Approval
 	for i := range 16 {
 		args[fmt.Sprintf("arg%d", i)] = strings.Repeat("x", 4000)
 	}
-	req := engine.Request{ToolName: "bash", ToolArgs: args, ChannelID: "web"}
+	req := engine.Request{Call: engine.NewCall("bash", args), ChannelID: "web"}
 	dec := engine.Decision{Level: policy.Ask, MatchedRule: "tools.bash", Reason: "Approval required for bash (rule: tools.bash)"}
 	a, _, err := m.Create(context.Background(), req, dec, "")
 	if err != nil {

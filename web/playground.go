@@ -70,7 +70,7 @@ func playRequest(f templates.PlayForm, t translator) (*engine.Request, string) {
 	if f.Path != "" {
 		args["path"] = f.Path
 	}
-	return &engine.Request{ToolName: f.Tool, ToolArgs: args, ChannelID: f.Channel, Workspace: f.Workspace, Explain: true}, ""
+	return &engine.Request{Call: engine.NewCall(f.Tool, args), ChannelID: f.Channel, Workspace: f.Workspace, Explain: true}, ""
 }
 
 // stepRows shows an engine trace as the playground and the decisions page

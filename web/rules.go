@@ -329,7 +329,7 @@ func (u *UI) runRuleTest(box templates.TestBox, t translator) ([]templates.TestR
 			if err != nil {
 				return nil, t.f("rules.err.sample", line, err.Error())
 			}
-			d := eng.Evaluate(&engine.Request{ToolName: tool, ToolArgs: args})
+			d := eng.Evaluate(&engine.Request{Call: engine.NewCall(tool, args)})
 			matched := strings.Contains(d.MatchedRule, "rules[tested]")
 			out = append(out, templates.TestResult{Sample: line, Tool: tool, Matched: matched,
 				Level: d.Level.String(), Rule: d.MatchedRule})

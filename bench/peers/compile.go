@@ -29,7 +29,7 @@ func Compile(rules []Rule) (*Compiled, error) {
 func (c *Compiled) Check(shapes []Shape) error {
 	for _, s := range shapes {
 		if tg, ok := c.Engines[0].(toolgateEngine); ok {
-			d := tg.e.Evaluate(&engine.Request{ToolName: s.Call.Tool, ToolArgs: s.Call.Args})
+			d := tg.e.Evaluate(&engine.Request{Call: engine.NewCall(s.Call.Tool, s.Call.Args)})
 			if d.Cause != s.Cause {
 				return fmt.Errorf("toolgate decides %s by %s (%s), want by %s", s.Name, d.Cause, d.MatchedRule, s.Cause)
 			}

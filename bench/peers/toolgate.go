@@ -51,6 +51,6 @@ func (t toolgateEngine) Name() string { return "toolgate" }
 
 // Bind builds the engine's Request once; Evaluate does the rest.
 func (t toolgateEngine) Bind(c Call) func() policy.Level {
-	req := &engine.Request{ToolName: c.Tool, ToolArgs: c.Args}
+	req := &engine.Request{Call: engine.NewCall(c.Tool, c.Args)}
 	return func() policy.Level { return t.e.Evaluate(req).Level }
 }

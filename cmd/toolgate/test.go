@@ -18,10 +18,17 @@ import (
 // testCase is one line of a decisions file: a call and the level it must
 // get (and, when given, the rule that must decide it).
 type testCase struct {
-	engine.Request
-	Want        string `json:"want"`
-	MatchedRule string `json:"matched_rule,omitempty"`
-	Note        string `json:"note,omitempty"`
+	// Request is the call, made from the fields below once decoded.
+	Request     engine.Request `json:"-"`
+	ToolName    string         `json:"tool_name"`
+	ToolArgs    map[string]any `json:"tool_args"`
+	ChannelID   string         `json:"channel_id,omitempty"`
+	Workspace   string         `json:"workspace,omitempty"`
+	Scope       *engine.Scope  `json:"scope,omitempty"`
+	Explain     bool           `json:"explain,omitempty"`
+	Want        string         `json:"want"`
+	MatchedRule string         `json:"matched_rule,omitempty"`
+	Note        string         `json:"note,omitempty"`
 }
 
 // runTest is toolgate test [--config-dir DIR] [--workspace DIR] [FILE]: a
@@ -161,5 +168,7 @@ func decodeCase(line []byte) (testCase, error) {
 	if c.ToolArgs == nil {
 		c.ToolArgs = map[string]any{}
 	}
+	c.Request = engine.Request{Call: engine.NewCall(c.ToolName, c.ToolArgs), ChannelID: c.ChannelID,
+		Workspace: c.Workspace, Scope: c.Scope, Explain: c.Explain}
 	return c, nil
 }

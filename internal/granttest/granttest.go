@@ -130,7 +130,7 @@ func Engine(t testing.TB, ws string) *engine.Engine {
 
 // Level is what e decides for command in session on the web channel.
 func Level(e *engine.Engine, command, session string) policy.Level {
-	return e.Evaluate(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": command}, ChannelID: "web", SessionID: session, TokenID: "tok_agent"}).Level
+	return e.Evaluate(&engine.Request{Call: engine.NewCall("bash", map[string]any{"command": command}), ChannelID: "web", SessionID: session, TokenID: "tok_agent"}).Level
 }
 
 // BookFollowsItsStore checks a Book over st: a grant it adds decides at

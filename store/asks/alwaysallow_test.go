@@ -22,7 +22,7 @@ import (
 // outcome must commit together or not at all, and the rule must decide on
 // no replica before its commit.
 
-var makeDeploy = &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make deploy"}}
+var makeDeploy = &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "make deploy"})}
 
 // alwaysAllowReplica is one replica's ask store and policy on one database.
 type alwaysAllowReplica struct {

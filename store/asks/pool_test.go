@@ -93,7 +93,7 @@ func TestAlwaysAllowsAndEditsShareASmallPool(t *testing.T) {
 	}
 	const n = 12
 	req := func(i int) *engine.Request {
-		return &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": fmt.Sprintf("make deploy%d", i)}}
+		return &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": fmt.Sprintf("make deploy%d", i)})}
 	}
 	for i := range n {
 		mustInsert(t, asks[0], newAsk(fmt.Sprintf("a%d", i), time.Minute, map[string]any{"command": fmt.Sprintf("make deploy%d", i)}), "")
@@ -122,7 +122,7 @@ func TestAlwaysAllowsAndEditsShareASmallPool(t *testing.T) {
 		pgtest.WaitFor(t, 5*time.Second, fmt.Sprintf("replica %d has every rule", r), func() bool {
 			e := p.Engine()
 			for i := range n {
-				push := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": fmt.Sprintf("git push%d x", i)}}
+				push := &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": fmt.Sprintf("git push%d x", i)})}
 				if e.Evaluate(req(i)).Level != policy.Allow || e.Evaluate(push).Level != policy.Deny {
 					return false
 				}

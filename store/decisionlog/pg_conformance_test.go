@@ -65,7 +65,7 @@ func conformanceEntries(base time.Time) []decisionlog.Entry {
 		"100%_sure", "", "règle:é"}
 	sessions := []string{"s1", "s2", "", "sé"}
 	agents := []string{"", "codex", "claude-code", "rest", "gemini"}
-	secret := &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "mysql -pSECRET db"}, ChannelID: "web", Explain: true}
+	secret := &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "mysql -pSECRET db"}), ChannelID: "web", Explain: true}
 	var out []decisionlog.Entry
 	at := base
 	for i := range 60 {
@@ -109,7 +109,7 @@ func shadowPolicy() *engine.Engine {
 }
 
 // shadowedPush is git push decided by shadowPolicy.
-var shadowedPush = logcall.Of(&engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "git push origin main"}}, shadowPolicy())
+var shadowedPush = logcall.Of(&engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "git push origin main"})}, shadowPolicy())
 
 // shadowOf is what an entry's shadow outcome must be once written.
 func shadowOf(e decisionlog.Entry) (level, rule string) {

@@ -155,7 +155,7 @@ func TestHistoryWithManager(t *testing.T) {
 	db, path := openTestDB(t)
 	ctx := context.Background()
 	ask := engine.Decision{Level: policy.Ask, MatchedRule: "tools.bash", Reason: "Approval required for bash (rule: tools.bash)", Cause: engine.CauseEscalation}
-	req := engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "make"}, ChannelID: "web"}
+	req := engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "make"}), ChannelID: "web"}
 	m := approval.New(approval.Options{History: db, Logger: slog.New(slog.DiscardHandler)})
 	answered, _, err := m.Create(ctx, req, ask, "s1")
 	if err != nil {
@@ -164,7 +164,7 @@ func TestHistoryWithManager(t *testing.T) {
 	if _, err := m.Decide(ctx, answered.ID, approval.ChoiceDeny, "alice", "no"); err != nil {
 		t.Fatal(err)
 	}
-	req.ToolArgs = map[string]any{"command": "make install"}
+	req.Call = engine.NewCall("bash", map[string]any{"command": "make install"})
 	left, _, err := m.Create(ctx, req, ask, "s1")
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,67 @@
+package engine
+
+import "strings"
+
+// Call is one tool call: the tool's name, its arguments as given, and what
+// is read from them once, when the call comes in (NewCall): the shell
+// command, the first path value and the working directory. Every reader
+// (the engine, redaction, the approval cards, "always allow") takes these
+// from the Call instead of reading the arguments again, so they all see the
+// same command and path.
+//
+// A Call is immutable: NewCall reads everything eagerly, and nothing is
+// filled in later. The decision log re-evaluates shadow decisions on
+// another goroutine with the same Request, so a value computed on first use
+// would be a data race. Treat Args as read-only too.
+type Call struct {
+	tool       string
+	args       map[string]any
+	command    string
+	firstPath  string
+	hasPath    bool
+	workdir    string
+	hasWorkdir bool
+}
+
+// NewCall reads the call of tool with args: its command (ShellCommand),
+// its first path value (FirstPathValue) and its working directory.
+func NewCall(tool string, args map[string]any) Call {
+	c := Call{tool: tool, args: args, command: shellValue(args), hasWorkdir: hasWorkdir(args)}
+	c.firstPath, c.hasPath = FirstPathValue(args)
+	if wd, ok := args["workdir"].(string); ok {
+		c.workdir = strings.TrimSpace(wd)
+	}
+	return c
+}
+
+// Tool is the tool's name, as given.
+func (c Call) Tool() string { return c.tool }
+
+// Args are the arguments as given; nil for a call with none. Read-only.
+func (c Call) Args() map[string]any { return c.args }
+
+// Command is the command of the call as the engine matches it (tool_args
+// command, else cmd; an argv array joined with shell quoting; an unreadable
+// value stands as shell.UnknownMark), or "" when it names none. It is read
+// whatever the tool, so that a card can show it.
+func (c Call) Command() string { return c.command }
+
+// FirstPath is the first path value of the arguments, as "always allow"
+// records it (FirstPathValue), and whether there is one.
+func (c Call) FirstPath() (string, bool) { return c.firstPath, c.hasPath }
+
+// Workdir is the stripped tool_args.workdir when it is a string, else "".
+func (c Call) Workdir() string { return c.workdir }
+
+// HasWorkdir reports whether the arguments name a working directory
+// (workdir or cwd), whatever its value.
+func (c Call) HasWorkdir() bool { return c.hasWorkdir }
+
+// Summary is the one line that stands for the call on a card or in a log:
+// its command, else its first path value, else "".
+func (c Call) Summary() string {
+	if c.command != "" {
+		return c.command
+	}
+	return c.firstPath
+}
