@@ -290,25 +290,11 @@ func maskAll(v any) any {
 	case nil, bool:
 		return t
 	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			out[k] = maskAll(x)
-		}
-		return out
+		return copyObject(t, nil, maskAll)
 	case map[any]any:
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			if ks, ok := k.(string); ok {
-				out[ks] = maskAll(x)
-			}
-		}
-		return out
+		return copyObject(stringKeyed(t), nil, maskAll)
 	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = maskAll(x)
-		}
-		return out
+		return copyList(t, maskAll)
 	}
 	return Redacted
 }
@@ -320,19 +306,9 @@ func redactValue(v any) any {
 	case map[string]any:
 		return Args(t)
 	case map[any]any:
-		m := make(map[string]any, len(t))
-		for k, x := range t {
-			if ks, ok := k.(string); ok {
-				m[ks] = x
-			}
-		}
-		return Args(m)
+		return Args(stringKeyed(t))
 	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = redactValue(x)
-		}
-		return out
+		return copyList(t, redactValue)
 	}
 	return v
 }

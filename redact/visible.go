@@ -89,17 +89,9 @@ func visibleValue(v any) any {
 	case string:
 		return Visible(t)
 	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			out[Visible(k)] = visibleValue(x)
-		}
-		return out
+		return copyObject(t, Visible, visibleValue)
 	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = visibleValue(x)
-		}
-		return out
+		return copyList(t, visibleValue)
 	}
 	return v
 }
@@ -111,21 +103,14 @@ func ClipArgs(args map[string]any, n int) map[string]any {
 }
 
 func clipValue(v any, n int) any {
+	clip := func(x any) any { return clipValue(x, n) }
 	switch t := v.(type) {
 	case string:
 		return truncate(t, n)
 	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, x := range t {
-			out[k] = clipValue(x, n)
-		}
-		return out
+		return copyObject(t, nil, clip)
 	case []any:
-		out := make([]any, len(t))
-		for i, x := range t {
-			out[i] = clipValue(x, n)
-		}
-		return out
+		return copyList(t, clip)
 	}
 	return v
 }
