@@ -235,7 +235,7 @@ func (m *sharedAsks) applyLocked(a Approval) *entry {
 // requestOf rebuilds the engine request of an ask another replica opened,
 // for the Persister (asks are never owner-scope calls, so no Scope).
 func requestOf(a Approval) engine.Request {
-	return engine.Request{Call: engine.NewCall(a.Request.ToolName, a.Request.ToolArgs),
+	return engine.Request{Call: a.Request.Call(),
 		ChannelID: a.Request.ChannelID, Workspace: a.Request.Workspace}
 }
 

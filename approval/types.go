@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/policy"
 )
@@ -143,6 +144,15 @@ type Request struct {
 	// made from the answer is bound.
 	TokenID string `json:"token_id,omitempty"`
 }
+
+// Call is the call the ask holds, read from ToolName and ToolArgs
+// (engine.NewCall), for "always allow", grants, the webhook and the cards.
+// It is read from the arguments the Request holds now rather than kept
+// beside them: the manager canonicalizes and later clips them, the API and
+// the live view show redacted copies, and the stores write and read
+// ToolArgs alone, so a kept Call could speak of other arguments (an
+// unredacted command on a redacted card).
+func (r Request) Call() engine.Call { return engine.NewCall(r.ToolName, r.ToolArgs) }
 
 // Asked is the engine decision that asked: why a person is being prompted.
 type Asked struct {

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/toolgate/toolgate/engine"
 )
 
 // Defaults of WebhookOptions. With them one notification is tried at most
@@ -45,7 +47,7 @@ type WebhookOptions struct {
 	// Summarize and Redact are the decision log's redaction
 	// (redact.Summarize, redact.Text): the arguments' one-line summary and
 	// the masking of free text. Both are required.
-	Summarize func(tool string, args map[string]any) string
+	Summarize func(engine.Call) string
 	Redact    func(string) string
 	// QueueSize bounds the notifications waiting per URL; when full, new
 	// ones are dropped and counted (DefaultWebhookQueue).

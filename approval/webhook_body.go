@@ -50,7 +50,7 @@ func (n *Notifier) payload(a Approval) WebhookPayload {
 		Approval: WebhookApproval{
 			ID:          a.ID,
 			ToolName:    a.Request.ToolName,
-			Summary:     n.opts.Summarize(a.Request.ToolName, a.Request.ToolArgs),
+			Summary:     n.opts.Summarize(a.Request.Call()),
 			ChannelID:   a.Request.ChannelID,
 			SessionID:   a.Request.SessionID,
 			MatchedRule: a.Asked.MatchedRule,

@@ -43,7 +43,7 @@ func (c *shadowed) Prepare(e *decisionlog.Entry) { prepare(e, c.req, c.policy) }
 // (Engine.ShadowOf), and the redacted request with FullArgs.
 func prepare(e *decisionlog.Entry, req *engine.Request, shadows *engine.Engine) {
 	if e.Summary == "" {
-		e.Summary = redact.Summarize(req.Call.Tool(), req.Call.Args())
+		e.Summary = redact.Summarize(req.Call)
 	}
 	if shadows != nil {
 		level, _ := policy.ParseLevel(e.Level)

@@ -322,11 +322,12 @@ const SummaryMax = 300
 // path tool, else (an MCP tool's among them) the arguments as canonical
 // JSON (keys sorted, as args rules match them), each string cut to
 // summaryValueMax so that one long value does not hide the others.
-func Summarize(tool string, args map[string]any) string {
+func Summarize(call engine.Call) string {
+	tool, args := call.Tool(), call.Args()
 	var s string
 	switch engine.ToolCategory(tool) {
 	case engine.CategoryShell:
-		s = Text(engine.ShellCommand(args))
+		s = Text(call.Command())
 	case engine.CategoryPath:
 		if !engine.IsMCPTool(tool) {
 			s = pathSummary(args)

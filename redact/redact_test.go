@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/engine"
 )
 
 func TestRedact(t *testing.T) {
@@ -112,11 +114,11 @@ func TestSummarize(t *testing.T) {
 			`{"content":"` + strings.Repeat("y", 80) + `… [420 more bytes not shown]","path":"/ws/b"}`},
 	}
 	for _, c := range cases {
-		if got := Summarize(c.tool, c.args); got != c.want {
+		if got := Summarize(engine.NewCall(c.tool, c.args)); got != c.want {
 			t.Errorf("%s: got %q, want %q", c.note, got, c.want)
 		}
 	}
-	if got := Summarize("bash", map[string]any{"command": long}); len(got) > SummaryMax {
+	if got := Summarize(engine.NewCall("bash", map[string]any{"command": long})); len(got) > SummaryMax {
 		t.Errorf("long summary has %d bytes, want at most %d", len(got), SummaryMax)
 	}
 }

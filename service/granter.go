@@ -33,12 +33,12 @@ func NewGranter(book *grant.Book, policy PolicyReader) *Granter {
 // workspace, to its session for allow_session, for ttl (allow_for) or
 // grant.SessionLifetime (allow_session).
 func (g *Granter) Grant(ctx context.Context, a approval.Approval, choice approval.Choice, ttl time.Duration, by string) (grant.Grant, error) {
-	req := engine.Request{Call: engine.NewCall(a.Request.ToolName, a.Request.ToolArgs),
+	req := engine.Request{Call: a.Request.Call(),
 		ChannelID: a.Request.ChannelID, Workspace: a.Request.Workspace}
 	out := grant.Grant{
 		ToolName: req.Call.Tool(), SessionID: a.Request.SessionID, TokenID: a.Request.TokenID, ChannelID: engine.ChannelKey(req.ChannelID),
 		Workspace: g.policy.Engine().GrantWorkspace(&req), Agent: a.Request.Agent,
-		Summary: redact.Summarize(req.Call.Tool(), req.Call.Args()), ApprovalID: a.ID, GrantedBy: by,
+		Summary: redact.Summarize(req.Call), ApprovalID: a.ID, GrantedBy: by,
 		CreatedAt: g.now().UTC().Truncate(time.Millisecond),
 	}
 	out.MatchType, out.Pattern = engine.Remembered(&req)

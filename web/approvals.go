@@ -85,7 +85,8 @@ func (u *UI) approvalItem(w http.ResponseWriter, r *http.Request) {
 // words, how risky, what it would write, what "always allow" remembers and
 // when it expires. Arguments and content are redacted.
 func approvalRow(a approval.Approval, index map[string]ruleMeta, now time.Time, t translator) templates.ApprovalRow {
-	req := engine.Request{Call: engine.NewCall(a.Request.ToolName, a.Request.ToolArgs), ChannelID: a.Request.ChannelID, Workspace: a.Request.Workspace}
+	req := engine.Request{Call: a.Request.Call(), ChannelID: a.Request.ChannelID, Workspace: a.Request.Workspace}
+	summary := req.Call.Summary()
 	redacted := redact.ClipArgs(redact.ShownArgs(a.Request.ToolArgs), maxShownArg)
 	args := indentJSON(redacted)
 	words := explainRule(a.Asked.MatchedRule, a.Request.ToolName, index, t)
@@ -102,8 +103,8 @@ func approvalRow(a approval.Approval, index map[string]ruleMeta, now time.Time, 
 		}
 	}
 	row := templates.ApprovalRow{
-		ID: a.ID, Tool: redact.Visible(a.Request.ToolName), Summary: redact.Clip(redact.Shown(summary(a.Request.ToolArgs)), maxShownArg), Args: args,
-		Hidden:  redact.HasInvisible(summary(a.Request.ToolArgs)) || redact.HasInvisible(args),
+		ID: a.ID, Tool: redact.Visible(a.Request.ToolName), Summary: redact.Clip(redact.Shown(summary), maxShownArg), Args: args,
+		Hidden:  redact.HasInvisible(summary) || redact.HasInvisible(args),
 		Channel: cmp.Or(a.Request.ChannelID, "web"), Session: cmp.Or(a.Request.SessionID, "–"),
 		Reason: cmp.Or(words.Reason, a.Asked.Reason), EngineReason: a.Asked.Reason, Rule: a.Asked.MatchedRule,
 		External: externalText(a.Asked.ExternalPaths), ExternalPaths: a.Asked.ExternalPaths,
@@ -259,7 +260,7 @@ func answeredRows(ctx context.Context, all []approval.Approval) []templates.Answ
 	slices.SortFunc(done, func(a, b approval.Approval) int { return b.DecidedAt.Compare(*a.DecidedAt) })
 	var out []templates.AnsweredRow
 	for _, a := range done[:min(len(done), recentAnswers)] {
-		row := templates.AnsweredRow{Tool: redact.Visible(a.Request.ToolName), Summary: redact.Clip(redact.Shown(summary(a.Request.ToolArgs)), maxShownArg),
+		row := templates.AnsweredRow{Tool: redact.Visible(a.Request.ToolName), Summary: redact.Clip(redact.Shown(a.Request.Call().Summary()), maxShownArg),
 			Status: string(a.Status), By: a.DecidedBy,
 			When: a.DecidedAt.UTC().Format("15:04:05 UTC"), WhenISO: a.DecidedAt.UTC().Format(time.RFC3339)}
 		ttl := 0
@@ -282,17 +283,6 @@ func externalText(paths []string) string {
 		return "none"
 	}
 	return strings.Join(paths, ", ")
-}
-
-// summary is the one line that says what a call does: its command or path.
-func summary(args map[string]any) string {
-	if c := engine.ShellCommand(args); c != "" {
-		return c
-	}
-	if p, ok := engine.FirstPathValue(args); ok {
-		return p
-	}
-	return ""
 }
 
 // decideApproval answers an ask from the no-JavaScript form.
