@@ -363,4 +363,4 @@ func ruleOf(m map[string]any) policy.Rule {
 	return r
 }
 
-var gitPush = &engine.Request{ToolName: "bash", ToolArgs: map[string]any{"command": "git push origin main"}}
+var gitPush = &engine.Request{Call: engine.NewCall("bash", map[string]any{"command": "git push origin main"})}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/redact"
 )
 
@@ -37,7 +38,7 @@ type redactingCall struct {
 
 func (c *redactingCall) Prepare(e *Entry) {
 	if e.Summary == "" {
-		e.Summary = redact.Summarize(c.tool, c.args)
+		e.Summary = redact.Summarize(engine.NewCall(c.tool, c.args))
 	}
 }
 
