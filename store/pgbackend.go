@@ -143,25 +143,8 @@ func (p *PGBackend) update(ctx context.Context, edit func(cur Document) ([]byte,
 // one more call, so a slow reload never holds up the Listener.
 // Notifications of this process's own writes call it too (spuriously).
 func (p *PGBackend) Watch(ctx context.Context, changed func()) error {
-	signal := make(chan struct{}, 1)
-	poke := func() {
-		select {
-		case signal <- struct{}{}:
-		default:
-		}
-	}
-	unsubscribe := p.db.Listener().Subscribe(pg.ChannelPolicy, func(string) { poke() }, poke)
-	go func() {
-		defer unsubscribe()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-signal:
-				changed()
-			}
-		}
-	}()
+	run := p.db.Listener().Watch(ctx, pg.ChannelPolicy, changed)
+	go run() // ends with ctx; its error is ctx's
 	return nil
 }
 

@@ -202,13 +202,8 @@ func listening(db *pg.DB) error {
 func waitListening(ctx context.Context, db *pg.DB, log *slog.Logger) {
 	ctx, cancel := context.WithTimeout(ctx, listenWait)
 	defer cancel()
-	for !db.Listener().Connected() {
-		select {
-		case <-ctx.Done():
-			log.Warn("serving before the database listener connected; /readyz fails until it does")
-			return
-		case <-time.After(10 * time.Millisecond):
-		}
+	if !db.Listener().WaitConnected(ctx) {
+		log.Warn("serving before the database listener connected; /readyz fails until it does")
 	}
 }
 

@@ -24,9 +24,6 @@ import (
 	"github.com/toolgate/toolgate/store/pg"
 )
 
-// adminID is the id of the admin token's row and principal.
-const adminID = "admin"
-
 // PGTokens are the bearer tokens in PostgreSQL, with the method set of
 // Tokens (the token file). Verify and Active answer from memory (a request never waits
 // for the database, and tokens keep working while it is away); the memory
@@ -161,11 +158,6 @@ func nonNil(s []string) []string {
 	return s
 }
 
-func hashHex(secret string) string {
-	h := sha256.Sum256([]byte(secret))
-	return hex.EncodeToString(h[:])
-}
-
 // notified handles a ChannelTokens notification: a revocation it names
 // ends that token here at once, from the payload alone, so that a reload
 // that fails cannot keep a revoked token working; then everything reloads.
@@ -298,7 +290,7 @@ func (t *PGTokens) Verify(token string) (Principal, bool) {
 	t.mu.RLock()
 	if t.admin != ([32]byte{}) && subtle.ConstantTimeCompare(h[:], t.admin[:]) == 1 {
 		t.mu.RUnlock()
-		return Principal{TokenID: adminID, Name: adminID, Role: RoleAdmin}, true
+		return adminPrincipal, true
 	}
 	// A map keyed by the hash: its timing tells about the hash of the
 	// caller's own guess only, which does not help find a token.
@@ -311,7 +303,7 @@ func (t *PGTokens) Verify(token string) (Principal, bool) {
 			return Principal{}, false
 		}
 	}
-	return Principal{TokenID: ti.ID, Name: ti.Name, Role: ti.Role, Channels: ti.Channels, Sessions: ti.Sessions}, true
+	return ti.principal(), true
 }
 
 // maxTokenLookups bounds the database look-ups of unknown tokens running
@@ -358,19 +350,10 @@ func (t *PGTokens) List() []TokenInfo {
 // Create makes a token and returns it with its secret; only the hash is
 // stored. A database error wraps store.ErrUnavailable when it is away.
 func (t *PGTokens) Create(name, role string, channels, sessions []string) (TokenInfo, string, error) {
-	if role != RoleAdmin && role != RoleApprover && role != RoleAgent {
-		return TokenInfo{}, "", ErrBadRole
-	}
-	secret, err := NewSecret()
+	info, secret, err := newToken(name, role, channels, sessions)
 	if err != nil {
 		return TokenInfo{}, "", err
 	}
-	id, err := NewSecret()
-	if err != nil {
-		return TokenInfo{}, "", err
-	}
-	info := TokenInfo{ID: "tok_" + id[:12], Name: name, Role: role, Channels: channels, Sessions: sessions,
-		Created: time.Now().UTC().Truncate(time.Second), Hash: hashHex(secret)}
 	ctx := context.Background()
 	octx, cancel := t.db.Op(ctx)
 	defer cancel()

@@ -175,12 +175,12 @@ func (t *Tokens) Verify(token string) (Principal, bool) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	if subtle.ConstantTimeCompare(h[:], t.adminHash[:]) == 1 {
-		return Principal{TokenID: "admin", Name: "admin", Role: RoleAdmin}, true
+		return adminPrincipal, true
 	}
 	hexHash := hex.EncodeToString(h[:])
 	for _, ti := range t.list {
 		if subtle.ConstantTimeCompare([]byte(hexHash), []byte(ti.Hash)) == 1 {
-			return Principal{TokenID: ti.ID, Name: ti.Name, Role: ti.Role, Channels: ti.Channels, Sessions: ti.Sessions}, true
+			return ti.principal(), true
 		}
 	}
 	return Principal{}, false
@@ -189,7 +189,7 @@ func (t *Tokens) Verify(token string) (Principal, bool) {
 // Active reports whether a token id still exists: the admin token always
 // does, a created token until it is revoked.
 func (t *Tokens) Active(tokenID string) bool {
-	if tokenID == "admin" {
+	if tokenID == adminID {
 		return true
 	}
 	t.mu.RLock()
@@ -211,6 +211,24 @@ func (t *Tokens) List() []TokenInfo {
 
 // Create makes a new token and returns it; only its hash is stored.
 func (t *Tokens) Create(name, role string, channels, sessions []string) (TokenInfo, string, error) {
+	info, secret, err := newToken(name, role, channels, sessions)
+	if err != nil {
+		return TokenInfo{}, "", err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	next := append(append([]TokenInfo(nil), t.list...), info)
+	if err := t.save(next); err != nil {
+		return TokenInfo{}, "", err
+	}
+	t.list = next
+	return info, secret, nil
+}
+
+// newToken makes the record and the secret of a new token (both stores'
+// Create): a random id and secret, created now to the second, and only the
+// secret's hash kept in the record.
+func newToken(name, role string, channels, sessions []string) (TokenInfo, string, error) {
 	if role != RoleAdmin && role != RoleApprover && role != RoleAgent {
 		return TokenInfo{}, "", ErrBadRole
 	}
@@ -222,18 +240,26 @@ func (t *Tokens) Create(name, role string, channels, sessions []string) (TokenIn
 	if err != nil {
 		return TokenInfo{}, "", err
 	}
-	h := sha256.Sum256([]byte(secret))
-	info := TokenInfo{ID: "tok_" + id[:12], Name: name, Role: role, Channels: channels, Sessions: sessions,
-		Created: time.Now().UTC().Truncate(time.Second), Hash: hex.EncodeToString(h[:])}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	next := append(append([]TokenInfo(nil), t.list...), info)
-	if err := t.save(next); err != nil {
-		return TokenInfo{}, "", err
-	}
-	t.list = next
-	return info, secret, nil
+	return TokenInfo{ID: "tok_" + id[:12], Name: name, Role: role, Channels: channels, Sessions: sessions,
+		Created: time.Now().UTC().Truncate(time.Second), Hash: hashHex(secret)}, secret, nil
 }
+
+// hashHex is the hex SHA-256 of a token's secret, as TokenInfo.Hash keeps it.
+func hashHex(secret string) string {
+	h := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(h[:])
+}
+
+// principal is who a request with token ti acts as.
+func (ti TokenInfo) principal() Principal {
+	return Principal{TokenID: ti.ID, Name: ti.Name, Role: ti.Role, Channels: ti.Channels, Sessions: ti.Sessions}
+}
+
+// adminID is the id (and name) of the admin token and its principal.
+const adminID = "admin"
+
+// adminPrincipal is who a request with the admin token acts as.
+var adminPrincipal = Principal{TokenID: adminID, Name: adminID, Role: RoleAdmin}
 
 // Revoke deletes a token by id.
 func (t *Tokens) Revoke(id string) error {

@@ -102,23 +102,7 @@ func (s *PGStore) LiveGrants(ctx context.Context, now time.Time) ([]grant.Grant,
 // through any replica, and after each (re)connection of the listener (a
 // notice may have been missed), until ctx ends.
 func (s *PGStore) WatchGrants(ctx context.Context, changed func()) error {
-	kick := make(chan struct{}, 1)
-	poke := func() {
-		select {
-		case kick <- struct{}{}:
-		default:
-		}
-	}
-	unsubscribe := s.db.Listener().Subscribe(pg.ChannelGrants, func(string) { poke() }, poke)
-	defer unsubscribe()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-kick:
-			changed()
-		}
-	}
+	return s.db.Listener().Watch(ctx, pg.ChannelGrants, changed)()
 }
 
 // inTx runs fn in one transaction bounded by the operation timeout (a

@@ -226,29 +226,11 @@ func (s *Store) GetApproval(ctx context.Context, id string) (approval.Approval, 
 
 // ListApprovals returns one page of history, newest first.
 func (s *Store) ListApprovals(ctx context.Context, q Query) (Page, error) {
-	limit := q.PageSize()
-	var where []string
-	var args []any
-	if q.Status != "" {
-		where, args = append(where, "status = ?"), append(args, string(q.Status))
+	query, args, err := q.listSQL(sqliteList)
+	if err != nil {
+		return Page{}, err
 	}
-	if q.SessionID != "" {
-		where, args = append(where, "session_id = ?"), append(args, q.SessionID)
-	}
-	if q.Cursor != "" {
-		ts, id, err := parseCursor(q.Cursor)
-		if err != nil {
-			return Page{}, err
-		}
-		where = append(where, "(created_at < ? OR (created_at = ? AND id < ?))")
-		args = append(args, ts, ts, id)
-	}
-	query := `SELECT ` + Columns + ` FROM approvals`
-	if len(where) > 0 {
-		query += ` WHERE ` + strings.Join(where, " AND ")
-	}
-	query += ` ORDER BY created_at DESC, id DESC LIMIT ?`
-	rows, err := s.db.SQL().QueryContext(ctx, query, append(args, limit+1)...)
+	rows, err := s.db.SQL().QueryContext(ctx, query, args...)
 	if err != nil {
 		return Page{}, fmt.Errorf("history: list approvals: %w", err)
 	}
@@ -256,8 +238,15 @@ func (s *Store) ListApprovals(ctx context.Context, q Query) (Page, error) {
 	if err != nil {
 		return Page{}, err
 	}
-	return NewPage(list, limit), nil
+	return NewPage(list, q.PageSize()), nil
 }
+
+// sqliteList writes ListApprovals' query for the approvals table of
+// approvals.db.
+var sqliteList = listDialect{table: "approvals", param: func(int) string { return "?" },
+	cursor: func(ts int64, id string, arg func(any) string) string {
+		return "(created_at < " + arg(ts) + " OR (created_at = " + arg(ts) + " AND id < " + arg(id) + "))"
+	}}
 
 // ApprovalEvents returns the recorded state changes of one approval, in order.
 func (s *Store) ApprovalEvents(ctx context.Context, id string) ([]Event, error) {
@@ -281,6 +270,7 @@ func (s *Store) ApprovalEvents(ctx context.Context, id string) ([]Event, error) 
 	return out, rows.Err()
 }
 
+// parseCursor reads a cursor of ListApprovals: "<unix nanos>.<id>".
 func parseCursor(c string) (int64, string, error) {
 	ts, id, ok := strings.Cut(c, ".")
 	n, err := strconv.ParseInt(ts, 10, 64)

@@ -2,9 +2,7 @@ package history
 
 import (
 	"context"
-	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -127,37 +125,23 @@ func (h *PGStore) GetApproval(ctx context.Context, id string) (approval.Approval
 // ListApprovals returns one page of history, newest first; its cursors are
 // those of Store.
 func (h *PGStore) ListApprovals(ctx context.Context, q Query) (Page, error) {
-	limit := q.PageSize()
-	var where []string
-	var args []any
-	arg := func(v any) string {
-		args = append(args, v)
-		return "$" + strconv.Itoa(len(args))
+	sql, args, err := q.listSQL(pgList)
+	if err != nil {
+		return Page{}, err
 	}
-	if q.Status != "" {
-		where = append(where, "status = "+arg(pg.Text(string(q.Status))))
-	}
-	if q.SessionID != "" {
-		where = append(where, "session_id = "+arg(pg.Text(q.SessionID)))
-	}
-	if q.Cursor != "" {
-		ts, id, err := parseHistoryCursor(q.Cursor)
-		if err != nil {
-			return Page{}, err
-		}
-		where = append(where, "(created_at, id) < ("+arg(ts)+"::bigint, "+arg(pg.Text(id))+"::text)")
-	}
-	sql := `SELECT ` + Columns + ` FROM approval_history`
-	if len(where) > 0 {
-		sql += ` WHERE ` + strings.Join(where, " AND ")
-	}
-	sql += ` ORDER BY created_at DESC, id DESC LIMIT ` + arg(limit+1)
 	list, err := h.list(ctx, "list approvals", sql, args...)
 	if err != nil {
 		return Page{}, err
 	}
-	return NewPage(list, limit), nil
+	return NewPage(list, q.PageSize()), nil
 }
+
+// pgList writes ListApprovals' query for approval_history; ids compare as
+// text, times as bigint.
+var pgList = listDialect{table: "approval_history", param: func(i int) string { return "$" + strconv.Itoa(i) }, text: pg.Text,
+	cursor: func(ts int64, id string, arg func(any) string) string {
+		return "(created_at, id) < (" + arg(ts) + "::bigint, " + arg(id) + "::text)"
+	}}
 
 // ApprovalEvents returns the recorded state changes of one approval, in
 // order.
@@ -182,16 +166,6 @@ func (h *PGStore) ApprovalEvents(ctx context.Context, id string) ([]Event, error
 		return nil, h.db.Wrap(ctx, err, "approval events")
 	}
 	return out, nil
-}
-
-// parseHistoryCursor reads a cursor of ListApprovals: "<unix nanos>.<id>".
-func parseHistoryCursor(c string) (int64, string, error) {
-	ts, id, ok := strings.Cut(c, ".")
-	n, err := strconv.ParseInt(ts, 10, 64)
-	if !ok || err != nil || id == "" {
-		return 0, "", fmt.Errorf("%w: %q", ErrBadCursor, c)
-	}
-	return n, id, nil
 }
 
 // list runs a SELECT of Columns and reads its approvals.

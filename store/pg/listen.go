@@ -105,6 +105,47 @@ func (l *Listener) Subscribe(channel string, fn func(payload string), resync fun
 // Connected reports whether the listening connection is up.
 func (l *Listener) Connected() bool { return l.connected.Load() }
 
+// Watch subscribes to channel at once and returns run, which calls
+// changed on every notification on channel and after every (re)connect of
+// the Listener (one may have been missed) until ctx ends, then
+// unsubscribes and returns ctx's error. changed runs on run's goroutine,
+// one call at a time; signals that arrive during a call fold into one
+// more call, so a slow reader never holds up the Listener.
+func (l *Listener) Watch(ctx context.Context, channel string, changed func()) (run func() error) {
+	signal := make(chan struct{}, 1)
+	poke := func() {
+		select {
+		case signal <- struct{}{}:
+		default:
+		}
+	}
+	unsubscribe := l.Subscribe(channel, func(string) { poke() }, poke)
+	return func() error {
+		defer unsubscribe()
+		for {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-signal:
+				changed()
+			}
+		}
+	}
+}
+
+// WaitConnected waits until the Listener is connected or ctx ends, and
+// reports whether it is connected.
+func (l *Listener) WaitConnected(ctx context.Context) bool {
+	for !l.Connected() {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	return true
+}
+
 // Reconnects counts the times the listening connection was lost or could
 // not be made (for metrics).
 func (l *Listener) Reconnects() int64 { return l.reconnects.Load() }
