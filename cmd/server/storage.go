@@ -24,13 +24,6 @@ import (
 // databaseURLEnv names the database when no --database-url flag is given.
 const databaseURLEnv = "TOOLGATE_DATABASE_URL"
 
-// SQLite files of the config dir (without --database-url).
-const (
-	approvalDBFile = "approvals.db"
-	decisionDBFile = "decisions.db"
-	grantsDBFile   = "grants.db"
-)
-
 // readyTimeout bounds the database ping of one /readyz; listenWait the
 // start's wait for the notification connection.
 const (
@@ -102,20 +95,20 @@ func openFiles(c config, dir string, opts inforce.Options, a *app, log *slog.Log
 	}
 	s.tokens = tokens
 	logCreatedToken(log, dir, created)
-	hist, err := history.Open(filepath.Join(dir, approvalDBFile))
+	hist, err := history.Open(filepath.Join(dir, history.File))
 	if err != nil {
 		return nil, err
 	}
 	a.onClose("approval history", hist.Close)
 	s.history = hist
-	gs, err := grants.Open(filepath.Join(dir, grantsDBFile))
+	gs, err := grants.Open(filepath.Join(dir, grants.File))
 	if err != nil {
 		return nil, err
 	}
 	a.onClose("grants", gs.Close)
 	s.grants = gs
 	if c.decisionLog {
-		dl, err := decisionlog.Open(filepath.Join(dir, decisionDBFile), decisionlog.Options{Retention: c.logRetention, MaxRows: c.logMaxRows, Logger: log})
+		dl, err := decisionlog.Open(filepath.Join(dir, decisionlog.File), decisionlog.Options{Retention: c.logRetention, MaxRows: c.logMaxRows, Logger: log})
 		if err != nil {
 			return nil, err
 		}

@@ -23,6 +23,8 @@ import (
 	"github.com/toolgate/toolgate/internal/pgtest"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/auth"
+	"github.com/toolgate/toolgate/store/decisionlog"
+	"github.com/toolgate/toolgate/store/history"
 	"github.com/toolgate/toolgate/store/pg"
 	"github.com/toolgate/toolgate/web"
 )
@@ -81,10 +83,10 @@ func TestWireFailureClosesWhatItOpened(t *testing.T) {
 		want  string
 	}{
 		{note: "decision log path is a directory (the last storage step)", setup: func(t *testing.T, c *config) {
-			if err := os.MkdirAll(filepath.Join(c.configDir, decisionDBFile), 0o700); err != nil {
+			if err := os.MkdirAll(filepath.Join(c.configDir, decisionlog.File), 0o700); err != nil {
 				t.Fatal(err)
 			}
-		}, want: decisionDBFile},
+		}, want: decisionlog.File},
 		{note: "webhook without a secret (after the manager, hub and metrics)", setup: func(t *testing.T, c *config) {
 			c.webhooks.urls = urlList{"https://receiver.example/hook"}
 		}, want: "secret"},
@@ -331,7 +333,7 @@ func TestWirePostgresReplicas(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	for _, name := range []string{decisionDBFile, approvalDBFile} {
+	for _, name := range []string{decisionlog.File, history.File} {
 		if _, err := os.Stat(filepath.Join(c2.configDir, name)); !errors.Is(err, os.ErrNotExist) {
 			t.Errorf("%s exists in a database replica's config dir (%v)", name, err)
 		}

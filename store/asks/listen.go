@@ -21,12 +21,7 @@ const noticeQueue = 1024
 func (s *Approvals) Listen(ctx context.Context, n approval.Notify) error {
 	ids := make(chan string, noticeQueue)
 	resync := make(chan struct{}, 1)
-	askResync := func() {
-		select {
-		case resync <- struct{}{}:
-		default:
-		}
-	}
+	askResync := func() { pg.Poke(resync) }
 	unsubscribe := s.db.Listener().Subscribe(pg.ChannelApprovals, func(id string) {
 		select {
 		case ids <- id:

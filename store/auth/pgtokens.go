@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
 	"encoding/json"
@@ -282,11 +281,10 @@ func (t *PGTokens) OnRevoke(f func()) {
 
 // Verify returns the principal of a token; ok is false for an unknown one.
 func (t *PGTokens) Verify(token string) (Principal, bool) {
-	token = strings.TrimSpace(token)
-	if token == "" {
+	h, ok := tokenHash(token)
+	if !ok {
 		return Principal{}, false
 	}
-	h := sha256.Sum256([]byte(token))
 	t.mu.RLock()
 	if t.admin != ([32]byte{}) && subtle.ConstantTimeCompare(h[:], t.admin[:]) == 1 {
 		t.mu.RUnlock()

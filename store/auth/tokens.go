@@ -167,11 +167,10 @@ func BearerToken(authorization string) (string, bool) {
 // Verify returns the principal of a token; ok is false for an unknown token.
 // Comparison is of hashes in constant time.
 func (t *Tokens) Verify(token string) (Principal, bool) {
-	token = strings.TrimSpace(token)
-	if token == "" {
+	h, ok := tokenHash(token)
+	if !ok {
 		return Principal{}, false
 	}
-	h := sha256.Sum256([]byte(token))
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	if subtle.ConstantTimeCompare(h[:], t.adminHash[:]) == 1 {
@@ -242,6 +241,16 @@ func newToken(name, role string, channels, sessions []string) (TokenInfo, string
 	}
 	return TokenInfo{ID: "tok_" + id[:12], Name: name, Role: role, Channels: channels, Sessions: sessions,
 		Created: time.Now().UTC().Truncate(time.Second), Hash: hashHex(secret)}, secret, nil
+}
+
+// tokenHash is the SHA-256 of a presented token, spaces around it
+// trimmed; ok is false for an empty one.
+func tokenHash(token string) (h [32]byte, ok bool) {
+	token = strings.TrimSpace(token)
+	if token == "" {
+		return h, false
+	}
+	return sha256.Sum256([]byte(token)), true
 }
 
 // hashHex is the hex SHA-256 of a token's secret, as TokenInfo.Hash keeps it.

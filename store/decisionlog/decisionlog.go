@@ -254,6 +254,9 @@ var migrations = []sqlite.Migration{
 	{Version: 6, Name: "decision log minutes instead of the time index", SQL: decisionMinutesSchema},
 }
 
+// File is the decision log's SQLite file in the config dir.
+const File = "decisions.db"
+
 // Open opens (creating if needed) the decision log's SQLite file at path,
 // applies its migrations and starts the writer. Close stops the writer and
 // closes the file.

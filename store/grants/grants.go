@@ -48,6 +48,9 @@ type Store struct {
 
 var _ grant.Store = (*Store)(nil)
 
+// File is the grants' SQLite file in the config dir.
+const File = "grants.db"
+
 // Open opens (creating if needed) the grants file at path and applies its
 // migrations.
 func Open(path string) (*Store, error) {

@@ -84,6 +84,9 @@ type Store struct {
 	db *sqlite.DB
 }
 
+// File is the approval history's SQLite file in the config dir.
+const File = "approvals.db"
+
 // Open opens (creating if needed) the history's SQLite file at path and
 // applies its migrations.
 func Open(path string) (*Store, error) {
@@ -214,7 +217,12 @@ func (s *Store) GetApproval(ctx context.Context, id string) (approval.Approval, 
 	if err != nil {
 		return approval.Approval{}, fmt.Errorf("history: get approval: %w", err)
 	}
-	list, err := scanApprovals(rows)
+	return theOne(scanApprovals(rows))
+}
+
+// theOne is the approval a read by id found, approval.ErrNotFound when it
+// found none.
+func theOne(list []approval.Approval, err error) (approval.Approval, error) {
 	if err != nil {
 		return approval.Approval{}, err
 	}

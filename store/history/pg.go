@@ -112,14 +112,7 @@ func (h *PGStore) PendingApprovals(ctx context.Context) ([]approval.Approval, er
 // GetApproval returns the recorded state of one approval, or
 // approval.ErrNotFound.
 func (h *PGStore) GetApproval(ctx context.Context, id string) (approval.Approval, error) {
-	list, err := h.list(ctx, "get approval", `SELECT `+Columns+` FROM approval_history WHERE id = $1`, pg.Text(id))
-	if err != nil {
-		return approval.Approval{}, err
-	}
-	if len(list) == 0 {
-		return approval.Approval{}, approval.ErrNotFound
-	}
-	return list[0], nil
+	return theOne(h.list(ctx, "get approval", `SELECT `+Columns+` FROM approval_history WHERE id = $1`, pg.Text(id)))
 }
 
 // ListApprovals returns one page of history, newest first; its cursors are

@@ -113,12 +113,7 @@ func (l *Listener) Connected() bool { return l.connected.Load() }
 // more call, so a slow reader never holds up the Listener.
 func (l *Listener) Watch(ctx context.Context, channel string, changed func()) (run func() error) {
 	signal := make(chan struct{}, 1)
-	poke := func() {
-		select {
-		case signal <- struct{}{}:
-		default:
-		}
-	}
+	poke := func() { Poke(signal) }
 	unsubscribe := l.Subscribe(channel, func(string) { poke() }, poke)
 	return func() error {
 		defer unsubscribe()
@@ -130,6 +125,15 @@ func (l *Listener) Watch(ctx context.Context, channel string, changed func()) (r
 				changed()
 			}
 		}
+	}
+}
+
+// Poke sends on signal, a channel of one slot, unless a send is already
+// waiting there: signals that come before the reader wakes fold into one.
+func Poke(signal chan<- struct{}) {
+	select {
+	case signal <- struct{}{}:
+	default:
 	}
 }
 
