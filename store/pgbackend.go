@@ -8,8 +8,9 @@ import (
 	"strconv"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/toolgate/toolgate/store/pg"
 	"gopkg.in/yaml.v3"
+
+	"github.com/toolgate/toolgate/store/pg"
 )
 
 // ErrNoDocument is Document.ConfigErr while the database holds no policy

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/jackc/pgx/v5"
+
 	"github.com/toolgate/toolgate/store/pg"
 )
 
