@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -214,8 +215,16 @@ func firstInObject(args map[string]any, take func(k, v string) bool, depth int) 
 			return false
 		}
 	}
-	for _, k := range sortedKeys(args) {
-		if !isPathKey(k) && !visit(k) {
+	var stack [8]string // most calls have a few keys: no allocation
+	others := stack[:0]
+	for k := range args {
+		if !isPathKey(k) {
+			others = append(others, k)
+		}
+	}
+	slices.Sort(others)
+	for _, k := range others {
+		if !visit(k) {
 			return false
 		}
 	}
