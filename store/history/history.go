@@ -150,22 +150,7 @@ func (s *Store) RecordApproval(ctx context.Context, a approval.Approval) error {
 		return fmt.Errorf("history: record approval %s: %w", a.ID, err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `INSERT INTO approvals (id, status, created_at, expires_at, decided_at,
-		tool_name, tool_args, channel_id, session_id, workspace, matched_rule, reason, external_paths,
-		choice, decided_by, comment, decision, persisted_rule, joins, cause, agent, grant_json)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (id) DO UPDATE SET status = excluded.status, decided_at = excluded.decided_at,
-			choice = excluded.choice, decided_by = excluded.decided_by, comment = excluded.comment,
-			decision = excluded.decision, persisted_rule = excluded.persisted_rule, joins = excluded.joins,
-			cause = CASE WHEN approvals.cause = '' THEN excluded.cause ELSE approvals.cause END,
-			agent = CASE WHEN approvals.agent = '' THEN excluded.agent ELSE approvals.agent END,
-			grant_json = excluded.grant_json
-		WHERE approvals.status = 'pending' AND excluded.status <> 'pending'`,
-		a.ID, string(a.Status), a.CreatedAt.UnixNano(), a.ExpiresAt.UnixNano(), nanosOrNil(a.DecidedAt),
-		a.Request.ToolName, t.Args, a.Request.ChannelID, a.Request.SessionID, a.Request.Workspace,
-		a.Asked.MatchedRule, a.Asked.Reason, t.Paths,
-		string(a.Choice), a.DecidedBy, a.Comment, a.Decision, t.Rule, a.Joins, a.Asked.Cause,
-		a.Request.Agent, t.Grant)
+	res, err := tx.ExecContext(ctx, upsertSQL(sqliteDialect), rowValues(a, t, sqliteDialect)...)
 	if err != nil {
 		return fmt.Errorf("history: record approval %s: %w", a.ID, err)
 	}
@@ -234,7 +219,7 @@ func theOne(list []approval.Approval, err error) (approval.Approval, error) {
 
 // ListApprovals returns one page of history, newest first.
 func (s *Store) ListApprovals(ctx context.Context, q Query) (Page, error) {
-	query, args, err := q.listSQL(sqliteList)
+	query, args, err := q.listSQL(sqliteDialect)
 	if err != nil {
 		return Page{}, err
 	}
@@ -249,9 +234,9 @@ func (s *Store) ListApprovals(ctx context.Context, q Query) (Page, error) {
 	return NewPage(list, q.PageSize()), nil
 }
 
-// sqliteList writes ListApprovals' query for the approvals table of
+// sqliteDialect writes the history's SQL for the approvals table of
 // approvals.db.
-var sqliteList = listDialect{table: "approvals", param: func(int) string { return "?" },
+var sqliteDialect = dialect{table: "approvals", param: func(int) string { return "?" },
 	cursor: func(ts int64, id string, arg func(any) string) string {
 		return "(created_at < " + arg(ts) + " OR (created_at = " + arg(ts) + " AND id < " + arg(id) + "))"
 	}}

@@ -61,22 +61,7 @@ func RecordApprovalTx(ctx context.Context, tx pgx.Tx, a approval.Approval) error
 	if err != nil {
 		return err
 	}
-	tag, err := tx.Exec(ctx, `INSERT INTO approval_history (id, status, created_at, expires_at, decided_at,
-		tool_name, tool_args, channel_id, session_id, workspace, matched_rule, reason, external_paths,
-		choice, decided_by, comment, decision, persisted_rule, joins, cause, agent, grant_json)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
-		ON CONFLICT (id) DO UPDATE SET status = excluded.status, decided_at = excluded.decided_at,
-			choice = excluded.choice, decided_by = excluded.decided_by, comment = excluded.comment,
-			decision = excluded.decision, persisted_rule = excluded.persisted_rule, joins = excluded.joins,
-			cause = CASE WHEN approval_history.cause = '' THEN excluded.cause ELSE approval_history.cause END,
-			agent = CASE WHEN approval_history.agent = '' THEN excluded.agent ELSE approval_history.agent END,
-			grant_json = excluded.grant_json
-		WHERE approval_history.status = 'pending' AND excluded.status <> 'pending'`,
-		pg.Text(a.ID), pg.Text(string(a.Status)), a.CreatedAt.UnixNano(), a.ExpiresAt.UnixNano(), unixNanoOrNil(a.DecidedAt),
-		pg.Text(a.Request.ToolName), t.Args, pg.Text(a.Request.ChannelID), pg.Text(a.Request.SessionID),
-		pg.Text(a.Request.Workspace), pg.Text(a.Asked.MatchedRule), pg.Text(a.Asked.Reason), t.Paths,
-		pg.Text(string(a.Choice)), pg.Text(a.DecidedBy), pg.Text(a.Comment), pg.Text(a.Decision), t.Rule, a.Joins,
-		pg.Text(a.Asked.Cause), pg.Text(a.Request.Agent), t.Grant)
+	tag, err := tx.Exec(ctx, upsertSQL(pgDialect), rowValues(a, t, pgDialect)...)
 	if err != nil {
 		return err
 	}
@@ -118,7 +103,7 @@ func (h *PGStore) GetApproval(ctx context.Context, id string) (approval.Approval
 // ListApprovals returns one page of history, newest first; its cursors are
 // those of Store.
 func (h *PGStore) ListApprovals(ctx context.Context, q Query) (Page, error) {
-	sql, args, err := q.listSQL(pgList)
+	sql, args, err := q.listSQL(pgDialect)
 	if err != nil {
 		return Page{}, err
 	}
@@ -129,9 +114,9 @@ func (h *PGStore) ListApprovals(ctx context.Context, q Query) (Page, error) {
 	return NewPage(list, q.PageSize()), nil
 }
 
-// pgList writes ListApprovals' query for approval_history; ids compare as
-// text, times as bigint.
-var pgList = listDialect{table: "approval_history", param: func(i int) string { return "$" + strconv.Itoa(i) }, text: pg.Text,
+// pgDialect writes the history's SQL for approval_history: text through
+// pg.Text; in a cursor, ids compare as text, times as bigint.
+var pgDialect = dialect{table: "approval_history", param: func(i int) string { return "$" + strconv.Itoa(i) }, text: pg.Text,
 	cursor: func(ts int64, id string, arg func(any) string) string {
 		return "(created_at, id) < (" + arg(ts) + "::bigint, " + arg(id) + "::text)"
 	}}
@@ -182,12 +167,4 @@ func (h *PGStore) list(ctx context.Context, what, sql string, args ...any) ([]ap
 		return nil, h.db.Wrap(ctx, err, what)
 	}
 	return out, nil
-}
-
-func unixNanoOrNil(t *time.Time) *int64 {
-	if t == nil {
-		return nil
-	}
-	n := t.UnixNano()
-	return &n
 }
