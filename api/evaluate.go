@@ -61,10 +61,11 @@ func (w *EvaluateRequest) fill(req *engine.Request) error {
 	default:
 		return service.BadRequest("tool_args", "tool_args must be a JSON object")
 	}
-	if err := checkShellArgs(w.ToolName, args); err != nil {
+	call := engine.NewCall(w.ToolName, args)
+	if err := checkShellArgs(call); err != nil {
 		return err
 	}
-	*req = engine.Request{Call: engine.NewCall(w.ToolName, args), ChannelID: w.ChannelID, Workspace: w.Workspace, Explain: w.Explain}
+	*req = engine.Request{Call: call, ChannelID: w.ChannelID, Workspace: w.Workspace, Explain: w.Explain}
 	if w.Scope != nil {
 		req.Scope = &engine.Scope{AvatarMode: w.Scope.AvatarMode, GroupDigitalAvatar: w.Scope.GroupDigitalAvatar, PrincipalUserID: w.Scope.PrincipalUserID}
 	}
@@ -78,16 +79,15 @@ func (w *EvaluateRequest) fill(req *engine.Request) error {
 // A call with both command and cmd is refused too: the engine reads one, a
 // tool may run the other, so either answer could be about the wrong text
 // (docs/decisions.md#channels-bind-the-token).
-func checkShellArgs(tool string, args map[string]any) error {
-	if engine.ToolCategory(tool) != engine.CategoryShell {
+func checkShellArgs(call engine.Call) error {
+	if engine.ToolCategory(call.Tool()) != engine.CategoryShell {
 		return nil
 	}
-	_, hasCommand := args["command"]
-	if _, hasCmd := args["cmd"]; hasCommand && hasCmd {
+	if call.HasBothCommandKeys() {
 		return service.BadRequest("tool_args.cmd", "tool_args has both command and cmd; send one, so the call means one thing")
 	}
 	var ae *engine.ArgError
-	if err := engine.CheckShellArgs(args); errors.As(err, &ae) {
+	if err := call.CommandError(); errors.As(err, &ae) {
 		return service.BadRequest("tool_args."+ae.Field, "tool_args.%s %s", ae.Field, ae.Message)
 	}
 	return nil

@@ -263,7 +263,7 @@ func (s *Server) decideHook(w http.ResponseWriter, r *http.Request, agent hookAg
 	c.req = agent.engineRequest(&c.in, s.hookWorkspace(r, c), c.params.home)
 	// A session grant holds in its session, for the token that asked, only.
 	c.req.SessionID, c.req.TokenID = c.in.SessionID, principalToken(r)
-	err = checkShellArgs(c.req.Call.Tool(), c.req.Call.Args())
+	err = checkShellArgs(c.req.Call)
 	if err == nil {
 		err = s.bindChannel(r, c.req.ChannelID)
 	}

@@ -18,20 +18,27 @@ import (
 // stands as shell.UnknownMark, an unknown command that no allow rule or override
 // allows; the API refuses such a call with a 400 (ShellArgsError).
 func shellValue(args map[string]any) string {
+	s, _ := readCommand(args)
+	return s
+}
+
+// readCommand is shellValue and CheckShellArgs in one pass: the command,
+// and the error that names an argument holding no readable command.
+func readCommand(args map[string]any) (string, *ArgError) {
 	for _, k := range commandKeys {
 		v, ok := args[k]
 		if !ok || v == nil {
 			continue // a null command is no command, as in the reference
 		}
 		if s, ok := v.(string); ok {
-			return strings.TrimSpace(s)
+			return strings.TrimSpace(s), nil
 		}
 		if s, ok := argvCommand(v); ok {
-			return s
+			return s, nil
 		}
-		return shell.UnknownMark
+		return shell.UnknownMark, &ArgError{Field: k, Message: "must be a string or an array of strings (an argv), got " + jsonKind(v)}
 	}
-	return ""
+	return "", nil
 }
 
 // commandKeys are the arguments that hold a shell tool's command, in the
@@ -285,18 +292,8 @@ func (e *ArgError) Error() string { return e.Field + ": " + e.Message }
 // API refuses such a call with a 400 naming the field, where the engine
 // alone would count it as an unknown command.
 func CheckShellArgs(args map[string]any) error {
-	for _, k := range commandKeys {
-		v, ok := args[k]
-		if !ok || v == nil {
-			continue
-		}
-		if _, ok := v.(string); ok {
-			return nil
-		}
-		if _, ok := argvCommand(v); ok {
-			return nil
-		}
-		return &ArgError{Field: k, Message: "must be a string or an array of strings (an argv), got " + jsonKind(v)}
+	if _, err := readCommand(args); err != nil {
+		return err
 	}
 	return nil
 }

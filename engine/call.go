@@ -17,6 +17,8 @@ type Call struct {
 	tool       string
 	args       map[string]any
 	command    string
+	commandErr *ArgError
+	bothKeys   bool
 	firstPath  string
 	hasPath    bool
 	workdir    string
@@ -26,7 +28,11 @@ type Call struct {
 // NewCall reads the call of tool with args: its command (ShellCommand),
 // its first path value (FirstPathValue) and its working directory.
 func NewCall(tool string, args map[string]any) Call {
-	c := Call{tool: tool, args: args, command: shellValue(args), hasWorkdir: hasWorkdir(args)}
+	c := Call{tool: tool, args: args, hasWorkdir: hasWorkdir(args)}
+	c.command, c.commandErr = readCommand(args)
+	_, hasCommand := args["command"]
+	_, hasCmd := args["cmd"]
+	c.bothKeys = hasCommand && hasCmd
 	c.firstPath, c.hasPath = FirstPathValue(args)
 	if wd, ok := args["workdir"].(string); ok {
 		c.workdir = strings.TrimSpace(wd)
@@ -45,6 +51,20 @@ func (c Call) Args() map[string]any { return c.args }
 // value stands as shell.UnknownMark), or "" when it names none. It is read
 // whatever the tool, so that a card can show it.
 func (c Call) Command() string { return c.command }
+
+// CommandError is CheckShellArgs of the arguments: an *ArgError naming
+// the argument (command or cmd) that holds no command the engine can read,
+// else nil.
+func (c Call) CommandError() error {
+	if c.commandErr == nil {
+		return nil
+	}
+	return c.commandErr
+}
+
+// HasBothCommandKeys reports whether the arguments hold both command and
+// cmd (either may be null).
+func (c Call) HasBothCommandKeys() bool { return c.bothKeys }
 
 // FirstPath is the first path value of the arguments, as "always allow"
 // records it (FirstPathValue), and whether there is one.

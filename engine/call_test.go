@@ -39,6 +39,9 @@ func TestNewCallReadsOnce(t *testing.T) {
 			t.Errorf("%s: got command %q path %q workdir %q/%v summary %q remembers %q", c.note,
 				call.Command(), p, call.Workdir(), call.HasWorkdir(), call.Summary(), remembered)
 		}
+		if got, want := call.CommandError(), CheckShellArgs(c.args); (got == nil) != (want == nil) || got != nil && got.Error() != want.Error() {
+			t.Errorf("%s: the call's command error %v is not CheckShellArgs' %v", c.note, got, want)
+		}
 		if call.Command() != ShellCommand(c.args) {
 			t.Errorf("%s: the call's command %q is not ShellCommand's %q", c.note, call.Command(), ShellCommand(c.args))
 		}
