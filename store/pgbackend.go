@@ -25,14 +25,14 @@ var ErrNotSection = errors.New("pg: the policy text must be a YAML mapping whose
 // `permissions` section as YAML text (comments kept) and the built-in rules
 // text, in one row with a version. Writes lock the row, so edits through
 // any replica are serialised and none is lost; each one notifies
-// ChannelPolicy with the new version.
+// pg.ChannelPolicy with the new version.
 type PGBackend struct {
 	db *pg.DB
 }
 
 var _ Backend = (*PGBackend)(nil)
 
-// OpenPGBackend migrates PartPolicy and returns the backend.
+// OpenPGBackend migrates pg.PartPolicy and returns the backend.
 func OpenPGBackend(ctx context.Context, db *pg.DB) (*PGBackend, error) {
 	if err := pg.MigrateParts(ctx, db, pg.PartPolicy); err != nil {
 		return nil, err

@@ -332,7 +332,7 @@ func openStore(t *testing.T, db *pg.DB) *inforce.Holder {
 	ctx := context.Background()
 	p, err := store.OpenPGBackend(ctx, db)
 	if err != nil {
-		t.Fatalf("OpenPolicy: %v", err)
+		t.Fatalf("OpenPGBackend: %v", err)
 	}
 	if _, err := p.Import(ctx, t.TempDir()); err != nil {
 		t.Fatalf("Import: %v", err)

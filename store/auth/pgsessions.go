@@ -16,7 +16,7 @@ import (
 // PGSessions are browser sessions in PostgreSQL, a SessionStore shared
 // by every replica: a browser signed in through one is known to all. A
 // sign-out through any replica reaches the OnDelete hooks of all
-// (ChannelSessions). It is safe for concurrent use.
+// (pg.ChannelSessions). It is safe for concurrent use.
 type PGSessions struct {
 	db      *pg.DB
 	mu      sync.Mutex
@@ -25,7 +25,7 @@ type PGSessions struct {
 
 var _ SessionStore = (*PGSessions)(nil)
 
-// OpenPGSessions migrates PartSessions and returns the store.
+// OpenPGSessions migrates pg.PartSessions and returns the store.
 func OpenPGSessions(ctx context.Context, db *pg.DB) (*PGSessions, error) {
 	if err := pg.MigrateParts(ctx, db, pg.PartSessions); err != nil {
 		return nil, err

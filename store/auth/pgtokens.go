@@ -26,7 +26,7 @@ import (
 // PGTokens are the bearer tokens in PostgreSQL, with the method set of
 // Tokens (the token file). Verify and Active answer from memory (a request never waits
 // for the database, and tokens keep working while it is away); the memory
-// is reloaded on every ChannelTokens notification and after every
+// is reloaded on every pg.ChannelTokens notification and after every
 // reconnect, so a token created or revoked through any replica counts on
 // all of them. It is safe for concurrent use.
 type PGTokens struct {
@@ -49,7 +49,7 @@ type PGTokens struct {
 	lookups chan struct{}
 }
 
-// OpenPGTokens migrates PartAuth and loads the tokens. When the database has
+// OpenPGTokens migrates pg.PartAuth and loads the tokens. When the database has
 // no admin token yet, it takes the one of <dir>/api_token, or makes one and
 // writes it there (mode 0600) as the file store does at first start;
 // created reports the latter. The first admin token also brings the
@@ -157,7 +157,7 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// notified handles a ChannelTokens notification: a revocation it names
+// notified handles a pg.ChannelTokens notification: a revocation it names
 // ends that token here at once, from the payload alone, so that a reload
 // that fails cannot keep a revoked token working; then everything reloads.
 func (t *PGTokens) notified(payload string) {
