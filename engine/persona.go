@@ -123,7 +123,7 @@ func (o *ownerScopes) lookup(channel, principal string, c *ownerCall) (lvl toolL
 	}
 	sc := o.scopes[ownerKey{channel: channel, principal: principal}]
 	if sc == nil {
-		return toolLevel{}, "no owner scope for channel " + quoteKey(channel) + " and principal " + quoteKey(principal)
+		return toolLevel{}, "no owner scope for channel " + policy.QuoteKey(channel) + " and principal " + policy.QuoteKey(principal)
 	}
 	if sc.broken {
 		return toolLevel{policy.Deny, sc.rule}, "the owner scope is malformed: denied"
