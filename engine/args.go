@@ -60,20 +60,12 @@ const MaxArgDepth = 16
 // tooDeepValue stands in for the values nested deeper than MaxArgDepth.
 const tooDeepValue = shell.UnknownMark + "(tool_args nested too deep)"
 
-// eachPathValue calls fn with every path value of the arguments, at any
-// depth of nested objects and arrays (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm): a string is a path
-// value under the key of the object that holds it (strings in arrays count
-// under the array's key). Order does not matter to matching, so map order
-// is used. It stops when fn returns false.
-func eachPathValue(args map[string]any, fn func(string) bool) {
-	visitObject(args, isPathValue, func(_, v string) bool { return fn(v) }, 0)
-}
-
-// eachKeyedPathValue is eachPathValue with the key each value is under.
-func eachKeyedPathValue(args map[string]any, fn func(k, v string) bool) {
-	visitObject(args, isPathValue, fn, 0)
-}
-
+// visitObject walks the values of one object of the arguments at any
+// depth of nested objects and arrays (docs/decisions.md#where-toolgate-is-stricter-than-jiuwenswarm): a string is
+// passed to fn with the key of the object that holds it (strings in arrays
+// count under the array's key) when keep says so; a value nested deeper
+// than MaxArgDepth stands as tooDeepValue. Map order is used. It stops when
+// fn returns false.
 func visitObject(args map[string]any, keep func(k, v string) bool, fn func(k, v string) bool, depth int) bool {
 	for k, v := range args {
 		if !visitPathValue(k, v, keep, fn, depth) {
@@ -84,8 +76,8 @@ func visitObject(args map[string]any, keep func(k, v string) bool, fn func(k, v 
 }
 
 // eachKeyedString calls fn with every non-empty string value of the
-// arguments (trimmed) and its key, path or not, walked as eachPathValue
-// walks them.
+// arguments (trimmed) and its key, path or not, walked as the path values
+// are (visitObject).
 func eachKeyedString(args map[string]any, fn func(k, v string)) {
 	visitObject(args, func(string, string) bool { return true }, func(k, v string) bool { fn(k, v); return true }, 0)
 }
@@ -120,56 +112,19 @@ func visitPathValue(k string, v any, keep func(k, v string) bool, fn func(k, v s
 	return true
 }
 
-// appendPathValues appends every path value of the arguments (as
-// eachPathValue finds them), its ~ / $HOME expansion and the path of a
-// file: URL when they differ. It recurses without a callback so that buf,
-// on the caller's stack, stays there, and a flat call allocates nothing.
-func appendPathValues(buf []string, args map[string]any, home string) []string {
-	return appendObjectValues(buf, args, home, 0)
-}
-
-func appendObjectValues(buf []string, args map[string]any, home string, depth int) []string {
-	for k, v := range args {
-		buf = appendValuesOf(buf, k, v, home, depth)
-	}
-	return buf
-}
-
-func appendValuesOf(buf []string, k string, v any, home string, depth int) []string {
-	switch s := v.(type) {
-	case string:
-		return appendPathValue(buf, k, s, home)
-	case []any:
-		if depth >= MaxArgDepth {
-			return append(buf, tooDeepValue)
+// appendPathValues appends every path value of a call (Call.PathValues),
+// its ~ / $HOME expansion and the path of a file: URL when they differ. It
+// takes no callback so that buf, on the caller's stack, stays there, and a
+// call allocates nothing.
+func appendPathValues(buf []string, paths []PathValue, home string) []string {
+	for _, p := range paths {
+		buf = append(buf, p.Value)
+		if x := shell.ExpandHome(p.Value, home); x != p.Value {
+			buf = append(buf, x)
 		}
-		for _, item := range s {
-			buf = appendValuesOf(buf, k, item, home, depth+1)
+		if u, ok := fileURLPath(p.Value); ok && u != p.Value {
+			buf = append(buf, u)
 		}
-	case []string:
-		for _, item := range s {
-			buf = appendPathValue(buf, k, item, home)
-		}
-	case map[string]any:
-		if depth >= MaxArgDepth {
-			return append(buf, tooDeepValue)
-		}
-		return appendObjectValues(buf, s, home, depth+1)
-	}
-	return buf
-}
-
-func appendPathValue(buf []string, k, s, home string) []string {
-	t := strings.TrimSpace(s)
-	if t == "" || !isPathValue(k, t) {
-		return buf
-	}
-	buf = append(buf, t)
-	if x := shell.ExpandHome(t, home); x != t {
-		buf = append(buf, x)
-	}
-	if p, ok := fileURLPath(t); ok && p != t {
-		buf = append(buf, p)
 	}
 	return buf
 }
@@ -177,7 +132,7 @@ func appendPathValue(buf []string, k, s, home string) []string {
 // FirstPathValue returns the first path value of the arguments, as "always
 // allow" records it (docs/decisions.md): the path keys in the contract's order,
 // then the other keys in sorted order, each value looked into as
-// eachPathValue does (lists, nested objects in the same order); the first
+// visitObject does (lists, nested objects in the same order); the first
 // string of a list comes first.
 func FirstPathValue(args map[string]any) (string, bool) {
 	var first string

@@ -19,6 +19,7 @@ type Call struct {
 	command    string
 	commandErr *ArgError
 	bothKeys   bool
+	paths      []PathValue
 	firstPath  string
 	hasPath    bool
 	workdir    string
@@ -33,7 +34,12 @@ func NewCall(tool string, args map[string]any) Call {
 	_, hasCommand := args["command"]
 	_, hasCmd := args["cmd"]
 	c.bothKeys = hasCommand && hasCmd
-	c.firstPath, c.hasPath = FirstPathValue(args)
+	c.paths = collectPathValues(args)
+	if len(c.paths) > 0 {
+		// FirstPathValue walks the same values in a set order, never
+		// deeper: with no path value there is no first one to look for.
+		c.firstPath, c.hasPath = FirstPathValue(args)
+	}
 	if wd, ok := args["workdir"].(string); ok {
 		c.workdir = strings.TrimSpace(wd)
 	}
@@ -65,6 +71,28 @@ func (c Call) CommandError() error {
 // HasBothCommandKeys reports whether the arguments hold both command and
 // cmd (either may be null).
 func (c Call) HasBothCommandKeys() bool { return c.bothKeys }
+
+// PathValue is one path value of a call's arguments and the key it is
+// under (a value nested deeper than MaxArgDepth stands as an unknown
+// path, under the key of the object or list that holds it).
+type PathValue struct {
+	Key, Value string
+}
+
+// PathValues are the path values of the arguments, at any depth (as
+// visitObject finds them: stripped, unexpanded), in no set order.
+// Read-only.
+func (c Call) PathValues() []PathValue { return c.paths }
+
+// collectPathValues lists the path values of args, or nil for none.
+func collectPathValues(args map[string]any) []PathValue {
+	var out []PathValue
+	visitObject(args, isPathValue, func(k, v string) bool {
+		out = append(out, PathValue{Key: k, Value: v})
+		return true
+	}, 0)
+	return out
+}
 
 // FirstPath is the first path value of the arguments, as "always allow"
 // records it (FirstPathValue), and whether there is one.

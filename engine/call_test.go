@@ -28,11 +28,16 @@ func TestNewCallReadsOnce(t *testing.T) {
 		{note: "a path tool: path keys first", tool: "read_file", args: map[string]any{"zz": "/b", "path": "/a"}, path: "/a", summary: "/a", remembers: "/a"},
 		{note: "a path tool with a command argument still remembers its path", tool: "write_file", args: map[string]any{"command": "x", "path": "/a"}, command: "x", path: "/a", summary: "x", remembers: "/a"},
 		{note: "no arguments", tool: "read_file", args: nil},
+		{note: "a path in a list of objects", tool: "mcp__fs__read", args: map[string]any{"files": []any{map[string]any{"path": "/n"}}}, path: "/n", summary: "/n", remembers: "/n"},
+		{note: "a value nested too deep is no first path", tool: "read_file", args: map[string]any{"a": deep(MaxArgDepth + 2)}},
 		{note: "another tool remembers nothing but shows its path", tool: "some_tool", args: map[string]any{"file": "/etc/hosts"}, path: "/etc/hosts", summary: "/etc/hosts"},
 	}
 	for _, c := range cases {
 		call := NewCall(c.tool, c.args)
-		p, _ := call.FirstPath()
+		p, hasP := call.FirstPath()
+		if want, ok := FirstPathValue(c.args); p != want || hasP != ok {
+			t.Errorf("%s: the call's first path %q/%v is not FirstPathValue's %q/%v", c.note, p, hasP, want, ok)
+		}
 		_, remembered := Remembered(&Request{Call: call})
 		if call.Tool() != c.tool || call.Command() != c.command || p != c.path || call.Workdir() != c.workdir ||
 			call.HasWorkdir() != c.hasWD || call.Summary() != c.summary || remembered != c.remembers {
@@ -46,6 +51,15 @@ func TestNewCallReadsOnce(t *testing.T) {
 			t.Errorf("%s: the call's command %q is not ShellCommand's %q", c.note, call.Command(), ShellCommand(c.args))
 		}
 	}
+}
+
+// deep is an object holding a path n objects down.
+func deep(n int) map[string]any {
+	m := map[string]any{"path": "/deep"}
+	for range n {
+		m = map[string]any{"x": m}
+	}
+	return m
 }
 
 // BenchmarkNewCall measures reading a call once at the door.

@@ -238,7 +238,7 @@ func (e *Engine) fillValues(v *callValues, req *Request, buf []string) {
 		v.command = req.Call.Command()
 		v.slashed = slashes(v.command)
 	case CategoryPath:
-		v.paths = appendPathValues(buf, req.Call.Args(), e.home(req))
+		v.paths = appendPathValues(buf, req.Call.PathValues(), e.home(req))
 	}
 }
 

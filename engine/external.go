@@ -106,14 +106,13 @@ func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, com
 	if c.shell {
 		c.shellPaths(command, sh)
 	} else {
-		eachPathValue(req.Call.Args(), func(s string) bool {
-			if !isNetworkURL(s) {
-				x := shell.ExpandHome(s, e.home(req))
+		for _, p := range req.Call.PathValues() {
+			if !isNetworkURL(p.Value) {
+				x := shell.ExpandHome(p.Value, e.home(req))
 				c.add(x)
 				c.addCleaned(x)
 			}
-			return true
-		})
+		}
 		c.addBareValues(req.Call.Args())
 	}
 	e.resolvedPathRules(d, req.Call.Tool(), c.moved, c.movedUser, tr)

@@ -100,15 +100,13 @@ func (c *overrideCtx) within(r *rule) bool {
 func (c *overrideCtx) pathWithin(m *matcher) bool {
 	ws := c.e.workspace(c.req)
 	home := c.e.home(c.req)
-	seen, ok := false, true
-	eachKeyedPathValue(c.req.Call.Args(), func(k, v string) bool {
-		seen = true
-		if !c.pathValueWithin(m, k, v, ws, home) {
-			ok = false
+	paths := c.req.Call.PathValues()
+	for _, p := range paths {
+		if !c.pathValueWithin(m, p.Key, p.Value, ws, home) {
+			return false
 		}
-		return ok
-	})
-	return seen && ok
+	}
+	return len(paths) > 0
 }
 
 func (c *overrideCtx) pathValueWithin(m *matcher, k, v, ws, home string) bool {

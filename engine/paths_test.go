@@ -43,12 +43,14 @@ func TestPathValuesAtAnyDepth(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.note, func(t *testing.T) {
 			var got []string
-			eachPathValue(c.args, func(s string) bool { got = append(got, s); return true })
+			for _, p := range NewCall("read_file", c.args).PathValues() {
+				got = append(got, p.Value)
+			}
 			slices.Sort(got)
 			if !reflect.DeepEqual(got, c.want) {
-				t.Errorf("eachPathValue: got %q, want %q", got, c.want)
+				t.Errorf("PathValues: got %q, want %q", got, c.want)
 			}
-			buf := appendPathValues(nil, c.args, "/home/u")
+			buf := appendPathValues(nil, collectPathValues(c.args), "/home/u")
 			slices.Sort(buf)
 			if !reflect.DeepEqual(buf, c.want) {
 				t.Errorf("appendPathValues: got %q, want %q", buf, c.want)
