@@ -2,17 +2,12 @@ package store
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"reflect"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 )
-
-// ErrConfigNotMapping is returned by SectionText for a config.yaml whose
-// top level is not a mapping.
-var ErrConfigNotMapping = errors.New("pg: the top level of config.yaml is not a mapping")
 
 // SectionText cuts the `permissions` entry out of a config.yaml text as a
 // document whose only top-level key is `permissions`, keeping its lines as
@@ -30,7 +25,7 @@ func SectionText(config []byte) ([]byte, error) {
 	}
 	top := doc.Content[0]
 	if top.Kind != yaml.MappingNode {
-		return nil, ErrConfigNotMapping
+		return nil, fmt.Errorf("%w: its top level is not a mapping", ErrBrokenConfig)
 	}
 	i := keyIndex(top, "permissions")
 	if i < 0 {
