@@ -181,6 +181,13 @@ func Classify(err error) *Error {
 		return &Error{Kind: KindStale, Code: CodePreconditionFailed, Message: MsgStale, Cause: err}
 	case errors.Is(err, store.ErrBrokenConfig):
 		return conflict(refusal(err, "config.yaml does not parse"))
+	case errors.Is(err, store.ErrNotSection):
+		// The shared database's document holds more than the section:
+		// as with a broken config.yaml, it is fixed by hand first.
+		return conflict("the policy document in the database is not a permissions section alone")
+	case errors.Is(err, store.ErrNoDocument):
+		// Before the first replica imported a document: it comes shortly.
+		return unavailable("the policy is not in the database yet")
 	case errors.Is(err, store.ErrNoPattern), errors.Is(err, policy.ErrNothingToRemember):
 		// "always allow" for a call with nothing to remember (a network
 		// tool): the choice cannot be honoured, the ask stays pending.

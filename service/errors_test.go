@@ -33,6 +33,8 @@ var sentinels = map[string]error{
 	"store.ErrNotAsk":             store.ErrNotAsk,
 	"store.ErrNoPattern":          store.ErrNoPattern,
 	"store.ErrBrokenConfig":       store.ErrBrokenConfig,
+	"store.ErrNotSection":         store.ErrNotSection,
+	"store.ErrNoDocument":         store.ErrNoDocument,
 	"store/auth.ErrNoSession":     auth.ErrNoSession,
 	"store/auth.ErrBadRole":       auth.ErrBadRole,
 	"store/auth.ErrNotFound":      auth.ErrNotFound,
