@@ -18,11 +18,11 @@ type Call struct {
 	args       map[string]any
 	command    string
 	commandErr *ArgError
-	bothKeys   bool
 	paths      []PathValue
 	firstPath  string
-	hasPath    bool
 	workdir    string
+	bothKeys   bool
+	hasPath    bool
 	hasWorkdir bool
 }
 
