@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/toolgate/toolgate/engine/glob"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -37,7 +38,7 @@ func compileRulePattern(p string, args bool) (m *matcher, partial error, err err
 		return m, nil, nil
 	}
 	m.hasWild = true
-	m.glob = newGlobProgram(p)
+	m.glob = glob.Compile(p)
 	return m, nil, nil
 }
 

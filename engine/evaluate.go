@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/toolgate/toolgate/engine/glob"
 	"github.com/toolgate/toolgate/engine/shell"
 	"github.com/toolgate/toolgate/policy"
 )
@@ -104,10 +105,10 @@ func (e *Engine) evaluatePolicy(req *Request, tr *tracer) Decision {
 func (e *Engine) hasReadings(v *callValues, sh *shell.Analysis) bool {
 	switch v.category {
 	case CategoryShell:
-		return sh != nil || outsideClass(v.command)
+		return sh != nil || glob.OutsideClass(v.command)
 	case CategoryPath:
 		for _, p := range v.paths {
-			if outsideClass(p) {
+			if glob.OutsideClass(p) {
 				return true
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/toolgate/toolgate/engine/glob"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -376,10 +377,10 @@ func (idx *ruleIndex) collectReadings(tool string, v *callValues, hits []*rule, 
 // meet as the reference matched them.
 func (v *callValues) outsideClass() bool {
 	if v.category == CategoryShell {
-		return outsideClass(v.command)
+		return glob.OutsideClass(v.command)
 	}
 	for _, p := range v.paths {
-		if outsideClass(p) {
+		if glob.OutsideClass(p) {
 			return true
 		}
 	}

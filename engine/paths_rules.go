@@ -193,7 +193,7 @@ func (e *Engine) globRules(d *Decision, tool string, globs []string, tr *tracer)
 				continue
 			}
 			for _, g := range globs {
-				if r.m.glob.mayMeet(g) {
+				if r.m.glob.MayMeet(g) {
 					hits = append(hits, r)
 					break
 				}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/toolgate/toolgate/engine/glob"
 	"github.com/toolgate/toolgate/engine/shell"
 )
 
@@ -34,7 +35,7 @@ type matcher struct {
 	// glob patterns: exact is the normalized literal when there is no
 	// wildcard; glob the anchored regexp otherwise.
 	exact string
-	glob  *globProgram
+	glob  *glob.Program
 	// re holds a re: pattern's alternatives; nil for a glob.
 	re      *regexParts
 	isRegex bool
@@ -193,7 +194,7 @@ func compileGlob(raw string) *matcher {
 		return m
 	}
 	m.hasWild = true
-	m.glob = newGlobProgram(p)
+	m.glob = glob.Compile(p)
 	return m
 }
 
@@ -230,7 +231,7 @@ func (m *matcher) matchRegex(v string) bool {
 // and ask rules need (docs/decisions.md#deny-globs-match-any-character).
 func (m *matcher) strict() {
 	if m != nil && m.glob != nil {
-		m.glob.anyChar = true
+		m.glob.StrictAnyChar()
 	}
 }
 
@@ -238,7 +239,7 @@ func (m *matcher) matchGlobAs(v string, strict bool) bool {
 	if !m.hasWild {
 		return v == m.exact
 	}
-	return m.glob.match(v, strict)
+	return m.glob.Match(v, strict)
 }
 
 // matchShell matches the whole command string.
@@ -265,7 +266,7 @@ func (m *matcher) matchPathAs(v string, strict bool) bool {
 	}
 	nv := slashes(v)
 	if m.hasWild {
-		return m.glob.matchPathOrParent(nv, strict)
+		return m.glob.MatchPathOrParent(nv, strict)
 	}
 	if nv == m.exact {
 		return true

@@ -1,11 +1,8 @@
 package engine
 
 import (
-	"math/rand/v2"
-	"strings"
 	"testing"
 
-	"github.com/toolgate/toolgate/engine/shell"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -50,52 +47,4 @@ func TestUnreadInputDecisions(t *testing.T) {
 			t.Errorf("%s: %q is %s (%s), want %s (%s)", c.note, c.command, d.Level, d.MatchedRule, c.want, c.rule)
 		}
 	}
-}
-
-// TestUnreadInputStandsForAnyText is the glob's property: when a strict
-// glob matches a value with unread input replaced by some text, it matches
-// the value with the mark; and without the mark the matching is unchanged.
-func TestUnreadInputStandsForAnyText(t *testing.T) {
-	r := rand.New(rand.NewPCG(4, 2026))
-	alphabet := []string{"git", " ", "push", "*", "?", "/", "secrets", "a", "-f", "x"}
-	word := func(n int, withStars bool) string {
-		var b strings.Builder
-		for range n {
-			p := alphabet[r.IntN(len(alphabet))]
-			if !withStars && (p == "*" || p == "?") {
-				p = "b"
-			}
-			b.WriteString(p)
-		}
-		return b.String()
-	}
-	checked, met := 0, 0
-	for range 20000 {
-		g := newGlobProgram(word(1+r.IntN(5), true))
-		g.anyChar = true
-		head, tail, fill := word(r.IntN(4), false), word(r.IntN(3), false), word(r.IntN(4), false)
-		withMark := head + shell.InputMark + tail
-		filled := head + fill + tail
-		checked++
-		if g.match(filled, true) {
-			met++
-			if !g.match(withMark, true) {
-				t.Fatalf("glob %v matches %q but not %q", g.toks, filled, withMark)
-			}
-		}
-		if g.match(head+tail, false) != newGlobProgramNoAny(g).match(head+tail, false) {
-			t.Fatalf("the mark changed a match without it")
-		}
-	}
-	if met < 500 {
-		t.Fatalf("only %d of %d fillings met their glob: the property checked little", met, checked)
-	}
-	t.Logf("%d fillings, %d met their glob", checked, met)
-}
-
-// newGlobProgramNoAny is a copy of g without strict matching.
-func newGlobProgramNoAny(g *globProgram) *globProgram {
-	c := *g
-	c.anyChar = false
-	return &c
 }

@@ -1,4 +1,4 @@
-package engine
+package glob
 
 import (
 	"math/rand/v2"
@@ -63,8 +63,8 @@ func TestMayMeetNeverMisses(t *testing.T) {
 	}
 	checked, met := 0, 0
 	for n := 0; n < 3000; n++ {
-		g := newGlobProgram(gen(ruleAlpha, 5))
-		g.anyChar = true
+		g := Compile(gen(ruleAlpha, 5))
+		g.StrictAnyChar()
 		w := gen(wordAlpha, 5)
 		paths := expand(w)
 		if len(paths) > 2000 {
@@ -72,7 +72,7 @@ func TestMayMeetNeverMisses(t *testing.T) {
 		}
 		any := false
 		for _, p := range paths {
-			if g.matchPathOrParent(p, true) {
+			if g.MatchPathOrParent(p, true) {
 				any = true
 				break
 			}
@@ -80,7 +80,7 @@ func TestMayMeetNeverMisses(t *testing.T) {
 		checked++
 		if any {
 			met++
-			if !g.mayMeet(w) {
+			if !g.MayMeet(w) {
 				t.Fatalf("rule glob %q and word glob %q meet on a path, mayMeet says no", g.toks, w)
 			}
 		}

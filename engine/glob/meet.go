@@ -1,4 +1,4 @@
-package engine
+package glob
 
 // A filename glob in a command on a workspace that is not on this host
 // cannot be expanded, so a deny or ask glob rule is taken to match it
@@ -86,7 +86,7 @@ func globClass(w string, start int) (end int, set [256]bool, ok bool) {
 // its * and ? match any byte, as a deny or ask rule's do; the path itself
 // or a parent, as matchPath) and the filename glob w. It walks the product
 // of the two, each state a pair of positions.
-func (g *globProgram) mayMeet(w string) bool {
+func (g *Program) MayMeet(w string) bool {
 	word := parseFilenameGlob(w)
 	if len(word) > 0 && !word[0].star && word[0].set['/'] && g.matchRootSlash(true) {
 		return true // the root parent, tried as "//" (matchPathOrParent)
@@ -154,7 +154,7 @@ func (g *globProgram) mayMeet(w string) bool {
 // or one of its parents: the rest of the word may be empty (only * runs
 // left), or the path goes on with a / (a parent p), or the text taken ends
 // with a whole / token (a parent p/).
-func (g *globProgram) wordMayEnd(word []wordTok, j int, fresh bool) bool {
+func (g *Program) wordMayEnd(word []wordTok, j int, fresh bool) bool {
 	rest := true
 	for _, t := range word[j:] {
 		if !t.star {

@@ -1,4 +1,4 @@
-package engine
+package glob
 
 import (
 	"math/bits"
@@ -20,13 +20,13 @@ const (
 	tokStar
 )
 
-// globProgram is a compiled glob (docs/decisions.md): anchored at both ends, with
+// Program is a compiled glob (docs/decisions.md): anchored at both ends, with
 // * and ? limited to the class of classTable, and a trailing " *" that also
 // matches nothing. It runs as an NFA whose states are the token boundaries, kept as
 // a bit set (one uint64 for globs of up to 63 tokens, the common case, which
 // then costs no allocation): linear in the value, whatever the pattern, and
 // cheap to compile, which matters for policies of 100,000 rules.
-type globProgram struct {
+type Program struct {
 	toks  []globTok
 	final []uint64 // accepting states; its length is the words of every state set
 	// anyChar lets * and ? match any byte in a strict match: set for deny
@@ -60,8 +60,8 @@ var classTable = func() (t [256]bool) {
 	return t
 }()
 
-// newGlobProgram compiles a glob whose \ are already /.
-func newGlobProgram(p string) *globProgram {
+// Compile compiles a glob whose \ are already /.
+func Compile(p string) *Program {
 	body, optionalTail := p, false
 	if strings.HasSuffix(p, " *") {
 		body, optionalTail = p[:len(p)-2], true
@@ -71,7 +71,7 @@ func newGlobProgram(p string) *globProgram {
 	if optionalTail {
 		n += 2
 	}
-	g := &globProgram{toks: make([]globTok, 0, n)}
+	g := &Program{toks: make([]globTok, 0, n)}
 	for i := 0; i < len(body); i++ {
 		switch body[i] {
 		case '*':
@@ -96,6 +96,11 @@ func newGlobProgram(p string) *globProgram {
 	return g
 }
 
+// StrictAnyChar lets * and ? match any byte in a strict match, as deny and
+// ask rules need (docs/decisions.md#deny-globs-match-any-character). Call
+// it before the Program is shared.
+func (g *Program) StrictAnyChar() { g.anyChar = true }
+
 func setBit(set []uint64, i int)      { set[i/64] |= 1 << uint(i%64) }
 func hasBit(set []uint64, i int) bool { return set[i/64]&(1<<uint(i%64)) != 0 }
 
@@ -119,7 +124,7 @@ func intersects(a, b []uint64) bool {
 
 // closure adds, for every state before a *, the state after it (a * may
 // match nothing). Ascending order handles runs of stars.
-func (g *globProgram) closure(set []uint64) {
+func (g *Program) closure(set []uint64) {
 	for i, t := range g.toks {
 		if t.kind == tokStar && hasBit(set, i) {
 			setBit(set, i+1)
@@ -129,7 +134,7 @@ func (g *globProgram) closure(set []uint64) {
 
 // step advances the state set cur over one byte into next (cleared first);
 // any lets * and ? match any byte.
-func (g *globProgram) step(cur, next []uint64, c byte, any bool) {
+func (g *Program) step(cur, next []uint64, c byte, any bool) {
 	inClass := classTable[c] || any
 	clear(next)
 	for w, word := range cur {
@@ -162,7 +167,7 @@ func (g *globProgram) step(cur, next []uint64, c byte, any bool) {
 // move it to the heap on every match) and in spill for long ones; flip
 // tells which half is the current set.
 type globRun struct {
-	g     *globProgram
+	g     *Program
 	any   bool // * and ? match any byte
 	flip  bool
 	words int
@@ -189,7 +194,7 @@ func (r *globRun) cur() []uint64 {
 	return cur
 }
 
-func (g *globProgram) start(r *globRun, strict bool) {
+func (g *Program) start(r *globRun, strict bool) {
 	r.g = g
 	r.any = strict && g.anyChar
 	r.words = len(g.final)
@@ -247,7 +252,7 @@ func (r *globRun) accepting() bool { return intersects(r.cur(), r.g.final) }
 
 // match reports whether the glob matches all of v; strict lets * and ?
 // match any byte when the glob is a deny or ask rule's.
-func (g *globProgram) match(v string, strict bool) bool {
+func (g *Program) Match(v string, strict bool) bool {
 	if g.isLiteral && strings.IndexByte(v, shell.InputMark[0]) < 0 {
 		return g.matchLiteral(v, strict)
 	}
@@ -263,7 +268,7 @@ func (g *globProgram) match(v string, strict bool) bool {
 // (which the NFA reads as any text): the literal itself, or, with the
 // trailing " *", the literal, a space and a run of class characters (any
 // characters in a strict match of a deny or ask rule's glob).
-func (g *globProgram) matchLiteral(v string, strict bool) bool {
+func (g *Program) matchLiteral(v string, strict bool) bool {
 	if !strings.HasPrefix(v, g.literal) {
 		return false
 	}
@@ -276,14 +281,14 @@ func (g *globProgram) matchLiteral(v string, strict bool) bool {
 	case strict && g.anyChar:
 		return true
 	}
-	return !outsideClass(rest[1:])
+	return !OutsideClass(rest[1:])
 }
 
 // matchPathOrParent reports whether the glob matches v, or any parent p of v
 // as p or p/ (docs/decisions.md), in one pass: the parents of v are its prefixes
 // that end before a /, and p/ is the prefix one byte longer. Trying each
 // parent from scratch would be quadratic in the length of the path.
-func (g *globProgram) matchPathOrParent(v string, strict bool) bool {
+func (g *Program) MatchPathOrParent(v string, strict bool) bool {
 	var r globRun
 	g.start(&r, strict)
 	for i := 0; i < len(v); i++ {
@@ -308,11 +313,11 @@ func (g *globProgram) matchPathOrParent(v string, strict bool) bool {
 }
 
 // matchRootSlash is the root parent tried as p/: "//".
-func (g *globProgram) matchRootSlash(strict bool) bool { return g.match("//", strict) }
+func (g *Program) matchRootSlash(strict bool) bool { return g.Match("//", strict) }
 
 // outsideClass reports whether v has a byte that a glob * matches only in
 // a strict match.
-func outsideClass(v string) bool {
+func OutsideClass(v string) bool {
 	for i := 0; i < len(v); i++ {
 		if !classTable[v[i]] {
 			return true
