@@ -112,12 +112,13 @@ func visitPathValue(k string, v any, keep func(k, v string) bool, fn func(k, v s
 	return true
 }
 
-// appendPathValues appends every path value of a call (Call.PathValues),
+// appendPathValues appends every path value of a call (Call.Path),
 // its ~ / $HOME expansion and the path of a file: URL when they differ. It
 // takes no callback so that buf, on the caller's stack, stays there, and a
 // call allocates nothing.
-func appendPathValues(buf []string, paths []PathValue, home string) []string {
-	for _, p := range paths {
+func appendPathValues(buf []string, c *Call, home string) []string {
+	for i := range c.NumPaths() {
+		p := c.Path(i)
 		buf = append(buf, p.Value)
 		if x := shell.ExpandHome(p.Value, home); x != p.Value {
 			buf = append(buf, x)

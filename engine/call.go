@@ -18,7 +18,9 @@ type Call struct {
 	args       map[string]any
 	command    string
 	commandErr *ArgError
-	paths      []PathValue
+	path0      PathValue   // the first path value found, when npaths > 0
+	paths      []PathValue // the others: most calls have one path value or none
+	npaths     int
 	firstPath  string
 	workdir    string
 	bothKeys   bool
@@ -34,12 +36,8 @@ func NewCall(tool string, args map[string]any) Call {
 	_, hasCommand := args["command"]
 	_, hasCmd := args["cmd"]
 	c.bothKeys = hasCommand && hasCmd
-	c.paths = collectPathValues(args)
-	if len(c.paths) > 0 {
-		// FirstPathValue walks the same values in a set order, never
-		// deeper: with no path value there is no first one to look for.
-		c.firstPath, c.hasPath = FirstPathValue(args)
-	}
+	c.collectPathValues()
+	c.firstPath, c.hasPath = c.firstOf()
 	if wd, ok := args["workdir"].(string); ok {
 		c.workdir = strings.TrimSpace(wd)
 	}
@@ -79,19 +77,47 @@ type PathValue struct {
 	Key, Value string
 }
 
-// PathValues are the path values of the arguments, at any depth (as
-// visitObject finds them: stripped, unexpanded), in no set order.
-// Read-only.
-func (c Call) PathValues() []PathValue { return c.paths }
+// NumPaths is how many path values the arguments hold, at any depth (as
+// visitObject finds them: stripped, unexpanded); Path(i) is the i-th, in
+// no set order. The first is kept in the Call itself so that a call with
+// one path value allocates nothing.
+func (c Call) NumPaths() int { return c.npaths }
 
-// collectPathValues lists the path values of args, or nil for none.
-func collectPathValues(args map[string]any) []PathValue {
-	var out []PathValue
-	visitObject(args, isPathValue, func(k, v string) bool {
-		out = append(out, PathValue{Key: k, Value: v})
+// Path is the i-th path value, 0 <= i < NumPaths().
+func (c Call) Path(i int) PathValue {
+	if i == 0 {
+		return c.path0
+	}
+	return c.paths[i-1]
+}
+
+// firstOf is FirstPathValue of the arguments, without its walk when the
+// path values already say it: FirstPathValue visits the same values in a
+// set order, never deeper, so with no path value there is none, and when
+// the one path value is a string right under its key, it is that one.
+func (c *Call) firstOf() (string, bool) {
+	switch {
+	case c.npaths == 0:
+		return "", false
+	case c.npaths == 1:
+		if s, ok := c.args[c.path0.Key].(string); ok && strings.TrimSpace(s) == c.path0.Value {
+			return c.path0.Value, true
+		}
+	}
+	return FirstPathValue(c.args)
+}
+
+// collectPathValues reads the path values of c's arguments.
+func (c *Call) collectPathValues() {
+	visitObject(c.args, isPathValue, func(k, v string) bool {
+		if c.npaths == 0 {
+			c.path0 = PathValue{Key: k, Value: v}
+		} else {
+			c.paths = append(c.paths, PathValue{Key: k, Value: v})
+		}
+		c.npaths++
 		return true
 	}, 0)
-	return out
 }
 
 // FirstPath is the first path value of the arguments, as "always allow"

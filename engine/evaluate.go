@@ -239,7 +239,7 @@ func (e *Engine) fillValues(v *callValues, req *Request, buf []string) {
 		v.command = req.Call.Command()
 		v.slashed = slashes(v.command)
 	case CategoryPath:
-		v.paths = appendPathValues(buf, req.Call.PathValues(), e.home(req))
+		v.paths = appendPathValues(buf, &req.Call, e.home(req))
 	}
 }
 

@@ -106,7 +106,8 @@ func (e *Engine) mergeExternal(d *Decision, req *Request, category Category, com
 	if c.shell {
 		c.shellPaths(command, sh)
 	} else {
-		for _, p := range req.Call.PathValues() {
+		for i := range req.Call.NumPaths() {
+			p := req.Call.Path(i)
 			if !isNetworkURL(p.Value) {
 				x := shell.ExpandHome(p.Value, e.home(req))
 				c.add(x)

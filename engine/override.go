@@ -100,13 +100,14 @@ func (c *overrideCtx) within(r *rule) bool {
 func (c *overrideCtx) pathWithin(m *matcher) bool {
 	ws := c.e.workspace(c.req)
 	home := c.e.home(c.req)
-	paths := c.req.Call.PathValues()
-	for _, p := range paths {
+	n := c.req.Call.NumPaths()
+	for i := range n {
+		p := c.req.Call.Path(i)
 		if !c.pathValueWithin(m, p.Key, p.Value, ws, home) {
 			return false
 		}
 	}
-	return len(paths) > 0
+	return n > 0
 }
 
 func (c *overrideCtx) pathValueWithin(m *matcher, k, v, ws, home string) bool {
