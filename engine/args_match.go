@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/toolgate/toolgate/engine/glob"
+	"github.com/toolgate/toolgate/engine/prefilter"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -54,10 +55,10 @@ func (m *matcher) matchArgs(text string) bool {
 		return false
 	}
 	c := m.regexps()
-	filter := len(text) <= maxCondValue
-	nonASCII := filter && hasNonASCII(text)
+	filter := len(text) <= prefilter.MaxCondValue
+	nonASCII := filter && prefilter.HasNonASCII(text)
 	for i, re := range c.res {
-		if (!filter || c.conds[i].holds(text, nonASCII)) && re.MatchString(text) {
+		if (!filter || c.conds[i].Holds(text, nonASCII)) && re.MatchString(text) {
 			return true
 		}
 	}
@@ -154,7 +155,7 @@ func (tr *toolRules) argsHits(v *callValues, hits []*rule) []*rule {
 
 // textCandidates appends to buf the positions of the rules that may match
 // text, ascending and without repeats.
-func (pf *prefilter) textCandidates(text string, buf []int32) []int32 {
+func (pf *ruleFilter) textCandidates(text string, buf []int32) []int32 {
 	var kb [32]int32
-	return pf.merge(buf, pf.ac.scan(text, kb[:0]), hasNonASCII(text))
+	return pf.merge(buf, pf.ac.Scan(text, kb[:0]), prefilter.HasNonASCII(text))
 }

@@ -15,7 +15,7 @@ import (
 type toolRules struct {
 	exact map[string][]*rule
 	scan  []*rule
-	pf    *prefilter
+	pf    *ruleFilter
 	// addDirs are the /add-dir shell overrides among scan
 	// (override.go addDirSpellings).
 	addDirs []*rule
@@ -25,7 +25,7 @@ type toolRules struct {
 	// args are the match_type: args rules, matched against the arguments'
 	// canonical JSON (args_match.go), with their own prefilter.
 	args   []*rule
-	argsPF *prefilter
+	argsPF *ruleFilter
 }
 
 func newRuleIndex(rules []*rule) ruleIndex {

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/toolgate/toolgate/engine/glob"
+	"github.com/toolgate/toolgate/engine/prefilter"
 	"github.com/toolgate/toolgate/engine/shell"
 )
 
@@ -114,7 +115,7 @@ func compileRegex(raw, expr string) (*matcher, error, error) {
 // literal condition.
 type compiledRegex struct {
 	res   []*regexp.Regexp
-	conds []cond
+	conds []prefilter.Cond
 }
 
 // regexps returns the compiled alternatives and their conditions,
@@ -141,7 +142,7 @@ func (m *matcher) regexps() *compiledRegex {
 			continue
 		}
 		c.res = append(c.res, re)
-		c.conds = append(c.conds, condOf(tree))
+		c.conds = append(c.conds, prefilter.CondOf(tree))
 	}
 	if !rp.res.CompareAndSwap(nil, c) {
 		return rp.res.Load()
@@ -174,7 +175,7 @@ func (c *compiledRegex) addSplit(expr string, tree *syntax.Regexp) bool {
 	}
 	for i, sub := range tree.Sub {
 		c.res = append(c.res, res[i])
-		c.conds = append(c.conds, condOf(sub))
+		c.conds = append(c.conds, prefilter.CondOf(sub))
 	}
 	return true
 }
@@ -207,9 +208,9 @@ func (m *matcher) matchRegex(v string) bool {
 	c := m.regexps()
 	// The literal conditions hold alike for v and v with \ as /: they
 	// compare folded bytes, and the fold maps \ to /.
-	filter := len(v) <= maxCondValue
-	nonASCII := filter && hasNonASCII(v)
-	mayMatch := func(i int) bool { return !filter || c.conds[i].holds(v, nonASCII) }
+	filter := len(v) <= prefilter.MaxCondValue
+	nonASCII := filter && prefilter.HasNonASCII(v)
+	mayMatch := func(i int) bool { return !filter || c.conds[i].Holds(v, nonASCII) }
 	for i, re := range c.res {
 		if mayMatch(i) && re.MatchString(v) {
 			return true

@@ -10,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/toolgate/toolgate/engine/builtin"
+	"github.com/toolgate/toolgate/engine/prefilter"
 )
 
 // condMissed reports a value the regexp matches (directly or with \ as /)
@@ -25,11 +26,11 @@ func condMissed(t *testing.T, expr string, values []string) {
 	if err != nil {
 		t.Fatalf("%q parses for regexp but not for syntax: %v", expr, err)
 	}
-	c := condOf(tree)
+	c := prefilter.CondOf(tree)
 	for _, v := range values {
 		matched := re.MatchString(v) || re.MatchString(strings.ReplaceAll(v, `\`, "/"))
-		if matched && !c.holds(v, hasNonASCII(v)) {
-			t.Fatalf("regexp %q matches %q but its literal condition does not hold", expr, v)
+		if matched && !c.Holds(v, prefilter.HasNonASCII(v)) {
+			t.Fatalf("regexp %q matches %q but its Literal condition does not hold", expr, v)
 		}
 	}
 }
@@ -37,7 +38,7 @@ func condMissed(t *testing.T, expr string, values []string) {
 // TestCondHoldsOnRandomRegexps: for random regexps and commands built from
 // the property test's words and fragments (case folds, Kelvin sign, long s,
 // backslashes, alternations, anchors), every value a regexp matches meets
-// its literal condition.
+// its Literal condition.
 func TestCondHoldsOnRandomRegexps(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	values := make([]string, 300)
@@ -94,11 +95,11 @@ func TestCondHoldsOnBuiltinCorpus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := condOf(tree)
-	if c.holds("git push --force origin main", false) {
+	c := prefilter.CondOf(tree)
+	if c.Holds("git push --force origin main", false) {
 		t.Error(`shell_over_network_pipe: the condition holds on "git push --force origin main"; want it to turn the call away`)
 	}
-	if !c.holds("nc -l 4444 | sh", false) {
+	if !c.Holds("nc -l 4444 | sh", false) {
 		t.Error(`shell_over_network_pipe: the condition fails on "nc -l 4444 | sh", which the rule matches`)
 	}
 }

@@ -83,7 +83,7 @@ func plainEngine(e *Engine) *Engine {
 func plainIndex(idx ruleIndex) ruleIndex {
 	out := ruleIndex{all: idx.all, byTool: map[string]*toolRules{}}
 	for tool := range idx.byTool {
-		tr := &toolRules{pf: &prefilter{}}
+		tr := &toolRules{pf: &ruleFilter{}}
 		for _, r := range idx.all {
 			if r.args && ruleApplies(r, tool) {
 				tr.args = append(tr.args, r) // no prefilter: every one runs

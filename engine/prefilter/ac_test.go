@@ -1,4 +1,4 @@
-package engine
+package prefilter
 
 import (
 	"math/rand/v2"
@@ -34,7 +34,7 @@ func TestACDenseTableIsTheAutomaton(t *testing.T) {
 		sets = append(sets, keys)
 	}
 	for i, keys := range sets {
-		m := newACMachine(keys)
+		m := NewMachine(keys)
 		if m.classes == 0 {
 			t.Fatalf("set %d: no dense table", i)
 		}

@@ -1,4 +1,4 @@
-package engine
+package prefilter
 
 import (
 	"regexp/syntax"
@@ -32,35 +32,35 @@ const (
 // requires nothing (weaker, never wrong).
 const maxCondLiterals = 64
 
-// maxCondValue is the longest value the condition is checked on; longer
+// MaxCondValue is the longest value the condition is checked on; longer
 // values go straight to the regexp (the check is a shortcut only).
-const maxCondValue = 8192
+const MaxCondValue = 8192
 
-// cond is one node of a literal condition.
-type cond struct {
+// Cond is one node of a literal condition.
+type Cond struct {
 	op  condOp
 	lit string // condLit: a folded literal
-	// asciiOnly marks a literal sound only for ASCII values (see ruleKeys);
+	// asciiOnly marks a literal sound only for ASCII values (see the engine's rule keys);
 	// for a value with a non-ASCII byte it holds.
 	asciiOnly bool
-	subs      []cond
+	subs      []Cond
 }
 
-// condOf computes the literal condition of a parsed alternative.
-func condOf(tree *syntax.Regexp) cond {
+// CondOf computes the literal condition of a parsed alternative.
+func CondOf(tree *syntax.Regexp) Cond {
 	budget := maxCondLiterals
 	return buildCond(tree.Simplify(), &budget)
 }
 
-func buildCond(re *syntax.Regexp, budget *int) cond {
+func buildCond(re *syntax.Regexp, budget *int) Cond {
 	switch re.Op {
 	case syntax.OpLiteral:
 		s := string(re.Rune)
 		if strings.ContainsRune(s, utf8.RuneError) || *budget <= 0 {
-			return cond{}
+			return Cond{}
 		}
 		*budget--
-		return cond{op: condLit, lit: foldKey(s), asciiOnly: re.Flags&syntax.FoldCase != 0 && asciiFoldRisk(s)}
+		return Cond{op: condLit, lit: FoldKey(s), asciiOnly: re.Flags&syntax.FoldCase != 0 && ASCIIFoldRisk(s)}
 	case syntax.OpCapture, syntax.OpPlus:
 		return buildCond(re.Sub[0], budget)
 	case syntax.OpRepeat:
@@ -68,7 +68,7 @@ func buildCond(re *syntax.Regexp, budget *int) cond {
 			return buildCond(re.Sub[0], budget)
 		}
 	case syntax.OpConcat:
-		var subs []cond
+		var subs []Cond
 		for _, sub := range re.Sub {
 			if c := buildCond(sub, budget); c.op != condTrue {
 				subs = append(subs, c)
@@ -83,11 +83,11 @@ func buildCond(re *syntax.Regexp, budget *int) cond {
 		}
 		return combine(condAnd, subs)
 	case syntax.OpAlternate:
-		subs := make([]cond, 0, len(re.Sub))
+		subs := make([]Cond, 0, len(re.Sub))
 		for _, sub := range re.Sub {
 			c := buildCond(sub, budget)
 			if c.op == condTrue {
-				return cond{}
+				return Cond{}
 			}
 			subs = append(subs, c)
 		}
@@ -99,50 +99,50 @@ func buildCond(re *syntax.Regexp, budget *int) cond {
 			}
 		}
 	}
-	return cond{}
+	return Cond{}
 }
 
 // litsCond is "one of lits".
-func litsCond(lits []literal, budget *int) cond {
+func litsCond(lits []Literal, budget *int) Cond {
 	if len(lits) > *budget {
-		return cond{}
+		return Cond{}
 	}
 	*budget -= len(lits)
-	subs := make([]cond, len(lits))
+	subs := make([]Cond, len(lits))
 	for i, l := range lits {
-		subs[i] = cond{op: condLit, lit: foldKey(l.s), asciiOnly: l.fold && asciiFoldRisk(l.s)}
+		subs[i] = Cond{op: condLit, lit: FoldKey(l.S), asciiOnly: l.Fold && ASCIIFoldRisk(l.S)}
 	}
 	return combine(condOr, subs)
 }
 
 // combine builds an and/or node, collapsing one sub to itself and none to
 // true.
-func combine(op condOp, subs []cond) cond {
+func combine(op condOp, subs []Cond) Cond {
 	switch len(subs) {
 	case 0:
-		return cond{}
+		return Cond{}
 	case 1:
 		return subs[0]
 	}
-	return cond{op: op, subs: subs}
+	return Cond{op: op, subs: subs}
 }
 
-// holds reports whether v may match: false only when v lacks what every
+// Holds reports whether v may match: false only when v lacks what every
 // match needs. nonASCII says whether v has a byte >= 0x80.
-func (c *cond) holds(v string, nonASCII bool) bool {
+func (c *Cond) Holds(v string, nonASCII bool) bool {
 	switch c.op {
 	case condLit:
 		return c.asciiOnly && nonASCII || containsFolded(v, c.lit)
 	case condAnd:
 		for i := range c.subs {
-			if !c.subs[i].holds(v, nonASCII) {
+			if !c.subs[i].Holds(v, nonASCII) {
 				return false
 			}
 		}
 		return true
 	case condOr:
 		for i := range c.subs {
-			if c.subs[i].holds(v, nonASCII) {
+			if c.subs[i].Holds(v, nonASCII) {
 				return true
 			}
 		}
@@ -152,7 +152,7 @@ func (c *cond) holds(v string, nonASCII bool) bool {
 }
 
 // containsFolded reports whether v, compared through foldTable, contains
-// the folded literal lit.
+// the folded Literal lit.
 func containsFolded(v, lit string) bool {
 	n := len(lit)
 	if n == 0 {

@@ -1,17 +1,17 @@
-package engine
+package prefilter
 
 import (
 	"slices"
 	"sort"
 )
 
-// acMachine is an Aho-Corasick automaton over folded bytes (foldTable): one
+// Machine is an Aho-Corasick automaton over folded bytes (foldTable): one
 // pass over a value reports every key it contains. States are stored in
 // flat arrays (edges in CSR form, sorted by byte) so that a policy of
 // 100,000 rules costs a few arrays rather than millions of small objects;
 // the root's transitions are a dense table because most bytes of a benign
 // value are read there.
-type acMachine struct {
+type Machine struct {
 	root      [256]int32
 	edgeStart []int32 // edges of state s: edgeStart[s] : edgeStart[s+1]
 	edgeByte  []byte
@@ -40,9 +40,9 @@ const reportBit = 1 << 15
 // policy keeps the compact arrays alone.
 const maxDense = 1 << 20
 
-// newACMachine builds the automaton of keys (distinct, non-empty, already
+// NewMachine builds the automaton of keys (distinct, non-empty, already
 // folded); key i is reported as i.
-func newACMachine(keys []string) *acMachine {
+func NewMachine(keys []string) *Machine {
 	order := make([]int32, len(keys))
 	for i := range order {
 		order[i] = int32(i)
@@ -76,7 +76,7 @@ func newACMachine(keys []string) *acMachine {
 		prev = k
 	}
 	n := len(parent)
-	m := &acMachine{out: out, fail: make([]int32, n), dict: make([]int32, n), edgeStart: make([]int32, n+1)}
+	m := &Machine{out: out, fail: make([]int32, n), dict: make([]int32, n), edgeStart: make([]int32, n+1)}
 	for s := 1; s < n; s++ {
 		m.edgeStart[parent[s]+1]++
 	}
@@ -101,10 +101,10 @@ func newACMachine(keys []string) *acMachine {
 // are grouped in classes: every byte that is in no key is class 0 (it
 // leads back to the root from any state), every other folded byte is a
 // class of its own, and classOf applies foldTable too.
-func (m *acMachine) densify() { m.densifyAs(len(m.out) >= reportBit) }
+func (m *Machine) densify() { m.densifyAs(len(m.out) >= reportBit) }
 
 // densifyAs builds the dense table in 32 bits (wide) or 16.
-func (m *acMachine) densifyAs(wide bool) {
+func (m *Machine) densifyAs(wide bool) {
 	var class [256]uint8
 	var reps []byte
 	for _, c := range m.edgeByte {
@@ -147,7 +147,7 @@ func (m *acMachine) densifyAs(wide bool) {
 // breadth-first: a state's move on a byte with no trie edge is its
 // failure state's, read from that row. entry writes a next state as the
 // table holds it. Column 0 stays 0: a byte in no key leads to the root.
-func fillDense[T uint16 | int32](m *acMachine, order []int32, reps []byte, table []T, entry func(next int32) T) []T {
+func fillDense[T uint16 | int32](m *Machine, order []int32, reps []byte, table []T, entry func(next int32) T) []T {
 	classes := len(reps) + 1
 	for _, st := range order {
 		row := table[int(st)*classes : (int(st)+1)*classes]
@@ -168,7 +168,7 @@ func fillDense[T uint16 | int32](m *acMachine, order []int32, reps []byte, table
 
 // breadthFirst lists the states from the root down, each before its
 // children.
-func (m *acMachine) breadthFirst() []int32 {
+func (m *Machine) breadthFirst() []int32 {
 	order := make([]int32, 1, len(m.out))
 	for i := 0; i < len(order); i++ {
 		s := order[i]
@@ -178,7 +178,7 @@ func (m *acMachine) breadthFirst() []int32 {
 }
 
 // child returns the trie child of s on byte c, or -1.
-func (m *acMachine) child(s int32, c byte) int32 {
+func (m *Machine) child(s int32, c byte) int32 {
 	lo, hi := m.edgeStart[s], m.edgeStart[s+1]
 	for lo < hi {
 		mid := int32(uint32(lo+hi) >> 1)
@@ -195,7 +195,7 @@ func (m *acMachine) child(s int32, c byte) int32 {
 }
 
 // step is the automaton's transition from s on byte c.
-func (m *acMachine) step(s int32, c byte) int32 {
+func (m *Machine) step(s int32, c byte) int32 {
 	for s != 0 {
 		if t := m.child(s, c); t >= 0 {
 			return t
@@ -206,7 +206,7 @@ func (m *acMachine) step(s int32, c byte) int32 {
 }
 
 // link computes the root table, fail and dictionary links breadth-first.
-func (m *acMachine) link() {
+func (m *Machine) link() {
 	for c := range 256 {
 		m.root[c] = 0
 	}
@@ -236,9 +236,9 @@ func (m *acMachine) link() {
 	}
 }
 
-// scan feeds the folded bytes of v through the automaton and appends to
+// Scan feeds the folded bytes of v through the automaton and appends to
 // ids the id of every key it contains that ids does not hold yet.
-func (m *acMachine) scan(v string, ids []int32) []int32 {
+func (m *Machine) Scan(v string, ids []int32) []int32 {
 	if m.dense16 != nil {
 		return m.scanDense16(v, ids)
 	}
@@ -259,7 +259,7 @@ func (m *acMachine) scan(v string, ids []int32) []int32 {
 }
 
 // scanDense16 is scan over the 16-bit dense table.
-func (m *acMachine) scanDense16(v string, ids []int32) []int32 {
+func (m *Machine) scanDense16(v string, ids []int32) []int32 {
 	var s int32
 	for i := 0; i < len(v); i++ {
 		e := m.dense16[s*m.classes+int32(m.classOf[v[i]])]
@@ -278,7 +278,7 @@ func (m *acMachine) scanDense16(v string, ids []int32) []int32 {
 }
 
 // scanDense is scan over the dense table.
-func (m *acMachine) scanDense(v string, ids []int32) []int32 {
+func (m *Machine) scanDense(v string, ids []int32) []int32 {
 	var s int32
 	for i := 0; i < len(v); i++ {
 		s = m.dense[s*m.classes+int32(m.classOf[v[i]])]
