@@ -9,7 +9,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
-	"github.com/toolgate/toolgate/internal/granttest"
+	"github.com/toolgate/toolgate/grant/granttest"
 	"github.com/toolgate/toolgate/store/grants"
 )
 

@@ -30,7 +30,10 @@ func rssKiB(t *testing.T, s *Server) int {
 // oldest 50 and says how many more wait, and the server's memory is logged
 // before, at the peak and after the asks expire.
 func TestAskFloodIsBounded(t *testing.T) {
-	s := StartServer(t, ServerOptions{ConfigYAML: agentPolicy, Args: []string{"--approval-timeout", "3s"}})
+	// The asks must outlive the flood, or the first ones expire before the
+	// last arrive and the cap is never reached: 120 bodies of 900 kB take
+	// seconds on a loaded machine.
+	s := StartServer(t, ServerOptions{ConfigYAML: agentPolicy, Args: []string{"--approval-timeout", "8s"}})
 	agent := createToken(t, s, "flood", "agent")
 	before := rssKiB(t, s)
 	big := strings.Repeat("y", 900<<10)
@@ -68,7 +71,7 @@ func TestAskFloodIsBounded(t *testing.T) {
 			t.Errorf("session ask %d: %d %s", i, st, b)
 		}
 	}
-	WaitFor(t, 15*time.Second, "the asks to expire", func() bool {
+	WaitFor(t, 20*time.Second, "the asks to expire", func() bool {
 		return len(listApprovals(t, s, s.Token, "pending")) == 0
 	})
 	if st, b, _ := relDo(s, agent, "POST", "/api/v1/check", askBody("echo again", "web", "", 0)); st != 200 {

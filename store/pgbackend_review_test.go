@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store/pg"
+	"github.com/toolgate/toolgate/store/pg/dbtest"
 )
 
 // TestEditReachesAReplicaWhoseReloadFailed: a replica whose reload after an
@@ -20,7 +20,7 @@ import (
 // policy for good and /readyz (Health) stays failing for good.
 func TestEditReachesAReplicaWhoseReloadFailed(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
-	a := openStore(t, pgdb.Open(t, dsn))
+	a := openStore(t, dbtest.Open(t, dsn))
 	dbB, err := pg.Open(context.Background(), dsn, pg.Options{MaxConns: 1, OpTimeout: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

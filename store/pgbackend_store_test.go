@@ -12,10 +12,10 @@ import (
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/pg"
+	"github.com/toolgate/toolgate/store/pg/dbtest"
 )
 
 // This file (helper C) checks store.Store over the Policy backend: the
@@ -46,7 +46,7 @@ var gitPush = &engine.Request{Call: engine.NewCall("bash", map[string]any{"comma
 // second, with the same ETag, and the stored text keeps its comments.
 func TestStoreEditSeenByOtherReplica(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
-	a, b := openStore(t, pgdb.Open(t, dsn)), openStore(t, pgdb.Open(t, dsn))
+	a, b := openStore(t, dbtest.Open(t, dsn)), openStore(t, dbtest.Open(t, dsn))
 	if got := b.Engine().Evaluate(gitPush).Level; got != policy.Ask {
 		t.Fatalf("before the edit: level = %s, want ask (default policy)", got)
 	}
@@ -78,7 +78,7 @@ func TestStoreEditSeenByOtherReplica(t *testing.T) {
 // neither loses the other's (each re-reads the row under its lock).
 func TestStoreEditsFromBothReplicas(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
-	a, b := openStore(t, pgdb.Open(t, dsn)), openStore(t, pgdb.Open(t, dsn))
+	a, b := openStore(t, dbtest.Open(t, dsn)), openStore(t, dbtest.Open(t, dsn))
 	for i, s := range []*inforce.Holder{a, b, a, b} {
 		id := "r" + string(rune('0'+i))
 		if _, err := s.CreateRule(ruleOf(map[string]any{"id": id, "tools": []any{"bash"}, "pattern": id, "action": "deny"})); err != nil {

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/pg"
+	"github.com/toolgate/toolgate/store/pg/dbtest"
 )
 
 func openPolicy(t *testing.T, db *pg.DB) *store.PGBackend {
@@ -28,7 +28,7 @@ func openPolicy(t *testing.T, db *pg.DB) *store.PGBackend {
 // TestPolicyEmptyDatabase: before anything is written, Read reports a
 // missing document the way a missing config.yaml is reported.
 func TestPolicyEmptyDatabase(t *testing.T) {
-	p := openPolicy(t, pgdb.Open(t, pgtest.NewDSN(t)))
+	p := openPolicy(t, dbtest.Open(t, pgtest.NewDSN(t)))
 	doc, err := p.Read(context.Background())
 	if err != nil {
 		t.Fatalf("Read: %v", err)
@@ -43,7 +43,7 @@ func TestPolicyEmptyDatabase(t *testing.T) {
 // counts every write.
 func TestPolicyUpdateNoLostUpdate(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
-	a, b := openPolicy(t, pgdb.Open(t, dsn)), openPolicy(t, pgdb.Open(t, dsn))
+	a, b := openPolicy(t, dbtest.Open(t, dsn)), openPolicy(t, dbtest.Open(t, dsn))
 	const perWriter, writers = 10, 4
 	var wg sync.WaitGroup
 	errs := make(chan error, writers*perWriter)
@@ -91,7 +91,7 @@ func TestPolicyUpdateNoLostUpdate(t *testing.T) {
 // TestPolicyUpdateRefusals: an edit's error comes back as is, and text that
 // is not a permissions-only document is refused; neither writes.
 func TestPolicyUpdateRefusals(t *testing.T) {
-	p := openPolicy(t, pgdb.Open(t, pgtest.NewDSN(t)))
+	p := openPolicy(t, dbtest.Open(t, pgtest.NewDSN(t)))
 	ctx := context.Background()
 	mine := errors.New("edit says no")
 	for _, tc := range []struct {
@@ -126,7 +126,7 @@ func TestPolicyUpdateRefusals(t *testing.T) {
 // Watch of another within a second.
 func TestPolicyWatchSeesOtherReplica(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
-	a, b := openPolicy(t, pgdb.Open(t, dsn)), openPolicy(t, pgdb.Open(t, dsn))
+	a, b := openPolicy(t, dbtest.Open(t, dsn)), openPolicy(t, dbtest.Open(t, dsn))
 	var calls atomic.Int64
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

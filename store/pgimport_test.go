@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/store"
+	"github.com/toolgate/toolgate/store/pg/dbtest"
 )
 
 const importConfig = `# JiuwenSwarm config: header about the file
@@ -55,7 +55,7 @@ func TestImportExportRoundTrip(t *testing.T) {
 	builtin := "# my builtins\n- {id: b1, tool: bash, pattern: 'curl *', action: ask, severity: MEDIUM}\n"
 	writeFile(t, dir, store.ConfigFile, importConfig)
 	writeFile(t, dir, store.BuiltinFile, builtin)
-	p := openPolicy(t, pgdb.Open(t, pgtest.NewDSN(t)))
+	p := openPolicy(t, dbtest.Open(t, pgtest.NewDSN(t)))
 	ctx := context.Background()
 	if _, err := p.Export(ctx); !errors.Is(err, store.ErrNoDocument) {
 		t.Errorf("Export of an empty database: err = %v, want store.ErrNoDocument", err)
@@ -92,7 +92,7 @@ func TestImportExportRoundTrip(t *testing.T) {
 // TestImportWithoutConfig: an empty config dir imports the default
 // policy's section (its comments included) and no builtin text.
 func TestImportWithoutConfig(t *testing.T) {
-	p := openPolicy(t, pgdb.Open(t, pgtest.NewDSN(t)))
+	p := openPolicy(t, dbtest.Open(t, pgtest.NewDSN(t)))
 	if imported, err := p.Import(context.Background(), t.TempDir()); err != nil || !imported {
 		t.Fatalf("Import = %v, %v", imported, err)
 	}
@@ -118,7 +118,7 @@ func TestImportOnceAcrossReplicas(t *testing.T) {
 	var wg sync.WaitGroup
 	results := make([]bool, replicas)
 	for i := range replicas {
-		p := openPolicy(t, pgdb.Open(t, dsn))
+		p := openPolicy(t, dbtest.Open(t, dsn))
 		wg.Go(func() {
 			ok, err := p.Import(context.Background(), dir)
 			if err != nil {
@@ -144,7 +144,7 @@ func TestImportOnceAcrossReplicas(t *testing.T) {
 func TestImportRefusesBrokenConfig(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, store.ConfigFile, "permissions: [\n")
-	p := openPolicy(t, pgdb.Open(t, pgtest.NewDSN(t)))
+	p := openPolicy(t, dbtest.Open(t, pgtest.NewDSN(t)))
 	if _, err := p.Import(context.Background(), dir); err == nil {
 		t.Fatal("Import of a broken file: no error")
 	}
@@ -188,7 +188,7 @@ func TestSectionText(t *testing.T) {
 // TestSetBuiltin: the built-in list text is replaced (and removed with
 // nil), the version moves, the section stays.
 func TestSetBuiltin(t *testing.T) {
-	p := openPolicy(t, pgdb.Open(t, pgtest.NewDSN(t)))
+	p := openPolicy(t, dbtest.Open(t, pgtest.NewDSN(t)))
 	ctx := context.Background()
 	if _, err := p.Import(ctx, t.TempDir()); err != nil {
 		t.Fatal(err)

@@ -10,10 +10,10 @@ import (
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store/pg"
+	"github.com/toolgate/toolgate/store/pg/dbtest"
 )
 
 // These tests answer an ask "always allow" the way a replica does: the
@@ -33,7 +33,7 @@ type alwaysAllowReplica struct {
 
 func openAlwaysAllowReplica(t *testing.T, dsn string) alwaysAllowReplica {
 	t.Helper()
-	db := pgdb.Open(t, dsn)
+	db := dbtest.Open(t, dsn)
 	r := alwaysAllowReplica{db: db, asks: openApprovals(t, db), policy: openStore(t, db)}
 	if got := r.policy.Engine().Evaluate(makeDeploy).Level; got != policy.Ask {
 		t.Fatalf("make deploy under the default policy: %s, want ask", got)
@@ -102,7 +102,7 @@ func (r alwaysAllowReplica) noRuleAndStillPending(t *testing.T, before int64) {
 func TestAlwaysAllowCommitsWithItsAnswer(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
 	r := openAlwaysAllowReplica(t, dsn)
-	other := openStore(t, pgdb.Open(t, dsn))
+	other := openStore(t, dbtest.Open(t, dsn))
 	before := r.version(t)
 	during := func(context.Context) {
 		if v := r.version(t); v != before {
@@ -135,7 +135,7 @@ func TestAlwaysAllowCommitsWithItsAnswer(t *testing.T) {
 func TestAlwaysAllowLostConnectionKeepsNoRule(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
 	r := openAlwaysAllowReplica(t, dsn)
-	killer := pgdb.Open(t, dsn)
+	killer := dbtest.Open(t, dsn)
 	before := r.version(t)
 	drop := func(ctx context.Context) { endAskHolder(ctx, t, killer) }
 	if _, err := r.asks.Resolve(context.Background(), "a1", alwaysByAlice(), r.persist(t, drop)); err == nil {
@@ -179,7 +179,7 @@ func TestAlwaysAllowFailedCommitKeepsNoRule(t *testing.T) {
 func TestAlwaysAllowAndALocalWriteBothInForce(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
 	r := openAlwaysAllowReplica(t, dsn)
-	watcher := pgdb.Open(t, dsn)
+	watcher := dbtest.Open(t, dsn)
 	wrote := make(chan error, 1)
 	during := func(ctx context.Context) {
 		go func() {

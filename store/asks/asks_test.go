@@ -13,12 +13,12 @@ import (
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/inforce"
 	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/grants"
 	"github.com/toolgate/toolgate/store/history"
 	"github.com/toolgate/toolgate/store/pg"
+	"github.com/toolgate/toolgate/store/pg/dbtest"
 )
 
 func openApprovals(t *testing.T, db *pg.DB) *Approvals {
@@ -53,7 +53,7 @@ func mustInsert(t *testing.T, s *Approvals, a approval.Approval, key string) app
 // with a NUL byte and non-ASCII text included, and Resolve's outcome and
 // rule read back too.
 func TestApprovalsRoundTrip(t *testing.T) {
-	s := openApprovals(t, pgdb.Open(t, pgtest.NewDSN(t)))
+	s := openApprovals(t, dbtest.Open(t, pgtest.NewDSN(t)))
 	ctx := context.Background()
 	in := newAsk("a1", time.Minute, map[string]any{"command": "printf 'x\x00y' | tee ü", "n": 3.5})
 	mustInsert(t, s, in, "")
@@ -95,7 +95,7 @@ func TestApprovalsRoundTrip(t *testing.T) {
 
 // TestApprovalsResolveRules: the cases of Resolve, each on a fresh ask.
 func TestApprovalsResolveRules(t *testing.T) {
-	s := openApprovals(t, pgdb.Open(t, pgtest.NewDSN(t)))
+	s := openApprovals(t, dbtest.Open(t, pgtest.NewDSN(t)))
 	ctx := context.Background()
 	now := time.Now().Truncate(time.Microsecond).UTC()
 	prepErr := errors.New("policy write failed")
@@ -133,7 +133,7 @@ func TestApprovalsResolveRules(t *testing.T) {
 // expire each due ask exactly once between them; an ask not yet due stays.
 func TestApprovalsExpireOnce(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
-	stores := []*Approvals{openApprovals(t, pgdb.Open(t, dsn)), openApprovals(t, pgdb.Open(t, dsn)), openApprovals(t, pgdb.Open(t, dsn))}
+	stores := []*Approvals{openApprovals(t, dbtest.Open(t, dsn)), openApprovals(t, dbtest.Open(t, dsn)), openApprovals(t, dbtest.Open(t, dsn))}
 	const due = 30
 	for i := range due {
 		mustInsert(t, stores[i%3], newAsk("due-"+string(rune('a'+i)), -time.Second, map[string]any{"i": i}), "")
@@ -175,7 +175,7 @@ func TestApprovalsExpireOnce(t *testing.T) {
 // ExpireDue does nothing; once it is released, the due ask expires, and a
 // resolved ask older than keep is removed.
 func TestApprovalsExpiryLease(t *testing.T) {
-	db := pgdb.Open(t, pgtest.NewDSN(t))
+	db := dbtest.Open(t, pgtest.NewDSN(t))
 	s := openApprovals(t, db)
 	ctx := context.Background()
 	mustInsert(t, s, newAsk("due", -time.Second, nil), "")
@@ -219,7 +219,7 @@ func TestApprovalsExpiryLease(t *testing.T) {
 // TestApprovalsJoinKey: one pending ask per key; a resolved ask frees its
 // key; no key never joins.
 func TestApprovalsJoinKey(t *testing.T) {
-	s := openApprovals(t, pgdb.Open(t, pgtest.NewDSN(t)))
+	s := openApprovals(t, dbtest.Open(t, pgtest.NewDSN(t)))
 	ctx := context.Background()
 	mustInsert(t, s, newAsk("k1", time.Minute, nil), "s1\x00web\x00bash")
 	got, joined, err := s.Insert(ctx, newAsk("k2", time.Minute, nil), "s1\x00web\x00bash")
@@ -251,7 +251,7 @@ func TestApprovalsJoinKey(t *testing.T) {
 // the approval history as soon as they are stored (same transaction),
 // with the tool arguments redacted there; a join adds no event.
 func TestApprovalsRecordHistory(t *testing.T) {
-	db := pgdb.Open(t, pgtest.NewDSN(t))
+	db := dbtest.Open(t, pgtest.NewDSN(t))
 	s := openApprovals(t, db)
 	h, err := history.OpenPG(context.Background(), db)
 	if err != nil {
@@ -309,7 +309,7 @@ func TestApprovalsSlowDatabaseIsUnavailable(t *testing.T) {
 	}
 	t.Cleanup(db.Close)
 	s := openApprovals(t, db)
-	holder := pgdb.Open(t, dsn)
+	holder := dbtest.Open(t, dsn)
 	tx, err := holder.Pool().Begin(ctx)
 	if err != nil {
 		t.Fatal(err)

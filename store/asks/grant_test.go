@@ -9,10 +9,10 @@ import (
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
 	"github.com/toolgate/toolgate/store/pg"
+	"github.com/toolgate/toolgate/store/pg/dbtest"
 )
 
 // A session grant made by an answer is stored in the answer's own
@@ -30,7 +30,7 @@ type grantReplica struct {
 
 func openGrantReplica(t *testing.T) grantReplica {
 	t.Helper()
-	db := pgdb.Open(t, pgtest.NewDSN(t))
+	db := dbtest.Open(t, pgtest.NewDSN(t))
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	book := grant.NewBook(openGrants(t, db), grant.Options{Reload: time.Hour})

@@ -7,8 +7,8 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
-	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/store/history"
+	"github.com/toolgate/toolgate/store/pg/dbtest"
 )
 
 // TestHistoryKeepsCause: an ask the shell escalation raised, opened and
@@ -16,7 +16,7 @@ import (
 // history with its cause through every read, so that the approvals page
 // names the true cause of a past answer.
 func TestHistoryKeepsCause(t *testing.T) {
-	db, _ := pgdb.New(t)
+	db, _ := dbtest.New(t)
 	s := openApprovals(t, db)
 	h, err := history.OpenPG(context.Background(), db)
 	if err != nil {

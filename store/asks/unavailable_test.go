@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/pg"
+	"github.com/toolgate/toolgate/store/pg/dbtest"
 )
 
 // TestServerThatCannotServeIsUnavailable: a server that cancels a statement
@@ -23,7 +23,7 @@ import (
 // session and the role's statement_timeout is 200 ms.
 func TestServerThatCannotServeIsUnavailable(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
-	openApprovals(t, pgdb.Open(t, dsn)) // migrates
+	openApprovals(t, dbtest.Open(t, dsn)) // migrates
 	ctx := context.Background()
 	for _, param := range []string{"statement_timeout=200", "lock_timeout=200"} {
 		u, err := url.Parse(dsn)
@@ -39,7 +39,7 @@ func TestServerThatCannotServeIsUnavailable(t *testing.T) {
 			t.Fatal(err)
 		}
 		shared := &Approvals{db: db, log: db.Log()}
-		locker := pgdb.Open(t, dsn)
+		locker := dbtest.Open(t, dsn)
 		tx, err := locker.Pool().Begin(ctx)
 		if err != nil {
 			t.Fatal(err)

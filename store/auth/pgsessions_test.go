@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/store/auth"
 	"github.com/toolgate/toolgate/store/auth/authtest"
+	"github.com/toolgate/toolgate/store/pg/dbtest"
 )
 
 // TestSessionsAcrossReplicas runs the behaviour every SessionStore
@@ -17,11 +17,11 @@ import (
 // through one pool and read, flashed and deleted through another.
 func TestSessionsAcrossReplicas(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
-	a, err := auth.OpenPGSessions(context.Background(), pgdb.Open(t, dsn))
+	a, err := auth.OpenPGSessions(context.Background(), dbtest.Open(t, dsn))
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := auth.OpenPGSessions(context.Background(), pgdb.Open(t, dsn))
+	b, err := auth.OpenPGSessions(context.Background(), dbtest.Open(t, dsn))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,12 +32,12 @@ func TestSessionsAcrossReplicas(t *testing.T) {
 // the OnDelete hooks of another; the table never holds the session id.
 func TestSessionsSignOutReachesReplicas(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
-	dbA := pgdb.Open(t, dsn)
+	dbA := dbtest.Open(t, dsn)
 	a, err := auth.OpenPGSessions(context.Background(), dbA)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := auth.OpenPGSessions(context.Background(), pgdb.Open(t, dsn))
+	b, err := auth.OpenPGSessions(context.Background(), dbtest.Open(t, dsn))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/store/pg"
+	"github.com/toolgate/toolgate/store/pg/dbtest"
 )
 
 // TestRevokedTokenEndsAfterAFailedReload: a replica whose reload after the
@@ -19,7 +19,7 @@ import (
 // retried.
 func TestRevokedTokenEndsAfterAFailedReload(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
-	a, _ := openPGTokens(t, pgdb.Open(t, dsn), t.TempDir())
+	a, _ := openPGTokens(t, dbtest.Open(t, dsn), t.TempDir())
 	dbB, err := pg.Open(context.Background(), dsn, pg.Options{MaxConns: 1, OpTimeout: 300 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

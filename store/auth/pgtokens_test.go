@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/store/pg"
+	"github.com/toolgate/toolgate/store/pg/dbtest"
 )
 
 func openPGTokens(t *testing.T, db *pg.DB, dir string) (*PGTokens, bool) {
@@ -35,8 +35,8 @@ func TestTokensAcrossReplicas(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
 	// The first replica's config dir does not exist yet: OpenPGTokens makes it.
 	dirA, dirB := filepath.Join(t.TempDir(), "new", "dir"), t.TempDir()
-	a, createdA := openPGTokens(t, pgdb.Open(t, dsn), dirA)
-	b, createdB := openPGTokens(t, pgdb.Open(t, dsn), dirB)
+	a, createdA := openPGTokens(t, dbtest.Open(t, dsn), dirA)
+	b, createdB := openPGTokens(t, dbtest.Open(t, dsn), dirB)
 	if !createdA || createdB {
 		t.Fatalf("created = %v, %v; want true for the first replica only", createdA, createdB)
 	}
@@ -113,7 +113,7 @@ func TestTokensFirstStartRace(t *testing.T) {
 	const replicas = 3
 	dbs := make([]*pg.DB, replicas)
 	for i := range dbs {
-		dbs[i] = pgdb.Open(t, dsn)
+		dbs[i] = dbtest.Open(t, dsn)
 	}
 	var wg sync.WaitGroup
 	toks := make([]*PGTokens, replicas)
@@ -158,7 +158,7 @@ func TestTokensImportFileMode(t *testing.T) {
 		Created: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Hash: hashHex(agent)}}
 	data, _ := json.Marshal(list)
 	writeFile(t, dir, tokensFile, string(data))
-	tk, created := openPGTokens(t, pgdb.Open(t, pgtest.NewDSN(t)), dir)
+	tk, created := openPGTokens(t, dbtest.Open(t, pgtest.NewDSN(t)), dir)
 	if created {
 		t.Error("created = true, want the file's admin token taken")
 	}
@@ -182,8 +182,8 @@ func TestTokensImportFileMode(t *testing.T) {
 // table), and a revoked or unknown token still does not.
 func TestTokensReadThroughOnMiss(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
-	a, _ := openPGTokens(t, pgdb.Open(t, dsn), t.TempDir())
-	b, _ := openPGTokens(t, pgdb.Open(t, dsn), t.TempDir())
+	a, _ := openPGTokens(t, dbtest.Open(t, dsn), t.TempDir())
+	b, _ := openPGTokens(t, dbtest.Open(t, dsn), t.TempDir())
 	for i := range 20 {
 		info, tok, err := a.Create(fmt.Sprintf("fresh-%d", i), RoleAgent, []string{"cli"}, nil)
 		if err != nil {

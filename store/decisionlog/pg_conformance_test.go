@@ -12,9 +12,9 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/logcall"
 	"github.com/toolgate/toolgate/store/decisionlog"
+	"github.com/toolgate/toolgate/store/pg/dbtest"
 )
 
 // decisionLogAPI is the method set the SQLite and the PostgreSQL decision
@@ -47,7 +47,7 @@ func openBothDecisionLogs(t *testing.T, opts decisionlog.Options) (sqliteLog, pg
 		t.Fatalf("sqlite decision log: %v", err)
 	}
 	t.Cleanup(func() { sl.Close() })
-	pl, err := decisionlog.OpenPG(context.Background(), pgdb.Open(t, pgtest.NewDSN(t)), decisionlog.PGOptions{Options: opts})
+	pl, err := decisionlog.OpenPG(context.Background(), dbtest.Open(t, pgtest.NewDSN(t)), decisionlog.PGOptions{Options: opts})
 	if err != nil {
 		t.Fatalf("pg decision log: %v", err)
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/store/pg"
+	"github.com/toolgate/toolgate/store/pg/dbtest"
 )
 
 // openPGLog opens a decision log on db; t.Cleanup closes it.
@@ -55,7 +55,7 @@ func TestPGDecisionLogReplicasShareOneTable(t *testing.T) {
 	logs := make([]*PGLog, replicas)
 	var wg sync.WaitGroup
 	for i := range logs {
-		db := pgdb.Open(t, dsn)
+		db := dbtest.Open(t, dsn)
 		wg.Go(func() {
 			l, err := OpenPG(context.Background(), db, PGOptions{Replica: fmt.Sprintf("r%d", i)})
 			if err != nil {
@@ -120,14 +120,14 @@ func TestPGDecisionLogReplicasShareOneTable(t *testing.T) {
 func TestPGDecisionLogPruneOneReplicaAtATime(t *testing.T) {
 	dsn := pgtest.NewDSN(t)
 	clock := &fakeClock{now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	db := pgdb.Open(t, dsn)
+	db := dbtest.Open(t, dsn)
 	l := openPGLog(t, db, PGOptions{Options: Options{Now: clock.Now, Retention: time.Hour, PruneEvery: time.Hour}})
 	for _, age := range []time.Duration{3 * time.Hour, 2 * time.Hour, time.Minute} {
 		l.Enqueue(Entry{Time: clock.now.Add(-age), Tool: "bash", Level: "ask"})
 	}
 	flushLog(t, l)
 
-	other := pgdb.Open(t, dsn)
+	other := dbtest.Open(t, dsn)
 	ctx := context.Background()
 	tx, err := other.Pool().Begin(ctx)
 	if err != nil {
@@ -158,7 +158,7 @@ func TestPGDecisionLogPruneOneReplicaAtATime(t *testing.T) {
 // TestPGDecisionLogPrunesPeriodically: the prune goroutine applies MaxRows on
 // its own.
 func TestPGDecisionLogPrunesPeriodically(t *testing.T) {
-	db := pgdb.Open(t, pgtest.NewDSN(t))
+	db := dbtest.Open(t, pgtest.NewDSN(t))
 	l := openPGLog(t, db, PGOptions{Options: Options{MaxRows: 1, PruneEvery: 10 * time.Millisecond}})
 	l.Enqueue(Entry{Tool: "a", Level: "ask"})
 	l.Enqueue(Entry{Tool: "b", Level: "ask"})
@@ -173,7 +173,7 @@ func TestPGDecisionLogPrunesPeriodically(t *testing.T) {
 // TestPGDecisionLogBadTextKeepsTheBatch: a NUL byte or invalid UTF-8 in one
 // entry (PostgreSQL text refuses both) must not lose the batch it is in.
 func TestPGDecisionLogBadTextKeepsTheBatch(t *testing.T) {
-	l := openPGLog(t, pgdb.Open(t, pgtest.NewDSN(t)), PGOptions{Options: Options{Linger: time.Second, BatchSize: 8}})
+	l := openPGLog(t, dbtest.Open(t, pgtest.NewDSN(t)), PGOptions{Options: Options{Linger: time.Second, BatchSize: 8}})
 	for i := range 8 {
 		e := Entry{Tool: "bash", Level: "allow", Summary: fmt.Sprint("ok ", i)}
 		if i == 3 {
@@ -209,7 +209,7 @@ func TestPGDecisionLogBadTextKeepsTheBatch(t *testing.T) {
 func TestPGDecisionLogNeverBlocks(t *testing.T) {
 	const queue, batch, total = 4, 2, 200
 	dsn := pgtest.NewDSN(t)
-	db := pgdb.Open(t, dsn)
+	db := dbtest.Open(t, dsn)
 	l := openPGLog(t, db, PGOptions{Options: Options{QueueSize: queue, BatchSize: batch}})
 	ctx := context.Background()
 	locker, err := pgx.Connect(ctx, dsn)

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/toolgate/toolgate/grant"
-	"github.com/toolgate/toolgate/internal/granttest"
+	"github.com/toolgate/toolgate/grant/granttest"
 )
 
 func open(t *testing.T) grant.Store {

@@ -7,11 +7,11 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
-	"github.com/toolgate/toolgate/internal/granttest"
+	"github.com/toolgate/toolgate/grant/granttest"
 	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store/pg"
+	"github.com/toolgate/toolgate/store/pg/dbtest"
 )
 
 func openPG(t *testing.T, db *pg.DB) *PGStore {
@@ -26,13 +26,13 @@ func openPG(t *testing.T, db *pg.DB) *PGStore {
 // TestGrantsConformance holds the grants table to every grant.Store's
 // behaviour.
 func TestGrantsConformance(t *testing.T) {
-	granttest.Conformance(t, func(t *testing.T) grant.Store { return openPG(t, pgdb.Open(t, pgtest.NewDSN(t))) })
+	granttest.Conformance(t, func(t *testing.T) grant.Store { return openPG(t, dbtest.Open(t, pgtest.NewDSN(t))) })
 }
 
 // TestGrantsBook: a Book over the table decides with what it adds and
 // stops with what it revokes.
 func TestGrantsBook(t *testing.T) {
-	granttest.BookFollowsItsStore(t, openPG(t, pgdb.Open(t, pgtest.NewDSN(t))))
+	granttest.BookFollowsItsStore(t, openPG(t, dbtest.Open(t, pgtest.NewDSN(t))))
 }
 
 // startReplicas starts n replicas on dsn (a connection and a Book each)
@@ -42,7 +42,7 @@ func startReplicas(t *testing.T, ctx context.Context, dsn string, n int, clock *
 	t.Helper()
 	books, dbs := make([]*grant.Book, n), make([]*pg.DB, n)
 	for i := range books {
-		dbs[i] = pgdb.Open(t, dsn)
+		dbs[i] = dbtest.Open(t, dsn)
 		books[i] = grant.NewBook(openPG(t, dbs[i]), grant.Options{Reload: time.Hour, Now: clock.Now})
 		if err := books[i].Start(ctx); err != nil {
 			t.Fatal(err)

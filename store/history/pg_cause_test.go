@@ -8,8 +8,8 @@ import (
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/store/pg"
+	"github.com/toolgate/toolgate/store/pg/dbtest"
 )
 
 // insertHistoryVersion1 writes a row as a replica of the history's schema
@@ -32,7 +32,7 @@ func insertHistoryVersion1(t *testing.T, db *pg.DB, id string, status approval.S
 // with an empty cause, and an old pending ask answered now gets the cause
 // it is answered with.
 func TestPGHistoryMigratesCause(t *testing.T) {
-	db := pgdb.Open(t, pgtest.NewDSN(t))
+	db := dbtest.Open(t, pgtest.NewDSN(t))
 	ctx := context.Background()
 	if err := pg.Migrate(ctx, db, pg.PartHistory, pg.Steps(pg.PartHistory)[:1]); err != nil {
 		t.Fatalf("version 1: %v", err)

@@ -15,8 +15,8 @@ import (
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
 	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/store/pg/dbtest"
 )
 
 // historyAPI is the method set the SQLite and the PostgreSQL approval
@@ -43,7 +43,7 @@ func openBothHistories(t *testing.T) (sqliteHist, pgHist historyAPI) {
 		t.Fatalf("sqlite history: %v", err)
 	}
 	t.Cleanup(func() { sh.Close() })
-	ph, err := OpenPG(context.Background(), pgdb.Open(t, pgtest.NewDSN(t)))
+	ph, err := OpenPG(context.Background(), dbtest.Open(t, pgtest.NewDSN(t)))
 	if err != nil {
 		t.Fatalf("pg history: %v", err)
 	}

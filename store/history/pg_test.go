@@ -10,9 +10,9 @@ import (
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/internal/pgtest"
-	"github.com/toolgate/toolgate/internal/pgtest/pgdb"
 	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/store/pg"
+	"github.com/toolgate/toolgate/store/pg/dbtest"
 )
 
 // TestHistoryReplicasRecordOnce: replicas recording the same creation and
@@ -23,7 +23,7 @@ func TestHistoryReplicasRecordOnce(t *testing.T) {
 	const replicas = 4
 	hs := make([]*PGStore, replicas)
 	for i := range hs {
-		h, err := OpenPG(context.Background(), pgdb.Open(t, dsn))
+		h, err := OpenPG(context.Background(), dbtest.Open(t, dsn))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +69,7 @@ func TestHistoryReplicasRecordOnce(t *testing.T) {
 // TestHistoryBadText: a NUL byte or invalid UTF-8 in the ask's fields does
 // not make the record fail.
 func TestHistoryBadText(t *testing.T) {
-	h, err := OpenPG(context.Background(), pgdb.Open(t, pgtest.NewDSN(t)))
+	h, err := OpenPG(context.Background(), dbtest.Open(t, pgtest.NewDSN(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
 
-// openDB opens dsn as one replica would; t.Cleanup closes it. (pgdb.Open
+// openDB opens dsn as one replica would; t.Cleanup closes it. (dbtest.Open
 // does the same for other packages; it cannot be imported here.)
 func openDB(t *testing.T, dsn string) *DB {
 	t.Helper()

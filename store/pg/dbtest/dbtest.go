@@ -1,9 +1,9 @@
-// Package pgdb opens a store/pg DB on a fresh database of the pgtest
+// Package dbtest opens a store/pg DB on a fresh database of the pgtest
 // cluster, for the tests of the packages whose PostgreSQL stores sit on it
 // (store/auth, store/decisionlog, store/grants, store/history, store/asks,
-// store). It lives apart from pgtest because store/pg's own tests use
-// pgtest, and pgtest importing store/pg would close an import cycle.
-package pgdb
+// store). It lives apart from internal/pgtest, which starts the cluster and
+// knows no toolgate package, so that the test helpers stay below storage.
+package dbtest
 
 import (
 	"context"
