@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/service"
 )
 
@@ -16,13 +17,7 @@ type ExternalEntryRequest struct {
 // handleGetExternal is GET /api/v1/permissions/external-directory: the
 // value as configured (a level or a mapping of prefix -> level), or null.
 func (s *Server) handleGetExternal(w http.ResponseWriter, r *http.Request) {
-	sec, etag, err := s.section()
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	setETag(w, etag)
-	writeJSON(w, http.StatusOK, ExternalDirectoryResponse{ExternalDirectory: sec.External})
+	s.writeSectionView(w, r, func(sec policy.Written) any { return ExternalDirectoryResponse{ExternalDirectory: sec.External} })
 }
 
 // handlePutExternal sets one key ("*" or a path prefix) to a level.

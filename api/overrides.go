@@ -4,17 +4,13 @@ import (
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // handleListOverrides is GET /api/v1/permissions/approval-overrides.
 func (s *Server) handleListOverrides(w http.ResponseWriter, r *http.Request) {
-	sec, etag, err := s.section()
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	setETag(w, etag)
-	writeJSON(w, http.StatusOK, OverridesResponse{ApprovalOverrides: sec.Overrides.All()})
+	s.writeSectionView(w, r, func(sec policy.Written) any { return OverridesResponse{ApprovalOverrides: sec.Overrides.All()} })
 }
 
 // handleAddOverride is POST /api/v1/permissions/approval-overrides: 201;

@@ -51,6 +51,19 @@ func (s *Server) section() (policy.Written, string, error) {
 // route honours it, answering 412 when the section changed since.
 func ifMatch(r *http.Request) string { return r.Header.Get("If-Match") }
 
+// writeSectionView answers a read of the section or a part of it: what
+// view makes of the section in force, with the section's ETag, so a later
+// write may send it back as If-Match.
+func (s *Server) writeSectionView(w http.ResponseWriter, r *http.Request, view func(policy.Written) any) {
+	sec, etag, err := s.section()
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	setETag(w, etag)
+	writeJSON(w, http.StatusOK, view(sec))
+}
+
 // setETag sets the ETag header of the section.
 func setETag(w http.ResponseWriter, etag string) {
 	if etag != "" {
@@ -60,13 +73,7 @@ func setETag(w http.ResponseWriter, etag string) {
 
 // handleGetSection is GET /api/v1/permissions: the whole section, with its ETag.
 func (s *Server) handleGetSection(w http.ResponseWriter, r *http.Request) {
-	sec, etag, err := s.section()
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	setETag(w, etag)
-	writeJSON(w, http.StatusOK, sec)
+	s.writeSectionView(w, r, func(sec policy.Written) any { return sec })
 }
 
 // handlePutSection is PUT /api/v1/permissions: replace the section; with

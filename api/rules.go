@@ -27,13 +27,7 @@ const (
 
 // handleListRules is GET /api/v1/permissions/rules.
 func (s *Server) handleListRules(w http.ResponseWriter, r *http.Request) {
-	sec, etag, err := s.section()
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	setETag(w, etag)
-	writeJSON(w, http.StatusOK, RulesResponse{Rules: sec.Rules.All()})
+	s.writeSectionView(w, r, func(sec policy.Written) any { return RulesResponse{Rules: sec.Rules.All()} })
 }
 
 // handleGetRule is GET /api/v1/permissions/rules/{id}.

@@ -9,13 +9,7 @@ import (
 
 // handleGetSettings is GET /api/v1/permissions/settings.
 func (s *Server) handleGetSettings(w http.ResponseWriter, r *http.Request) {
-	sec, etag, err := s.section()
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	setETag(w, etag)
-	writeJSON(w, http.StatusOK, settingsOf(sec))
+	s.writeSectionView(w, r, func(sec policy.Written) any { return settingsOf(sec) })
 }
 
 // settingsOf picks the scalar settings out of the section as written (an

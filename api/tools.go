@@ -20,13 +20,7 @@ func toolsOf(sec policy.Written) policy.Mapping { return sec.Tools.OrEmpty() }
 
 // handleListTools is GET /api/v1/permissions/tools.
 func (s *Server) handleListTools(w http.ResponseWriter, r *http.Request) {
-	sec, etag, err := s.section()
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	setETag(w, etag)
-	writeJSON(w, http.StatusOK, ToolsResponse{Tools: toolsOf(sec)})
+	s.writeSectionView(w, r, func(sec policy.Written) any { return ToolsResponse{Tools: toolsOf(sec)} })
 }
 
 // handlePutTool is PUT /api/v1/permissions/tools/{tool}: set its level.
