@@ -47,8 +47,7 @@ func runAddDir(args []string, stdout, stderr io.Writer, getenv func(string) stri
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
-		fmt.Fprintf(stderr, "toolgate add-dir: %v\n", err)
-		return exitError
+		return failed(stderr, "toolgate add-dir", err)
 	}
 	warnNotADir(abs, stderr)
 	return runCommand(c, "/add-dir "+abs, stdout, stderr)
@@ -84,8 +83,7 @@ func parseConn(name string, args []string, stderr io.Writer, getenv func(string)
 func runCommand(c conn, text string, stdout, stderr io.Writer) int {
 	token, err := c.resolve()
 	if err != nil {
-		fmt.Fprintf(stderr, "toolgate: %v\n", err)
-		return exitError
+		return failed(stderr, "toolgate", err)
 	}
 	body, _ := json.Marshal(map[string]string{"text": text})
 	data, err := post(c, token, "/api/v1/commands", body, requestTimeout)
@@ -94,8 +92,7 @@ func runCommand(c conn, text string, stdout, stderr io.Writer) int {
 	}
 	var out commandAnswer
 	if err := json.Unmarshal(data, &out); err != nil {
-		fmt.Fprintf(stderr, "toolgate: the server's answer is not a command result: %v\n", err)
-		return exitError
+		return failed(stderr, "toolgate: the server's answer is not a command result", err)
 	}
 	fmt.Fprint(stdout, out.Output)
 	if !strings.HasSuffix(out.Output, "\n") {
@@ -115,8 +112,7 @@ func printError(stderr io.Writer, err error) int {
 		fmt.Fprintf(stderr, "toolgate: %s\n", se.msg)
 		return exitError
 	}
-	fmt.Fprintf(stderr, "toolgate: %v\n", err)
-	return exitError
+	return failed(stderr, "toolgate", err)
 }
 
 // evaluateOptions are the flags of `toolgate evaluate`.
@@ -169,13 +165,11 @@ func runEvaluate(args []string, stdin io.Reader, stdout, stderr io.Writer, geten
 	}
 	body, err := evaluateBody(o, stdin)
 	if err != nil {
-		fmt.Fprintf(stderr, "toolgate evaluate: %v\n", err)
-		return exitError
+		return failed(stderr, "toolgate evaluate", err)
 	}
 	token, err := o.resolve()
 	if err != nil {
-		fmt.Fprintf(stderr, "toolgate: %v\n", err)
-		return exitError
+		return failed(stderr, "toolgate", err)
 	}
 	data, err := post(o.conn, token, "/api/v1/evaluate", body, requestTimeout)
 	if err != nil {
@@ -232,8 +226,7 @@ type decision struct {
 func printDecision(data []byte, stdout, stderr io.Writer) int {
 	var d decision
 	if err := json.Unmarshal(data, &d); err != nil {
-		fmt.Fprintf(stderr, "toolgate: the server's answer is not a decision: %v\n", err)
-		return exitError
+		return failed(stderr, "toolgate: the server's answer is not a decision", err)
 	}
 	rule := "-"
 	if d.MatchedRule != nil {

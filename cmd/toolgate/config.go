@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/url"
 	"strconv"
@@ -41,8 +40,7 @@ func printConfig(agent string, o hookOptions, stdout, stderr io.Writer) int {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false) // the & of a URL stays &, as a person would write it
 	if err := enc.Encode(v); err != nil {
-		fmt.Fprintf(stderr, "toolgate: %v\n", err)
-		return exitError
+		return failed(stderr, "toolgate", err)
 	}
 	return exitOK
 }

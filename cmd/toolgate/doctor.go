@@ -60,15 +60,13 @@ func runDoctor(args []string, stdout, stderr io.Writer, getenv func(string) stri
 	if o.project != "" {
 		abs, err := filepath.Abs(o.project)
 		if err != nil {
-			fmt.Fprintf(stderr, "toolgate doctor: %v\n", err)
-			return exitError
+			return failed(stderr, "toolgate doctor", err)
 		}
 		o.project = abs
 	}
 	names, err := doctorAgents(named, o.project, getenv)
 	if err != nil {
-		fmt.Fprintf(stderr, "toolgate doctor: %v\n", err)
-		return exitError
+		return failed(stderr, "toolgate doctor", err)
 	}
 	r := &doctorReport{w: stdout}
 	checkHealth(r, o.url)

@@ -41,8 +41,7 @@ func runGrants(args []string, stdout, stderr io.Writer, getenv func(string) stri
 	}
 	token, err := c.resolve()
 	if err != nil {
-		fmt.Fprintf(stderr, "toolgate grants: %v\n", err)
-		return exitError
+		return failed(stderr, "toolgate grants", err)
 	}
 	q := url.Values{}
 	for k, v := range map[string]string{"agent": agent, "session_id": session, "tool_name": tool} {
@@ -56,8 +55,7 @@ func runGrants(args []string, stdout, stderr io.Writer, getenv func(string) stri
 	}
 	data, _, err := exchange(context.Background(), c, token, http.MethodGet, path, nil, "", requestTimeout)
 	if err != nil {
-		fmt.Fprintf(stderr, "toolgate grants: %v\n", err)
-		return exitError
+		return failed(stderr, "toolgate grants", err)
 	}
 	if asJSON {
 		stdout.Write(data)
@@ -67,8 +65,7 @@ func runGrants(args []string, stdout, stderr io.Writer, getenv func(string) stri
 		Grants []grant.Grant `json:"grants"`
 	}
 	if err := json.Unmarshal(data, &page); err != nil {
-		fmt.Fprintf(stderr, "toolgate grants: reading the answer: %v\n", err)
-		return exitError
+		return failed(stderr, "toolgate grants: reading the answer", err)
 	}
 	printGrants(stdout, page.Grants, time.Now())
 	return exitOK
@@ -106,13 +103,11 @@ func runGrantsRevoke(args []string, stdout, stderr io.Writer, getenv func(string
 	}
 	token, err := c.resolve()
 	if err != nil {
-		fmt.Fprintf(stderr, "toolgate grants revoke: %v\n", err)
-		return exitError
+		return failed(stderr, "toolgate grants revoke", err)
 	}
 	id := rest[0]
 	if _, _, err := exchange(context.Background(), c, token, http.MethodDelete, "/api/v1/grants/"+url.PathEscape(id), nil, "", requestTimeout); err != nil {
-		fmt.Fprintf(stderr, "toolgate grants revoke: %v\n", err)
-		return exitError
+		return failed(stderr, "toolgate grants revoke", err)
 	}
 	fmt.Fprintf(stdout, "revoked %s\n", id)
 	return exitOK

@@ -61,13 +61,11 @@ func runImport(args []string, stdout, stderr io.Writer, getenv func(string) stri
 	}
 	res, err := convertFile(agent, file, &o)
 	if err != nil {
-		fmt.Fprintf(stderr, "toolgate import: %v\n", err)
-		return exitError
+		return failed(stderr, "toolgate import", err)
 	}
 	text, err := res.YAML()
 	if err != nil {
-		fmt.Fprintf(stderr, "toolgate import: %v\n", err)
-		return exitError
+		return failed(stderr, "toolgate import", err)
 	}
 	fmt.Fprint(stdout, text)
 	fmt.Fprint(stderr, res.Report())
@@ -211,8 +209,7 @@ func (c currentRule) rule() importer.Rule {
 func writeImport(c conn, res *importer.Result, stderr io.Writer) int {
 	token, err := c.resolve()
 	if err != nil {
-		fmt.Fprintf(stderr, "toolgate: %v\n", err)
-		return exitError
+		return failed(stderr, "toolgate", err)
 	}
 	data, etag, err := send(c, token, http.MethodGet, "/api/v1/permissions", nil, "")
 	if err != nil {
@@ -220,8 +217,7 @@ func writeImport(c conn, res *importer.Result, stderr io.Writer) int {
 	}
 	var cur currentPolicy
 	if err := json.Unmarshal(data, &cur); err != nil {
-		fmt.Fprintf(stderr, "toolgate: the server's answer is not a permissions section: %v\n", err)
-		return exitError
+		return failed(stderr, "toolgate: the server's answer is not a permissions section", err)
 	}
 	have := make([]importer.Rule, 0, len(cur.Rules))
 	ids := map[string]bool{}

@@ -57,6 +57,13 @@ const (
 	// as they decide in the agent, or not at all.
 )
 
+// failed says on stderr what failed and why, "what: err", and gives the
+// exit code of a failed command.
+func failed(stderr io.Writer, what string, err error) int {
+	fmt.Fprintf(stderr, "%s: %v\n", what, err)
+	return exitError
+}
+
 const usage = `usage:
   toolgate hook claude-code|codex|gemini [--wait SECONDS]   (reads one hook event on stdin)
   toolgate hook claude-code|codex|gemini --print-config [--command] [--wait SECONDS] [--bin PATH]

@@ -76,8 +76,7 @@ func runMCP(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv fun
 	}
 	token, err := o.resolve()
 	if err != nil {
-		fmt.Fprintf(stderr, "toolgate: %v\n", err)
-		return exitError
+		return failed(stderr, "toolgate", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -94,13 +93,11 @@ func serveMCP(ctx context.Context, o *mcpOptions, token string, command []string
 	cmd.Stderr = stderr
 	toServer, err := cmd.StdinPipe()
 	if err != nil {
-		fmt.Fprintf(stderr, "toolgate mcp: %v\n", err)
-		return exitError
+		return failed(stderr, "toolgate mcp", err)
 	}
 	fromServer, err := cmd.StdoutPipe()
 	if err != nil {
-		fmt.Fprintf(stderr, "toolgate mcp: %v\n", err)
-		return exitError
+		return failed(stderr, "toolgate mcp", err)
 	}
 	if err := cmd.Start(); err != nil {
 		fmt.Fprintf(stderr, "toolgate mcp: starting %s: %v\n", command[0], err)

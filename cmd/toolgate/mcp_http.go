@@ -93,8 +93,7 @@ func (h *httpOptions) shown() string {
 func serveMCPHTTP(ctx context.Context, o *mcpOptions, token string, stderr io.Writer) int {
 	ln, err := net.Listen("tcp", o.http.listen)
 	if err != nil {
-		fmt.Fprintf(stderr, "toolgate mcp: %v\n", err)
-		return exitError
+		return failed(stderr, "toolgate mcp", err)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	proxy := &mcpgate.Proxy{Decider: &checkDecider{o: o, token: token}, Log: log, Upstream: o.http.upstreamURL,
@@ -119,8 +118,7 @@ func serveMCPHTTP(ctx context.Context, o *mcpOptions, token string, stderr io.Wr
 		err = <-served
 	}
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
-		fmt.Fprintf(stderr, "toolgate mcp: %v\n", err)
-		return exitError
+		return failed(stderr, "toolgate mcp", err)
 	}
 	return exitOK
 }

@@ -33,20 +33,17 @@ type setupOptions struct {
 func runSetup(args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	o, agent, err := parseSetupArgs(args, stderr, getenv)
 	if err != nil {
-		fmt.Fprintf(stderr, "toolgate setup: %v\n", err)
-		return exitError
+		return failed(stderr, "toolgate setup", err)
 	}
 	if o.mcp {
 		if err := runSetupMCP(agent, o, stdout, getenv); err != nil {
-			fmt.Fprintf(stderr, "toolgate setup: %v\n", err)
-			return exitError
+			return failed(stderr, "toolgate setup", err)
 		}
 		return exitOK
 	}
 	path, err := settingsFile(agent, o.project, getenv)
 	if err != nil {
-		fmt.Fprintf(stderr, "toolgate setup: %v\n", err)
-		return exitError
+		return failed(stderr, "toolgate setup", err)
 	}
 	changed, err := setupFile(agent, path, o, stdout)
 	if err != nil {

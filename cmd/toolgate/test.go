@@ -51,24 +51,20 @@ func runTest(args []string, stdout, stderr io.Writer, getenv func(string) string
 	}
 	e, problems, examples, err := compileConfigDir(*dir, *workspace, getenv)
 	if err != nil {
-		fmt.Fprintf(stderr, "toolgate test: %v\n", err)
-		return exitError
+		return failed(stderr, "toolgate test", err)
 	}
-	failed := 0
 	for _, p := range problems {
 		fmt.Fprintf(stdout, "problem: %s: %s\n", p.Path, p.Message)
-		failed++
 	}
 	cases, misses := 0, 0
 	if fs.NArg() == 1 {
 		cases, misses, err = runCases(e, fs.Arg(0), stdout)
 		if err != nil {
-			fmt.Fprintf(stderr, "toolgate test: %v\n", err)
-			return exitError
+			return failed(stderr, "toolgate test", err)
 		}
 	}
-	fmt.Fprintf(stdout, "%d rule examples, %d problems; %d calls, %d missed\n", examples, failed, cases, misses)
-	if failed > 0 || misses > 0 {
+	fmt.Fprintf(stdout, "%d rule examples, %d problems; %d calls, %d missed\n", examples, len(problems), cases, misses)
+	if len(problems) > 0 || misses > 0 {
 		return exitError
 	}
 	return exitOK
