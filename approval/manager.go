@@ -14,6 +14,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/grant"
+	"github.com/toolgate/toolgate/internal/defaults"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -107,21 +108,11 @@ type subscriber struct {
 
 // New returns a Manager. Call Shutdown when done.
 func New(opts Options) *Manager {
-	if opts.Timeout <= 0 {
-		opts.Timeout = DefaultTimeout
-	}
-	if opts.Retention <= 0 {
-		opts.Retention = DefaultRetention
-	}
-	if opts.SubscriberBuffer <= 0 {
-		opts.SubscriberBuffer = DefaultSubscriberBuffer
-	}
-	if opts.HistoryBuffer <= 0 {
-		opts.HistoryBuffer = DefaultHistoryBuffer
-	}
-	if opts.SweepInterval <= 0 {
-		opts.SweepInterval = DefaultSweepInterval
-	}
+	defaults.Positive(&opts.Timeout, DefaultTimeout)
+	defaults.Positive(&opts.Retention, DefaultRetention)
+	defaults.Positive(&opts.SubscriberBuffer, DefaultSubscriberBuffer)
+	defaults.Positive(&opts.HistoryBuffer, DefaultHistoryBuffer)
+	defaults.Positive(&opts.SweepInterval, DefaultSweepInterval)
 	m := &Manager{
 		opts:     opts,
 		clock:    opts.Clock,

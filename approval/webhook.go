@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/internal/defaults"
 )
 
 // Defaults of WebhookOptions. With them one notification is tried at most
@@ -72,21 +73,11 @@ type WebhookOptions struct {
 var ErrWebhookConfig = errors.New("approval webhook")
 
 func (o *WebhookOptions) fill() {
-	if o.QueueSize <= 0 {
-		o.QueueSize = DefaultWebhookQueue
-	}
-	if o.Attempts <= 0 {
-		o.Attempts = DefaultWebhookAttempts
-	}
-	if o.BaseDelay <= 0 {
-		o.BaseDelay = DefaultWebhookBaseDelay
-	}
-	if o.MaxDelay <= 0 {
-		o.MaxDelay = DefaultWebhookMaxDelay
-	}
-	if o.Timeout <= 0 {
-		o.Timeout = DefaultWebhookTimeout
-	}
+	defaults.Positive(&o.QueueSize, DefaultWebhookQueue)
+	defaults.Positive(&o.Attempts, DefaultWebhookAttempts)
+	defaults.Positive(&o.BaseDelay, DefaultWebhookBaseDelay)
+	defaults.Positive(&o.MaxDelay, DefaultWebhookMaxDelay)
+	defaults.Positive(&o.Timeout, DefaultWebhookTimeout)
 	if o.Client == nil {
 		o.Client = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error {
 			// A redirect would resend the signed body somewhere not configured.

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/defaults"
 	"github.com/toolgate/toolgate/redact"
 
 	"github.com/gorilla/websocket"
@@ -67,24 +68,14 @@ type HubOptions struct {
 }
 
 func (o *HubOptions) fill() {
-	if o.PongWait <= 0 {
-		o.PongWait = DefaultPongWait
-	}
+	defaults.Positive(&o.PongWait, DefaultPongWait)
 	if o.PingPeriod <= 0 || o.PingPeriod >= o.PongWait {
 		o.PingPeriod = o.PongWait * 9 / 10
 	}
-	if o.WriteWait <= 0 {
-		o.WriteWait = DefaultWriteWait
-	}
-	if o.MaxMessageSize <= 0 {
-		o.MaxMessageSize = DefaultMaxMessageSize
-	}
-	if o.SendBuffer <= 0 {
-		o.SendBuffer = DefaultSendBuffer
-	}
-	if o.RecheckEvery <= 0 {
-		o.RecheckEvery = DefaultRecheckEvery
-	}
+	defaults.Positive(&o.WriteWait, DefaultWriteWait)
+	defaults.Positive(&o.MaxMessageSize, DefaultMaxMessageSize)
+	defaults.Positive(&o.SendBuffer, DefaultSendBuffer)
+	defaults.Positive(&o.RecheckEvery, DefaultRecheckEvery)
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}

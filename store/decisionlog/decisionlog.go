@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/toolgate/toolgate/internal/defaults"
 	"github.com/toolgate/toolgate/store/sqlite"
 )
 
@@ -120,24 +121,14 @@ type Options struct {
 
 // Fill sets the defaults of the zero fields (also used by the PostgreSQL log).
 func (o *Options) Fill() {
-	if o.QueueSize <= 0 {
-		o.QueueSize = 8192
-	}
-	if o.BatchSize <= 0 {
-		o.BatchSize = 512
-	}
+	defaults.Positive(&o.QueueSize, 8192)
+	defaults.Positive(&o.BatchSize, 512)
 	if o.Linger == 0 {
 		o.Linger = 20 * time.Millisecond
 	}
-	if o.Retention <= 0 {
-		o.Retention = 720 * time.Hour
-	}
-	if o.MaxRows <= 0 {
-		o.MaxRows = 1_000_000
-	}
-	if o.PruneEvery <= 0 {
-		o.PruneEvery = time.Minute
-	}
+	defaults.Positive(&o.Retention, 720*time.Hour)
+	defaults.Positive(&o.MaxRows, 1_000_000)
+	defaults.Positive(&o.PruneEvery, time.Minute)
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -277,9 +268,7 @@ func Open(path string, opts Options) (*Log, error) {
 // newLog starts the writer of the decision log in db (whose migrations
 // made the table). Close stops it.
 func newLog(db *sqlite.DB, opts Options) *Log {
-	if opts.BatchSize <= 0 {
-		opts.BatchSize = sqliteBatchSize
-	}
+	defaults.Positive(&opts.BatchSize, sqliteBatchSize)
 	if opts.Linger == 0 {
 		opts.Linger = sqliteLinger
 	}
