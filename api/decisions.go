@@ -105,12 +105,19 @@ func (s *Server) handleListDecisions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	out := DecisionListResponse{Decisions: make([]DecisionWire, 0, len(page.Entries))}
+	decisions, next := wirePage(page, decisionToWire)
+	writeJSON(w, http.StatusOK, DecisionListResponse{Decisions: decisions, NextCursor: next})
+}
+
+// wirePage turns a page of logged decisions into their wire form, in
+// order, and the cursor of the next page ("" on the last).
+func wirePage[T any](page decisionlog.Page, wire func(decisionlog.Entry) T) ([]T, string) {
+	out := make([]T, 0, len(page.Entries))
 	for _, e := range page.Entries {
-		out.Decisions = append(out.Decisions, decisionToWire(e))
+		out = append(out, wire(e))
 	}
 	if page.NextBefore > 0 {
-		out.NextCursor = strconv.FormatInt(page.NextBefore, 10)
+		return out, strconv.FormatInt(page.NextBefore, 10)
 	}
-	writeJSON(w, http.StatusOK, out)
+	return out, ""
 }

@@ -2,7 +2,6 @@ package api
 
 import (
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -46,14 +45,8 @@ func (s *Server) handleListShadow(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	out := ShadowListResponse{Calls: make([]ShadowWire, 0, len(page.Entries))}
-	for _, e := range page.Entries {
-		out.Calls = append(out.Calls, shadowToWire(e))
-	}
-	if page.NextBefore > 0 {
-		out.NextCursor = strconv.FormatInt(page.NextBefore, 10)
-	}
-	writeJSON(w, http.StatusOK, out)
+	calls, next := wirePage(page, shadowToWire)
+	writeJSON(w, http.StatusOK, ShadowListResponse{Calls: calls, NextCursor: next})
 }
 
 // shadowToWire turns a logged call with a shadow outcome into its wire
