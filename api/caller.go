@@ -62,6 +62,16 @@ func restCaller(r *http.Request, session string) (Caller, error) {
 	return Caller{Agent: agent, Session: session}, nil
 }
 
+// restCallerOn is restCaller for a call on channel ch, which the token
+// must be allowed to ask for (bindChannel).
+func (s *Server) restCallerOn(r *http.Request, session, ch string) (Caller, error) {
+	from, err := restCaller(r, session)
+	if err != nil {
+		return Caller{}, err
+	}
+	return from, s.bindChannel(r, ch)
+}
+
 // bindChannel refuses a call on a channel its token may not ask for
 // (docs/decisions.md#channels-bind-the-token): a token limited to some
 // channels asks for those only, and only an admin token may name a

@@ -44,10 +44,7 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	from, err := restCaller(r, in.SessionID)
-	if err == nil {
-		err = s.bindChannel(r, req.ChannelID)
-	}
+	from, err := s.restCallerOn(r, in.SessionID, req.ChannelID)
 	if err != nil {
 		writeError(w, r, err)
 		return

@@ -126,10 +126,7 @@ func (s *Server) handleEvaluate(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	from, err := restCaller(r, "")
-	if err == nil {
-		err = s.bindChannel(r, req.ChannelID)
-	}
+	from, err := s.restCallerOn(r, "", req.ChannelID)
 	if err != nil {
 		writeError(w, r, err)
 		return
