@@ -3,9 +3,7 @@ package api
 import (
 	"bytes"
 	stdjson "encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"slices"
@@ -15,7 +13,6 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	json "github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/engine"
@@ -60,20 +57,8 @@ var hookDecodeOptions = json.JoinOptions(json.RejectUnknownMembers(false))
 
 // decodeHook decodes a hook event (a request body read whole) into in.
 func decodeHook(data []byte, in *HookInput) error {
-	dec := decoders.Get().(*jsontext.Decoder)
-	dec.Reset(bytes.NewBuffer(data), hookDecodeOptions)
-	defer func() {
-		dec.Reset(noBody{})
-		decoders.Put(dec)
-	}()
-	if err := json.UnmarshalDecode(dec, in, hookDecodeOptions); err != nil {
-		if errors.Is(err, io.EOF) {
-			return service.BadRequest("", "request body is empty; a hook event (JSON object) is required")
-		}
-		return jsonError(err)
-	}
-	if _, err := dec.ReadToken(); !errors.Is(err, io.EOF) {
-		return service.BadRequest("", "request body has data after the JSON value")
+	if err := decodeOne(bytes.NewBuffer(data), in, hookDecodeOptions, "a hook event (JSON object)"); err != nil {
+		return err
 	}
 	if strings.TrimSpace(in.ToolName) == "" {
 		return service.BadRequest("tool_name", "tool_name is required")

@@ -87,15 +87,23 @@ func (noBody) Read([]byte) (int, error) { return 0, io.EOF }
 // decodeStrict decodes exactly one JSON value from rd into v under
 // decodeOptions; anything after the value but white space is an error.
 func decodeStrict(rd io.Reader, v any) error {
+	return decodeOne(rd, v, decodeOptions, "a JSON object")
+}
+
+// decodeOne decodes exactly one JSON value from rd into v under opts, from
+// a pooled decoder; an empty body is refused as lacking what (a JSON
+// object, a hook event), and anything after the value but white space is
+// an error.
+func decodeOne(rd io.Reader, v any, opts json.Options, what string) error {
 	dec := decoders.Get().(*jsontext.Decoder)
-	dec.Reset(rd, decodeOptions)
+	dec.Reset(rd, opts)
 	defer func() {
 		dec.Reset(noBody{})
 		decoders.Put(dec)
 	}()
-	if err := json.UnmarshalDecode(dec, v, decodeOptions); err != nil {
+	if err := json.UnmarshalDecode(dec, v, opts); err != nil {
 		if errors.Is(err, io.EOF) {
-			return service.BadRequest("", "request body is empty; a JSON object is required")
+			return service.BadRequest("", "request body is empty; %s is required", what)
 		}
 		return jsonError(err)
 	}
