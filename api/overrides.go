@@ -3,8 +3,6 @@ package api
 import (
 	"net/http"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -31,11 +29,5 @@ func (s *Server) handleAddOverride(w http.ResponseWriter, r *http.Request) {
 
 // handleDeleteOverride is DELETE /api/v1/permissions/approval-overrides/{id}.
 func (s *Server) handleDeleteOverride(w http.ResponseWriter, r *http.Request) {
-	etag, err := s.policy.DeleteOverride(ifMatch(r), chi.URLParam(r, "id"))
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	setETag(w, etag)
-	w.WriteHeader(http.StatusNoContent)
+	s.deleteEntry(w, r, "id", s.policy.DeleteOverride)
 }

@@ -64,6 +64,18 @@ func (s *Server) writeSectionView(w http.ResponseWriter, r *http.Request, view f
 	writeJSON(w, http.StatusOK, view(sec))
 }
 
+// deleteEntry answers a DELETE of the section's entry that the route's
+// parameter key names: 204 with the section's new ETag.
+func (s *Server) deleteEntry(w http.ResponseWriter, r *http.Request, key string, del func(ifMatch, name string) (string, error)) {
+	etag, err := del(ifMatch(r), chi.URLParam(r, key))
+	if err != nil {
+		writeError(w, r, err)
+		return
+	}
+	setETag(w, etag)
+	w.WriteHeader(http.StatusNoContent)
+}
+
 // setETag sets the ETag header of the section.
 func setETag(w http.ResponseWriter, etag string) {
 	if etag != "" {

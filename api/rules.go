@@ -127,11 +127,5 @@ func (s *Server) handlePatchRule(w http.ResponseWriter, r *http.Request) {
 
 // handleDeleteRule is DELETE /api/v1/permissions/rules/{id}.
 func (s *Server) handleDeleteRule(w http.ResponseWriter, r *http.Request) {
-	etag, err := s.policy.DeleteRule(ifMatch(r), chi.URLParam(r, "id"))
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	setETag(w, etag)
-	w.WriteHeader(http.StatusNoContent)
+	s.deleteEntry(w, r, "id", s.policy.DeleteRule)
 }

@@ -46,11 +46,5 @@ func (s *Server) handlePutTool(w http.ResponseWriter, r *http.Request) {
 
 // handleDeleteTool is DELETE /api/v1/permissions/tools/{tool}.
 func (s *Server) handleDeleteTool(w http.ResponseWriter, r *http.Request) {
-	etag, err := s.policy.DeleteTool(ifMatch(r), chi.URLParam(r, "tool"))
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	setETag(w, etag)
-	w.WriteHeader(http.StatusNoContent)
+	s.deleteEntry(w, r, "tool", s.policy.DeleteTool)
 }
