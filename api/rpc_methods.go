@@ -245,14 +245,7 @@ func rpcRulesUpdate(s *Server, params json.RawMessage) (any, error) {
 }
 
 func rpcRulesDelete(s *Server, params json.RawMessage) (any, error) {
-	id, err := rpcID(params)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := s.policy.DeleteRule("", id); err != nil {
-		return nil, err
-	}
-	return DeletedResult{Deleted: id}, nil
+	return rpcDelete(params, s.policy.DeleteRule)
 }
 
 func rpcOverridesGet(s *Server, params json.RawMessage) (any, error) {
@@ -264,14 +257,7 @@ func rpcOverridesGet(s *Server, params json.RawMessage) (any, error) {
 }
 
 func rpcOverridesDelete(s *Server, params json.RawMessage) (any, error) {
-	id, err := rpcID(params)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := s.policy.DeleteOverride("", id); err != nil {
-		return nil, err
-	}
-	return DeletedResult{Deleted: id}, nil
+	return rpcDelete(params, s.policy.DeleteOverride)
 }
 
 func rpcOwnersGet(s *Server, params json.RawMessage) (any, error) {
@@ -315,4 +301,16 @@ func rpcAddDir(s *Server, params json.RawMessage) (any, error) {
 		return nil, err
 	}
 	return addDirWire(res), nil
+}
+
+// rpcDelete deletes the section entry whose id params name, with del.
+func rpcDelete(params json.RawMessage, del func(ifMatch, id string) (string, error)) (any, error) {
+	id, err := rpcID(params)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := del("", id); err != nil {
+		return nil, err
+	}
+	return DeletedResult{Deleted: id}, nil
 }
