@@ -4,10 +4,9 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/toolgate/toolgate/store"
-
 	"github.com/toolgate/toolgate/approval"
 	"github.com/toolgate/toolgate/policy"
+	"github.com/toolgate/toolgate/store"
 	"github.com/toolgate/toolgate/templates"
 )
 
