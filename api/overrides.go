@@ -14,17 +14,7 @@ func (s *Server) handleListOverrides(w http.ResponseWriter, r *http.Request) {
 // handleAddOverride is POST /api/v1/permissions/approval-overrides: 201;
 // 409 when the id is taken.
 func (s *Server) handleAddOverride(w http.ResponseWriter, r *http.Request) {
-	o, err := decodeEntry(w, r)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	id, etag, err := s.policy.AddOverride(ifMatch(r), o)
-	if err != nil {
-		writeError(w, r, err)
-		return
-	}
-	s.respondEntry(w, r, listOverrides, id, etag, http.StatusCreated)
+	s.createEntry(w, r, listOverrides, s.policy.AddOverride)
 }
 
 // handleDeleteOverride is DELETE /api/v1/permissions/approval-overrides/{id}.

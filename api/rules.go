@@ -50,17 +50,24 @@ func (s *Server) handleGetRule(w http.ResponseWriter, r *http.Request) {
 // handleCreateRule is POST /api/v1/permissions/rules: 201 with the rule;
 // 409 when its id is taken. A rule without an id gets service.NewID's.
 func (s *Server) handleCreateRule(w http.ResponseWriter, r *http.Request) {
+	s.createEntry(w, r, listRules, s.policy.CreateRule)
+}
+
+// createEntry answers a POST of a new entry of list (rules or
+// approval_overrides): the body decoded as an entry, written by create, and
+// 201 with the entry as written.
+func (s *Server) createEntry(w http.ResponseWriter, r *http.Request, list string, create func(ifMatch string, entry policy.Rule) (id, etag string, err error)) {
 	entry, err := decodeEntry(w, r)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	id, etag, err := s.policy.CreateRule(ifMatch(r), entry)
+	id, etag, err := create(ifMatch(r), entry)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	s.respondEntry(w, r, listRules, id, etag, http.StatusCreated)
+	s.respondEntry(w, r, list, id, etag, http.StatusCreated)
 }
 
 // decodeEntry reads, checks and decodes a new rule or override; one
