@@ -19,6 +19,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/toolgate/toolgate/internal/callbacks"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store/yamlsplit"
 )
@@ -77,9 +78,8 @@ type core struct {
 	// nil once the backend answered again (Health).
 	unavailable atomic.Pointer[error]
 
-	mu     sync.Mutex // serializes writes and reloads in this process
-	subsMu sync.Mutex
-	subs   []func()
+	mu   sync.Mutex // serializes writes and reloads in this process
+	subs callbacks.List
 	// kick asks the reload goroutine for a Reload (the backend's Watch).
 	kick      chan struct{}
 	stopWatch context.CancelFunc
@@ -248,20 +248,9 @@ func (s *Store) BuiltinRules() ([]any, string) {
 // OnChange registers fn to be called after every reload or write that
 // changed the policy. fn runs on the goroutine that made the change, after
 // the new snapshot is in force; it must not block for long.
-func (s *Store) OnChange(fn func()) {
-	s.subsMu.Lock()
-	s.subs = append(s.subs, fn)
-	s.subsMu.Unlock()
-}
+func (s *Store) OnChange(fn func()) { s.subs.Add(fn) }
 
-func (s *Store) notify() {
-	s.subsMu.Lock()
-	subs := append([]func(){}, s.subs...)
-	s.subsMu.Unlock()
-	for _, fn := range subs {
-		fn()
-	}
-}
+func (s *Store) notify() { s.subs.Call() }
 
 // Reload re-reads the document and swaps in a new snapshot (compiled
 // once) if it changed.

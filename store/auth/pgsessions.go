@@ -4,12 +4,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/toolgate/toolgate/internal/callbacks"
 	"github.com/toolgate/toolgate/store/pg"
 )
 
@@ -19,8 +18,7 @@ import (
 // (pg.ChannelSessions). It is safe for concurrent use.
 type PGSessions struct {
 	db      *pg.DB
-	mu      sync.Mutex
-	deleted []func()
+	deleted callbacks.List
 }
 
 var _ SessionStore = (*PGSessions)(nil)
@@ -136,17 +134,6 @@ func (s *PGSessions) TakeFlash(ctx context.Context, id string) (Flash, error) {
 // replica, and after the Listener reconnects (a deletion may have been
 // missed), from the Listener's goroutine: a websocket hub re-checks its
 // sessions then.
-func (s *PGSessions) OnDelete(f func()) {
-	s.mu.Lock()
-	s.deleted = append(s.deleted, f)
-	s.mu.Unlock()
-}
+func (s *PGSessions) OnDelete(f func()) { s.deleted.Add(f) }
 
-func (s *PGSessions) tellDeleted() {
-	s.mu.Lock()
-	hooks := slices.Clone(s.deleted)
-	s.mu.Unlock()
-	for _, f := range hooks {
-		f()
-	}
-}
+func (s *PGSessions) tellDeleted() { s.deleted.Call() }

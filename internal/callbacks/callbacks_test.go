@@ -1,0 +1,25 @@
+package callbacks
+
+import (
+	"slices"
+	"testing"
+)
+
+func TestListCallsInOrderAndLetsACallbackAdd(t *testing.T) {
+	var l List
+	var got []int
+	l.Add(func() { got = append(got, 1) })
+	l.Add(func() {
+		got = append(got, 2)
+		l.Add(func() { got = append(got, 3) }) // runs from the next Call on
+	})
+	l.Call()
+	if want := []int{1, 2}; !slices.Equal(got, want) {
+		t.Fatalf("first Call ran %v, want %v", got, want)
+	}
+	got = nil
+	l.Call()
+	if want := []int{1, 2, 3}; !slices.Equal(got, want) {
+		t.Fatalf("second Call ran %v, want %v", got, want)
+	}
+}
