@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -32,13 +33,15 @@ type conn struct {
 	envToken string
 }
 
+// serverURL is the default of --url: $TOOLGATE_URL, else defaultURL.
+func serverURL(getenv func(string) string) string {
+	return cmp.Or(getenv("TOOLGATE_URL"), defaultURL)
+}
+
 // addConnFlags adds --url, --token and --token-file to a flag set, with
 // the environment's defaults.
 func addConnFlags(fs *flag.FlagSet, c *conn, getenv func(string) string) {
-	u := getenv("TOOLGATE_URL")
-	if u == "" {
-		u = defaultURL
-	}
+	u := serverURL(getenv)
 	fs.StringVar(&c.url, "url", u, "the toolgate server (default $TOOLGATE_URL, else "+defaultURL+")")
 	c.envToken = getenv("TOOLGATE_TOKEN")
 	fs.StringVar(&c.token, "token", "", "API token (default: $TOOLGATE_TOKEN); prefer --token-file or the variable, since flags show in ps")

@@ -46,10 +46,7 @@ func runDoctor(args []string, stdout, stderr io.Writer, getenv func(string) stri
 	var o doctorOptions
 	fs := flag.NewFlagSet("toolgate doctor", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	u := getenv("TOOLGATE_URL")
-	if u == "" {
-		u = defaultURL
-	}
+	u := serverURL(getenv)
 	fs.StringVar(&o.url, "url", u, "the toolgate server whose /healthz is checked (default $TOOLGATE_URL, else "+defaultURL+")")
 	fs.StringVar(&o.project, "project", "", "check this project's settings instead of the user's")
 	fs.StringVar(&o.codexBin, "codex-bin", "codex", "codex: the Codex program that reports the hooks' trust")

@@ -72,10 +72,7 @@ func parseSetupArgs(args []string, stderr io.Writer, getenv func(string) string)
 	var o setupOptions
 	fs := flag.NewFlagSet("toolgate setup", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	u := getenv("TOOLGATE_URL")
-	if u == "" {
-		u = defaultURL
-	}
+	u := serverURL(getenv)
 	fs.StringVar(&o.url, "url", u, "the toolgate server the hooks ask (default $TOOLGATE_URL, else "+defaultURL+")")
 	fs.StringVar(&o.tokenFile, "token-file", "", "the command hook reads the token from this file (default: $TOOLGATE_TOKEN in the agent's environment)")
 	fs.IntVar(&o.wait, "wait", -1, fmt.Sprintf("seconds an ask waits for a person (0-600; default %d)", defaultConfigWait))
