@@ -25,31 +25,26 @@ func writeError(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 // httpStatus is the one place a kind of error becomes an HTTP status
-// (REST's answer, and the status JSON-RPC names in an error's data).
+// (REST's answer, and the status JSON-RPC names in an error's data); a
+// kind not in kindStatus is an internal error.
 func httpStatus(k service.Kind) int {
-	switch k {
-	case service.KindInvalid:
-		return http.StatusBadRequest
-	case service.KindUnauthenticated:
-		return http.StatusUnauthorized
-	case service.KindForbidden:
-		return http.StatusForbidden
-	case service.KindNotFound:
-		return http.StatusNotFound
-	case service.KindMethodNotAllowed:
-		return http.StatusMethodNotAllowed
-	case service.KindConflict:
-		return http.StatusConflict
-	case service.KindStale:
-		return http.StatusPreconditionFailed
-	case service.KindTooLarge:
-		return http.StatusRequestEntityTooLarge
-	case service.KindTooMany:
-		return http.StatusTooManyRequests
-	case service.KindUnavailable:
-		return http.StatusServiceUnavailable
-	case service.KindStorageFull:
-		return http.StatusInsufficientStorage
+	if status, ok := kindStatus[k]; ok {
+		return status
 	}
 	return http.StatusInternalServerError
+}
+
+// kindStatus is the HTTP status of each kind of error.
+var kindStatus = map[service.Kind]int{
+	service.KindInvalid:          http.StatusBadRequest,
+	service.KindUnauthenticated:  http.StatusUnauthorized,
+	service.KindForbidden:        http.StatusForbidden,
+	service.KindNotFound:         http.StatusNotFound,
+	service.KindMethodNotAllowed: http.StatusMethodNotAllowed,
+	service.KindConflict:         http.StatusConflict,
+	service.KindStale:            http.StatusPreconditionFailed,
+	service.KindTooLarge:         http.StatusRequestEntityTooLarge,
+	service.KindTooMany:          http.StatusTooManyRequests,
+	service.KindUnavailable:      http.StatusServiceUnavailable,
+	service.KindStorageFull:      http.StatusInsufficientStorage,
 }
