@@ -2,9 +2,10 @@ package api
 
 import (
 	"encoding/json"
-	"github.com/toolgate/toolgate/policy"
 	"strings"
 	"testing"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // TestCheckOwnerScopes: owner scopes are checked in the channel ->

@@ -3,8 +3,9 @@ package engine
 import (
 	"testing"
 
-	"github.com/toolgate/toolgate/policy"
 	"gopkg.in/yaml.v3"
+
+	"github.com/toolgate/toolgate/policy"
 )
 
 // testOpts are the options of the engine tests: a POSIX workspace and home.

@@ -8,9 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/toolgate/toolgate/redact"
-
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/redact"
 	"github.com/toolgate/toolgate/store/decisionlog"
 	"github.com/toolgate/toolgate/templates"
 )

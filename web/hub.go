@@ -8,12 +8,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/toolgate/toolgate/internal/defaults"
-	"github.com/toolgate/toolgate/redact"
-
 	"github.com/gorilla/websocket"
 
 	"github.com/toolgate/toolgate/approval"
+	"github.com/toolgate/toolgate/internal/defaults"
+	"github.com/toolgate/toolgate/redact"
 	"github.com/toolgate/toolgate/service"
 )
 

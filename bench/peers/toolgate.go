@@ -3,9 +3,8 @@ package peers
 import (
 	"fmt"
 
-	"github.com/toolgate/toolgate/policy"
-
 	"github.com/toolgate/toolgate/engine"
+	"github.com/toolgate/toolgate/policy"
 )
 
 // toolgateEngine is toolgate's engine with the shared policy and no
