@@ -132,6 +132,13 @@ func TestStoreDatabaseGone(t *testing.T) {
 	if !hasProblem(s.Problems(), "postgres") {
 		t.Errorf("Problems = %v, want one about postgres", s.Problems())
 	}
+	// /readyz shows the problems to anyone: the cause, which names the
+	// database's user and address, stays in the log.
+	for _, p := range s.Problems() {
+		if p.Message != store.MsgBackendUnreachable && p.Path == "postgres" {
+			t.Errorf("the unreachable backend's problem says %q, want %q", p.Message, store.MsgBackendUnreachable)
+		}
+	}
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}

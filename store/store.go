@@ -208,15 +208,22 @@ func (s *Store) Compiled() any { return s.cur.Load().compiled }
 
 // Problems are the validation problems of the policy now in force, plus a
 // parse error of config.yaml or builtin_rules.yaml if either does not parse
-// (then the last good content of that file stays in force).
+// (then the last good content of that file stays in force), plus
+// MsgBackendUnreachable while the backend cannot be reached.
 func (s *Store) Problems() []policy.Problem {
 	out := append([]policy.Problem(nil), s.cur.Load().problems...)
-	if err := s.Health(); err != nil {
-		out = append(out, policy.Problem{Path: s.backend.Name(),
-			Message: err.Error() + "; the last good policy stays in force"})
+	if s.Health() != nil {
+		// The cause names the database's user, host and port, which are
+		// the operator's and /readyz is unauthenticated: the log has it
+		// (noteBackend), the problem says what it means.
+		out = append(out, policy.Problem{Path: s.backend.Name(), Message: MsgBackendUnreachable})
 	}
 	return out
 }
+
+// MsgBackendUnreachable is the problem a policy backend that cannot be
+// reached adds to Problems.
+const MsgBackendUnreachable = "the policy store cannot be reached (the server log says why); the last good policy stays in force"
 
 // Section returns the decoded permissions section in force (nil when the
 // file has none) and its ETag. The map is a copy the caller may change.
