@@ -214,6 +214,8 @@ func allScalars(n *yaml.Node) bool {
 
 // normalize turns map[any]any (as YAML may decode) into map[string]any,
 // recursively, so that values can be compared, hashed and sent as JSON.
+// Every map and list of the result is new, so on a normalized value it is
+// a deep copy.
 func normalize(v any) any {
 	switch t := v.(type) {
 	case map[string]any:

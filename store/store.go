@@ -232,7 +232,9 @@ func (s *Store) Section() (map[string]any, string, error) {
 	if st.section == nil {
 		return nil, st.etag, nil
 	}
-	return deepCopy(st.section).(map[string]any), st.etag, nil
+	// normalize copies every map and list: the state is already normalized,
+	// so this is the deep copy that keeps callers from changing it.
+	return normalize(st.section).(map[string]any), st.etag, nil
 }
 
 // Written returns the section in force as written (a copy the caller may
@@ -249,7 +251,7 @@ func (s *Store) ETag() string { return s.cur.Load().etag }
 // "package" for the embedded default, else the user file's path.
 func (s *Store) BuiltinRules() ([]any, string) {
 	st := s.cur.Load()
-	return deepCopy(st.builtin).([]any), st.builtinSource
+	return normalize(st.builtin).([]any), st.builtinSource // a deep copy, as in Section
 }
 
 // OnChange registers fn to be called after every reload or write that
@@ -529,23 +531,4 @@ func kindName(v any) string {
 		return "a number"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// deepCopy copies decoded maps and lists so callers cannot change a state.
-func deepCopy(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		for k, e := range t {
-			out[k] = deepCopy(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(t))
-		for i, e := range t {
-			out[i] = deepCopy(e)
-		}
-		return out
-	}
-	return v
 }
