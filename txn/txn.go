@@ -9,6 +9,8 @@ package txn
 import (
 	"context"
 	"sync"
+
+	"github.com/toolgate/toolgate/internal/callbacks"
 )
 
 // Enclosing is a transaction that a write may join, so that the write
@@ -31,7 +33,7 @@ type Enclosing struct {
 
 	mu     sync.Mutex
 	joined bool
-	after  []func()
+	after  callbacks.List
 }
 
 type enclosingKey struct{}
@@ -63,20 +65,8 @@ func (e *Enclosing) Joined() bool {
 }
 
 // AfterCommit queues fn for Committed.
-func (e *Enclosing) AfterCommit(fn func()) {
-	e.mu.Lock()
-	e.after = append(e.after, fn)
-	e.mu.Unlock()
-}
+func (e *Enclosing) AfterCommit(fn func()) { e.after.Add(fn) }
 
 // Committed runs, in order and once, what waited for the owner's commit.
 // The owner calls it after the transaction committed, never otherwise.
-func (e *Enclosing) Committed() {
-	e.mu.Lock()
-	fns := e.after
-	e.after = nil
-	e.mu.Unlock()
-	for _, fn := range fns {
-		fn()
-	}
-}
+func (e *Enclosing) Committed() { e.after.CallOnce() }
