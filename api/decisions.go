@@ -100,24 +100,27 @@ func (s *Server) handleListDecisions(w http.ResponseWriter, r *http.Request) {
 		writeError(w, r, err)
 		return
 	}
-	page, err := s.deps.Decisions.Query(r.Context(), q)
+	decisions, next, err := queryWire(r, s.deps.Decisions, q, decisionToWire)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	decisions, next := wirePage(page, decisionToWire)
 	writeJSON(w, http.StatusOK, DecisionListResponse{Decisions: decisions, NextCursor: next})
 }
 
-// wirePage turns a page of logged decisions into their wire form, in
-// order, and the cursor of the next page ("" on the last).
-func wirePage[T any](page decisionlog.Page, wire func(decisionlog.Entry) T) ([]T, string) {
+// queryWire runs q on the decision log and returns the page in its wire
+// form, in order, and the cursor of the next page ("" on the last).
+func queryWire[T any](r *http.Request, log service.DecisionLog, q decisionlog.Query, wire func(decisionlog.Entry) T) ([]T, string, error) {
+	page, err := log.Query(r.Context(), q)
+	if err != nil {
+		return nil, "", err
+	}
 	out := make([]T, 0, len(page.Entries))
 	for _, e := range page.Entries {
 		out = append(out, wire(e))
 	}
 	if page.NextBefore > 0 {
-		return out, strconv.FormatInt(page.NextBefore, 10)
+		return out, strconv.FormatInt(page.NextBefore, 10), nil
 	}
-	return out, ""
+	return out, "", nil
 }

@@ -40,12 +40,11 @@ func (s *Server) handleListShadow(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q.Shadowed, q.ShadowRule = true, rule
-	page, err := s.deps.Decisions.Query(r.Context(), q)
+	calls, next, err := queryWire(r, s.deps.Decisions, q, shadowToWire)
 	if err != nil {
 		writeError(w, r, err)
 		return
 	}
-	calls, next := wirePage(page, shadowToWire)
 	writeJSON(w, http.StatusOK, ShadowListResponse{Calls: calls, NextCursor: next})
 }
 
