@@ -309,6 +309,10 @@ func (w *Written) Map() map[string]any {
 	return m
 }
 
+// Section reads the section as written as the engine does (DecodeSection):
+// the typed model, lossy on purpose, with every problem it has.
+func (w *Written) Section() Section { return DecodeSection(w.Map()) }
+
 func (m Mapping) value() any {
 	if !m.isMap {
 		return m.v

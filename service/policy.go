@@ -270,7 +270,15 @@ func (p *Policy) EngineOptions() engine.Options { return p.docs.EngineOptions() 
 // the options the policy in force is compiled with, and returns every
 // problem; nothing is written.
 func (p *Policy) Validate(section policy.Written) []policy.Problem {
-	builtin, _ := p.docs.BuiltinRules()
-	_, problems := engine.Compile(store.Normalize(section.Map()), builtin, p.docs.EngineOptions())
+	_, problems := p.compileWritten(&section)
 	return problems
+}
+
+// compileWritten compiles a section as written with the built-in rules
+// and the options of the policy in force, so that it decides as the policy
+// in force would were it written.
+func (p *Policy) compileWritten(section *policy.Written) (*engine.Engine, []policy.Problem) {
+	raw, _ := p.docs.BuiltinRules()
+	sec, builtin := section.Section(), policy.DecodeBuiltin(raw)
+	return engine.CompileSection(&sec, &builtin, p.docs.EngineOptions())
 }

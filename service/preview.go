@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/logcall"
 	"github.com/toolgate/toolgate/policy"
 )
@@ -53,10 +52,8 @@ func (p *Policy) Preview(ctx context.Context, log RecentDecisions, d Draft, n in
 	if err != nil {
 		return Impact{}, err
 	}
-	builtin, _ := p.docs.BuiltinRules()
-	opts := p.docs.EngineOptions()
-	before, _ := engine.Compile(current.Map(), builtin, opts)
-	after, problems := engine.Compile(draft.Map(), builtin, opts)
+	before, _ := p.compileWritten(&current)
+	after, problems := p.compileWritten(&draft)
 	if problems == nil {
 		problems = []policy.Problem{}
 	}

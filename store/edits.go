@@ -491,11 +491,6 @@ func (s *Store) SetOwnerScopes(scopes policy.OwnerScopes) (string, error) {
 	})
 }
 
-// Normalize is a decoded JSON or YAML mapping as the store reads its
-// document: map[any]any made map[string]any throughout (nil stays nil), so
-// that a section given by a request compiles as the stored one does.
-func Normalize(m map[string]any) map[string]any { return normalizeMap(m) }
-
 // normalizeMap normalizes a decoded JSON or YAML mapping (nil stays nil).
 func normalizeMap(m map[string]any) map[string]any {
 	if m == nil {
