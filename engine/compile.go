@@ -114,16 +114,7 @@ func IsTieredSchema(v any) bool { return policy.IsTieredSchema(v) }
 // entry is left out and the rest of the policy still decides (docs/configuration.md#validation).
 // It decodes both through the policy package and calls CompileSection.
 func Compile(perms map[string]any, builtin []any, opts Options) (*Engine, []policy.Problem) {
-	// The two decodes share nothing: the built-in list decodes beside the
-	// section (start time).
-	var b policy.Builtin
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		b = policy.DecodeBuiltin(builtin)
-	}()
-	sec := policy.DecodeSection(perms)
-	<-done
+	sec, b := policy.DecodePolicy(perms, builtin)
 	return CompileSection(&sec, &b, opts)
 }
 

@@ -108,8 +108,8 @@ func newHolder(opts Options) (*Holder, store.Options) {
 }
 
 // compile is the store's Options.Compile: the one compile of a document.
-func (h *Holder) compile(section map[string]any, builtin []any) (any, []policy.Problem) {
-	return engine.Compile(section, builtin, h.opts)
+func (h *Holder) compile(section *policy.Section, builtin *policy.Builtin) (any, []policy.Problem) {
+	return engine.CompileSection(section, builtin, h.opts)
 }
 
 // Engine is the engine now in force, seen through the view SetEngineView

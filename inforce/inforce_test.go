@@ -21,7 +21,7 @@ func openCounting(t *testing.T, dir string) (*Holder, *atomic.Int64) {
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	var n atomic.Int64
 	compile := opts.Compile
-	opts.Compile = func(section map[string]any, builtin []any) (any, []policy.Problem) {
+	opts.Compile = func(section *policy.Section, builtin *policy.Builtin) (any, []policy.Problem) {
 		n.Add(1)
 		return compile(section, builtin)
 	}

@@ -83,6 +83,22 @@ func DecodeBuiltin(list []any) Builtin {
 	return Builtin{Rules: rules, Problems: d.problems}
 }
 
+// DecodePolicy reads the decoded permissions section (nil when absent) and
+// the decoded rules list of builtin_rules.yaml, as DecodeSection and
+// DecodeBuiltin do. The two share nothing and decode side by side, which
+// shortens a start with a large policy.
+func DecodePolicy(perms map[string]any, builtin []any) (Section, Builtin) {
+	var b Builtin
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b = DecodeBuiltin(builtin)
+	}()
+	sec := DecodeSection(perms)
+	<-done
+	return sec, b
+}
+
 // DecodeRule reads one decoded rule or override mapping; path names it in
 // problems (such as permissions.rules[3]). ok is false when v is not a
 // mapping.

@@ -26,8 +26,8 @@ func withEngine(o Options) Options {
 	if o.PackageRules == nil {
 		o.PackageRules = builtin.Default
 	}
-	o.Compile = func(section map[string]any, builtin []any) (any, []policy.Problem) {
-		return engine.Compile(section, builtin, eo)
+	o.Compile = func(section *policy.Section, builtin *policy.Builtin) (any, []policy.Problem) {
+		return engine.CompileSection(section, builtin, eo)
 	}
 	return o
 }

@@ -50,8 +50,9 @@ type Options struct {
 	Compile CompileFunc
 }
 
-// CompileFunc is Options.Compile.
-type CompileFunc func(section map[string]any, builtin []any) (compiled any, problems []policy.Problem)
+// CompileFunc is Options.Compile: it is given the section and the
+// built-in rules in force, typed (policy.DecodePolicy).
+type CompileFunc func(section *policy.Section, builtin *policy.Builtin) (compiled any, problems []policy.Problem)
 
 // Store is the policy document of a Backend and what Options.Compile made
 // of it. Readers (Compiled, Problems, Section, BuiltinRules) never block; writes
@@ -497,12 +498,14 @@ func DecodeRuleList(raw []byte) (rules []any, listed bool, err error) {
 	}
 }
 
-// compile runs Options.Compile, when there is one.
+// compile decodes the section and the built-in rules and runs
+// Options.Compile on them, when there is one.
 func (s *Store) compile(section map[string]any, builtin []any) (any, []policy.Problem) {
 	if s.opts.Compile == nil {
 		return nil, nil
 	}
-	return s.opts.Compile(section, builtin)
+	sec, b := policy.DecodePolicy(section, builtin)
+	return s.opts.Compile(&sec, &b)
 }
 
 // sectionETag is the hash of the section's canonical JSON (map keys sorted).
