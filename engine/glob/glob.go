@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/toolgate/toolgate/engine/shell"
+	"github.com/toolgate/toolgate/internal/ascii"
 )
 
 // globTok is one element of a compiled glob: a literal byte, ? (one class
@@ -44,21 +45,7 @@ type Program struct {
 
 // classTable marks the bytes a glob * or ? may match (docs/decisions.md):
 // [-a-zA-Z0-9 ._/:"'], never ; & | $ \ ` < > ( ) or a newline.
-var classTable = func() (t [256]bool) {
-	for c := 'a'; c <= 'z'; c++ {
-		t[c] = true
-	}
-	for c := 'A'; c <= 'Z'; c++ {
-		t[c] = true
-	}
-	for c := '0'; c <= '9'; c++ {
-		t[c] = true
-	}
-	for _, c := range "- ._/:\"'" {
-		t[c] = true
-	}
-	return t
-}()
+var classTable = ascii.AlnumAnd("- ._/:\"'")
 
 // Compile compiles a glob whose \ are already /.
 func Compile(p string) *Program {

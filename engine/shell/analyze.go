@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/toolgate/toolgate/internal/ascii"
 )
 
 // Analysis is what Analyze found in a shell command: every simple
@@ -402,21 +404,7 @@ func untidyText(cmd string) bool {
 func changesMeaning(name string) bool { return lookupProgram(name).wrapper }
 
 // plainByte marks the bytes NeedsFullParse accepts.
-var plainByte = func() (t [256]bool) {
-	for c := 'a'; c <= 'z'; c++ {
-		t[c] = true
-	}
-	for c := 'A'; c <= 'Z'; c++ {
-		t[c] = true
-	}
-	for c := '0'; c <= '9'; c++ {
-		t[c] = true
-	}
-	for _, c := range " -_./:,=+@%^" {
-		t[c] = true
-	}
-	return t
-}()
+var plainByte = ascii.AlnumAnd(" -_./:,=+@%^")
 
 // PathWord reports whether a shell word names a path, and returns it with ~
 // and $HOME expanded. A path-like word contains / or \, is . or .., starts
