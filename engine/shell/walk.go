@@ -341,13 +341,10 @@ func collectAssigned(n syntax.Node, names map[string]bool) {
 func (w *walker) arith(n syntax.Node) {
 	w.arithWords(n)
 	syntax.Walk(n, func(n syntax.Node) bool {
+		if w.enteredSubst(n) {
+			return false
+		}
 		switch n := n.(type) {
-		case *syntax.CmdSubst:
-			w.sub(n.Stmts)
-			return false
-		case *syntax.ProcSubst:
-			w.sub(n.Stmts)
-			return false
 		case *syntax.Lit:
 			if isEnvName(n.Value) {
 				w.vars.forget(n.Value)
@@ -359,6 +356,21 @@ func (w *walker) arith(n syntax.Node) {
 		}
 		return true
 	})
+}
+
+// enteredSubst walks the commands of n when n is a command or process
+// substitution, and reports whether it was one: the syntax walk stops
+// there, as sub walked what is inside.
+func (w *walker) enteredSubst(n syntax.Node) bool {
+	switch n := n.(type) {
+	case *syntax.CmdSubst:
+		w.sub(n.Stmts)
+		return true
+	case *syntax.ProcSubst:
+		w.sub(n.Stmts)
+		return true
+	}
+	return false
 }
 
 // sub walks the commands of a command or process substitution (a subshell).
@@ -393,13 +405,10 @@ func (w *walker) substs(word *syntax.Word) {
 	return
 walk:
 	syntax.Walk(word, func(n syntax.Node) bool {
+		if w.enteredSubst(n) {
+			return false
+		}
 		switch n := n.(type) {
-		case *syntax.CmdSubst:
-			w.sub(n.Stmts)
-			return false
-		case *syntax.ProcSubst:
-			w.sub(n.Stmts)
-			return false
 		case *syntax.ArithmExp:
 			w.arith(n)
 			return false
