@@ -56,15 +56,10 @@ func startsAnywhere(m *matcher) bool {
 	if !m.isRegex {
 		return m.hasWild && strings.HasPrefix(m.raw, "*")
 	}
-	for i, expr := range m.re.exprs {
-		var tree *syntax.Regexp
-		if i < len(m.re.trees) {
-			tree = m.re.trees[i]
-		} else {
-			var err error
-			if tree, err = syntax.Parse(expr, syntax.Perl); err != nil {
-				return false
-			}
+	for i := range m.re.exprs {
+		tree, ok := m.re.tree(i)
+		if !ok {
+			return false
 		}
 		if anchorsStart(tree) {
 			return false

@@ -180,6 +180,17 @@ func (c *compiledRegex) addSplit(expr string, tree *syntax.Regexp) bool {
 	return true
 }
 
+// tree is the parse tree of alternative i: the one kept from compiling, or
+// a new parse once dropTrees released them. ok is false when it does not
+// parse (an alternative that did at compile time always does).
+func (rp *regexParts) tree(i int) (tree *syntax.Regexp, ok bool) {
+	if i < len(rp.trees) {
+		return rp.trees[i], true
+	}
+	tree, err := syntax.Parse(rp.exprs[i], syntax.Perl)
+	return tree, err == nil
+}
+
 // dropTrees releases the parse trees once the prefilter has its keys.
 func (m *matcher) dropTrees() {
 	if m.re != nil {

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"regexp/syntax"
 	"slices"
 	"strings"
 
@@ -61,15 +60,10 @@ func globKeys(m *matcher, cat Category) (ruleKeys, bool) {
 func regexKeys(m *matcher) (ruleKeys, bool) {
 	var rk ruleKeys
 	backslashes := true
-	for i, expr := range m.re.exprs {
-		var parsed *syntax.Regexp
-		if i < len(m.re.trees) {
-			parsed = m.re.trees[i]
-		} else {
-			var err error
-			if parsed, err = syntax.Parse(expr, syntax.Perl); err != nil {
-				return ruleKeys{}, false
-			}
+	for i := range m.re.exprs {
+		parsed, ok := m.re.tree(i)
+		if !ok {
+			return ruleKeys{}, false
 		}
 		lits, ok := prefilter.Required(parsed.Simplify())
 		if !ok {
