@@ -257,17 +257,13 @@ func (e *Engine) evalTiered(tool string, v *callValues, tr *tracer) outcome {
 	var bbuf, ubuf [8]*rule
 	var marks tailMarks  // the command's candidates for its tails (index_readings.go)
 	var list readingList // the launch readings, found once for both sets of rules
-	builtinHits := p.builtin.collectMarking(tool, v, bbuf[:0], &marks)
-	builtinHits = p.builtin.collectNormalized(tool, v, builtinHits)
-	builtinHits = p.builtin.collectReadings(tool, v, builtinHits, &marks, &list)
+	builtinHits := p.builtin.collectAll(tool, v, bbuf[:0], &marks, &list)
 	tr.hits("builtin_hits", builtinHits)
 	if hasDeny(builtinHits) {
 		tr.decide()
 		return finalize(builtinHits, "tiered_policy:builtin:")
 	}
-	userHits := p.user.collectMarking(tool, v, ubuf[:0], &marks)
-	userHits = p.user.collectNormalized(tool, v, userHits)
-	userHits = p.user.collectReadings(tool, v, userHits, &marks, &list)
+	userHits := p.user.collectAll(tool, v, ubuf[:0], &marks, &list)
 	tr.hits("user_hits", userHits)
 	if hasDeny(userHits) {
 		tr.decide()

@@ -241,6 +241,15 @@ func (idx *ruleIndex) collect(tool string, v *callValues, hits []*rule) []*rule 
 	return idx.collectMarking(tool, v, hits, nil)
 }
 
+// collectAll appends every rule of idx that the call hits: collect's, those
+// a normalized command hits and those a launch reading hits. marks and list
+// are found once for all the sets a call is checked against.
+func (idx *ruleIndex) collectAll(tool string, v *callValues, hits []*rule, marks *tailMarks, list *readingList) []*rule {
+	hits = idx.collectMarking(tool, v, hits, marks)
+	hits = idx.collectNormalized(tool, v, hits)
+	return idx.collectReadings(tool, v, hits, marks, list)
+}
+
 // collectMarking is collect that also keeps, in marks when it is not nil,
 // the candidates of a shell command that tails of its launch readings can
 // meet alone (index_readings.go), so that they need no scan of their own.
