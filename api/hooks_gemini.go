@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/policy"
 )
 
@@ -25,24 +26,7 @@ import (
 // The Gemini CLI hook event the route takes.
 const eventBeforeTool = "BeforeTool"
 
-// geminiTools maps Gemini CLI's built-in tool names onto ours (openapi.yaml);
-// read_file, write_file and glob are ours already, and any other name,
-// mcp__server__tool included, is kept. The names are the *_TOOL_NAME
-// constants of Gemini CLI 0.61.0's bundle (GREP_TOOL_NAME = "grep_search",
-// READ_MANY_FILES_TOOL_NAME = "read_many_files", ...) and of the older
-// releases (search_file_content).
-var geminiTools = map[string]string{
-	"run_shell_command":   "bash",
-	"replace":             "edit_file",
-	"search_file_content": "grep",
-	"grep_search":         "grep",
-	"read_many_files":     "read_file",
-	"list_directory":      "list_dir",
-	"web_fetch":           "mcp_fetch_webpage",
-	"google_web_search":   "mcp_free_search",
-}
-
-var geminiAgent = hookAgent{name: AgentGemini, tools: geminiTools, moreArgs: geminiArgs,
+var geminiAgent = hookAgent{name: AgentGemini, tools: engine.GeminiTools, moreArgs: geminiArgs,
 	refuse:           func(_, reason string) any { return GeminiBeforeToolOutput{Decision: "deny", Reason: reason} },
 	bookkeepingTools: geminiBookkeeping}
 

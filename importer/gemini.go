@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/toolgate/toolgate/engine"
 )
 
 // Gemini CLI's policy engine, as docs/reference/policy-engine.md in
@@ -17,19 +19,6 @@ import (
 // is at least as strict as every lower one it can meet; where a less
 // strict rule outranks a stricter one, toolgate lets the stricter decide
 // the calls both meet, and the import says so (Problem.Stricter).
-
-// geminiTools are the toolgate tools Gemini CLI's tool names reach toolgate
-// as through its hook (api/hooks_gemini.go); names not listed are kept.
-var geminiTools = map[string]string{
-	"run_shell_command":   "bash",
-	"replace":             "edit_file",
-	"search_file_content": "grep",
-	"grep_search":         "grep",
-	"read_many_files":     "read_file",
-	"list_directory":      "list_dir",
-	"web_fetch":           "mcp_fetch_webpage",
-	"google_web_search":   "mcp_free_search",
-}
 
 var geminiLevels = map[string]string{"allow": Allow, "deny": Deny, "ask_user": Ask}
 
@@ -221,7 +210,7 @@ func geminiToolNames(g geminiRule) ([]string, string) {
 		if strings.Contains(n, "*") {
 			return nil, fmt.Sprintf("the wildcard tool name %q has no toolgate counterpart (toolgate names MCP tools mcp__SERVER__TOOL through its gateway)", n)
 		}
-		if t, ok := geminiTools[n]; ok {
+		if t, ok := engine.GeminiTools[n]; ok {
 			n = t
 		}
 		out = append(out, n)

@@ -72,6 +72,16 @@ var parserPool = sync.Pool{New: func() any {
 	return &parseState{p: syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(false))}
 }}
 
+// parseBash parses text as bash with a pooled parser.
+func parseBash(text string) (*syntax.File, error) {
+	ps := parserPool.Get().(*parseState)
+	ps.r.Reset(text)
+	f, err := ps.p.Parse(&ps.r, "")
+	ps.r.Reset("") // the pool keeps no command text alive
+	parserPool.Put(ps)
+	return f, err
+}
+
 // Analyze is AnalyzeEnv with only the home directory known.
 func Analyze(cmd, home string) Analysis {
 	return AnalyzeEnv(cmd, Env{Home: home})

@@ -1207,11 +1207,7 @@ func (w *walker) commandText(a string) {
 	if len(a) > maxParseBytes || nestingDepth(a) > maxNesting {
 		return
 	}
-	ps := parserPool.Get().(*parseState)
-	ps.r.Reset(a)
-	f, err := ps.p.Parse(&ps.r, "")
-	ps.r.Reset("")
-	parserPool.Put(ps)
+	f, err := parseBash(a)
 	if err != nil {
 		return // not shell (python -c code, prose): other rules read it
 	}
@@ -1401,11 +1397,7 @@ func (w *walker) script(text string) {
 		w.file(f)
 		return
 	}
-	ps := parserPool.Get().(*parseState)
-	ps.r.Reset(text)
-	f, err := ps.p.Parse(&ps.r, "")
-	ps.r.Reset("")
-	parserPool.Put(ps)
+	f, err := parseBash(text)
 	if err != nil {
 		w.fallback(text)
 		return
