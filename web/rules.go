@@ -172,41 +172,43 @@ func formExamples(match, noMatch string) *policy.Examples {
 
 // createRule adds a rule.
 func (u *UI) createRule(w http.ResponseWriter, r *http.Request) {
-	form := ruleFormFrom(r)
-	rule := u.ruleOf(form)
-	t := translatorFor(r.Context())
-	if msg := checkRule(rule.Tools, form.Pattern, form.MatchType, t); msg != "" && msg != t("rules.err.network") {
-		form.Error = t.f("err.notsaved", msg)
-		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
-		return
-	}
-	_, _, err := u.pol.CreateRule(formETag(r), rule)
-	if err != nil && !errors.Is(err, store.ErrPreconditionFailed) {
-		form.Error = errorText(err, t)
-		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
-		return
-	}
-	u.saved(w, r, "/rules#rule-"+rule.ID, nil, t("flash.added")+" "+rule.ID+".")
+	u.saveRule(w, r, ruleFormFrom(r), "flash.added", func(rule policy.Rule) error {
+		_, _, err := u.pol.CreateRule(formETag(r), rule)
+		return err
+	})
 }
 
 // updateRule saves the edit form; a cleared field is removed from the rule.
 func (u *UI) updateRule(w http.ResponseWriter, r *http.Request) {
 	form := ruleFormFrom(r)
 	form.Editing = true
+	u.saveRule(w, r, form, "flash.savedrule", func(rule policy.Rule) error {
+		_, err := u.pol.UpdateRule(formETag(r), form.OrigID, policy.ReplaceFields(rule, ruleFields...))
+		return err
+	})
+}
+
+// saveRule checks the form's rule and saves it with save. A rule that does
+// not check, or that save refuses, comes back in the form with the reason
+// (422); a form from a page that went stale gets the conflict page (saved),
+// and nothing is written.
+func (u *UI) saveRule(w http.ResponseWriter, r *http.Request, form templates.RuleForm, flash string, save func(policy.Rule) error) {
 	rule := u.ruleOf(form)
 	t := translatorFor(r.Context())
+	refused := func(why string) {
+		form.Error = why
+		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
+	}
 	if msg := checkRule(rule.Tools, form.Pattern, form.MatchType, t); msg != "" && msg != t("rules.err.network") {
-		form.Error = t.f("err.notsaved", msg)
-		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
+		refused(t.f("err.notsaved", msg))
 		return
 	}
-	_, err := u.pol.UpdateRule(formETag(r), form.OrigID, policy.ReplaceFields(rule, ruleFields...))
+	err := save(rule)
 	if err != nil && !errors.Is(err, store.ErrPreconditionFailed) {
-		form.Error = errorText(err, t)
-		render(w, r, http.StatusUnprocessableEntity, templates.Rules(u.rulesProps(r, form, templates.TestBox{})))
+		refused(errorText(err, t))
 		return
 	}
-	u.saved(w, r, "/rules#rule-"+rule.ID, err, t("flash.savedrule")+" "+rule.ID+".")
+	u.saved(w, r, "/rules#rule-"+rule.ID, err, t(flash)+" "+rule.ID+".")
 }
 
 // deleteRule removes a rule.
