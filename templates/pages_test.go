@@ -160,8 +160,8 @@ func TestTools(t *testing.T) {
 
 func TestRules(t *testing.T) {
 	p := RulesProps{Nav: admin, ETag: "e",
-		Rules:   []RuleRow{{ID: "r1", Tools: "bash", Pattern: "ls *", Action: "allow"}, {ID: "r2", Tools: "write_file", Pattern: "re:\\.env$", Severity: "MEDIUM", Level: "allow"}},
-		Builtin: []RuleRow{{ID: "b1", Tools: "bash", Pattern: "rm -rf /*", Action: "deny"}}, BuiltinSource: "package",
+		Rules:   []RuleRow{{RuleFields: RuleFields{ID: "r1", Tools: "bash", Pattern: "ls *", Action: "allow"}}, {RuleFields: RuleFields{ID: "r2", Tools: "write_file", Pattern: "re:\\.env$", Severity: "MEDIUM"}, Level: "allow"}},
+		Builtin: []RuleRow{{RuleFields: RuleFields{ID: "b1", Tools: "bash", Pattern: "rm -rf /*", Action: "deny"}}}, BuiltinSource: "package",
 		Test: TestBox{Ran: true, Results: []TestResult{{Sample: "ls -la", Tool: "bash", Matched: true, Level: "allow"}, {Sample: "rm x", Tool: "bash", Level: "ask"}}},
 	}
 	d := doc(t, Rules(p))
@@ -183,7 +183,7 @@ func TestRules(t *testing.T) {
 	}
 	everyFormHasCSRF(t, d, "tok123")
 
-	edit := doc(t, Rules(RulesProps{Nav: admin, Form: RuleForm{Editing: true, OrigID: "r1", ID: "r1", Pattern: "ls *", Error: "Not saved: bad"}}))
+	edit := doc(t, Rules(RulesProps{Nav: admin, Form: RuleForm{Editing: true, OrigID: "r1", RuleFields: RuleFields{ID: "r1", Pattern: "ls *"}, Error: "Not saved: bad"}}))
 	count(t, edit, "rule-save", 1)
 	if v, _ := edit.Find(`input[name="orig_id"]`).Attr("value"); v != "r1" {
 		t.Errorf("orig_id: got %q", v)

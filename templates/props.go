@@ -123,8 +123,9 @@ type ToolsProps struct {
 	Default string
 }
 
-// RuleRow is one rule in a rules table.
-type RuleRow struct {
+// RuleFields are the fields of a rule that the rules page shows, edits
+// and tests, as text.
+type RuleFields struct {
 	ID          string
 	Tools       string
 	Pattern     string
@@ -132,7 +133,12 @@ type RuleRow struct {
 	Action      string
 	Severity    string
 	Description string
-	Source      string
+}
+
+// RuleRow is one rule in a rules table.
+type RuleRow struct {
+	RuleFields
+	Source string
 	// Level is what the rule gives in the current mode: its action, or its
 	// severity's level.
 	Level string
@@ -169,15 +175,9 @@ type ShadowCallRow struct {
 // RuleForm is the add or edit form of a rule.
 type RuleForm struct {
 	// Editing is true when OrigID names the rule being edited.
-	Editing     bool
-	OrigID      string
-	ID          string
-	Tools       string
-	Pattern     string
-	MatchType   string
-	Action      string
-	Severity    string
-	Description string
+	Editing bool
+	OrigID  string
+	RuleFields
 	// Match and NoMatch are the rule's examples, one a line.
 	Match   string
 	NoMatch string

@@ -175,7 +175,7 @@ func Shadow(p ShadowProps) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = ruleEffect(RuleRow{Action: sr.Rule.Action, Severity: sr.Rule.Severity, Level: sr.Rule.Level}).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = ruleEffect(RuleRow{RuleFields: RuleFields{Action: sr.Rule.Action, Severity: sr.Rule.Severity}, Level: sr.Rule.Level}).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

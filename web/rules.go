@@ -24,9 +24,7 @@ func (u *UI) ruleEditPage(w http.ResponseWriter, r *http.Request) {
 	id := r.URL.Query().Get("id")
 	sec, _ := u.typed()
 	if rule, ok := policy.RuleByID(sec.Rules, id); ok {
-		row := ruleRow(rule)
-		form := templates.RuleForm{Editing: true, OrigID: id, ID: id, Tools: row.Tools, Pattern: row.Pattern,
-			MatchType: row.MatchType, Action: row.Action, Severity: row.Severity, Description: row.Description}
+		form := templates.RuleForm{Editing: true, OrigID: id, RuleFields: ruleRow(rule).RuleFields}
 		if rule.Examples != nil {
 			form.Match, form.NoMatch = strings.Join(rule.Examples.Match, "\n"), strings.Join(rule.Examples.NoMatch, "\n")
 		}
@@ -81,10 +79,10 @@ func ruleRow(r *policy.Rule) templates.RuleRow {
 	if severity == "" && r.Severity != 0 {
 		severity = r.Severity.String()
 	}
-	return templates.RuleRow{
+	return templates.RuleRow{RuleFields: templates.RuleFields{
 		ID: r.ID, Tools: policy.ToolsText(r.Tools), Pattern: r.Pattern, MatchType: r.MatchType,
-		Action: action, Severity: severity, Description: r.Description, Source: r.Source, Shadow: r.Shadow(),
-	}
+		Action: action, Severity: severity, Description: r.Description,
+	}, Source: r.Source, Shadow: r.Shadow()}
 }
 
 // typed reads the section in force, decoded (service.Policy.Typed), and
@@ -100,11 +98,10 @@ func (u *UI) typed() (policy.Section, string) {
 // ruleFormFrom reads the rule form of a request.
 func ruleFormFrom(r *http.Request) templates.RuleForm {
 	f := func(k string) string { return strings.TrimSpace(r.PostFormValue(k)) }
-	return templates.RuleForm{
-		OrigID: f("orig_id"), ID: f("id"), Tools: f("tools"), Pattern: f("pattern"), MatchType: f("match_type"),
+	return templates.RuleForm{OrigID: f("orig_id"), RuleFields: templates.RuleFields{
+		ID: f("id"), Tools: f("tools"), Pattern: f("pattern"), MatchType: f("match_type"),
 		Action: f("action"), Severity: f("severity"), Description: f("description"),
-		Match: f("examples_match"), NoMatch: f("examples_no_match"),
-	}
+	}, Match: f("examples_match"), NoMatch: f("examples_no_match")}
 }
 
 // checkRule says what is wrong with a rule's tools and pattern (read as its
@@ -134,7 +131,7 @@ var ruleFields = []string{"id", "tools", "pattern", "action", "severity", "match
 // ruleOf is the rule of a form (formRule). A rule without an id gets the
 // service's (service.NewID, as over the API).
 func (u *UI) ruleOf(f templates.RuleForm) policy.Rule {
-	rule := formRule(f)
+	rule := formRule(f.RuleFields)
 	if rule.ID == "" {
 		rule.ID = u.pol.RuleIDFor(rule.Tools, rule.Pattern, f.OrigID)
 	}
@@ -145,7 +142,7 @@ func (u *UI) ruleOf(f templates.RuleForm) policy.Rule {
 // formRule is the rule of a form as config.yaml's entry with those values
 // decodes (policy.RuleFromForm), so saving it reports the same problems.
 // Examples are not read here (formExamples).
-func formRule(f templates.RuleForm) policy.Rule {
+func formRule(f templates.RuleFields) policy.Rule {
 	r, _ := policy.RuleFromForm(url.Values{"id": {f.ID}, "tools": {f.Tools}, "pattern": {f.Pattern},
 		"action": {f.Action}, "severity": {f.Severity}, "match_type": {f.MatchType}, "description": {f.Description}})
 	return r
@@ -264,7 +261,7 @@ type exampleResult struct {
 
 // checkExamples decides each example of the form's rule.
 func (u *UI) checkExamples(form templates.RuleForm, t translator) []exampleResult {
-	rule := formRule(templates.RuleForm{Tools: form.Tools, Pattern: form.Pattern, Action: form.Action,
+	rule := formRule(templates.RuleFields{Tools: form.Tools, Pattern: form.Pattern, Action: form.Action,
 		Severity: form.Severity, MatchType: form.MatchType})
 	ex := formExamples(form.Match, form.NoMatch)
 	if ex == nil || rule.Inert() {
@@ -309,8 +306,8 @@ func (u *UI) testRule(w http.ResponseWriter, r *http.Request) {
 // runRuleTest compiles the box's rule alone (tiered, no built-in rules, no
 // defaults) and decides each sample with each of its tools.
 func (u *UI) runRuleTest(box templates.TestBox, t translator) ([]templates.TestResult, string) {
-	rule := u.ruleOf(templates.RuleForm{Tools: box.Tools, Pattern: box.Pattern, Action: box.Action,
-		Severity: box.Severity, MatchType: box.MatchType, ID: "tested"})
+	rule := u.ruleOf(templates.RuleForm{RuleFields: templates.RuleFields{Tools: box.Tools, Pattern: box.Pattern,
+		Action: box.Action, Severity: box.Severity, MatchType: box.MatchType, ID: "tested"}})
 	tools := rule.Tools
 	if msg := checkRule(tools, box.Pattern, box.MatchType, t); msg != "" {
 		return nil, msg
