@@ -152,22 +152,30 @@ func (c *Cond) Holds(v string, nonASCII bool) bool {
 }
 
 // containsFolded reports whether v, compared through foldTable, contains
-// the folded Literal lit.
+// the folded Literal lit. Its loops index only slices whose length they
+// test, so they run without bounds checks: the literal condition is the
+// inner loop of every ask and deny match (BENCHMARKS.md, "The decision
+// matrix").
 func containsFolded(v, lit string) bool {
 	n := len(lit)
 	if n == 0 {
 		return true
 	}
+	if len(v) < n {
+		return false
+	}
 	first := lit[0]
-	for i := 0; i+n <= len(v); i++ {
-		if foldTable[v[i]] != first {
+	starts := v[:len(v)-n+1] // the places a match may start
+	for i := 0; i < len(starts); i++ {
+		if foldTable[starts[i]] != first {
 			continue
 		}
+		w := v[i : i+n] // as long as lit: the compare below needs no bounds checks
 		j := 1
-		for j < n && foldTable[v[i+j]] == lit[j] {
+		for j < len(w) && foldTable[w[j]] == lit[j] {
 			j++
 		}
-		if j == n {
+		if j == len(w) {
 			return true
 		}
 	}
