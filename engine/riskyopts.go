@@ -64,32 +64,47 @@ func baseName(w string) string {
 
 // riskyEnvNames are environment variables that make an ordinary command run
 // another program, load code or read a configuration that can name one.
-var riskyEnvNames = map[string]string{
-	"PATH": "changes which programs run", "HOME": "changes the configuration files read (such as ~/.gitconfig)",
-	"XDG_CONFIG_HOME": "changes the configuration files read",
-	"PAGER":           "names a program to run", "MANPAGER": "names a program to run", "GIT_PAGER": "names a program to run",
-	"SYSTEMD_PAGER": "names a program to run", "EDITOR": "names a program to run", "VISUAL": "names a program to run",
-	"GIT_EDITOR": "names a program to run", "GIT_SEQUENCE_EDITOR": "names a program to run",
-	"GIT_EXTERNAL_DIFF": "names a program to run", "GIT_SSH": "names a program to run",
-	"GIT_SSH_COMMAND": "names a program to run", "GIT_ASKPASS": "names a program to run",
-	"SSH_ASKPASS": "names a program to run", "GIT_PROXY_COMMAND": "names a program to run",
-	"GIT_EXEC_PATH": "changes which programs git runs", "GIT_DIR": "points git at another repository's configuration",
-	"GIT_TEMPLATE_DIR": "installs hooks from another directory", "GIT_CONFIG": "sets git configuration",
-	"GIT_CONFIG_GLOBAL": "sets git configuration", "GIT_CONFIG_SYSTEM": "sets git configuration",
-	"GIT_CONFIG_PARAMETERS": "sets git configuration", "GIT_CONFIG_COUNT": "sets git configuration",
-	"LESSOPEN": "names an input preprocessor to run", "LESSCLOSE": "names a program to run",
-	"LESSEDIT": "names an editor to run", "LESSKEY": "reads key bindings that can set LESSOPEN",
-	"LESSKEYIN":  "reads key bindings that can set LESSOPEN",
-	"LD_PRELOAD": "loads a library into the program", "LD_LIBRARY_PATH": "changes the libraries loaded",
-	"LD_AUDIT": "loads a library into the program", "DYLD_INSERT_LIBRARIES": "loads a library into the program",
-	"DYLD_LIBRARY_PATH": "changes the libraries loaded", "BASH_ENV": "runs a script at shell start",
-	"ENV": "runs a script at shell start", "PROMPT_COMMAND": "runs a command", "PERL5OPT": "adds interpreter options",
-	"PERL5LIB": "changes the modules loaded", "PYTHONPATH": "changes the modules loaded",
-	"PYTHONSTARTUP": "runs a script", "NODE_OPTIONS": "adds interpreter options (such as --require)",
-	"RUBYOPT": "adds interpreter options", "RUBYLIB": "changes the modules loaded",
-	"TAR_OPTIONS": "adds tar options (such as --to-command)", "RSYNC_RSH": "names a program to run",
-	"RSYNC_CONNECT_PROG": "names a program to run", "BROWSER": "names a program to run",
-	"MANOPT": "adds man options (such as --pager)", "GIT_TRACE": "can write a trace file",
+var riskyEnvNames = reasonsByName(map[string][]string{
+	"changes which programs run":                                  {"PATH"},
+	"changes the configuration files read (such as ~/.gitconfig)": {"HOME"},
+	"changes the configuration files read":                        {"XDG_CONFIG_HOME"},
+	"names a program to run": {
+		"PAGER", "MANPAGER", "GIT_PAGER", "SYSTEMD_PAGER", "EDITOR", "VISUAL", "GIT_EDITOR",
+		"GIT_SEQUENCE_EDITOR", "GIT_EXTERNAL_DIFF", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS",
+		"SSH_ASKPASS", "GIT_PROXY_COMMAND", "LESSCLOSE", "RSYNC_RSH", "RSYNC_CONNECT_PROG", "BROWSER",
+	},
+	"changes which programs git runs":                  {"GIT_EXEC_PATH"},
+	"points git at another repository's configuration": {"GIT_DIR"},
+	"installs hooks from another directory":            {"GIT_TEMPLATE_DIR"},
+	"sets git configuration":                           {"GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT"},
+	"names an input preprocessor to run":               {"LESSOPEN"},
+	"names an editor to run":                           {"LESSEDIT"},
+	"reads key bindings that can set LESSOPEN":         {"LESSKEY", "LESSKEYIN"},
+	"loads a library into the program":                 {"LD_PRELOAD", "LD_AUDIT", "DYLD_INSERT_LIBRARIES"},
+	"changes the libraries loaded":                     {"LD_LIBRARY_PATH", "DYLD_LIBRARY_PATH"},
+	"runs a script at shell start":                     {"BASH_ENV", "ENV"},
+	"runs a command":                                   {"PROMPT_COMMAND"},
+	"adds interpreter options":                         {"PERL5OPT", "RUBYOPT"},
+	"changes the modules loaded":                       {"PERL5LIB", "PYTHONPATH", "RUBYLIB"},
+	"runs a script":                                    {"PYTHONSTARTUP"},
+	"adds interpreter options (such as --require)":     {"NODE_OPTIONS"},
+	"adds tar options (such as --to-command)":          {"TAR_OPTIONS"},
+	"adds man options (such as --pager)":               {"MANOPT"},
+	"can write a trace file":                           {"GIT_TRACE"},
+})
+
+// reasonsByName turns names grouped by reason into a reason per name.
+func reasonsByName(byReason map[string][]string) map[string]string {
+	out := map[string]string{}
+	for why, names := range byReason {
+		for _, n := range names {
+			if _, twice := out[n]; twice {
+				panic("riskyEnvNames lists " + n + " twice") // caught by any test
+			}
+			out[n] = why
+		}
+	}
+	return out
 }
 
 // riskyEnv reports whether assigning name is risky for the command after it.
