@@ -101,15 +101,8 @@ func (d *decoder) ownerScope(ch, pid string, v any) OwnerScope {
 	for _, k := range sortedKeys(m) {
 		switch k {
 		case "tools":
-			tm, ok := d.brokenUnlessMapping(path+".tools", "must be a mapping of tool name to level or {patterns, \"*\"}; every persona call under this scope is denied", m[k], &sc.Broken)
-			if !ok {
-				continue
-			}
-			// Non-nil even when empty, so Map writes tools: {} back as read.
-			sc.Tools = make([]OwnerTool, 0, len(tm))
-			for _, t := range sortedKeys(tm) {
-				sc.Tools = append(sc.Tools, d.ownerTool(ch, pid, t, tm[t]))
-			}
+			sc.Tools = sortedEntries(d, path+".tools", "must be a mapping of tool name to level or {patterns, \"*\"}; every persona call under this scope is denied", m[k], &sc.Broken,
+				func(tool string, v any) OwnerTool { return d.ownerTool(ch, pid, tool, v) })
 		case "defaults":
 			dm, ok := d.brokenUnlessMapping(path+".defaults", `must be a mapping like {"*": deny}; every persona call under this scope is denied`, m[k], &sc.Broken)
 			if !ok {
@@ -141,6 +134,22 @@ func (d *decoder) brokenUnlessMapping(path, problem string, v any, broken *bool)
 	return m, ok
 }
 
+// sortedEntries reads a mapping of an owner scope, entry by entry in key
+// order, with read. A value that is not a mapping is reported at path and
+// marks the entry broken (it denies), and gives nil; a mapping gives a
+// non-nil list even when empty, so Map writes {} back as read.
+func sortedEntries[T any](d *decoder, path, problem string, v any, broken *bool, read func(key string, v any) T) []T {
+	m, ok := d.brokenUnlessMapping(path, problem, v, broken)
+	if !ok {
+		return nil
+	}
+	out := make([]T, 0, len(m))
+	for _, k := range sortedKeys(m) {
+		out = append(out, read(k, m[k]))
+	}
+	return out
+}
+
 // ownerTool reads owner_scopes.<channel>.<principal>.tools.<tool>.
 func (d *decoder) ownerTool(ch, pid, tool string, v any) OwnerTool {
 	path := OwnerToolPath(ch, pid, tool)
@@ -160,15 +169,10 @@ func (d *decoder) ownerTool(ch, pid, tool string, v any) OwnerTool {
 		case "*":
 			t.Level, t.Star = d.ownerLevel(path+`."*"`, m[k]), true
 		case "patterns":
-			pm, ok := d.brokenUnlessMapping(path+".patterns", "must be a mapping of pattern to level; the tool is denied under this scope", m[k], &t.Broken)
-			if !ok {
-				continue
-			}
-			t.Patterns = make([]LegacyPattern, 0, len(pm))
-			for _, pat := range sortedKeys(pm) {
-				lvl := d.ownerLevel(OwnerPatternPath(ch, pid, tool, pat), pm[pat])
-				t.Patterns = append(t.Patterns, LegacyPattern{Pattern: pat, Level: lvl})
-			}
+			t.Patterns = sortedEntries(d, path+".patterns", "must be a mapping of pattern to level; the tool is denied under this scope", m[k], &t.Broken,
+				func(pat string, v any) LegacyPattern {
+					return LegacyPattern{Pattern: pat, Level: d.ownerLevel(OwnerPatternPath(ch, pid, tool, pat), v)}
+				})
 		default:
 			d.problem(path+"."+QuoteKey(k), `unknown key; it is ignored (allowed: patterns, "*")`)
 		}
