@@ -107,13 +107,21 @@ func ownerToolsInput(field string, v any, pattern PatternCheck) ([]OwnerTool, *F
 	if !tools.IsMapping() {
 		return nil, fieldErr(field, "tools must be an object of tool name to level or {patterns, \"*\"}")
 	}
-	out := make([]OwnerTool, 0, len(tools.Keys))
-	for _, f := range tools.Keys {
-		t, err := ownerToolInput(field+"."+f.Key, f.Key, f.Value.v, pattern)
+	return entriesInput(tools, func(name string, v any) (OwnerTool, *FieldError) {
+		return ownerToolInput(field+"."+name, name, v, pattern)
+	})
+}
+
+// entriesInput decodes each member of an object with read, in order; the
+// list is non-nil even when empty, and the first error stops it.
+func entriesInput[T any](m Mapping, read func(key string, v any) (T, *FieldError)) ([]T, *FieldError) {
+	out := make([]T, 0, len(m.Keys))
+	for _, f := range m.Keys {
+		e, err := read(f.Key, f.Value.v)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, t)
+		out = append(out, e)
 	}
 	return out, nil
 }
@@ -154,22 +162,16 @@ func ownerPatternsInput(field string, v any, pattern PatternCheck) ([]LegacyPatt
 	if !m.IsMapping() {
 		return nil, levelsObjectErr(field)
 	}
-	out := make([]LegacyPattern, 0, len(m.Keys))
-	for _, f := range m.Keys {
-		p := f.Key
+	return entriesInput(m, func(p string, v any) (LegacyPattern, *FieldError) {
 		pf := field + "['" + p + "']"
 		if pattern != nil {
 			if err := pattern(p); err != nil {
-				return nil, &FieldError{Field: pf, Message: err.Error(), Err: ErrBadPattern}
+				return LegacyPattern{}, &FieldError{Field: pf, Message: err.Error(), Err: ErrBadPattern}
 			}
 		}
-		lvl, err := ownerLevelInput(pf, f.Value.v)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, LegacyPattern{Pattern: p, Level: lvl})
-	}
-	return out, nil
+		lvl, err := ownerLevelInput(pf, v)
+		return LegacyPattern{Pattern: p, Level: lvl}, err
+	})
 }
 
 // ownerDefaultsInput decodes defaults: {"*": level}; LevelNone when "*" is

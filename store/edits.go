@@ -277,10 +277,16 @@ func (s *Store) SetToolLevel(tool, level string) (string, error) {
 
 // DeleteTool removes permissions.tools.<tool>; ErrNotFound when absent.
 func (s *Store) DeleteTool(tool string) (string, error) {
+	return s.deleteMember("tools", "tool", tool)
+}
+
+// deleteMember removes permissions.<mapping>.<key>; ErrNotFound, naming
+// the key as noun, when absent.
+func (s *Store) deleteMember(mapping, noun, key string) (string, error) {
 	return s.modify(func(d *configDoc) error {
-		_, tools := mapGet(d.permissions(), "tools")
-		if !mapDelete(tools, tool) {
-			return Refuse(ErrNotFound, "tool %q: not found", tool)
+		_, m := mapGet(d.permissions(), mapping)
+		if !mapDelete(m, key) {
+			return Refuse(ErrNotFound, "%s %q: not found", noun, key)
 		}
 		return nil
 	})
@@ -460,13 +466,7 @@ func setExternal(perms *yaml.Node, key, level string) {
 // DeleteExternalDirectory removes external_directory[key]; ErrNotFound when
 // absent.
 func (s *Store) DeleteExternalDirectory(key string) (string, error) {
-	return s.modify(func(d *configDoc) error {
-		_, ext := mapGet(d.permissions(), "external_directory")
-		if !mapDelete(ext, key) {
-			return Refuse(ErrNotFound, "external_directory %q: not found", key)
-		}
-		return nil
-	})
+	return s.deleteMember("external_directory", "external_directory", key)
 }
 
 // SetOwnerScopes replaces permissions.owner_scopes, keyed by channel, then
