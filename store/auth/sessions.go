@@ -5,9 +5,10 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
-	"slices"
 	"sync"
 	"time"
+
+	"github.com/toolgate/toolgate/internal/callbacks"
 )
 
 // ErrNoSession is returned for a session id that does not exist or has
@@ -68,7 +69,7 @@ type MemorySessions struct {
 	now     func() time.Time
 	mu      sync.Mutex
 	m       map[string]*memSession
-	deleted []func()
+	deleted callbacks.List
 }
 
 type memSession struct {
@@ -133,12 +134,9 @@ func (m *MemorySessions) Delete(_ context.Context, id string) error {
 	m.mu.Lock()
 	_, existed := m.m[id]
 	delete(m.m, id)
-	hooks := slices.Clone(m.deleted)
 	m.mu.Unlock()
 	if existed {
-		for _, f := range hooks {
-			f()
-		}
+		m.deleted.Call()
 	}
 	return nil
 }
@@ -169,11 +167,7 @@ func (m *MemorySessions) TakeFlash(_ context.Context, id string) (Flash, error) 
 }
 
 // OnDelete registers f to be called after each Delete of a session.
-func (m *MemorySessions) OnDelete(f func()) {
-	m.mu.Lock()
-	m.deleted = append(m.deleted, f)
-	m.mu.Unlock()
-}
+func (m *MemorySessions) OnDelete(f func()) { m.deleted.Add(f) }
 
 // Len is the number of sessions held, expired ones not yet swept included.
 func (m *MemorySessions) Len() int {
