@@ -27,8 +27,9 @@ func rssKiB(t *testing.T, s *Server) int {
 // TestAskFloodIsBounded floods the server from one agent token with asks
 // of 900 kB each: past the per-token cap every ask is refused with 429 and
 // the reason, a session is capped on its own, the inbox page shows the
-// oldest 50 and says how many more wait, and the server's memory is logged
-// before, at the peak and after the asks expire.
+// oldest 50 and says how many more wait, and the server's memory, logged
+// before, at the peak and after the asks expire, falls by at least half of
+// what the flood added.
 func TestAskFloodIsBounded(t *testing.T) {
 	// The asks must outlive the flood, or the first ones expire before the
 	// last arrive and the cap is never reached: 120 bodies of 900 kB take
@@ -77,15 +78,22 @@ func TestAskFloodIsBounded(t *testing.T) {
 	if st, b, _ := relDo(s, agent, "POST", "/api/v1/check", askBody("echo again", "web", "", 0)); st != 200 {
 		t.Errorf("an ask after the flood expired: %d %s", st, b)
 	}
+	// Expired asks must be let go: at least half of what the flood added
+	// returns to the system. Not all of it: the collector's target keeps
+	// up to -heap-headroom-mb (64 MiB) above the live heap, and the runtime
+	// returns the rest at its own pace, so "back to where it was" would
+	// fail on a healthy server now and then.
 	expired := time.Now()
+	released := func(rss int) bool { return rss-before <= (peak-before)/2 }
 	after := rssKiB(t, s)
-	for time.Since(expired) < 25*time.Second && after > before+64<<10 {
+	for time.Since(expired) < 25*time.Second && !released(after) {
 		time.Sleep(time.Second)
 		after = rssKiB(t, s)
 	}
 	t.Logf("server memory: %d MiB before, %d MiB at the peak (100 asks of 900 kB), %d MiB %v after they expired",
 		before>>10, peak>>10, after>>10, time.Since(expired).Round(time.Second))
-	if after > before+64<<10 {
-		t.Errorf("the server's memory stayed at %d MiB after the flood (%d MiB before)", after>>10, before>>10)
+	if !released(after) {
+		t.Errorf("the server's memory stayed at %d MiB after the flood (%d MiB before, %d at the peak): less than half of the flood's memory was let go",
+			after>>10, before>>10, peak>>10)
 	}
 }
