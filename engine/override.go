@@ -261,24 +261,12 @@ func addDirOf(id, source, pattern string) string {
 	if !ok || inner == "" {
 		return shell.UnknownMark
 	}
-	dir := unquoteMeta(inner)
+	// regexp.QuoteMeta escapes a byte with a backslash before it, which the
+	// shell's unescape undoes; the round trip below refuses anything else
+	// (a backslash-newline among them, which QuoteMeta never writes).
+	dir := shell.Unescape(inner)
 	if regexp.QuoteMeta(dir) != inner || !strings.HasPrefix(dir, "/") && !shell.HasDriveLetter(dir) {
 		return shell.UnknownMark
 	}
 	return dir
-}
-
-// unquoteMeta undoes regexp.QuoteMeta: a backslash escapes the next byte.
-func unquoteMeta(s string) string {
-	if strings.IndexByte(s, '\\') < 0 {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			i++
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }

@@ -273,40 +273,22 @@ func isPlainParam(pe *syntax.ParamExp, name string) bool {
 		pe.Index == nil && pe.Slice == nil && pe.Repl == nil && pe.Exp == nil && pe.Names == 0
 }
 
-// unescapeUnquoted resolves backslash escapes outside quotes: \x is x, and
-// a backslash-newline disappears.
-func unescapeUnquoted(s string) string {
+// unescape resolves the backslash escapes of a word part: a
+// backslash-newline disappears; outside double quotes \x is x, inside them
+// only \$ \` \" and \\ are escapes and any other backslash stays.
+func unescape(s string, doubleQuoted bool) string {
 	if strings.IndexByte(s, '\\') < 0 {
 		return s
 	}
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		if s[i] == '\\' && i+1 < len(s) {
-			i++
-			if s[i] == '\n' {
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
-}
-
-// unescapeDoubleQuoted resolves the escapes that double quotes honour:
-// \$ \` \" \\ and backslash-newline.
-func unescapeDoubleQuoted(s string) string {
-	if strings.IndexByte(s, '\\') < 0 {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+1 < len(s) {
-			switch s[i+1] {
-			case '$', '`', '"', '\\':
-				i++
-			case '\n':
+			switch next := s[i+1]; {
+			case next == '\n':
 				i++
 				continue
+			case !doubleQuoted || strings.IndexByte("$`\"\\", next) >= 0:
+				i++
 			}
 		}
 		b.WriteByte(s[i])

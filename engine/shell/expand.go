@@ -587,11 +587,7 @@ func writeRough(b *strings.Builder, parts []syntax.WordPart, quoted bool) {
 	for _, part := range parts {
 		switch p := part.(type) {
 		case *syntax.Lit:
-			if quoted {
-				b.WriteString(unescapeDoubleQuoted(p.Value))
-			} else {
-				b.WriteString(unescapeUnquoted(p.Value))
-			}
+			b.WriteString(unescape(p.Value, quoted))
 		case *syntax.SglQuoted:
 			if p.Dollar {
 				s, _, err := expand.Format(nil, p.Value, nil)

@@ -32,3 +32,7 @@ func Slashes(v string) string { return slashes(v) }
 // or a dot): a plain command without one has no path word and no glued
 // option value (PathWord, ShortOptionValue).
 func MayHoldPath(text string) bool { return mayHoldPath(text) }
+
+// Unescape resolves the backslash escapes of an unquoted word: \x is x and a
+// backslash-newline disappears.
+func Unescape(s string) string { return unescape(s, false) }
