@@ -426,35 +426,31 @@ func joinLits(w *syntax.Word) *syntax.Word {
 
 // literal expands a word as an assignment value: no brace expansion and no
 // field splitting.
-func (x *expander) literal(word *syntax.Word) (res string) {
+func (x *expander) literal(word *syntax.Word) string {
 	if word == nil {
 		return ""
 	}
 	if v, ok := simpleLit(word); ok {
 		return v
 	}
-	prepared := x.prepare(word)
-	defer func() {
-		if r := recover(); r != nil {
-			res = roughText(word)
-		}
-	}()
-	s, err := expand.Literal(&x.cfg, prepared)
-	if err != nil {
-		return roughText(word)
-	}
-	return s
+	return x.orRough(word, expand.Literal)
 }
 
 // document expands a here-document body (unquoted delimiter).
-func (x *expander) document(word *syntax.Word) (res string) {
+func (x *expander) document(word *syntax.Word) string {
+	return x.orRough(word, expand.Document)
+}
+
+// orRough expands the prepared word with expandWord, or returns the word's
+// rough text when the expansion fails or panics.
+func (x *expander) orRough(word *syntax.Word, expandWord func(*expand.Config, *syntax.Word) (string, error)) (res string) {
 	prepared := x.prepare(word)
 	defer func() {
 		if r := recover(); r != nil {
 			res = roughText(word)
 		}
 	}()
-	s, err := expand.Document(&x.cfg, prepared)
+	s, err := expandWord(&x.cfg, prepared)
 	if err != nil {
 		return roughText(word)
 	}
