@@ -239,6 +239,21 @@ func (t *optTable) longRisk(name string) (string, bool) {
 	return "", false
 }
 
+// riskyOperand scans args with t and returns the first risky option, or
+// else the first operand w (the i-th) for which risky(i, w) holds, with why.
+func (t *optTable) riskyOperand(args []string, why string, risky func(i int, w string) bool) (string, string, bool) {
+	var operands []string
+	if opt, reason, bad := t.scan(args, &operands); bad {
+		return opt, reason, true
+	}
+	for i, w := range operands {
+		if risky(i, w) {
+			return w, why, true
+		}
+	}
+	return "", "", false
+}
+
 // checker checks the arguments of one program (argv without the program).
 type checker func(args []string) (opt, why string, bad bool)
 

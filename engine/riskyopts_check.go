@@ -321,22 +321,15 @@ func blankAwkStrings(p string) string {
 // other than a search or a move can run a shell command (! or |) or save
 // the input (s).
 func checkLess(args []string) (string, string, bool) {
-	var operands []string
-	if opt, why, bad := lessTable.scan(args, &operands); bad {
-		return opt, why, true
-	}
-	for _, w := range operands {
-		if !strings.HasPrefix(w, "+") {
-			continue
-		}
-		cmd := strings.TrimLeft(w, "+")
-		if cmd == "" || cmd[0] == '/' || cmd[0] == '?' || strings.Trim(cmd, "0123456789") == "" ||
-			len(strings.TrimLeft(cmd, "0123456789")) == 1 && strings.ContainsAny(strings.TrimLeft(cmd, "0123456789"), "gGFpP%") {
-			continue
-		}
-		return w, "runs a less command at start, which can run a shell command or save the input", true
-	}
-	return "", "", false
+	return lessTable.riskyOperand(args, "runs a less command at start, which can run a shell command or save the input",
+		func(_ int, w string) bool {
+			if !strings.HasPrefix(w, "+") {
+				return false
+			}
+			cmd := strings.TrimLeft(w, "+")
+			return !(cmd == "" || cmd[0] == '/' || cmd[0] == '?' || strings.Trim(cmd, "0123456789") == "" ||
+				len(strings.TrimLeft(cmd, "0123456789")) == 1 && strings.ContainsAny(strings.TrimLeft(cmd, "0123456789"), "gGFpP%"))
+		})
 }
 
 // checkXxd: -r writes binary from a dump; a second operand is a file that
@@ -367,28 +360,20 @@ var teeTable = &optTable{}
 
 // checkTee: every file operand of tee is written.
 func checkTee(args []string) (string, string, bool) {
-	var operands []string
-	teeTable.scan(args, &operands)
-	for _, w := range operands {
+	return teeTable.riskyOperand(args, "writes (or appends) to the file named", func(_ int, w string) bool {
 		switch w {
 		case "/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-":
-			continue
+			return false
 		}
-		return w, "writes (or appends) to the file named", true
-	}
-	return "", "", false
+		return true
+	})
 }
 
 var uniqTable = &optTable{valueShort: "fsw", longValue: []string{"skip-fields", "skip-chars", "check-chars", "all-repeated", "group"}}
 
 // checkUniq: uniq's second operand is an output file.
 func checkUniq(args []string) (string, string, bool) {
-	var operands []string
-	uniqTable.scan(args, &operands)
-	if len(operands) >= 2 {
-		return operands[1], "writes its output to the file named", true
-	}
-	return "", "", false
+	return uniqTable.riskyOperand(args, "writes its output to the file named", func(i int, _ string) bool { return i == 1 })
 }
 
 var dateTable = &optTable{valueShort: "dfr", short: map[byte]string{'s': "sets the system clock"},
@@ -396,16 +381,7 @@ var dateTable = &optTable{valueShort: "dfr", short: map[byte]string{'s': "sets t
 
 // checkDate: -s and a bare time operand (not +FORMAT) set the clock.
 func checkDate(args []string) (string, string, bool) {
-	var operands []string
-	if opt, why, bad := dateTable.scan(args, &operands); bad {
-		return opt, why, true
-	}
-	for _, w := range operands {
-		if !strings.HasPrefix(w, "+") {
-			return w, "sets the system clock", true
-		}
-	}
-	return "", "", false
+	return dateTable.riskyOperand(args, "sets the system clock", func(_ int, w string) bool { return !strings.HasPrefix(w, "+") })
 }
 
 var hostnameTable = &optTable{short: map[byte]string{'F': "sets the host name", 'b': "sets the host name"},
@@ -413,14 +389,7 @@ var hostnameTable = &optTable{short: map[byte]string{'F': "sets the host name", 
 
 // checkHostname: an operand sets the host name.
 func checkHostname(args []string) (string, string, bool) {
-	var operands []string
-	if opt, why, bad := hostnameTable.scan(args, &operands); bad {
-		return opt, why, true
-	}
-	if len(operands) > 0 {
-		return operands[0], "sets the host name", true
-	}
-	return "", "", false
+	return hostnameTable.riskyOperand(args, "sets the host name", func(int, string) bool { return true })
 }
 
 // tarLong are tar's long options that write files or run programs; the
