@@ -28,3 +28,11 @@ func (u *UI) confirmed(w http.ResponseWriter, r *http.Request, back string, c te
 	render(w, r, http.StatusOK, templates.Confirm(c))
 	return false
 }
+
+// removal is the confirmation of removing one thing, worded by key in the
+// catalog: the title "<key> <id>?", the lead "<key.lead> <what>", the one
+// effect <key.point>, and the button <key>.
+func removal(t translator, key, id, what string) templates.ConfirmProps {
+	return templates.ConfirmProps{Title: t(key) + " " + id + "?", Lead: t(key+".lead") + " " + what,
+		Points: []string{t(key + ".point")}, Button: t(key)}
+}

@@ -45,10 +45,7 @@ func (u *UI) deleteDirectory(w http.ResponseWriter, r *http.Request) {
 	}
 	key := r.PostFormValue("key")
 	t := translatorFor(r.Context())
-	if !u.confirmed(w, r, "/directories", templates.ConfirmProps{Title: t("confirm.deldir") + " " + key + "?",
-		Lead:   t("confirm.deldir.lead") + " external_directory[" + key + "]",
-		Points: []string{t("confirm.deldir.point")},
-		Button: t("confirm.deldir")}) {
+	if !u.confirmed(w, r, "/directories", removal(t, "confirm.deldir", key, "external_directory["+key+"]")) {
 		return
 	}
 	_, err := u.pol.DeleteExternal(formETag(r), key)

@@ -135,10 +135,8 @@ func (u *UI) revokeGrantForm(w http.ResponseWriter, r *http.Request) {
 	if row.Exact {
 		covers = t("approvals.exactcall") + " " + row.Summary
 	}
-	if !u.confirmed(w, r, "/grants", templates.ConfirmProps{Title: t("confirm.revokegrant") + " " + id + "?",
-		Lead:   t("confirm.revokegrant.lead") + " " + id + ": " + row.Tool + " " + covers + " (" + row.ScopeText + ").",
-		Points: []string{t("confirm.revokegrant.point")},
-		Button: t("confirm.revokegrant")}) {
+	if !u.confirmed(w, r, "/grants", removal(t, "confirm.revokegrant", id,
+		id+": "+row.Tool+" "+covers+" ("+row.ScopeText+").")) {
 		return
 	}
 	if _, err := u.revokeGrant(r.Context(), c.sess.principal, id); errors.Is(err, grant.ErrNotFound) {

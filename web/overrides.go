@@ -56,10 +56,7 @@ func (u *UI) revokeOverride(w http.ResponseWriter, r *http.Request, back string)
 	}
 	id := r.PostFormValue("id")
 	t := translatorFor(r.Context())
-	if !u.confirmed(w, r, back, templates.ConfirmProps{Title: t("confirm.revoke") + " " + id + "?",
-		Lead:   t("confirm.revoke.lead") + " " + id,
-		Points: []string{t("confirm.revoke.point")},
-		Button: t("confirm.revoke")}) {
+	if !u.confirmed(w, r, back, removal(t, "confirm.revoke", id, id)) {
 		return
 	}
 	_, err := u.pol.DeleteOverride(formETag(r), id)

@@ -215,10 +215,7 @@ func (u *UI) deleteRule(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.PostFormValue("id")
 	t := translatorFor(r.Context())
-	if !u.confirmed(w, r, "/rules", templates.ConfirmProps{Title: t("confirm.delrule") + " " + id + "?",
-		Lead:   t("confirm.delrule.lead") + " " + id,
-		Points: []string{t("confirm.delrule.point")},
-		Button: t("confirm.delrule")}) {
+	if !u.confirmed(w, r, "/rules", removal(t, "confirm.delrule", id, id)) {
 		return
 	}
 	_, err := u.pol.DeleteRule(formETag(r), id)

@@ -75,10 +75,7 @@ func (u *UI) revokeToken(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.PostFormValue("id")
 	t := translatorFor(r.Context())
-	if !u.confirmed(w, r, "/tokens", templates.ConfirmProps{Title: t("confirm.revoketoken") + " " + id + "?",
-		Lead:   t("confirm.revoketoken.lead") + " " + id,
-		Points: []string{t("confirm.revoketoken.point")},
-		Button: t("confirm.revoketoken")}) {
+	if !u.confirmed(w, r, "/tokens", removal(t, "confirm.revoketoken", id, id)) {
 		return
 	}
 	u.done(w, r, "/tokens", u.tokens.Revoke(currentFrom(r.Context()).sess.principal, id), t("flash.revoked")+" "+id+".")
