@@ -9,6 +9,11 @@
 // and connections, so that a route that does no work can be compared with
 // evaluate on one server.
 //
+// With -against /healthz -rounds N it alternates the two N times and prints
+// the ratio of evaluate's throughput to that route's, round by round and
+// as a median: the figure a busy shared machine makes too noisy to read
+// from one pair of runs.
+//
 // With -serve-noop it is instead the server: a net/http server that
 // answers every request with a fixed decision, to measure what HTTP alone
 // costs on the machine.
@@ -19,6 +24,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -40,6 +46,11 @@ type config struct {
 	populate     string
 	rate         float64
 	transport    string
+	// against, when set, is the path (e.g. /healthz) each round GETs
+	// before it runs the mix, rounds times, to report evaluate's
+	// throughput over that route's (see compare).
+	against string
+	rounds  int
 }
 
 func main() {
@@ -55,6 +66,8 @@ func main() {
 	flag.StringVar(&c.transport, "transport", defaultTransport, "events: all connections on one thread with epoll (Linux); goroutines: one goroutine per connection")
 	flag.StringVar(&c.get, "get", "", "GET this path (e.g. /healthz) instead of POSTing calls to evaluate: same connections, transport and token header, no body (-mix and -batch do not apply)")
 	flag.StringVar(&c.populate, "populate", "", "create the files path calls name (src/pkg*/file*.go) under this dir, the server's workspace, first")
+	flag.StringVar(&c.against, "against", "", "compare the mix with GETs of this path (e.g. /healthz): each of -rounds rounds runs the GETs for -d, then the mix for -d, and the ratio of their throughputs is printed, with the median over the rounds")
+	flag.IntVar(&c.rounds, "rounds", 6, "rounds of -against")
 	serve := flag.String("serve-noop", "", "instead of driving a server, be one: answer every request on this loopback address with a fixed decision (the HTTP floor)")
 	flag.Parse()
 	var err error
@@ -156,62 +169,105 @@ func run(c config) error {
 			return err
 		}
 	}
-	u, _ := url.Parse(c.url)
-	reqs, err := requests(c, u.Host)
+	if c.against != "" {
+		return compare(os.Stdout, c)
+	}
+	m, err := measure(c)
 	if err != nil {
 		return err
 	}
-	dropped0, okDropped0 := logDropped(c.url, c.token)
+	m.report(os.Stdout, c)
+	if m.res.failures > 0 {
+		return fmt.Errorf("%d requests failed", m.res.failures)
+	}
+	return nil
+}
+
+// measurement is one run's figures: what the transport counted, how long
+// it took, the CPU time the server and loadgen used meanwhile, and the
+// decision log's drop counter before and after.
+type measurement struct {
+	res                    result
+	elapsed                float64 // seconds
+	serverCPU, selfCPU     time.Duration
+	dropped0, dropped1     float64
+	okDropped0, okDropped1 bool
+}
+
+// perSecond is the requests answered per second.
+func (m measurement) perSecond() float64 { return float64(m.res.requests) / m.elapsed }
+
+// serverCPUPerRequest is the server's CPU time per request, 0 when the
+// server's was not read (no -pid) or nothing was answered.
+func (m measurement) serverCPUPerRequest() time.Duration {
+	if m.res.requests == 0 {
+		return 0
+	}
+	return m.serverCPU / time.Duration(m.res.requests)
+}
+
+// measure drives the server as c says for c.dur and returns its figures.
+func measure(c config) (measurement, error) {
+	u, _ := url.Parse(c.url)
+	reqs, err := requests(c, u.Host)
+	if err != nil {
+		return measurement{}, err
+	}
+	var m measurement
+	m.dropped0, m.okDropped0 = logDropped(c.url, c.token)
 	cpu0 := processCPU(c.pid)
 	self0 := processCPU(os.Getpid())
 	start := time.Now()
 	end := start.Add(c.dur)
-	var res result
 	switch c.transport {
 	case "events":
-		res, err = runEvents(c, u.Host, reqs, start, end)
+		m.res, err = runEvents(c, u.Host, reqs, start, end)
 	case "goroutines":
-		res = runGoroutines(c, u.Host, reqs, start, end)
+		m.res = runGoroutines(c, u.Host, reqs, start, end)
 	default:
 		err = fmt.Errorf("-transport must be events or goroutines, got %q", c.transport)
 	}
 	if err != nil {
-		return err
+		return measurement{}, err
 	}
-	elapsed := time.Since(start).Seconds()
-	cpu1 := processCPU(c.pid)
-	self1 := processCPU(os.Getpid())
-	dropped1, okDropped1 := logDropped(c.url, c.token)
+	m.elapsed = time.Since(start).Seconds()
+	if cpu1 := processCPU(c.pid); cpu1 >= cpu0 {
+		m.serverCPU = cpu1 - cpu0
+	}
+	m.selfCPU = processCPU(os.Getpid()) - self0
+	m.dropped1, m.okDropped1 = logDropped(c.url, c.token)
+	return m, nil
+}
+
+// report prints a run's figures.
+func (m measurement) report(w io.Writer, c config) {
+	res := m.res
 	per := int64(1)
 	if c.batch > 0 {
 		per = int64(c.batch)
 	}
 	if c.get != "" {
-		fmt.Printf("connections %d, duration %.1fs, GET %s, transport %s\n", c.conns, elapsed, c.get, c.transport)
+		fmt.Fprintf(w, "connections %d, duration %.1fs, GET %s, transport %s\n", c.conns, m.elapsed, c.get, c.transport)
 	} else {
-		fmt.Printf("connections %d, duration %.1fs, batch %d, mix %s, transport %s\n", c.conns, elapsed, c.batch, c.mix, c.transport)
+		fmt.Fprintf(w, "connections %d, duration %.1fs, batch %d, mix %s, transport %s\n", c.conns, m.elapsed, c.batch, c.mix, c.transport)
 	}
 	if c.rate > 0 {
-		fmt.Printf("open loop: %.0f requests/s offered; latency counts from when each request was due\n", c.rate)
+		fmt.Fprintf(w, "open loop: %.0f requests/s offered; latency counts from when each request was due\n", c.rate)
 	}
-	fmt.Printf("requests %d (%d failed), %.0f requests/s, %.0f decisions/s\n", res.requests, res.failures, float64(res.requests)/elapsed, float64(res.requests*per)/elapsed)
-	fmt.Printf("latency p50 %s, p90 %s, p99 %s, p99.9 %s, max %s\n", us(res.hist.ValueAtQuantile(50)), us(res.hist.ValueAtQuantile(90)),
+	fmt.Fprintf(w, "requests %d (%d failed), %.0f requests/s, %.0f decisions/s\n", res.requests, res.failures, m.perSecond(), float64(res.requests*per)/m.elapsed)
+	fmt.Fprintf(w, "latency p50 %s, p90 %s, p99 %s, p99.9 %s, max %s\n", us(res.hist.ValueAtQuantile(50)), us(res.hist.ValueAtQuantile(90)),
 		us(res.hist.ValueAtQuantile(99)), us(res.hist.ValueAtQuantile(99.9)), us(res.hist.Max()))
 	if c.pid > 0 {
-		fmt.Println(serverMemory(c.pid))
-		if res.requests > 0 && cpu1 >= cpu0 {
-			fmt.Printf("server CPU %.1fs (%.0f µs/request), loadgen CPU %.1fs (%.0f µs/request)\n",
-				(cpu1 - cpu0).Seconds(), float64((cpu1-cpu0).Microseconds())/float64(res.requests),
-				(self1 - self0).Seconds(), float64((self1-self0).Microseconds())/float64(res.requests))
+		fmt.Fprintln(w, serverMemory(c.pid))
+		if res.requests > 0 {
+			fmt.Fprintf(w, "server CPU %.1fs (%.0f µs/request), loadgen CPU %.1fs (%.0f µs/request)\n",
+				m.serverCPU.Seconds(), float64(m.serverCPU.Microseconds())/float64(res.requests),
+				m.selfCPU.Seconds(), float64(m.selfCPU.Microseconds())/float64(res.requests))
 		}
 	}
 	if c.get == "" {
-		fmt.Println(droppedLine(dropped0, dropped1, okDropped0, okDropped1, res.requests*per))
+		fmt.Fprintln(w, droppedLine(m.dropped0, m.dropped1, m.okDropped0, m.okDropped1, res.requests*per))
 	}
-	if res.failures > 0 {
-		return fmt.Errorf("%d requests failed", res.failures)
-	}
-	return nil
 }
 
 // schedule paces one connection. In open loop (-rate) request k of
