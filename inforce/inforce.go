@@ -99,8 +99,7 @@ func newHolder(opts Options) (*Holder, store.Options) {
 	eo := engine.Options{Workspace: opts.Workspace, HomeDir: opts.HomeDir,
 		ResolvePath: opts.ResolvePath, CheckedChannels: opts.CheckedChannels}
 	if eo.ResolvePath == nil {
-		eo.ResolvePath, eo.BatchResolvePath = fsview.ResolvePath, fsview.NewBatchResolver
-		eo.KindOf, eo.CallKindOf, eo.Glob = fsview.KindOf, fsview.CallKindOf, fsview.Glob
+		eo = fsview.Lookups(eo)
 	}
 	h := &Holder{shared: &shared{opts: eo}}
 	return h, store.Options{Workspace: opts.Workspace, HomeDir: opts.HomeDir, Logger: opts.Logger,

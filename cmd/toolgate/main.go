@@ -76,7 +76,7 @@ const usage = `usage:
   toolgate mcp [--name NAME] [--wait SECONDS] [--session ID] -- COMMAND [ARGS...]   (an MCP server over stdio)
   toolgate mcp [--name NAME] [--wait SECONDS] --upstream URL [--listen ADDR] [--allow-origin ORIGIN]   (an MCP server over HTTP)
   toolgate import claude-code|codex|gemini|opencode FILE [--write] [--project DIR] [--home DIR]
-  toolgate test [--config-dir DIR] [--workspace DIR] [DECISIONS.jsonl]   (the rules' examples and expected decisions, no server)
+  toolgate test [--config-dir DIR] [--workspace DIR] [--filesystem] [DECISIONS.jsonl]   (the rules' examples and expected decisions, no server)
   toolgate grants [--agent AGENT] [--session ID] [--tool NAME] [--json]   (the live grants)
   toolgate grants revoke ID
 

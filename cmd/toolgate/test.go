@@ -11,6 +11,7 @@ import (
 
 	"github.com/toolgate/toolgate/engine"
 	"github.com/toolgate/toolgate/engine/builtin"
+	"github.com/toolgate/toolgate/fsview"
 	"github.com/toolgate/toolgate/policy"
 	"github.com/toolgate/toolgate/store"
 )
@@ -31,7 +32,7 @@ type testCase struct {
 	Note        string         `json:"note,omitempty"`
 }
 
-// runTest is toolgate test [--config-dir DIR] [--workspace DIR] [FILE]: a
+// runTest is toolgate test [--config-dir DIR] [--workspace DIR] [--filesystem] [FILE]: a
 // policy's CI test, run without a server. It compiles the config dir's
 // policy as the server would, prints every validation problem (a rule
 // example that does not hold among them), then decides each call of FILE
@@ -42,6 +43,7 @@ func runTest(args []string, stdout, stderr io.Writer, getenv func(string) string
 	fs.SetOutput(stderr)
 	dir := fs.String("config-dir", "", "the config dir whose config.yaml and builtin_rules.yaml are tested (default $JIUWENSWARM_CONFIG_DIR, else ~/.jiuwenswarm/config)")
 	workspace := fs.String("workspace", "", "the workspace calls are decided in (default: the current directory)")
+	lookups := fs.Bool("filesystem", false, "look at the workspace's files as the server does (symlinks resolved, bare words and globs looked up), so that the answers are the server's on this machine; without it the answers are the same on every machine")
 	if err := fs.Parse(args); err != nil {
 		return exitError
 	}
@@ -49,7 +51,7 @@ func runTest(args []string, stdout, stderr io.Writer, getenv func(string) string
 		fmt.Fprintf(stderr, "toolgate test: one decisions file at most, got %q\n", fs.Args())
 		return exitError
 	}
-	e, problems, examples, err := compileConfigDir(*dir, *workspace, getenv)
+	e, problems, examples, err := compileConfigDir(*dir, *workspace, *lookups, getenv)
 	if err != nil {
 		return failed(stderr, "toolgate test", err)
 	}
@@ -70,10 +72,11 @@ func runTest(args []string, stdout, stderr io.Writer, getenv func(string) string
 	return exitOK
 }
 
-// compileConfigDir compiles a config dir's policy as the server would, with
-// no filesystem lookups (paths are cleaned as written, so the test decides
-// the same on every machine), and counts the rules' examples.
-func compileConfigDir(dir, workspace string, getenv func(string) string) (*engine.Engine, []policy.Problem, int, error) {
+// compileConfigDir compiles a config dir's policy as the server would and
+// counts the rules' examples. Without lookups the engine looks at no file
+// (paths are cleaned as written, so the test decides the same on every
+// machine); with them it looks at the workspace as the server does.
+func compileConfigDir(dir, workspace string, lookups bool, getenv func(string) string) (*engine.Engine, []policy.Problem, int, error) {
 	if dir == "" {
 		dir = getenv("JIUWENSWARM_CONFIG_DIR")
 	}
@@ -94,7 +97,11 @@ func compileConfigDir(dir, workspace string, getenv func(string) string) (*engin
 		}
 	}
 	home, _ := os.UserHomeDir()
-	e, compiled := engine.Compile(perms, builtinRules, engine.Options{Workspace: workspace, HomeDir: home})
+	opts := engine.Options{Workspace: workspace, HomeDir: home}
+	if lookups {
+		opts = fsview.Lookups(opts)
+	}
+	e, compiled := engine.Compile(perms, builtinRules, opts)
 	problems = append(problems, compiled...)
 	sec := policy.DecodeSection(perms)
 	examples := 0

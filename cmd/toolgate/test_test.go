@@ -77,3 +77,42 @@ func TestToolgateTest(t *testing.T) {
 		}
 	}
 }
+
+// TestToolgateTestFilesystem: by default toolgate test looks at no file, so
+// a read through a workspace link that leads out of it is decided as the
+// path is written (allowed); with --filesystem it is resolved as the
+// server resolves it and asked about, as the server does.
+func TestToolgateTestFilesystem(t *testing.T) {
+	cfg, ws, outside := t.TempDir(), t.TempDir(), t.TempDir()
+	for name, text := range map[string]string{
+		"config.yaml":        "permissions:\n  schema: tiered_policy\n  tools: {read_file: allow}\n",
+		"builtin_rules.yaml": "rules: []\n",
+		"link.jsonl":         `{"tool_name": "read_file", "tool_args": {"path": "out/secret.txt"}, "want": "ask"}` + "\n",
+	} {
+		if err := os.WriteFile(filepath.Join(cfg, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(ws, "out")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		note  string
+		flags []string
+		code  int
+		out   string
+	}{
+		{"as written", nil, exitError, "got allow (tools.read_file), want ask"},
+		{"as the server resolves it", []string{"--filesystem"}, exitOK, "1 calls, 0 missed"},
+	} {
+		args := append([]string{"test", "--config-dir", cfg, "--workspace", ws}, c.flags...)
+		var out, errb bytes.Buffer
+		code := run(append(args, filepath.Join(cfg, "link.jsonl")), strings.NewReader(""), &out, &errb, func(string) string { return "" })
+		if code != c.code || !strings.Contains(out.String(), c.out) {
+			t.Errorf("%s: exit %d, want %d; stdout lacks %q?\nstdout: %s\nstderr: %s", c.note, code, c.code, c.out, out.String(), errb.String())
+		}
+	}
+}
