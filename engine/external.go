@@ -161,7 +161,7 @@ func (c *extCollector) shellPaths(command string, sh *shell.Analysis) {
 			}
 		})
 	}
-	c.addPathLists(command, sh)
+	c.addOptionPaths(command, sh)
 	if sh != nil {
 		for _, words := range sh.Commands {
 			for i := 1; i < len(words); i++ {

@@ -1,10 +1,6 @@
 package engine
 
-import (
-	"strings"
-
-	"github.com/toolgate/toolgate/engine/shell"
-)
+import "strings"
 
 // listFileOption is an option whose value names a file that lists paths
 // the program then opens (xargs -a list cat, tar -T list): the paths in
@@ -29,6 +25,7 @@ var listFileOptions = map[string][]listFileOption{
 	"du":     {{long: "--files0-from"}},
 	"wc":     {{long: "--files0-from"}},
 	"sort":   {{long: "--files0-from"}},
+	"file":   {{short: 'f', long: "--files-from"}},
 }
 
 // readsPathList reports whether a command (its words, the program first)
@@ -90,27 +87,4 @@ func pathListLabel(file string) string {
 		file = "stdin"
 	}
 	return "(paths listed in " + file + ")"
-}
-
-// addPathLists counts, for every command that takes paths from a list
-// file, an unknown external path.
-func (c *extCollector) addPathLists(command string, sh *shell.Analysis) {
-	if sh != nil {
-		for _, words := range sh.Argv {
-			if f, ok := readsPathList(words); ok {
-				c.init()
-				c.external(unknownPathLabel(pathListLabel(f)), true)
-			}
-		}
-		return
-	}
-	first, _, _ := strings.Cut(command, " ")
-	if _, ok := listFileOptions[first]; !ok {
-		return
-	}
-	var buf [16]string // a plain command's words, on the stack: no allocation on the hot path
-	if f, ok := readsPathList(plainWords(buf[:0], command)); ok {
-		c.init()
-		c.external(pathListLabel(f), true)
-	}
 }

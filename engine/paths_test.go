@@ -186,6 +186,9 @@ func TestReadsPathList(t *testing.T) {
 		{"tar without a list", []string{"tar", "czf", "out.tgz", "src"}, "", false},
 		{"rsync --files-from", []string{"rsync", "-a", "--files-from=l", ".", "host:dst"}, "l", true},
 		{"git --pathspec-from-file", []string{"git", "add", "--pathspec-from-file=l"}, "l", true},
+		{"file -f", []string{"file", "-bf", "names.txt"}, "names.txt", true},
+		{"file --files-from", []string{"file", "--files-from=names.txt"}, "names.txt", true},
+		{"file of its operands", []string{"file", "-b", "a.txt"}, "", false},
 		{"an unrelated program", []string{"cat", "-a", "x"}, "", false},
 	}
 	for _, c := range cases {
