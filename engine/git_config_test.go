@@ -1,0 +1,103 @@
+package engine
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/toolgate/toolgate/policy"
+)
+
+// TestGitConfigAsks checks that the default built-in rules ask before a
+// write to git's config, under a policy that allows everything else: git
+// runs the commands that config names on its own, so whoever writes it
+// decides what the next allowed git status runs
+// (docs/decisions.md#git-config-asks). The ordinary git calls and files
+// beside it stay allowed, so "ask everything" fails this test too.
+func TestGitConfigAsks(t *testing.T) {
+	e := builtinOnlyEngine(t)
+	write := func(path string) *Request {
+		return &Request{Call: NewCall("write_file", map[string]any{"path": path, "content": "[core]\n\tfsmonitor = touch /tmp/pwned\n"}), ChannelID: "cli"}
+	}
+	edit := func(path string) *Request {
+		return &Request{Call: NewCall("edit_file", map[string]any{"path": path, "old_string": "a", "new_string": "b"}), ChannelID: "cli"}
+	}
+	held := []struct {
+		note string
+		req  *Request
+	}{
+		{"the repository's config", write("/ws/project/.git/config")},
+		{"relative", write(".git/config")},
+		{"an edit", edit("/ws/project/.git/config")},
+		{"a worktree's config", write("/ws/project/.git/worktrees/w1/config.worktree")},
+		{"the main worktree's config", write("/ws/project/.git/config.worktree")},
+		{"a submodule's config", write("/ws/project/.git/modules/lib/config")},
+		{"upper case on a case-insensitive disk", write("/ws/project/.GIT/CONFIG")},
+		{"cp over it", shellCall("bash", "cp /tmp/evil .git/config")},
+		{"sed -i", shellCall("bash", `sed -i 's/^\[core\]/[core]\n\tpager = sh -c id/' .git/config`)},
+		{"mv over it", shellCall("bash", "mv evil ./.git/config")},
+		{"tee", shellCall("bash", "printf x | tee -a .git/config")},
+		{"a redirect", shellCall("bash", "echo '[alias] st = !id' >> .git/config")},
+		{"a quoted path", shellCall("bash", `python3 -c "open('.git/config','a').write('x')"`)},
+		{"read, too", shellCall("bash", "cat .git/config")},
+	}
+	for _, c := range held {
+		if d := e.Evaluate(c.req); d.Level == policy.Allow {
+			t.Errorf("%s: allowed (%s)", c.note, d.MatchedRule)
+		}
+	}
+	benign := []struct {
+		note string
+		req  *Request
+	}{
+		{"a source file", write("/ws/project/src/config")},
+		{"a config directory", write("/ws/project/config/app.yaml")},
+		{"git's attributes (they only name drivers a config defines)", write("/ws/project/.gitattributes")},
+		{"git's ignore file", edit("/ws/project/.gitignore")},
+		{"a file named config in a .github folder", write("/ws/project/.github/config")},
+		{"git status", shellCall("bash", "git status --short")},
+		{"git config read", shellCall("bash", "git config --get user.name")},
+		{"git log", shellCall("bash", "git log --oneline -5")},
+		{"a word that only ends in .git", shellCall("bash", "git clone https://example.com/x.git config")},
+		{"cat of a config file", shellCall("bash", "cat src/config")},
+	}
+	for _, c := range benign {
+		if d := e.Evaluate(c.req); d.Level != policy.Allow {
+			t.Errorf("%s: %s by %s, want allow", c.note, d.Level, d.MatchedRule)
+		}
+	}
+}
+
+// TestGitConfigRunsCommands shows, with the real git, why the file is held
+// back: a core.fsmonitor written into .git/config runs on a plain git
+// status.
+func TestGitConfigRunsCommands(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	run := func(args ...string) {
+		cmd := exec.Command(git, args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")
+		_, _ = cmd.CombinedOutput()
+	}
+	run("init", "-q")
+	f, err := os.OpenFile(filepath.Join(dir, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.WriteString("[core]\n\tfsmonitor = \"touch '" + strings.ReplaceAll(marker, "'", "") + "'; false\"\n")
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	run("status", "--short")
+	if _, err := os.Stat(marker); err != nil {
+		t.Fatalf("git status did not run the fsmonitor command written to .git/config: %v", err)
+	}
+}
