@@ -101,3 +101,31 @@ func TestGitConfigRunsCommands(t *testing.T) {
 		t.Fatalf("git status did not run the fsmonitor command written to .git/config: %v", err)
 	}
 }
+
+// TestKubeconfigOptionAsks: a kubeconfig given on the command line names
+// the commands kubectl runs to get credentials, so it asks, under a policy
+// that allows everything else; kubectl without one stays allowed.
+func TestKubeconfigOptionAsks(t *testing.T) {
+	e := builtinOnlyEngine(t)
+	for _, c := range []struct {
+		note, cmd string
+		want      policy.Level
+	}{
+		{"a separate value", "kubectl get pods --kubeconfig evil.yaml", policy.Ask},
+		{"with =", "kubectl get pods --kubeconfig=evil.yaml", policy.Ask},
+		{"before the subcommand", "kubectl --kubeconfig ./k.yaml get pods", policy.Ask},
+		{"helm", "helm list --kubeconfig k.yaml", policy.Ask},
+		{"quoted", `kubectl get pods "--kubeconfig=k.yaml"`, policy.Ask},
+		{"the environment variable", "KUBECONFIG=evil.yaml kubectl get pods", policy.Ask},
+		{"exported first", "export KUBECONFIG=./k.yaml; kubectl get pods", policy.Ask},
+		{"through env", "env KUBECONFIG=k.yaml kubectl get pods", policy.Ask},
+		{"another variable that ends alike", "MY_KUBECONFIG=x kubectl get pods", policy.Allow},
+		{"kubectl get alone", "kubectl get pods -n default", policy.Allow},
+		{"a context", "kubectl --context staging get pods", policy.Allow},
+		{"an option that only starts alike", "kubectl get pods --kubeconfigs-are-fine", policy.Allow},
+	} {
+		if d := e.Evaluate(shellCall("bash", c.cmd)); d.Level != c.want {
+			t.Errorf("%s: %q is %s (%s), want %s", c.note, c.cmd, d.Level, d.MatchedRule, c.want)
+		}
+	}
+}
