@@ -34,10 +34,7 @@ func readsPathList(words []string) (string, bool) {
 	if len(words) < 2 {
 		return "", false
 	}
-	name := words[0]
-	if i := strings.LastIndexByte(name, '/'); i >= 0 {
-		name = name[i+1:]
-	}
+	name := baseName(words[0])
 	opts, ok := listFileOptions[name]
 	if !ok {
 		return "", false

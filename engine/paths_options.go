@@ -30,7 +30,7 @@ func (c *extCollector) addOptionPaths(command string, sh *shell.Analysis) {
 		return
 	}
 	first, _, _ := strings.Cut(command, " ")
-	if !optionPathPrograms[first] {
+	if !optionPathPrograms[baseName(first)] {
 		return
 	}
 	var buf [16]string // a plain command's words, on the stack: no allocation on the hot path

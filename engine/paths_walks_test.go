@@ -78,6 +78,26 @@ func TestLinkFollowingWalksAsk(t *testing.T) {
 		{"chmod -R", "chmod -R g+w src", policy.Allow},
 		{"chown -RL", "chown -RL me src", policy.Ask},
 		{"a program that does not walk", "cat -L x", policy.Allow},
+		// Other spellings of the same walks.
+		{"an abbreviated long option (GNU getopt takes it)", "grep --dereference-rec password .", policy.Ask},
+		{"du --deref", "du --deref -s .", policy.Ask},
+		{"ls --deref", "ls --deref -R", policy.Ask},
+		{"cp --deref", "cp -r --deref src backup", policy.Ask},
+		{"rg --fol", "rg --fol password", policy.Ask},
+		{"the program by its full path", "/usr/bin/grep -R password .", policy.Ask},
+		{"a Windows executable suffix", "grep.exe -R password .", policy.Ask},
+		{"through env", "env LC_ALL=C grep -R password .", policy.Ask},
+		{"an assignment before it", "LC_ALL=C grep -R password .", policy.Ask},
+		{"through sudo", "sudo grep -R password .", policy.Ask},
+		{"launched by find -exec", "find . -name '*.go' -exec grep -R password {} +", policy.Ask},
+		{"the letter quoted", `grep -"R" password .`, policy.Ask},
+		{"ANSI-C quoting", `grep $'-R' password .`, policy.Ask},
+		{"brace expansion", "grep -{R,r} password .", policy.Ask},
+		{"a separate -h after tar's mode", "tar -c -h -f out.tar src", policy.Ask},
+		{"gtar", "gtar chf out.tar src", policy.Ask},
+		{"zip -y after --, a file name", "zip -r out.zip -- -y", policy.Ask},
+		{"zip --symlinks abbreviated", "zip -r --sym out.zip src", policy.Allow},
+		{"ls --dereference-command-line follows only the links named", "ls -R --dereference-command-line src", policy.Allow},
 	}
 	for _, c := range cases {
 		d := decideShell(e, c.cmd)
