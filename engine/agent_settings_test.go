@@ -14,12 +14,8 @@ import (
 // stay allowed, so "ask everything" fails this test too.
 func TestAgentSettingsAsk(t *testing.T) {
 	e := builtinOnlyEngine(t)
-	write := func(path string) *Request {
-		return &Request{Call: NewCall("write_file", map[string]any{"path": path, "content": "{}"}), ChannelID: "cli"}
-	}
-	edit := func(path string) *Request {
-		return &Request{Call: NewCall("edit_file", map[string]any{"path": path, "old_string": "a", "new_string": "b"}), ChannelID: "cli"}
-	}
+	write := func(path string) *Request { return writeCall(path, "{}") }
+	edit := editCall
 	held := []struct {
 		note string
 		req  *Request

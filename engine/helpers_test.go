@@ -43,6 +43,16 @@ func pathCall(tool, p string) *Request {
 	return &Request{Call: NewCall(tool, map[string]any{"path": p}), ChannelID: "web"}
 }
 
+// writeCall is a write_file of content to p.
+func writeCall(p, content string) *Request {
+	return &Request{Call: NewCall("write_file", map[string]any{"path": p, "content": content}), ChannelID: "web"}
+}
+
+// editCall is an edit_file of p (one replacement).
+func editCall(p string) *Request {
+	return &Request{Call: NewCall("edit_file", map[string]any{"path": p, "old_string": "a", "new_string": "b"}), ChannelID: "web"}
+}
+
 // decisionCase is one table row: a request and the decision expected.
 type decisionCase struct {
 	note  string

@@ -12,9 +12,7 @@ import (
 // public key and Terraform's sources beside them stay allowed.
 func TestSecretFilesByTheirNames(t *testing.T) {
 	e := builtinOnlyEngine(t)
-	read := func(path string) *Request {
-		return &Request{Call: NewCall("read_file", map[string]any{"path": path}), ChannelID: "cli"}
-	}
+	read := func(path string) *Request { return pathCall("read_file", path) }
 	for _, c := range []struct {
 		note string
 		req  *Request
