@@ -18,12 +18,8 @@ import (
 // beside it stay allowed, so "ask everything" fails this test too.
 func TestGitConfigAsks(t *testing.T) {
 	e := builtinOnlyEngine(t)
-	write := func(path string) *Request {
-		return &Request{Call: NewCall("write_file", map[string]any{"path": path, "content": "[core]\n\tfsmonitor = touch /tmp/pwned\n"}), ChannelID: "cli"}
-	}
-	edit := func(path string) *Request {
-		return &Request{Call: NewCall("edit_file", map[string]any{"path": path, "old_string": "a", "new_string": "b"}), ChannelID: "cli"}
-	}
+	write := func(path string) *Request { return writeCall(path, "[core]\n\tfsmonitor = touch /tmp/pwned\n") }
+	edit := editCall
 	held := []struct {
 		note string
 		req  *Request
@@ -42,6 +38,22 @@ func TestGitConfigAsks(t *testing.T) {
 		{"a redirect", shellCall("bash", "echo '[alias] st = !id' >> .git/config")},
 		{"a quoted path", shellCall("bash", `python3 -c "open('.git/config','a').write('x')"`)},
 		{"read, too", shellCall("bash", "cat .git/config")},
+		// Other spellings: the config named another way, or the .git
+		// directory named as the place a file named config goes.
+		{"a doubled slash", shellCall("bash", "cp evil .git//config")},
+		{"quoted apart", shellCall("bash", `cp evil ".git"/config`)},
+		{"a backslash inside", shellCall("bash", `cp evil .g\it/config`)},
+		{"through ..", shellCall("bash", "cp evil x/../.git/config")},
+		{"brace expansion", shellCall("bash", "cp evil .git/{config,x}")},
+		{"install -D", shellCall("bash", "install -D evil .git/config")},
+		{"a link put in its place", shellCall("bash", "ln -sf /tmp/evil .git/config")},
+		{"cp into the directory", shellCall("bash", "cp /tmp/x/config .git/")},
+		{"cp -t", shellCall("bash", "cp -t .git /tmp/x/config")},
+		{"mv into the directory", shellCall("bash", "mv config .git")},
+		{"./.git", shellCall("bash", "cp config ./.git")},
+		{".git/.", shellCall("bash", "cp config .git/.")},
+		{"tar extracting into it", shellCall("bash", "tar -C .git -xf evil.tar")},
+		{"unzip into it", shellCall("bash", "unzip -o evil.zip -d .git")},
 	}
 	for _, c := range held {
 		if d := e.Evaluate(c.req); d.Level == policy.Allow {
@@ -62,6 +74,11 @@ func TestGitConfigAsks(t *testing.T) {
 		{"git log", shellCall("bash", "git log --oneline -5")},
 		{"a word that only ends in .git", shellCall("bash", "git clone https://example.com/x.git config")},
 		{"cat of a config file", shellCall("bash", "cat src/config")},
+		{"grep leaving .git out", shellCall("bash", "grep -rn TODO . --exclude-dir=.git")},
+		{"find leaving .git out", shellCall("bash", "find . -name '*.go' -not -path './.git/*'")},
+		{"rg leaving .git out", shellCall("bash", "rg -g '!.git' TODO")},
+		{"a file under .git that names no command", shellCall("bash", "cat .git/HEAD")},
+		{"the ignore file", shellCall("bash", "cat .gitignore")},
 	}
 	for _, c := range benign {
 		if d := e.Evaluate(c.req); d.Level != policy.Allow {
