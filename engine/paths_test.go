@@ -215,3 +215,19 @@ approval_overrides:
 		{"a relative word beside it", shellCall("bash", "cp /data/t/x y/z"), policy.Ask, "tiered_policy:defaults.*"},
 	})
 }
+
+// TestPlainProgram: a plain command's first word is taken by its base
+// name (as the parsed path takes it), and a bare name as it is.
+func TestPlainProgram(t *testing.T) {
+	for _, c := range []struct{ note, word, want string }{
+		{"a bare name", "grep", "grep"},
+		{"a full path", "/usr/bin/grep", "grep"},
+		{"a relative path", "./bin/tar", "tar"},
+		{"a Windows executable", `C:\Git\usr\bin\grep.exe`, "grep"},
+		{"a suffix alone", "grep.exe", "grep"},
+	} {
+		if got := plainProgram(c.word); got != c.want {
+			t.Errorf("%s: plainProgram(%q) = %q, want %q", c.note, c.word, got, c.want)
+		}
+	}
+}
